@@ -1,0 +1,104 @@
+/** Views of a {@link StackPlan}: the JSON contract of `ray-gpu plan --json` and the text for people. */
+import type { PoolPlan } from "../core/pools";
+import type { StackPlan } from "../workloads/stack";
+import type { WorkloadPlan } from "../workloads/training-job";
+
+/** One pool as `plan --json` prints it. */
+export function poolView(p: PoolPlan) {
+  return {
+    name: p.name,
+    role: p.role,
+    instanceType: p.instanceType,
+    minNodes: p.minNodes,
+    maxNodes: p.maxNodes,
+    capacityType: p.capacityType,
+    labels: p.labels,
+    taints: p.taints,
+    allocatablePerNode: {
+      cpuMillis: p.allocatable.cpuMillis,
+      memoryMiB: p.allocatable.memoryMiB,
+      gpus: p.allocatable.gpus,
+      maxPods: p.allocatable.maxPods,
+    },
+    daemonSetReserve: p.daemonSetReserve,
+    rayPodPerNode: p.podBudget,
+    usdPerHourAtMax: p.usdPerHourAtMax,
+  };
+}
+
+/** One workload as `plan --json` prints it. */
+export function workloadView(w: WorkloadPlan) {
+  const { head, worker, lifecycle, decisions } = w.shape;
+  return {
+    name: w.name,
+    kind: w.kind,
+    environment: w.environment,
+    nodePool: w.nodePool,
+    instanceType: w.instanceType,
+    gpus: w.gpus,
+    head: { cpus: head.cpus, memoryGiB: head.memoryGiB, objectStoreGiB: head.objectStoreGiB, shmGiB: head.shmGiB },
+    worker: {
+      replicas: worker.replicas,
+      gpusPerWorker: worker.gpusPerWorker,
+      cpus: worker.cpus,
+      memoryGiB: worker.memoryGiB,
+      objectStoreGiB: worker.objectStoreGiB,
+      shmGiB: worker.shmGiB,
+      heapGiB: worker.heapGiB,
+      spillGiB: worker.spillGiB,
+      env: worker.env,
+    },
+    lifecycle,
+    decisions,
+  };
+}
+
+/** The JSON document of `ray-gpu plan --json` (and `plan.json` of `render`). */
+export function planDocument(stack: string | undefined, plan: StackPlan) {
+  return {
+    stack: stack ?? null,
+    environment: plan.environment,
+    region: plan.region,
+    namespace: plan.namespace,
+    pools: [plan.pools.cpu, ...plan.pools.gpu].map(poolView),
+    workloads: plan.workloads.map(workloadView),
+  };
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join("  ")}`.trimEnd());
+}
+
+/** The text of `ray-gpu plan`. */
+export function planText(stack: string | undefined, plan: StackPlan): string {
+  const out: string[] = [];
+  out.push(`Stack ${stack ?? "(workload file)"}: environment ${plan.environment}, region ${plan.region}, namespace ${plan.namespace}`, "");
+  out.push("Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after DaemonSets)");
+  const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H AT MAX"]];
+  for (const p of [plan.pools.cpu, ...plan.pools.gpu]) {
+    const gpus = p.allocatable.gpus ? `, ${p.allocatable.gpus} GPU` : "";
+    rows.push([
+      p.name,
+      p.role,
+      p.instanceType,
+      `${p.minNodes}-${p.maxNodes}`,
+      p.capacityType,
+      `${p.allocatable.cpuMillis}m CPU, ${(p.allocatable.memoryMiB / 1024).toFixed(1)} GiB${gpus}`,
+      `${p.podBudget.cpus} CPU, ${p.podBudget.memoryGiB} GiB${gpus}`,
+      p.usdPerHourAtMax.toFixed(2),
+    ]);
+  }
+  out.push(...table(rows), "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)", "");
+  if (plan.workloads.length === 0) out.push("Workloads: none (add entries under ray-gpu:workloads)");
+  for (const w of plan.workloads) {
+    const s = w.shape;
+    out.push(`Workload ${w.name} (${w.kind}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} x ${w.instanceType}`);
+    out.push(`  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`);
+    out.push(`  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} GiB on NVMe)`);
+    out.push("  why:");
+    for (const d of s.decisions) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
+    out.push("");
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,2 @@
+/** Thin Pulumi components over plans from `core/` and `workloads/`. */
+export * from "./ray-workload";

@@ -1,0 +1,155 @@
+/**
+ * The RayJob cluster shape every workload shares: a head on the CPU pool that runs no work, and one worker pod
+ * per GPU node that takes all of the node's GPUs, with integer CPU and memory requests equal to limits that fit
+ * the node after the kubelet's reserve and the DaemonSets. Pure: returns a plan with a reason per value.
+ */
+import { ENVIRONMENT_PROFILES, type CleanupPolicy } from "../environments";
+import type { Environment } from "../config/stack";
+import { DecisionLog, type Decision } from "../decisions";
+import { IssueCollector } from "../errors";
+import { GPU_INSTANCES } from "../catalog/instances";
+import { POOL_LABEL, type CpuPoolPlan, type GpuPoolPlan, type Taint } from "../pools";
+import { planHead, type HeadPlan } from "./head";
+import { workerEnv } from "./env";
+
+/** Mount point of the memory-backed shared memory volume. */
+export const SHM_PATH = "/dev/shm";
+/** Mount point of the spill volume (an emptyDir on the node's instance-store NVMe). */
+export const SPILL_PATH = "/mnt/ray-spill";
+/** Share of the NVMe the spill volume may fill, leaving room for images and the kubelet. */
+export const SPILL_NVME_FRACTION = 0.5;
+
+/** What a workload kind needs from each worker pod, with the reason for each figure. */
+export interface WorkerNeeds {
+  /** Share of the worker's memory given to the Ray object store. */
+  readonly objectStoreFraction: number;
+  /** /dev/shm beyond the object store, per GPU (DataLoader workers and NCCL's SHM transport use it). */
+  readonly shmExtraGiBPerGpu: number;
+  /** Heap (memory outside /dev/shm) each GPU's process needs at least, e.g. to load a checkpoint. */
+  readonly minHeapGiBPerGpu: number;
+  readonly why: { readonly objectStore: string; readonly shmExtra: string; readonly minHeap: string };
+}
+
+/** Input of {@link planClusterShape}. */
+export interface ClusterShapeInput {
+  readonly environment: Environment;
+  /** Total GPUs the job needs. */
+  readonly gpus: number;
+  readonly gpuPool: GpuPoolPlan;
+  readonly headPool: CpuPoolPlan;
+  readonly needs: WorkerNeeds;
+  /** Limit on the whole run, in minutes; defaults to the environment's. */
+  readonly maxRuntimeMinutes?: number | undefined;
+  /** Config path of the workload, for error messages, e.g. `ray-gpu:workloads[0]`. */
+  readonly path: string;
+}
+
+/** The worker group of the plan. */
+export interface WorkerPlan {
+  readonly groupName: string;
+  readonly replicas: number;
+  readonly gpusPerWorker: number;
+  readonly cpus: number;
+  readonly memoryGiB: number;
+  readonly objectStoreGiB: number;
+  readonly shmGiB: number;
+  readonly heapGiB: number;
+  readonly spillGiB: number;
+  readonly efa: boolean;
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  readonly tolerations: readonly Taint[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Lifecycle fields of the RayJob. */
+export interface LifecyclePlan {
+  readonly cleanup: CleanupPolicy;
+  readonly backoffLimit: number;
+  readonly preRunningDeadlineSeconds: number;
+  readonly activeDeadlineSeconds: number;
+}
+
+/** The whole shape. */
+export interface ClusterShapePlan {
+  readonly head: HeadPlan;
+  readonly worker: WorkerPlan;
+  readonly lifecycle: LifecyclePlan;
+  readonly decisions: readonly Decision[];
+}
+
+/**
+ * Plans head, workers and lifecycle for `input.gpus` GPUs on `input.gpuPool`.
+ * @throws ConfigError when the GPUs are not a whole number of nodes, exceed the pool, or the pods do not fit.
+ */
+export function planClusterShape(input: ClusterShapeInput): ClusterShapePlan {
+  const { gpuPool, needs, path } = input;
+  const log = new DecisionLog();
+  const issues = new IssueCollector();
+  const gpusPerNode = GPU_INSTANCES[gpuPool.instanceType].gpus;
+  const budget = gpuPool.podBudget;
+
+  if (input.gpus % gpusPerNode !== 0) {
+    const lower = Math.floor(input.gpus / gpusPerNode) * gpusPerNode;
+    const options = [lower, lower + gpusPerNode].filter((n) => n > 0).join(" or ");
+    issues.add(`${path}.gpus`, `must be a multiple of ${gpusPerNode} (GPUs per ${gpuPool.instanceType} node of pool "${gpuPool.name}"): use ${options}, or a pool of 1-GPU instances`, input.gpus);
+  }
+  const replicas = Math.ceil(input.gpus / gpusPerNode);
+  if (replicas > gpuPool.maxNodes) {
+    issues.add(`${path}.gpus`, `needs ${replicas} ${gpuPool.instanceType} nodes but pool "${gpuPool.name}" has maxNodes ${gpuPool.maxNodes}; raise its maxNodes or ask for fewer GPUs`, input.gpus);
+  }
+
+  const objectStoreGiB = Math.max(1, Math.floor(budget.memoryGiB * needs.objectStoreFraction));
+  const shmGiB = objectStoreGiB + needs.shmExtraGiBPerGpu * gpusPerNode;
+  const heapGiB = budget.memoryGiB - shmGiB;
+  if (heapGiB < needs.minHeapGiBPerGpu * gpusPerNode) {
+    issues.add(`${path}.instanceType`, `a ${gpuPool.instanceType} worker has ${budget.memoryGiB} GiB; after ${shmGiB} GiB of /dev/shm only ${heapGiB} GiB of heap remain, below the ${needs.minHeapGiBPerGpu * gpusPerNode} GiB this workload needs; use a larger g5 size`, gpuPool.instanceType);
+  }
+  const head = planHead({ workers: replicas, pool: input.headPool, path, issues, log });
+  issues.throwIfAny();
+
+  log.decide("worker.replicas", replicas, `${input.gpus} GPUs / ${gpusPerNode} per ${gpuPool.instanceType} node = ${replicas} worker pod(s), one per node; min = max = replicas, so the job starts at full size`);
+  log.decide("worker.gpus", gpusPerNode, `each worker takes all ${gpusPerNode} GPU(s) of its node: one large Ray pod per node shares one object store and keeps NCCL traffic inside the node`);
+  log.decide("worker.cpus", budget.cpus, `${gpuPool.allocatable.cpuMillis}m allocatable on ${gpuPool.instanceType} minus ${gpuPool.daemonSetReserve.cpuMillis}m for DaemonSets, rounded down to whole CPUs (KubeRay rounds CPU up, so a fractional limit would over-advertise)`);
+  log.decide("worker.memoryGiB", budget.memoryGiB, `${gpuPool.allocatable.memoryMiB} MiB allocatable (AL2023 kube-reserved, eviction threshold, 7.5% VM overhead) minus ${gpuPool.daemonSetReserve.memoryMiB} MiB for DaemonSets, rounded down; request = limit because KubeRay ignores memory requests`);
+  log.decide("worker.objectStoreGiB", objectStoreGiB, `${Math.round(needs.objectStoreFraction * 100)}% of ${budget.memoryGiB} GiB: ${needs.why.objectStore}`);
+  log.decide("worker.shmGiB", shmGiB, `memory-backed /dev/shm = object store ${objectStoreGiB} GiB + ${needs.shmExtraGiBPerGpu} GiB per GPU (${needs.why.shmExtra}); it counts against the pod's memory`);
+  log.decide("worker.heapGiB", heapGiB, `memory left outside /dev/shm for the training processes (${needs.why.minHeap})`);
+  const spillGiB = Math.floor((GPU_INSTANCES[gpuPool.instanceType].nvme.totalGB * 1e9 * SPILL_NVME_FRACTION) / 2 ** 30);
+  log.decide("worker.spillGiB", spillGiB, `object spilling goes to ${SPILL_PATH}, an emptyDir on the node's instance-store NVMe (${GPU_INSTANCES[gpuPool.instanceType].nvme.totalGB} GB), capped at ${SPILL_NVME_FRACTION * 100}% of it`);
+  const env = workerEnv({ environment: input.environment, multiNode: replicas > 1, efa: gpuPool.efa, log });
+
+  const profile = ENVIRONMENT_PROFILES[input.environment];
+  const maxRuntimeMinutes = input.maxRuntimeMinutes ?? profile.defaultMaxRuntimeMinutes;
+  const lifecycle: LifecyclePlan = {
+    cleanup: profile.cleanup,
+    backoffLimit: log.decide("lifecycle.backoffLimit", profile.backoffLimit, profile.why.backoffLimit),
+    preRunningDeadlineSeconds: log.decide("lifecycle.preRunningDeadlineSeconds", profile.preRunningDeadlineSeconds, profile.why.preRunningDeadlineSeconds),
+    activeDeadlineSeconds: log.decide(
+      "lifecycle.activeDeadlineSeconds",
+      maxRuntimeMinutes * 60,
+      input.maxRuntimeMinutes === undefined ? profile.why.defaultMaxRuntimeMinutes : `the workload's maxRuntimeMinutes (${maxRuntimeMinutes})`,
+    ),
+  };
+  log.decide("lifecycle.cleanup", profile.cleanup.mode === "shutdown" ? `shutdownAfterJobFinishes, ttl ${profile.cleanup.ttlSeconds}s` : "deletionRules", profile.why.cleanup);
+
+  return {
+    head,
+    worker: {
+      groupName: `gpu-${gpuPool.name}`.slice(0, 63),
+      replicas,
+      gpusPerWorker: gpusPerNode,
+      cpus: budget.cpus,
+      memoryGiB: budget.memoryGiB,
+      objectStoreGiB,
+      shmGiB,
+      heapGiB,
+      spillGiB,
+      efa: gpuPool.efa,
+      nodeSelector: { [POOL_LABEL]: gpuPool.name },
+      tolerations: gpuPool.taints,
+      env,
+    },
+    lifecycle,
+    decisions: log.decisions,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * One schema for everything under the `ray-gpu:` namespace of `Pulumi.<stack>.yaml`:
+ *
+ * ```yaml
+ * config:
+ *   ray-gpu:environment: dev          # dev | prod
+ *   ray-gpu:region: us-east-1
+ *   ray-gpu:platform: { cluster, cpuNodeGroup, gpuNodeGroups, storage, workloadNamespace }
+ *   ray-gpu:workloads: [ ... ]
+ * ```
+ *
+ * `stacks/index.ts` (through Pulumi config) and the CLI (through the YAML file) both parse with
+ * {@link parseStackConfig}, so they accept and reject exactly the same input.
+ */
+import { z } from "zod";
+import { ConfigError, type ConfigIssue } from "../errors";
+import { GPU_INSTANCES } from "../catalog/instances";
+import { PlatformSchema } from "./platform";
+import { WorkloadSpecSchema } from "./workloads";
+import { joinPath, toConfigIssues } from "./zod-issues";
+
+/** The config namespace, as in `ray-gpu:platform`. */
+export const CONFIG_NAMESPACE = "ray-gpu";
+
+/** Deployment environments; each has a profile in `core/environments.ts`. */
+export const ENVIRONMENTS = ["dev", "prod"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** The keys under `ray-gpu:`, without the namespace. */
+export const StackConfigSchema = z
+  .strictObject({
+    /** Which environment profile to apply (lifecycle, deadlines, retries, capacity rules). */
+    environment: z.enum(ENVIRONMENTS),
+    /** AWS region of the stack. */
+    region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, 'must be an AWS region such as "us-east-1"'),
+    /** Cluster, node pools and storage. */
+    platform: PlatformSchema,
+    /**
+     * The workloads rendered as RayJobs.
+     * @default []
+     */
+    workloads: z.array(WorkloadSpecSchema).default([]),
+  })
+  .superRefine((cfg, ctx) => {
+    const { platform } = cfg;
+    const pools = [platform.cpuNodeGroup, ...platform.gpuNodeGroups];
+    const addIssue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
+    pools.forEach((pool, i) => {
+      const path = i === 0 ? ["platform", "cpuNodeGroup"] : ["platform", "gpuNodeGroups", i - 1];
+      if (pool.minNodes > pool.maxNodes) {
+        addIssue([...path, "minNodes"], `minNodes (${pool.minNodes}) must be <= maxNodes (${pool.maxNodes})`);
+      }
+      if (pools.findIndex((p) => p.name === pool.name) !== i) {
+        addIssue([...path, "name"], `pool name "${pool.name}" is used twice; pool names must be unique`);
+      }
+    });
+    platform.gpuNodeGroups.forEach((pool, i) => {
+      const path = ["platform", "gpuNodeGroups", i];
+      if (cfg.environment === "prod" && pool.capacityType === "spot") {
+        addIssue([...path, "capacityType"], 'spot is allowed in dev only: an interruption kills every NCCL rank of a job; use "on-demand" in prod');
+      }
+      if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
+        addIssue([...path, "efa"], `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`);
+      }
+      if (pool.availabilityZone && !pool.availabilityZone.startsWith(cfg.region)) {
+        addIssue([...path, "availabilityZone"], `zone "${pool.availabilityZone}" is not in region ${cfg.region}`);
+      }
+    });
+    cfg.workloads.forEach((w, i) => {
+      if (cfg.workloads.findIndex((o) => o.name === w.name) !== i) {
+        addIssue(["workloads", i, "name"], `workload name "${w.name}" is used twice; names must be unique`);
+      }
+    });
+  });
+
+export type StackConfig = z.infer<typeof StackConfigSchema>;
+export type StackConfigInput = z.input<typeof StackConfigSchema>;
+
+/** Renders a schema path as a Pulumi config path: `ray-gpu:platform.gpuNodeGroups[0].instanceType`. */
+export function configPath(path: readonly PropertyKey[]): string {
+  const [head, ...rest] = path;
+  if (head === undefined) return `${CONFIG_NAMESPACE}:`;
+  const tail = joinPath(rest);
+  return `${CONFIG_NAMESPACE}:${String(head)}${tail === "" ? "" : tail.startsWith("[") ? tail : `.${tail}`}`;
+}
+
+/**
+ * Validates the `ray-gpu:` keys of a stack (namespace stripped: `{ environment, region, platform, workloads }`).
+ * @throws ConfigError listing every problem, each with its config path, the value and the rule.
+ */
+export function parseStackConfig(raw: unknown, source?: string): StackConfig {
+  const result = StackConfigSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues: ConfigIssue[] = toConfigIssues(result.error, StackConfigSchema, raw, configPath);
+  throw new ConfigError(issues, source);
+}

@@ -1,0 +1,163 @@
+/**
+ * Turns zod issues into {@link ConfigIssue}s: one per problem, each with its full path, the value given and
+ * the rule, plus "did you mean" hints for misspelt keys. Plays the part of `z.prettifyError` with the value
+ * and the config namespace added.
+ */
+import type { z } from "zod";
+import type { ConfigIssue } from "../errors";
+
+type Path = readonly PropertyKey[];
+
+/** Renders `["platform", "gpuNodeGroups", 0, "instanceType"]` as `platform.gpuNodeGroups[0].instanceType`. */
+export function joinPath(path: Path): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out === "" ? String(seg) : `.${String(seg)}`;
+  }
+  return out;
+}
+
+/** The value at `path` in `input`, or `undefined`. */
+export function valueAt(input: unknown, path: Path): unknown {
+  let cur: unknown = input;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg];
+  }
+  return cur;
+}
+
+/** Levenshtein distance, for key suggestions. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The closest known key, when it is close enough to be a typo. */
+export function suggest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const k of known) {
+    const d = distance(key, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+}
+
+// zod 4 keeps its definitions on `_zod.def`; this is the slice of it we walk to find the keys an object allows.
+interface Def {
+  type: string;
+  shape?: Record<string, { _zod: { def: Def } }>;
+  element?: { _zod: { def: Def } };
+  innerType?: { _zod: { def: Def } };
+  in?: { _zod: { def: Def } };
+  options?: { _zod: { def: Def } }[];
+  discriminator?: string;
+}
+
+function unwrap(def: Def): Def {
+  let d = def;
+  while ((d.type === "optional" || d.type === "default" || d.type === "nullable" || d.type === "prefault") && d.innerType) {
+    d = d.innerType._zod.def;
+  }
+  if (d.type === "pipe" && d.in) return unwrap(d.in._zod.def);
+  return d;
+}
+
+/** Picks the union member whose literal discriminator matches the input, if any. */
+function pickOption(def: Def, input: unknown): Def | undefined {
+  const key = def.discriminator;
+  const options = def.options ?? [];
+  if (key && input && typeof input === "object") {
+    const want = (input as Record<string, unknown>)[key];
+    for (const o of options) {
+      const od = unwrap(o._zod.def);
+      const lit = od.shape?.[key]?._zod.def as unknown as { values?: unknown[] } | undefined;
+      if (lit?.values?.includes(want)) return od;
+    }
+  }
+  return options.length === 1 ? unwrap(options[0]!._zod.def) : undefined;
+}
+
+/** Keys the schema allows for the object at `path` (empty when it cannot tell). */
+export function knownKeysAt(schema: z.ZodType, input: unknown, path: Path): string[] {
+  let def = unwrap((schema as unknown as { _zod: { def: Def } })._zod.def);
+  let cur: unknown = input;
+  for (const seg of path) {
+    if (def.type === "union") def = pickOption(def, cur) ?? def;
+    if (def.type === "object" && def.shape && typeof seg === "string" && def.shape[seg]) def = unwrap(def.shape[seg]._zod.def);
+    else if (def.type === "array" && def.element && typeof seg === "number") def = unwrap(def.element._zod.def);
+    else return [];
+    cur = valueAt(cur, [seg]);
+  }
+  if (def.type === "union") def = pickOption(def, cur) ?? def;
+  return def.type === "object" && def.shape ? Object.keys(def.shape) : [];
+}
+
+function describe(issue: z.core.$ZodIssue, value: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return value === undefined ? `required; expected ${issue.expected}` : `expected ${issue.expected}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_union":
+      if ("discriminator" in issue && Array.isArray((issue as { options?: unknown }).options)) {
+        const options = (issue as unknown as { options: unknown[] }).options;
+        return `must be one of ${options.map((v) => JSON.stringify(v)).join(", ")}`;
+      }
+      return issue.message;
+    case "too_small":
+      return issue.origin === "array"
+        ? `needs at least ${String(issue.minimum)} entr${issue.minimum === 1 ? "y" : "ies"}`
+        : issue.origin === "string"
+          ? `must not be shorter than ${String(issue.minimum)} characters`
+          : `must be ${issue.inclusive ? ">=" : ">"} ${String(issue.minimum)}`;
+    case "too_big":
+      return issue.origin === "string"
+        ? `must not be longer than ${String(issue.maximum)} characters`
+        : `must be ${issue.inclusive ? "<=" : "<"} ${String(issue.maximum)}`;
+    default:
+      return issue.message;
+  }
+}
+
+/**
+ * Converts a failed parse into config issues. `label` renders a zod path as the user's config path, e.g.
+ * prefixing the `ray-gpu:` namespace.
+ */
+export function toConfigIssues(
+  error: z.ZodError,
+  schema: z.ZodType,
+  input: unknown,
+  label: (path: Path) => string,
+): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      const known = knownKeysAt(schema, input, issue.path);
+      for (const key of issue.keys) {
+        const hint = suggest(key, known);
+        const rule = hint
+          ? `unknown key; did you mean "${hint}"?`
+          : known.length > 0
+            ? `unknown key; allowed keys are ${known.join(", ")}`
+            : "unknown key";
+        out.push({ path: label([...issue.path, key]), message: rule, value: valueAt(input, [...issue.path, key]) });
+      }
+      continue;
+    }
+    const value = valueAt(input, issue.path);
+    out.push({ path: label(issue.path), message: describe(issue, value), value });
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+/**
+ * Environment profiles: what "dev" and "prod" mean for a RayJob's lifecycle. Exhaustive over
+ * {@link Environment}, so a new environment fails to compile until it is fully described.
+ *
+ * KubeRay v1.7.0 rules these profiles respect (ray-operator/controllers/ray/utils/validation.go):
+ * - `ttlSecondsAfterFinished` only works with `shutdownAfterJobFinishes: true`;
+ * - `deletionStrategy.deletionRules` and `shutdownAfterJobFinishes` are mutually exclusive, and so are rules
+ *   and a global TTL;
+ * - per job status, TTLs must not decrease in the order DeleteWorkers <= DeleteCluster <= DeleteSelf;
+ * - `activeDeadlineSeconds` and `preRunningDeadlineSeconds` must be positive, `backoffLimit` non-negative.
+ */
+import type { Environment } from "./config/stack";
+
+/** One deletion rule of `spec.deletionStrategy.deletionRules`. */
+export interface DeletionRule {
+  readonly policy: "DeleteCluster" | "DeleteWorkers" | "DeleteSelf" | "DeleteNone";
+  readonly condition:
+    | { readonly jobStatus: "SUCCEEDED" | "FAILED"; readonly ttlSeconds: number }
+    | { readonly jobDeploymentStatus: "Failed"; readonly ttlSeconds: number };
+}
+
+/** How the per-job RayCluster goes away when the job ends. */
+export type CleanupPolicy =
+  | {
+      /** `shutdownAfterJobFinishes: true` with a TTL: the cluster goes `ttlSeconds` after any terminal state. */
+      readonly mode: "shutdown";
+      readonly ttlSeconds: number;
+    }
+  | {
+      /** `deletionStrategy.deletionRules`: different treatment for success and failure. */
+      readonly mode: "rules";
+      readonly rules: readonly DeletionRule[];
+    };
+
+/** What an environment means for a RayJob. */
+export interface EnvironmentProfile {
+  /** How the cluster is cleaned up after the job. */
+  readonly cleanup: CleanupPolicy;
+  /** RayJob-level retries; each retry creates a new RayCluster. */
+  readonly backoffLimit: number;
+  /** Limit on the time to reach Running (scale-up from zero plus image pull). */
+  readonly preRunningDeadlineSeconds: number;
+  /** Default limit on the whole run, when the workload sets no `maxRuntimeMinutes`. */
+  readonly defaultMaxRuntimeMinutes: number;
+  /** `NCCL_DEBUG` level, or undefined to leave it unset (NCCL docs: no debug variables in production). */
+  readonly ncclDebug: "WARN" | "INFO" | undefined;
+  /** Whether GPU pools may use spot capacity. */
+  readonly spotAllowed: boolean;
+  /** Why these values, for `ray-gpu plan`. */
+  readonly why: {
+    readonly cleanup: string;
+    readonly backoffLimit: string;
+    readonly preRunningDeadlineSeconds: string;
+    readonly defaultMaxRuntimeMinutes: string;
+  };
+}
+
+/** How long prod keeps a failed job's head (logs, dashboard) before deleting it. */
+export const PROD_FAILED_HEAD_TTL_SECONDS = 3600;
+
+/** The profiles. */
+export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentProfile } = {
+  dev: {
+    cleanup: { mode: "shutdown", ttlSeconds: 0 },
+    backoffLimit: 0,
+    preRunningDeadlineSeconds: 20 * 60,
+    defaultMaxRuntimeMinutes: 120,
+    ncclDebug: "WARN",
+    spotAllowed: true,
+    why: {
+      cleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
+      backoffLimit: "dev does not retry: a failing dev job should fail fast and visibly",
+      preRunningDeadlineSeconds: "20 min covers a GPU node scaling up from zero (about 5 min) and pulling a multi-GB ML image",
+      defaultMaxRuntimeMinutes: "dev runs are short samples; 2 h caps a forgotten job's cost",
+    },
+  },
+  prod: {
+    cleanup: {
+      mode: "rules",
+      rules: [
+        { policy: "DeleteCluster", condition: { jobStatus: "SUCCEEDED", ttlSeconds: 0 } },
+        { policy: "DeleteWorkers", condition: { jobStatus: "FAILED", ttlSeconds: 0 } },
+        { policy: "DeleteCluster", condition: { jobStatus: "FAILED", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS } },
+        { policy: "DeleteCluster", condition: { jobDeploymentStatus: "Failed", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS } },
+      ],
+    },
+    backoffLimit: 2,
+    preRunningDeadlineSeconds: 45 * 60,
+    defaultMaxRuntimeMinutes: 24 * 60,
+    ncclDebug: undefined,
+    spotAllowed: false,
+    why: {
+      cleanup:
+        "prod deletes the cluster at once on success; on failure it frees the GPU workers at once and keeps the head " +
+        `(logs, dashboard) for ${PROD_FAILED_HEAD_TTL_SECONDS / 60} min for debugging (deletionRules; no shutdownAfterJobFinishes, as KubeRay requires)`,
+      backoffLimit: "prod retries twice on a new cluster; training resumes from its last checkpoint",
+      preRunningDeadlineSeconds: "45 min allows for scarce on-demand g5 capacity and image pulls before giving up",
+      defaultMaxRuntimeMinutes: "24 h unless the workload sets maxRuntimeMinutes",
+    },
+  },
+};

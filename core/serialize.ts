@@ -1,0 +1,29 @@
+/**
+ * Byte-stable serialization: keys sorted at every level, so rendered manifests, Helm values and plans change
+ * only when their content does.
+ */
+import { stringify } from "yaml";
+
+/** Deep copy of `value` with object keys sorted; arrays keep their order. `undefined` fields are dropped. */
+export function sortKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => sortKeys(v)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+/** JSON with sorted keys, 2-space indent and a trailing newline. */
+export function stableJson(value: unknown): string {
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+}
+
+/** YAML with sorted keys; long strings are never folded, so a diff shows real changes only. */
+export function stableYaml(value: unknown): string {
+  return stringify(sortKeys(value), { lineWidth: 0, sortMapEntries: true });
+}

@@ -1,0 +1,46 @@
+/**
+ * The Pulumi program (`pulumi up` runs this). The only place that reads Pulumi config: every `ray-gpu:` key is
+ * validated with the schema the CLI uses, then handed down as typed values.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { CONFIG_NAMESPACE, parseStackConfig } from "../core/config/stack";
+import { ConfigError } from "../core/errors";
+import { planStack } from "../workloads/stack";
+import { RayWorkload } from "../components/ray-workload";
+
+/** All `ray-gpu:` keys of the stack, namespace stripped; unknown keys are kept so the schema can reject them. */
+function readRayGpuConfig(): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(pulumi.runtime.allConfig())) {
+    if (!key.startsWith(`${CONFIG_NAMESPACE}:`)) continue;
+    // Pulumi hands structured values over as JSON text and plain values as strings.
+    let parsed: unknown = value;
+    try {
+      parsed = /^[[{]/.test(value.trim()) ? JSON.parse(value) : value;
+    } catch {
+      parsed = value;
+    }
+    raw[key.slice(CONFIG_NAMESPACE.length + 1)] = parsed;
+  }
+  return raw;
+}
+
+/** Runs `fn`; input problems become a RunError, which Pulumi prints (every problem, with paths) without a stack trace. */
+function orRunError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ConfigError) throw new pulumi.RunError(e.message);
+    throw e;
+  }
+}
+
+const config = orRunError(() => parseStackConfig(readRayGpuConfig(), `Pulumi.${pulumi.getStack()}.yaml`));
+const plan = orRunError(() => planStack(config));
+
+const workloads = plan.objects.map(({ workload, objects }) => new RayWorkload(workload, { objects }));
+
+/** RayJob names, in config order. */
+export const rayJobs = pulumi.all(workloads.map((w) => w.rayJobName));
+/** The environment the stack was planned for. */
+export const environment = config.environment;

@@ -1,0 +1,24 @@
+import { join } from "node:path";
+import type * as pulumi from "@pulumi/pulumi";
+import { describe, expect, it } from "vitest";
+import { planStack } from "../../workloads/stack";
+import { promiseOf, setupPulumiMocks, stackFileConfig } from "../helpers/pulumi-mocks";
+import { repoRoot, repoStack } from "../helpers/fixtures";
+
+describe("stacks/index.ts under Pulumi mocks (dev stack)", () => {
+  it("creates each workload's RayJob as a ray.io/v1 custom resource, exactly as planned", async () => {
+    const recorded = await setupPulumiMocks(stackFileConfig(join(repoRoot, "Pulumi.dev.yaml")));
+    const program = (await import("../../stacks/index.js")) as { rayJobs: pulumi.Output<string[]>; environment: string };
+    expect(await promiseOf(program.rayJobs)).toEqual(["llm-pretrain"]);
+    expect(program.environment).toBe("dev");
+
+    const component = recorded.find((r) => r.type === "ray-gpu:index:RayWorkload");
+    expect(component?.name).toBe("llm-pretrain");
+    const job = recorded.find((r) => r.type === "kubernetes:ray.io/v1:RayJob");
+    expect(job?.name).toBe("llm-pretrain-rayjob");
+    expect(job?.parent).toContain("RayWorkload::llm-pretrain");
+    const expected = planStack(repoStack("dev")).objects[0]!.objects[0]!;
+    if (expected.kind !== "RayJob") throw new Error("expected a RayJob");
+    expect(job?.inputs).toMatchObject({ apiVersion: "ray.io/v1", kind: "RayJob", metadata: expected.metadata, spec: JSON.parse(JSON.stringify(expected.spec)) });
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../core/errors";
+import { stableYaml } from "../../core/serialize";
+import { TrainingJob } from "../../workloads/training-job";
+import { planStack } from "../../workloads/stack";
+import { planPools } from "../../core/pools";
+import { repoStack } from "../helpers/fixtures";
+
+describe("TrainingJob", () => {
+  const dev = repoStack("dev");
+  const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
+
+  it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {
+    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", image: "img:1", entrypoint: "python train.py", gpus: 8, nodePool: "a10g-4x" });
+    const [rayJob] = job.render(ctx);
+    expect(rayJob?.kind).toBe("RayJob");
+    if (rayJob?.kind !== "RayJob") return;
+    const { headGroupSpec, workerGroupSpecs } = rayJob.spec.rayClusterSpec;
+    expect(headGroupSpec.rayStartParams["num-cpus"]).toBe("0");
+    expect(headGroupSpec.template.spec.nodeSelector).toEqual({ "ray-gpu.io/pool": "system" });
+    expect(headGroupSpec.template.spec.containers[0]!.resources.limits).not.toHaveProperty("nvidia.com/gpu");
+    const w = workerGroupSpecs[0]!;
+    expect([w.replicas, w.minReplicas, w.maxReplicas]).toEqual([2, 2, 2]);
+    const c = w.template.spec.containers[0]!;
+    expect(c.resources.requests).toEqual(c.resources.limits);
+    expect(c.resources.limits).toEqual({ cpu: "47", memory: "168Gi", "nvidia.com/gpu": "4" });
+    expect(w.template.spec.volumes).toContainEqual({ name: "dshm", emptyDir: { medium: "Memory", sizeLimit: "41Gi" } });
+    expect(w.rayStartParams).toEqual({ "object-store-memory": String(33 * 2 ** 30), "object-spilling-directory": "/mnt/ray-spill" });
+    expect(c.env).toContainEqual({ name: "PYTORCH_CUDA_ALLOC_CONF", value: "expandable_segments:True" });
+    expect(rayJob.spec).toMatchObject({ shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, backoffLimit: 0 });
+  });
+
+  it("lets tuned values win over user env vars of the same name", () => {
+    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x", env: { NCCL_SOCKET_IFNAME: "ens5", WANDB_PROJECT: "p" } });
+    const [rayJob] = job.render(ctx);
+    if (rayJob?.kind !== "RayJob") throw new Error("no RayJob");
+    const env = rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env;
+    expect(env).toContainEqual({ name: "NCCL_SOCKET_IFNAME", value: "eth0" });
+    expect(env).toContainEqual({ name: "WANDB_PROJECT", value: "p" });
+  });
+
+  it("rejects an invalid spec with every bad field", () => {
+    expect(() => new TrainingJob({ kind: "TrainingJob", name: "Bad Name", image: "", entrypoint: "x", gpus: 0 } as never)).toThrow(ConfigError);
+    expect(() => new TrainingJob({ kind: "TrainingJob", name: "ok", image: "i", entrypoint: "x", gpus: 1.5, strategy: "fsdp" } as never)).toThrow(
+      'TrainingJob: 2 problems\n  ✖ gpus: expected int (got 1.5)\n  ✖ strategy: must be one of "ddp" (got "fsdp")',
+    );
+  });
+
+  it("picks the pool by instance type, and rejects a pool that does not exist", () => {
+    const byType = new TrainingJob({ kind: "TrainingJob", name: "t", image: "i", entrypoint: "x", gpus: 2, instanceType: "g5.2xlarge" }).plan(ctx);
+    expect(byType.nodePool).toBe("a10g-1x");
+    expect(() => new TrainingJob({ kind: "TrainingJob", name: "t", image: "i", entrypoint: "x", gpus: 2, nodePool: "h100" }).plan(ctx)).toThrow(
+      'workload.nodePool: no GPU pool has this name; pools are "a10g-4x" (g5.12xlarge), "a10g-1x" (g5.2xlarge) (got "h100")',
+    );
+  });
+
+  it.each(["dev", "prod"] as const)("renders the %s stack's manifests (snapshot)", async (env) => {
+    const plan = planStack(repoStack(env));
+    const text = plan.objects.flatMap((o) => o.objects).map(stableYaml).join("---\n");
+    await expect(text).toMatchFileSnapshot(`__snapshots__/training-job.${env}.yaml`);
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Renders a {@link ClusterShapePlan} as a `ray.io/v1` RayJob. All sizing happened in the plan; this file only
+ * maps numbers to Kubernetes fields and quantity strings.
+ */
+import { cpuQuantity, gibQuantity, gibToBytesString } from "../../core/quantity";
+import { SHM_PATH, SPILL_PATH, type ClusterShapePlan } from "../../core/cluster/shape";
+import type { Taint } from "../../core/pools";
+import type { Container, EnvVar, PodSpec, RayJob, ResourceList, Toleration, VolumeMount } from "./types";
+
+/** Ray version we test against; the RayCluster's `rayVersion`, to match the image. */
+export const RAY_VERSION = "2.58.0";
+
+/** Labels every rendered object carries. */
+export const MANAGED_BY = { "app.kubernetes.io/managed-by": "pulumi-ray-gpu" } as const;
+
+/** Input of {@link renderRayJob}. */
+export interface RenderRayJobInput {
+  readonly name: string;
+  readonly namespace: string;
+  readonly kind: string;
+  readonly environment: string;
+  readonly image: string;
+  readonly entrypoint: string;
+  readonly shape: ClusterShapePlan;
+  /** User environment variables; tuned values win on a clash. */
+  readonly userEnv?: Readonly<Record<string, string>>;
+}
+
+const toEnv = (vars: Readonly<Record<string, string>>): EnvVar[] =>
+  Object.keys(vars)
+    .sort()
+    .map((name) => ({ name, value: vars[name]! }));
+
+const toToleration = (t: Taint): Toleration => ({ key: t.key, operator: "Equal", value: t.value, effect: t.effect });
+
+const PRE_STOP = { preStop: { exec: { command: ["/bin/sh", "-c", "ray stop"] } } };
+
+function resources(cpus: number, memoryGiB: number, extra: Partial<ResourceList> = {}): Container["resources"] {
+  const list: ResourceList = { cpu: cpuQuantity(cpus), memory: gibQuantity(memoryGiB), ...extra };
+  return { requests: { ...list }, limits: { ...list } };
+}
+
+function shmVolume(sizeGiB: number) {
+  return { name: "dshm", emptyDir: { medium: "Memory" as const, sizeLimit: gibQuantity(sizeGiB) } };
+}
+
+/** Renders the RayJob. */
+export function renderRayJob(input: RenderRayJobInput): RayJob {
+  const { shape } = input;
+  const { head, worker, lifecycle } = shape;
+  const labels = {
+    ...MANAGED_BY,
+    "ray-gpu.io/workload": input.name,
+    "ray-gpu.io/kind": input.kind,
+    "ray-gpu.io/environment": input.environment,
+  };
+  const userEnv = input.userEnv ?? {};
+
+  const headMounts: VolumeMount[] = [{ name: "dshm", mountPath: SHM_PATH }];
+  const headPod: PodSpec = {
+    containers: [
+      {
+        name: "ray-head",
+        image: input.image,
+        resources: resources(head.cpus, head.memoryGiB),
+        env: toEnv({ ...userEnv, NVIDIA_VISIBLE_DEVICES: "void" }),
+        ports: [
+          { name: "gcs-server", containerPort: 6379 },
+          { name: "dashboard", containerPort: 8265 },
+          { name: "client", containerPort: 10001 },
+          { name: "metrics", containerPort: 8080 },
+        ],
+        volumeMounts: headMounts,
+        lifecycle: PRE_STOP,
+      },
+    ],
+    volumes: [shmVolume(head.shmGiB)],
+    nodeSelector: { ...head.nodeSelector },
+  };
+
+  const gpuExtra: Partial<ResourceList> = { "nvidia.com/gpu": String(worker.gpusPerWorker) };
+  if (worker.efa) gpuExtra["vpc.amazonaws.com/efa"] = "1";
+  const workerPod: PodSpec = {
+    containers: [
+      {
+        name: "ray-worker",
+        image: input.image,
+        resources: resources(worker.cpus, worker.memoryGiB, gpuExtra),
+        env: toEnv({ ...userEnv, ...worker.env }),
+        volumeMounts: [
+          { name: "dshm", mountPath: SHM_PATH },
+          { name: "ray-spill", mountPath: SPILL_PATH },
+        ],
+        lifecycle: PRE_STOP,
+      },
+    ],
+    volumes: [shmVolume(worker.shmGiB), { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } }],
+    nodeSelector: { ...worker.nodeSelector },
+    tolerations: worker.tolerations.map(toToleration),
+  };
+
+  const cleanup =
+    lifecycle.cleanup.mode === "shutdown"
+      ? { shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: lifecycle.cleanup.ttlSeconds }
+      : {
+          deletionStrategy: {
+            deletionRules: lifecycle.cleanup.rules.map((r) => ({ policy: r.policy, condition: { ...r.condition } })),
+          },
+        };
+
+  return {
+    apiVersion: "ray.io/v1",
+    kind: "RayJob",
+    metadata: { name: input.name, namespace: input.namespace, labels },
+    spec: {
+      entrypoint: input.entrypoint,
+      submissionMode: "K8sJobMode",
+      backoffLimit: lifecycle.backoffLimit,
+      activeDeadlineSeconds: lifecycle.activeDeadlineSeconds,
+      preRunningDeadlineSeconds: lifecycle.preRunningDeadlineSeconds,
+      ...cleanup,
+      rayClusterSpec: {
+        rayVersion: RAY_VERSION,
+        enableInTreeAutoscaling: false,
+        headGroupSpec: {
+          rayStartParams: {
+            "num-cpus": "0",
+            "num-gpus": "0",
+            "object-store-memory": gibToBytesString(head.objectStoreGiB),
+          },
+          template: { metadata: { labels: { ...labels } }, spec: headPod },
+        },
+        workerGroupSpecs: [
+          {
+            groupName: worker.groupName,
+            replicas: worker.replicas,
+            minReplicas: worker.replicas,
+            maxReplicas: worker.replicas,
+            rayStartParams: {
+              "object-store-memory": gibToBytesString(worker.objectStoreGiB),
+              "object-spilling-directory": SPILL_PATH,
+            },
+            template: { metadata: { labels: { ...labels } }, spec: workerPod },
+          },
+        ],
+      },
+    },
+  };
+}

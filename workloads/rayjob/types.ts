@@ -1,0 +1,134 @@
+/**
+ * Hand-written types for the subset of `ray.io/v1` RayJob (KubeRay v1.7.0) and Kubernetes core/v1 that we emit.
+ * The full CRD is 1.4 MB; tests check every emitted object against it (test/helpers/crd-conformance.ts).
+ */
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface ResourceList {
+  cpu: string;
+  memory: string;
+  "nvidia.com/gpu"?: string;
+  "vpc.amazonaws.com/efa"?: string;
+}
+
+export interface EnvVar {
+  name: string;
+  value: string;
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+}
+
+export interface Volume {
+  name: string;
+  emptyDir?: { medium?: "Memory"; sizeLimit?: string };
+  configMap?: { name: string };
+}
+
+export interface ContainerPort {
+  name: string;
+  containerPort: number;
+}
+
+export interface Container {
+  name: string;
+  image: string;
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  resources: { requests: ResourceList; limits: ResourceList };
+  env?: EnvVar[];
+  ports?: ContainerPort[];
+  volumeMounts?: VolumeMount[];
+  lifecycle?: { preStop: { exec: { command: string[] } } };
+}
+
+export interface Toleration {
+  key: string;
+  operator: "Equal" | "Exists";
+  value?: string;
+  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
+export interface PodSpec {
+  containers: Container[];
+  volumes?: Volume[];
+  nodeSelector?: Record<string, string>;
+  tolerations?: Toleration[];
+  serviceAccountName?: string;
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface PodTemplateSpec {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: PodSpec;
+}
+
+/** `rayStartParams`: every value is a string. */
+export type RayStartParams = Record<string, string>;
+
+export interface HeadGroupSpec {
+  rayStartParams: RayStartParams;
+  template: PodTemplateSpec;
+  serviceType?: "ClusterIP";
+}
+
+export interface WorkerGroupSpec {
+  groupName: string;
+  replicas: number;
+  minReplicas: number;
+  maxReplicas: number;
+  rayStartParams: RayStartParams;
+  template: PodTemplateSpec;
+}
+
+export interface RayClusterSpec {
+  rayVersion: string;
+  enableInTreeAutoscaling?: boolean;
+  headGroupSpec: HeadGroupSpec;
+  workerGroupSpecs: WorkerGroupSpec[];
+}
+
+export interface DeletionRuleSpec {
+  policy: "DeleteCluster" | "DeleteWorkers" | "DeleteSelf" | "DeleteNone";
+  condition: { jobStatus?: "SUCCEEDED" | "FAILED"; jobDeploymentStatus?: "Failed"; ttlSeconds?: number };
+}
+
+export interface RayJobSpec {
+  entrypoint: string;
+  runtimeEnvYAML?: string;
+  rayClusterSpec: RayClusterSpec;
+  submissionMode: "K8sJobMode" | "HTTPMode" | "InteractiveMode" | "SidecarMode";
+  shutdownAfterJobFinishes?: boolean;
+  ttlSecondsAfterFinished?: number;
+  deletionStrategy?: { deletionRules: DeletionRuleSpec[] };
+  backoffLimit: number;
+  activeDeadlineSeconds: number;
+  preRunningDeadlineSeconds: number;
+  suspend?: boolean;
+}
+
+export interface RayJob {
+  apiVersion: "ray.io/v1";
+  kind: "RayJob";
+  metadata: ObjectMeta;
+  spec: RayJobSpec;
+}
+
+/** A core/v1 ConfigMap (tuning files handed to user code). */
+export interface ConfigMap {
+  apiVersion: "v1";
+  kind: "ConfigMap";
+  metadata: ObjectMeta;
+  data: Record<string, string>;
+}
+
+/** Any Kubernetes object a workload renders. */
+export type KubeObject = RayJob | ConfigMap;
