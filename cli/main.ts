@@ -58,6 +58,11 @@ function build(io: Io, setCode: (c: number) => void): Command {
       }
       const plan = planStack(config);
       io.out(opts.json ? stableJson(planDocument(stackName, plan)) : `${planText(stackName, plan)}\n`);
+      const misfits = plan.workloads.filter((w) => !w.memory.fits);
+      if (misfits.length > 0) {
+        io.err(`ray-gpu: ${misfits.map((w) => `${w.name} does not fit in GPU memory: ${w.memory.advice.join("; or ")}`).join("\n")}\n`);
+        setCode(EXIT.invalidInput);
+      }
     });
 
   program
@@ -67,7 +72,7 @@ function build(io: Io, setCode: (c: number) => void): Command {
     .requiredOption("-o, --out <dir>", "output folder (its *.yaml and plan.json are replaced)")
     .action((opts: { stack: string; out: string }) => {
       const dir = program.opts<{ dir: string }>().dir;
-      const plan = planStack(loadStackConfig(dir, opts.stack).config);
+      const plan = planStack(loadStackConfig(dir, opts.stack).config, { requireRender: true });
       const files = writeRender(opts.stack, plan, opts.out);
       io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
     });

@@ -1,7 +1,7 @@
 /** Views of a {@link StackPlan}: the JSON contract of `ray-gpu plan --json` and the text for people. */
 import type { PoolPlan } from "../core/pools";
 import type { StackPlan } from "../workloads/stack";
-import type { WorkloadPlan } from "../workloads/training-job";
+import type { WorkloadPlan } from "../workloads/workload";
 
 /** One pool as `plan --json` prints it. */
 export function poolView(p: PoolPlan) {
@@ -26,16 +26,23 @@ export function poolView(p: PoolPlan) {
   };
 }
 
-/** One workload as `plan --json` prints it. */
+/** One workload as `plan --json` prints it: the chosen knobs at the top level, then memory, shape and reasons. */
 export function workloadView(w: WorkloadPlan) {
   const { head, worker, lifecycle, decisions } = w.shape;
+  const m = w.memory;
   return {
+    ...m.knobs,
     name: w.name,
     kind: w.kind,
     environment: w.environment,
     nodePool: w.nodePool,
     instanceType: w.instanceType,
     gpus: w.gpus,
+    model: w.modelName,
+    fits: m.fits,
+    memory: m.memory,
+    ...(m.kvCacheBytesPerToken !== undefined ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences } : {}),
+    advice: m.advice,
     head: { cpus: head.cpus, memoryGiB: head.memoryGiB, objectStoreGiB: head.objectStoreGiB, shmGiB: head.shmGiB },
     worker: {
       replicas: worker.replicas,
@@ -49,7 +56,7 @@ export function workloadView(w: WorkloadPlan) {
       env: worker.env,
     },
     lifecycle,
-    decisions,
+    decisions: [...m.decisions, ...decisions],
   };
 }
 
@@ -62,6 +69,7 @@ export function planDocument(stack: string | undefined, plan: StackPlan) {
     namespace: plan.namespace,
     pools: [plan.pools.cpu, ...plan.pools.gpu].map(poolView),
     workloads: plan.workloads.map(workloadView),
+    notRendered: plan.notRendered,
   };
 }
 
@@ -93,12 +101,17 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
   if (plan.workloads.length === 0) out.push("Workloads: none (add entries under ray-gpu:workloads)");
   for (const w of plan.workloads) {
     const s = w.shape;
-    out.push(`Workload ${w.name} (${w.kind}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} x ${w.instanceType}`);
+    const mem = w.memory.memory;
+    out.push(`Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} x ${w.instanceType}`);
+    out.push(`  GPU memory: ${mem.fits ? "fits" : "DOES NOT FIT"}: requires ${mem.requiredGiB} GiB of ${mem.usableGiB} GiB per GPU (allocated peak ${mem.allocatedPeakGiB} GiB: ${Object.entries(mem.breakdownGiB).filter(([k, v]) => v > 0 && k !== "modelStates").map(([k, v]) => `${k} ${v}`).join(", ")})`);
+    out.push(`  knobs: ${Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`).join(", ")}`);
+    for (const a of w.memory.advice) out.push(`  ! ${a}`);
     out.push(`  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`);
     out.push(`  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} GiB on NVMe)`);
     out.push("  why:");
-    for (const d of s.decisions) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
+    for (const d of [...w.memory.decisions, ...s.decisions]) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
     out.push("");
   }
+  for (const n of plan.notRendered) out.push(`Not rendered: ${n.workload}: ${n.reason}`);
   return out.join("\n");
 }

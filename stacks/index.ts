@@ -36,7 +36,7 @@ function orRunError<T>(fn: () => T): T {
 }
 
 const config = orRunError(() => parseStackConfig(readRayGpuConfig(), `Pulumi.${pulumi.getStack()}.yaml`));
-const plan = orRunError(() => planStack(config));
+const plan = orRunError(() => planStack(config, { requireRender: true }));
 
 const workloads = plan.objects.map(({ workload, objects }) => new RayWorkload(workload, { objects }));
 

@@ -1,6 +1,8 @@
 /** Typed workload constructs that emit tuned KubeRay RayJobs. Pure: no Pulumi imports. */
 export * from "./context";
-export * from "./training-job";
+export * from "./workload";
+export * from "./memory";
+export * from "./needs";
 export * from "./stack";
 export * from "./rayjob/types";
 export * from "./rayjob/render";

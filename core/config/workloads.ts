@@ -1,25 +1,30 @@
 /**
  * Schemas of the entries of `ray-gpu:workloads`. The same schemas validate stack config, workload files given
- * to `ray-gpu plan --workload`, and TypeScript callers of the workload constructs.
+ * to `ray-gpu plan --workload`, and TypeScript callers of the workload constructs. Fields only rendering needs
+ * (`image`, `entrypoint`) are optional here so a workload can be planned before its image exists; rendering
+ * reports them when missing.
  */
 import { z } from "zod";
 import { GPU_INSTANCE_TYPES } from "../catalog/instances";
+import { LORA_TARGETS } from "../memory/lora";
+import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model-states";
+import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
 
 /** KubeRay limits RayJob names to 47 characters (`MaxRayJobNameLength`) and DNS-1035 labels. */
 export const MAX_RAYJOB_NAME_LENGTH = 47;
 
-/** Environment variable names a container accepts. */
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a valid environment variable name");
+const positiveInt = z.number().int().min(1);
 
 /** Fields every workload kind has. */
 const workloadBase = {
   /** RayJob name: a DNS-1035 label of at most 47 characters (KubeRay's limit). */
   name: dnsLabel(MAX_RAYJOB_NAME_LENGTH),
-  /**
-   * Total A10G GPUs for the job. Must be a whole number of nodes of the chosen pool.
-   */
-  gpus: z.number().int().min(1).max(1024),
+  /** The model: a catalog id (or alias) or its architecture. */
+  model: ModelRefSchema,
+  /** Total A10G GPUs for the job; a whole number of nodes of the chosen pool. */
+  gpus: positiveInt.max(1024),
   /**
    * GPU pool to run on, by name.
    * @default - the pool with `instanceType`, else the first GPU pool
@@ -27,20 +32,24 @@ const workloadBase = {
   nodePool: dnsLabel(40).optional(),
   /**
    * g5 size to run on; picks the pool with that instance type.
-   * @default - the instance type of `nodePool`, else of the first GPU pool
+   * @default - the instance type of `nodePool`, else of the first GPU pool, else g5.12xlarge
    */
   instanceType: z.enum(GPU_INSTANCE_TYPES).optional(),
   /**
-   * Container image with Ray (matching `rayVersion`), the user's code and its dependencies.
+   * Container image with Ray (matching `rayVersion`), the user's code and its dependencies. Needed to render.
+   * @default - none: the workload can be planned but not rendered
    */
-  image: z.string().min(1).regex(/^\S+$/, "must be an image reference without spaces"),
-  /** Command the Ray job runs, e.g. `python train.py`. */
-  entrypoint: z.string().min(1),
+  image: z.string().min(1).regex(/^\S+$/, "must be an image reference without spaces").optional(),
+  /**
+   * Command the Ray job runs, e.g. `python train.py`. Needed to render.
+   * @default - none: the workload can be planned but not rendered
+   */
+  entrypoint: z.string().min(1).optional(),
   /**
    * Hard limit on the whole run, in minutes.
    * @default - the environment's limit (dev: 120, prod: 1440)
    */
-  maxRuntimeMinutes: z.number().int().min(1).max(43200).optional(),
+  maxRuntimeMinutes: positiveInt.max(43200).optional(),
   /**
    * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
    * @default {}
@@ -48,21 +57,107 @@ const workloadBase = {
   env: z.record(envName, z.string()).default({}),
 };
 
-/** Multi-node data-parallel training with Ray Train. */
+/** Knobs the memory planner reads for training kinds; each one left out is chosen by the planner. */
+const trainingKnobs = {
+  /**
+   * Tokens per sample (text; image tokens are added for vision-language models).
+   * @default 2048, capped at the model's context
+   */
+  sequenceLength: positiveInt.max(131072).optional(),
+  /**
+   * Samples per optimizer step over all GPUs; kept exactly across environments through gradient accumulation.
+   * @default - one micro-batch per GPU per step
+   */
+  globalBatchSize: positiveInt.optional(),
+  /** @default - the largest that fits */
+  microBatchSize: positiveInt.max(4096).optional(),
+  /** @default "bf16-mixed" */
+  precision: z.enum(PRECISIONS).default("bf16-mixed"),
+  /** @default "adamw" */
+  optimizer: z.enum(OPTIMIZERS).default("adamw"),
+  /** ZeRO stage, 0 = plain DDP. @default - the lowest that fits */
+  zeroStage: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
+  /** @default - "none" unless nothing else fits */
+  offload: z.enum(OFFLOADS).optional(),
+  /** @default - off unless needed to fit */
+  gradientCheckpointing: z.boolean().optional(),
+};
+
+/** Multi-node data-parallel training with Ray Train (full fine-tuning or pre-training). */
 export const TrainingJobSpecSchema = z.strictObject({
   kind: z.literal("TrainingJob"),
   ...workloadBase,
+  ...trainingKnobs,
   /**
-   * Data-parallel strategy.
-   * @default "ddp"
+   * `ddp` (plain DDP, ZeRO 0 only), `deepspeed` or `auto` (the planner's choice).
+   * @default "auto"
    */
-  strategy: z.enum(["ddp"]).default("ddp"),
+  strategy: z.enum(["ddp", "deepspeed", "auto"]).default("auto"),
+});
+
+/** LoRA / QLoRA adapter settings. */
+export const LoraSchema = z.strictObject({
+  /** @default 16 */
+  rank: positiveInt.max(1024).default(16),
+  /** @default - 2 × rank */
+  alpha: z.number().positive().optional(),
+  /** Linear layers to adapt. @default ["q_proj", "v_proj"] (PEFT's default for Llama-family models) */
+  targetModules: z.array(z.enum(LORA_TARGETS)).min(1).default(["q_proj", "v_proj"]),
+  /** Base-weight quantization: none (LoRA) or NF4 (QLoRA). @default "none" */
+  quantization: z.enum(QUANTIZATIONS).default("none"),
+});
+
+/** Images per sample for vision-language fine-tuning. */
+export const ImagesSchema = z.strictObject({
+  /** @default 1 */
+  perSample: z.number().int().min(0).max(64).default(1),
+  /** LLM tokens per image (Qwen2-VL: one per 28×28 px). @default - the model's default (Qwen2-VL 1280, LLaVA-1.5 576) */
+  maxTokensPerImage: positiveInt.max(16384).optional(),
+});
+
+/** Supervised fine-tuning with LoRA or QLoRA, text or vision-language. */
+export const LoRAFineTuneSpecSchema = z.strictObject({
+  kind: z.literal("LoRAFineTune"),
+  ...workloadBase,
+  ...trainingKnobs,
+  /** @default { rank: 16, targetModules: [q_proj, v_proj], quantization: none } */
+  lora: LoraSchema.prefault({}),
+  /** @default - one image per sample for vision-language models, none otherwise */
+  images: ImagesSchema.optional(),
+});
+
+/** Ray Data batch embedding of a dataset with an encoder. */
+export const EmbeddingPipelineSpecSchema = z.strictObject({
+  kind: z.literal("EmbeddingPipeline"),
+  ...workloadBase,
+  /** Tokens per text chunk. @default - the model's maximum sequence length */
+  sequenceLength: positiveInt.max(8192).optional(),
+  /** Rows per GPU batch. @default - the largest power of two up to 1024 that fits */
+  batchSize: positiveInt.max(65536).optional(),
+});
+
+/** Offline LLM inference over a dataset, optionally sweeping generation parameters. */
+export const BatchInferenceSpecSchema = z.strictObject({
+  kind: z.literal("BatchInference"),
+  ...workloadBase,
+  /** @default 1024 */
+  maxPromptTokens: positiveInt.max(131072).default(1024),
+  /** @default 512 */
+  maxNewTokens: positiveInt.max(131072).default(512),
+  /** Share of GPU memory vLLM may use. @default 0.9 */
+  gpuMemoryUtilization: z.number().min(0.5).max(0.95).default(0.9),
+  /** @default - the smallest that leaves room for the KV cache */
+  tensorParallelSize: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]).optional(),
 });
 
 /** Any workload entry. */
-export const WorkloadSpecSchema = z.discriminatedUnion("kind", [TrainingJobSpecSchema]);
+export const WorkloadSpecSchema = z.discriminatedUnion("kind", [TrainingJobSpecSchema, LoRAFineTuneSpecSchema, EmbeddingPipelineSpecSchema, BatchInferenceSpecSchema]);
 
 export type TrainingJobSpec = z.infer<typeof TrainingJobSpecSchema>;
 export type TrainingJobSpecInput = z.input<typeof TrainingJobSpecSchema>;
+export type LoRAFineTuneSpec = z.infer<typeof LoRAFineTuneSpecSchema>;
+export type EmbeddingPipelineSpec = z.infer<typeof EmbeddingPipelineSpecSchema>;
+export type BatchInferenceSpec = z.infer<typeof BatchInferenceSpecSchema>;
 export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
+export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
 export type WorkloadKind = WorkloadSpec["kind"];

@@ -86,6 +86,10 @@ function pickOption(def: Def, input: unknown): Def | undefined {
       if (lit?.values?.includes(want)) return od;
     }
   }
+  if (input && typeof input === "object" && !Array.isArray(input)) {
+    const objects = options.map((o) => unwrap(o._zod.def)).filter((d) => d.type === "object");
+    if (objects.length === 1) return objects[0];
+  }
   return options.length === 1 ? unwrap(options[0]!._zod.def) : undefined;
 }
 
@@ -111,6 +115,7 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_union":
+      if (value === undefined) return "required";
       if ("discriminator" in issue && Array.isArray((issue as { options?: unknown }).options)) {
         const options = (issue as unknown as { options: unknown[] }).options;
         return `must be one of ${options.map((v) => JSON.stringify(v)).join(", ")}`;
@@ -132,6 +137,26 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
 }
 
 /**
+ * A plain union (say, a model name or an architecture object) reports one `invalid_union` holding each branch's
+ * issues. When exactly one branch accepted the input's type, its issues are the real ones: lift them, with full
+ * paths.
+ */
+function flattenUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const out: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
+      if (typed.length === 1) {
+        out.push(...flattenUnions(typed[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue)));
+        continue;
+      }
+    }
+    out.push(issue);
+  }
+  return out;
+}
+
+/**
  * Converts a failed parse into config issues. `label` renders a zod path as the user's config path, e.g.
  * prefixing the `ray-gpu:` namespace.
  */
@@ -142,7 +167,7 @@ export function toConfigIssues(
   label: (path: Path) => string,
 ): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  for (const issue of error.issues) {
+  for (const issue of flattenUnions(error.issues)) {
     if (issue.code === "unrecognized_keys") {
       const known = knownKeysAt(schema, input, issue.path);
       for (const key of issue.keys) {

@@ -20,7 +20,9 @@ describe("ray-gpu CLI", () => {
     const r = await run("plan", "--stack", "dev");
     expect(r.code).toBe(0);
     expect(r.out).toContain("a10g-4x  gpu     g5.12xlarge  0-2    spot       47810m CPU, 169.3 GiB, 4 GPU  47 CPU, 168 GiB, 4 GPU  11.34");
-    expect(r.out).toContain("Workload llm-pretrain (TrainingJob): 4 GPUs on pool a10g-4x = 1 x g5.12xlarge");
+    expect(r.out).toContain("Workload llm-pretrain (TrainingJob, meta-llama/Llama-3.2-1B): 4 GPUs on pool a10g-4x = 1 x g5.12xlarge");
+    expect(r.out).toMatch(/GPU memory: fits: requires [\d.]+ GiB of 21.99 GiB per GPU/);
+    expect(r.out).toContain("gradientAccumulationSteps = 8: global batch 64 = 2 micro-batch x 8 steps x 4 GPUs");
     expect(r.out).toMatch(/worker\.objectStoreGiB = 33: 20% of 168 GiB/);
   });
 
@@ -56,7 +58,7 @@ describe("ray-gpu CLI", () => {
   it("plan --workload plans one file on a pool sized for it", async () => {
     const dir = tmp();
     const file = join(dir, "w.yaml");
-    writeFileSync(file, "kind: TrainingJob\nname: solo\nimage: img\nentrypoint: python t.py\ngpus: 8\n");
+    writeFileSync(file, "kind: TrainingJob\nname: solo\nmodel: meta-llama/Llama-3.2-1B\ngpus: 8\n");
     const r = await run("plan", "--workload", file, "--env", "prod", "--json");
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out) as { environment: string; workloads: { instanceType: string; worker: { replicas: number } }[] };
@@ -67,10 +69,16 @@ describe("ray-gpu CLI", () => {
   it("a malformed workload file gets one message naming each bad path, exit 1", async () => {
     const dir = tmp();
     const file = join(dir, "w.json");
-    writeFileSync(file, JSON.stringify({ kind: "TrainingJob", name: "solo", image: "img", entrypoint: "x", gpus: -1, microBatchSise: 4 }));
+    writeFileSync(file, JSON.stringify({ kind: "TrainingJob", name: "solo", model: "meta-llama/Llama-3.1-8b", gpus: -1, microBatchSise: 4, precision: "bf16" }));
     const r = await run("plan", "--workload", file);
     expect(r.code).toBe(1);
-    expect(r.err).toBe(`ray-gpu: invalid input\n${file}: 2 problems\n  ✖ gpus: must be >= 1 (got -1)\n  ✖ microBatchSise: unknown key; allowed keys are kind, name, gpus, nodePool, instanceType, image, entrypoint, maxRuntimeMinutes, env, strategy (got 4)\n`);
+    expect(r.err).toBe(
+      `ray-gpu: invalid input\n${file}: 4 problems\n` +
+        '  ✖ model: unknown model; did you mean "meta-llama/Llama-3.1-8B"?; use a catalog id (see the model catalog in the README) or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, intermediateSize, vocabSize, mlp } (got "meta-llama/Llama-3.1-8b")\n' +
+        "  ✖ gpus: must be >= 1 (got -1)\n" +
+        '  ✖ precision: must be one of "bf16-mixed", "bf16-true", "fp16-mixed", "fp32" (got "bf16")\n' +
+        '  ✖ microBatchSise: unknown key; did you mean "microBatchSize"? (got 4)\n',
+    );
   });
 
   it("a malformed stack file gets every problem and exit 1, from the real binary, without a stack trace", () => {

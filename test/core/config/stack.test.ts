@@ -25,7 +25,7 @@ describe("stack config schema", () => {
     expect(c.platform.gpuNodeGroups[0]).toMatchObject({ minNodes: 0, capacityType: "on-demand", efa: false });
     expect(c.platform.cluster).toEqual({ mode: "create", name: "test", kubernetesVersion: "1.33" });
     expect(c.platform.storage).toEqual({ prefix: "", checkpointRetentionDays: 30 });
-    expect(c.workloads[0]).toMatchObject({ strategy: "ddp", env: {} });
+    expect(c.workloads[0]).toMatchObject({ strategy: "auto", precision: "bf16-mixed", optimizer: "adamw", env: {} });
   });
 
   it("adopts an existing cluster by name", () => {
@@ -64,7 +64,7 @@ describe("stack config schema", () => {
   it("rejects an unknown workload kind with the allowed kinds", () => {
     const raw = minimalConfig();
     raw.workloads[0]!["kind"] = "Trainingjob";
-    expect(problems(raw)).toContain('✖ ray-gpu:workloads[0].kind: must be one of "TrainingJob" (got "Trainingjob")');
+    expect(problems(raw)).toContain('✖ ray-gpu:workloads[0].kind: must be one of "TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference" (got "Trainingjob")');
   });
 
   it("checks rules across fields: min <= max, unique names, spot only in dev, EFA only where it exists, zone in region", () => {

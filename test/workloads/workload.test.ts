@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../core/errors";
 import { stableYaml } from "../../core/serialize";
-import { TrainingJob } from "../../workloads/training-job";
+import { TrainingJob } from "../../workloads/workload";
 import { planStack } from "../../workloads/stack";
 import { planPools } from "../../core/pools";
 import { repoStack } from "../helpers/fixtures";
@@ -11,7 +11,7 @@ describe("TrainingJob", () => {
   const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
 
   it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {
-    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", image: "img:1", entrypoint: "python train.py", gpus: 8, nodePool: "a10g-4x" });
+    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "meta-llama/Llama-3.2-1B", image: "img:1", entrypoint: "python train.py", gpus: 8, nodePool: "a10g-4x" });
     const [rayJob] = job.render(ctx);
     expect(rayJob?.kind).toBe("RayJob");
     if (rayJob?.kind !== "RayJob") return;
@@ -31,7 +31,7 @@ describe("TrainingJob", () => {
   });
 
   it("lets tuned values win over user env vars of the same name", () => {
-    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x", env: { NCCL_SOCKET_IFNAME: "ens5", WANDB_PROJECT: "p" } });
+    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "Qwen/Qwen2.5-0.5B", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x", env: { NCCL_SOCKET_IFNAME: "ens5", WANDB_PROJECT: "p" } });
     const [rayJob] = job.render(ctx);
     if (rayJob?.kind !== "RayJob") throw new Error("no RayJob");
     const env = rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env;
@@ -42,14 +42,14 @@ describe("TrainingJob", () => {
   it("rejects an invalid spec with every bad field", () => {
     expect(() => new TrainingJob({ kind: "TrainingJob", name: "Bad Name", image: "", entrypoint: "x", gpus: 0 } as never)).toThrow(ConfigError);
     expect(() => new TrainingJob({ kind: "TrainingJob", name: "ok", image: "i", entrypoint: "x", gpus: 1.5, strategy: "fsdp" } as never)).toThrow(
-      'TrainingJob: 2 problems\n  ✖ gpus: expected int (got 1.5)\n  ✖ strategy: must be one of "ddp" (got "fsdp")',
+      'TrainingJob: 3 problems\n  ✖ model: required (got (missing))\n  ✖ gpus: expected int (got 1.5)\n  ✖ strategy: must be one of "ddp", "deepspeed", "auto" (got "fsdp")',
     );
   });
 
   it("picks the pool by instance type, and rejects a pool that does not exist", () => {
-    const byType = new TrainingJob({ kind: "TrainingJob", name: "t", image: "i", entrypoint: "x", gpus: 2, instanceType: "g5.2xlarge" }).plan(ctx);
+    const byType = new TrainingJob({ kind: "TrainingJob", name: "t", model: "meta-llama/Llama-3.2-1B", image: "i", entrypoint: "x", gpus: 2, instanceType: "g5.2xlarge" }).plan(ctx);
     expect(byType.nodePool).toBe("a10g-1x");
-    expect(() => new TrainingJob({ kind: "TrainingJob", name: "t", image: "i", entrypoint: "x", gpus: 2, nodePool: "h100" }).plan(ctx)).toThrow(
+    expect(() => new TrainingJob({ kind: "TrainingJob", name: "t", model: "meta-llama/Llama-3.2-1B", image: "i", entrypoint: "x", gpus: 2, nodePool: "h100" }).plan(ctx)).toThrow(
       'workload.nodePool: no GPU pool has this name; pools are "a10g-4x" (g5.12xlarge), "a10g-1x" (g5.2xlarge) (got "h100")',
     );
   });

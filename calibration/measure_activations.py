@@ -1,0 +1,135 @@
+"""Measure the bytes of activations that autograd saves for backward, per transformer layer and per token.
+
+Reproducible calibration for the planner's activation model (core/memory/activations.ts). Tiny, randomly
+initialised models of each family are built from a config (no weights are downloaded), run forward with a
+causal-LM (or masked-LM) loss on CPU, and every tensor packed by ``torch.autograd.graph.saved_tensors_hooks``
+is counted once per storage (parameters excluded). Bytes are attributed to the transformer layer, or to the
+"head" (final norm, LM head and loss) by module hooks.
+
+Usage: python calibration/measure_activations.py > test/data/activation-calibration.json
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+
+import torch
+import transformers
+from torch.autograd.graph import saved_tensors_hooks
+
+torch.manual_seed(0)
+
+# Tiny configs of each family. Shapes are small but keep each family's structure (GQA, head_dim != hidden/heads,
+# q/k/v bias, gated or plain MLP, pre/post-norm).
+FAMILIES = {
+    "llama": lambda h, i, hd, v: transformers.LlamaConfig(
+        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+        head_dim=hd, vocab_size=v, max_position_embeddings=1024, tie_word_embeddings=False),
+    "qwen2": lambda h, i, hd, v: transformers.Qwen2Config(
+        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=1,
+        head_dim=hd, vocab_size=v, max_position_embeddings=1024, tie_word_embeddings=True),
+    "gemma": lambda h, i, hd, v: transformers.GemmaConfig(
+        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4,
+        head_dim=hd, vocab_size=v, max_position_embeddings=1024),
+    "bert": lambda h, i, hd, v: transformers.BertConfig(
+        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, vocab_size=v,
+        max_position_embeddings=1024, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
+    "gpt2": lambda h, i, hd, v: transformers.GPT2Config(
+        n_embd=h, n_inner=i, n_layer=3, n_head=4, vocab_size=v, n_positions=1024,
+        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0),
+}
+
+# (hidden, intermediate, head_dim, vocab): three shapes so the hidden, head, MLP and vocabulary terms separate.
+SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
+
+
+def build(family: str, h: int, i: int, hd: int, v: int):
+    cfg = FAMILIES[family](h, i, hd, v)
+    cfg._attn_implementation = "sdpa"
+    if family == "bert":
+        model = transformers.BertForMaskedLM(cfg)
+    else:
+        model = transformers.AutoModelForCausalLM.from_config(cfg)
+    return model
+
+
+def layers_of(model):
+    """The transformer blocks: the ModuleList named layers / layer / h, also under a PEFT wrapper."""
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.ModuleList) and name.split(".")[-1] in ("layers", "layer", "h"):
+            return list(module)
+    raise RuntimeError("no transformer blocks found")
+
+
+def measure(family: str, shape: tuple, batch: int, seq: int, checkpointing: bool, lora: bool) -> dict:
+    h, i, hd, v = shape
+    model = build(family, h, i, hd, v).to(torch.bfloat16)
+    if lora:
+        from peft import LoraConfig, get_peft_model
+
+        targets = {"bert": ["query", "value"], "gpt2": ["c_attn"]}.get(family, ["q_proj", "v_proj"])
+        model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules=targets, lora_dropout=0.0,
+                                                 fan_in_fan_out=family == "gpt2"))
+        model.enable_input_require_grads()
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model.train()
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    layers = layers_of(model)
+    region = {"name": "embed"}
+
+    for idx, layer in enumerate(layers):
+        layer.register_forward_pre_hook(lambda _m, _a, idx=idx: region.update(name=f"layer{idx}"))
+        layer.register_forward_hook(lambda _m, _a, _o, idx=idx: region.update(name="head" if idx == len(layers) - 1 else region["name"]))
+
+    seen: dict[int, tuple[str, int]] = {}
+
+    def pack(t: torch.Tensor):
+        st = t.untyped_storage()
+        key = st.data_ptr()
+        if key not in params and key not in seen:
+            seen[key] = (region["name"], st.nbytes())
+        return t
+
+    ids = torch.randint(0, v, (batch, seq))
+    with saved_tensors_hooks(pack, lambda t: t):
+        out = model(input_ids=ids, labels=ids)
+    out.loss.backward()
+    per_region: dict[str, int] = {}
+    for name, nbytes in seen.values():
+        per_region[name] = per_region.get(name, 0) + nbytes
+    inner = [per_region.get(f"layer{k}", 0) for k in range(1, len(layers))]
+    return {
+        "family": family, "hidden": h, "intermediate": i, "headDim": hd if family in ("llama", "qwen2", "gemma") else h // 4,
+        "heads": 4, "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4), "vocab": v, "batch": batch, "seq": seq,
+        "checkpointing": checkpointing, "lora": lora,
+        "layerBytes": inner, "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
+        "headBytes": per_region.get("head", 0), "embedBytes": per_region.get("embed", 0),
+        "layer0Bytes": per_region.get("layer0", 0),
+        # Every saved byte of the step (layers, embeddings, head). With checkpointing the per-region split is not
+        # meaningful (a checkpoint saves its layer's input before the layer's hooks run), the total is.
+        "totalBytes": sum(per_region.values()),
+        "layers": len(layers),
+    }
+
+
+def main() -> None:
+    rows = []
+    for family in FAMILIES:
+        for shape in SHAPES:
+            for checkpointing in (False, True):
+                for lora in (False, True):
+                    for batch, seq in ((1, 64), (2, 128)):
+                        rows.append(measure(family, shape, batch, seq, checkpointing, lora))
+    json.dump({
+        "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
+                 "bf16 weights, SDPA attention, dropout 0, on CPU. Produced by calibration/measure_activations.py.",
+        "torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
+        "rows": rows,
+    }, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+/**
+ * How a workload names its model: a catalog id (or an instruct/chat alias of one), or the architecture itself.
+ */
+import { z } from "zod";
+import { catalogModel, MODEL_NAMES, type ModelArchitecture } from "../models";
+import { suggest } from "./zod-issues";
+
+const positiveInt = z.number().int().min(1);
+
+/** A model given by its architecture, for models outside the catalog. */
+export const ModelArchitectureSchema = z.strictObject({
+  /** Unique parameters (tied weights once). */
+  parameters: positiveInt,
+  layers: positiveInt.max(512),
+  hiddenSize: positiveInt,
+  attentionHeads: positiveInt,
+  /**
+   * Key/value heads (grouped-query attention).
+   * @default - attentionHeads
+   */
+  kvHeads: positiveInt.optional(),
+  /**
+   * Size of one attention head.
+   * @default - hiddenSize / attentionHeads
+   */
+  headDim: positiveInt.optional(),
+  intermediateSize: positiveInt,
+  vocabSize: positiveInt,
+  /** Feed-forward type: swiglu and geglu have 3 matrices, gelu 2. */
+  mlp: z.enum(["swiglu", "geglu", "gelu"]),
+  /**
+   * Input embedding and LM head share weights.
+   * @default false
+   */
+  tiedEmbeddings: z.boolean().default(false),
+  /**
+   * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
+   * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
+   */
+  largestLayerParameters: positiveInt.optional(),
+  /**
+   * Encoders (embedding models) or decoders (LLMs).
+   * @default "decoder-llm"
+   */
+  type: z.enum(["decoder-llm", "encoder-embedding"]).default("decoder-llm"),
+});
+
+/** A catalog name or an architecture. */
+export const ModelRefSchema = z.union([
+  z.string().superRefine((name, ctx) => {
+    if (catalogModel(name)) return;
+    const hint = suggest(name, MODEL_NAMES);
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown model${hint ? `; did you mean "${hint}"?` : ""}; use a catalog id (see the model catalog in the README) or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, intermediateSize, vocabSize, mlp }`,
+    });
+  }),
+  ModelArchitectureSchema,
+]);
+
+export type ModelRef = z.infer<typeof ModelRefSchema>;
+
+/** The architecture a model reference stands for. */
+export function resolveModel(ref: ModelRef): ModelArchitecture {
+  if (typeof ref === "string") return catalogModel(ref)!;
+  const headDim = ref.headDim ?? Math.floor(ref.hiddenSize / ref.attentionHeads);
+  return {
+    family: "custom",
+    type: ref.type,
+    parameters: ref.parameters,
+    largestLayerParameters: ref.largestLayerParameters ?? Math.max(ref.vocabSize * ref.hiddenSize, ref.hiddenSize * ref.intermediateSize),
+    layers: ref.layers,
+    hiddenSize: ref.hiddenSize,
+    attentionHeads: ref.attentionHeads,
+    kvHeads: ref.kvHeads ?? ref.attentionHeads,
+    headDim,
+    intermediateSize: ref.intermediateSize,
+    mlp: ref.mlp,
+    vocabSize: ref.vocabSize,
+    tiedEmbeddings: ref.tiedEmbeddings,
+    source: "given by the workload",
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Model states per GPU (weights, gradients, optimizer states) for full training and for LoRA/QLoRA.
+ *
+ * Accounting (bytes per parameter):
+ * - Plain DDP (ZeRO stage 0), HF "Anatomy of Model's Memory" (transformers `docs/source/en/model_memory_anatomy.md`):
+ *   weights 4 (fp32) or 6 (mixed: fp32 plus the 16-bit copy autocast uses), gradients 4, optimizer 8 (AdamW),
+ *   2 (8-bit AdamW) or 4 (SGD with momentum): 18 bytes per parameter for mixed-precision AdamW. Pure bf16
+ *   (bf16-true) keeps 2 + 2 + 4 = 8.
+ * - ZeRO 2 and 3: DeepSpeed's estimator (./deepspeed.ts), split into its terms; other optimizers replace its 8
+ *   bytes of Adam states with their own. ZeRO 1 shards the fp32 master, fp32 gradients and states like ZeRO 2,
+ *   but keeps the full 16-bit gradients.
+ * - LoRA: frozen base weights (16-bit, or NF4 for QLoRA) plus fp32 adapters (PEFT's default
+ *   `autocast_adapter_dtype=True`) with fp32 gradients and optimizer states: 16 bytes per adapter parameter.
+ * - NF4 (QLoRA paper, Dettmers et al. 2023, §2): 4 bits per weight plus an fp32 absmax per 64 weights
+ *   (0.5625 B/param); double quantization stores absmax in 8 bits with an fp32 constant per 256 blocks
+ *   (0.5 + 1/64 + 4/(64·256) ≈ 0.5159 B/param). Only the blocks' linear layers are quantized.
+ */
+import { zero2ModelStates, zero3ModelStates } from "./deepspeed";
+
+export const PRECISIONS = ["bf16-mixed", "bf16-true", "fp16-mixed", "fp32"] as const;
+export type Precision = (typeof PRECISIONS)[number];
+export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"] as const;
+export type Optimizer = (typeof OPTIMIZERS)[number];
+export const OFFLOADS = ["none", "optimizer", "optimizer-and-parameters"] as const;
+export type Offload = (typeof OFFLOADS)[number];
+export type ZeroStage = 0 | 1 | 2 | 3;
+export const QUANTIZATIONS = ["none", "nf4", "nf4-double"] as const;
+export type Quantization = (typeof QUANTIZATIONS)[number];
+
+/** Bytes per NF4 weight, single and double quantization. */
+export const NF4_BYTES_PER_PARAM = { nf4: 0.5 + 4 / 64, "nf4-double": 0.5 + 1 / 64 + 4 / (64 * 256) } as const;
+
+/** Optimizer state bytes per trainable parameter (states only, no master copy). */
+export function optimizerStateBytes(optimizer: Optimizer, statesIn16Bit: boolean): number {
+  switch (optimizer) {
+    case "adamw":
+      return statesIn16Bit ? 4 : 8;
+    case "adamw-8bit":
+      return 2;
+    case "sgd":
+      return statesIn16Bit ? 2 : 4;
+  }
+}
+
+/** Model states of one GPU, in bytes; `cpuBytes` is what offloading needs per node. */
+export interface ModelStates {
+  readonly weights: number;
+  readonly gradients: number;
+  readonly optimizerStates: number;
+  readonly cpuBytesPerNode: number;
+}
+
+/** Input of {@link fullTrainingStates}. */
+export interface FullStatesInput {
+  readonly parameters: number;
+  readonly largestLayerParameters: number;
+  readonly gpus: number;
+  readonly gpusPerNode: number;
+  readonly precision: Precision;
+  readonly optimizer: Optimizer;
+  readonly zeroStage: ZeroStage;
+  readonly offload: Offload;
+}
+
+/** Model states per GPU when every parameter trains. */
+export function fullTrainingStates(s: FullStatesInput): ModelStates {
+  const p = s.parameters;
+  const n = s.gpus;
+  const nodes = Math.max(1, Math.ceil(s.gpus / s.gpusPerNode));
+  const fp32 = s.precision === "fp32";
+  if (s.zeroStage === 0) {
+    if (s.precision === "bf16-true") return { weights: 2 * p, gradients: 2 * p, optimizerStates: optimizerStateBytes(s.optimizer, true) * p, cpuBytesPerNode: 0 };
+    return { weights: (fp32 ? 4 : 6) * p, gradients: 4 * p, optimizerStates: optimizerStateBytes(s.optimizer, false) * p, cpuBytesPerNode: 0 };
+  }
+  // DeepSpeed keeps fp32 master weights and fp32 gradient partitions whenever it trains in 16 bit.
+  const k = optimizerStateBytes(s.optimizer, false);
+  const w16 = fp32 ? 4 : 2;
+  const master = fp32 ? 0 : 4;
+  const grad32 = fp32 ? 0 : 4;
+  if (s.zeroStage === 1) {
+    return { weights: w16 * p, gradients: w16 * p + Math.trunc((grad32 * p) / n), optimizerStates: Math.trunc(((master + k) * p) / n), cpuBytesPerNode: 0 };
+  }
+  if (s.zeroStage === 2) {
+    const ds = zero2ModelStates({ totalParams: p, gpusPerNode: s.gpusPerNode, nodes, cpuOffload: s.offload !== "none" });
+    if (s.offload !== "none") return { weights: w16 * p, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
+    return { weights: w16 * p, gradients: Math.trunc(((w16 + grad32) * p) / n), optimizerStates: Math.trunc(((master + k) * p) / n), cpuBytesPerNode: 0 };
+  }
+  const ds = zero3ModelStates({
+    totalParams: p,
+    largestLayerParams: s.largestLayerParameters,
+    gpusPerNode: s.gpusPerNode,
+    nodes,
+    cpuOffload: s.offload !== "none",
+    cpuOffloadParams: s.offload === "optimizer-and-parameters",
+  });
+  const gathered = (fp32 ? 2 : 1) * ds.largestLayerBytes;
+  if (s.offload === "optimizer-and-parameters") return { weights: gathered, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
+  if (s.offload === "optimizer") return { weights: gathered + Math.trunc((w16 * p) / n), gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
+  return {
+    weights: gathered + Math.trunc((w16 * p) / n),
+    gradients: Math.trunc((4 * p) / n),
+    optimizerStates: Math.trunc(((master + k) * p) / n),
+    cpuBytesPerNode: 0,
+  };
+}
+
+/** Input of {@link loraStates}. */
+export interface LoraStatesInput {
+  readonly parameters: number;
+  /** Parameters of the blocks' linear layers (quantized under QLoRA). */
+  readonly quantizableParameters: number;
+  readonly adapterParameters: number;
+  readonly precision: Precision;
+  readonly optimizer: Optimizer;
+  readonly quantization: Quantization;
+  readonly gpus: number;
+  readonly zeroStage: ZeroStage;
+}
+
+/** Model states per GPU for LoRA/QLoRA: frozen base plus fp32 adapters, their gradients and optimizer states. */
+export function loraStates(s: LoraStatesInput): ModelStates {
+  const baseBytes = s.precision === "fp32" ? 4 : 2;
+  const base =
+    s.quantization === "none"
+      ? baseBytes * s.parameters
+      : 2 * (s.parameters - s.quantizableParameters) + NF4_BYTES_PER_PARAM[s.quantization] * s.quantizableParameters;
+  const shardBase = s.zeroStage === 3 ? s.gpus : 1;
+  const shardStates = s.zeroStage >= 1 ? s.gpus : 1;
+  const a = s.adapterParameters;
+  return {
+    weights: Math.trunc(base / shardBase) + 4 * a,
+    gradients: Math.trunc((4 * a) / (s.zeroStage >= 2 ? s.gpus : 1)),
+    optimizerStates: Math.trunc((optimizerStateBytes(s.optimizer, false) * a) / shardStates),
+    cpuBytesPerNode: 0,
+  };
+}

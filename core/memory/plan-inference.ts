@@ -1,0 +1,105 @@
+/**
+ * Knobs for inference workloads on an A10G: the largest embedding batch that fits, and for LLM batch inference
+ * the smallest tensor-parallel size whose KV cache holds the concurrency the job needs.
+ */
+import { DecisionLog, type Decision } from "../decisions";
+import { kvCacheBytesPerToken, type ModelArchitecture } from "../models";
+import { estimateEncoderInference, estimateLlmServing, type MemoryEstimate, type ServingEstimate } from "./estimate";
+import { SAFETY_MARGIN } from "./plan-training";
+
+/** Largest embedding batch tried. */
+export const MAX_EMBEDDING_BATCH = 1024;
+
+export interface EmbeddingMemoryPlan {
+  readonly batchSize: number;
+  readonly sequenceLength: number;
+  readonly memory: MemoryEstimate;
+  readonly fits: boolean;
+  readonly decisions: readonly Decision[];
+  readonly advice: readonly string[];
+}
+
+/** Batch size for encoder inference: pinned, or the largest power of two up to 1024 that fits. */
+export function planEmbeddingMemory(args: { model: ModelArchitecture; sequenceLength: number; batchSize?: number | undefined; usableGiB: number }): EmbeddingMemoryPlan {
+  const target = args.usableGiB * (1 - SAFETY_MARGIN);
+  const sizes = args.batchSize !== undefined ? [args.batchSize] : Array.from({ length: 11 }, (_, k) => MAX_EMBEDDING_BATCH >> k);
+  let pick = sizes[sizes.length - 1]!;
+  let memory = estimateEncoderInference({ model: args.model, batchSize: pick, sequenceLength: args.sequenceLength, usableGiB: args.usableGiB });
+  for (const b of sizes) {
+    const m = estimateEncoderInference({ model: args.model, batchSize: b, sequenceLength: args.sequenceLength, usableGiB: args.usableGiB });
+    if (m.requiredGiB <= target) {
+      pick = b;
+      memory = m;
+      break;
+    }
+  }
+  const fits = memory.requiredGiB <= target;
+  const log = new DecisionLog();
+  log.decide("batchSize", pick, `${args.batchSize !== undefined ? "pinned by the workload" : `largest power of two up to ${MAX_EMBEDDING_BATCH} that fits`}: weights ${memory.breakdownGiB.weights} GiB + working set ${memory.breakdownGiB.activations} GiB for ${pick} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`);
+  const advice = fits ? [] : [`does not fit: ${memory.requiredGiB} GiB per GPU at batch ${pick}; use a smaller batchSize or sequenceLength`];
+  return { batchSize: pick, sequenceLength: args.sequenceLength, memory, fits, decisions: log.decisions, advice };
+}
+
+export interface ServingMemoryPlan {
+  readonly tensorParallelSize: number;
+  readonly replicas: number;
+  readonly gpuMemoryUtilization: number;
+  readonly kvCacheBytesPerToken: number;
+  readonly maxConcurrentSequences: number;
+  readonly memory: ServingEstimate;
+  readonly fits: boolean;
+  readonly decisions: readonly Decision[];
+  readonly advice: readonly string[];
+}
+
+/** vLLM's default cap on sequences per step (`max_num_seqs`). */
+export const MAX_NUM_SEQS = 256;
+/** Fewest sequences a replica must hold at once to keep the GPU busy. */
+export const MIN_CONCURRENCY = 4;
+
+/** Tensor parallelism, KV-cache budget and concurrency for offline LLM inference. */
+export function planServingMemory(args: {
+  model: ModelArchitecture;
+  gpus: number;
+  gpusPerNode: number;
+  maxPromptTokens: number;
+  maxNewTokens: number;
+  gpuMemoryUtilization: number;
+  tensorParallelSize?: number | undefined;
+  usableGiB: number;
+}): ServingMemoryPlan {
+  const seqTokens = args.maxPromptTokens + args.maxNewTokens;
+  const maxBatchedTokens = Math.max(8192, seqTokens);
+  const options = args.tensorParallelSize !== undefined ? [args.tensorParallelSize] : [1, 2, 4, 8].filter((t) => t <= args.gpusPerNode && args.gpus % t === 0);
+  const evaluate = (tp: number) => estimateLlmServing({ model: args.model, tensorParallel: tp, gpuMemoryUtilization: args.gpuMemoryUtilization, maxBatchedTokens, usableGiB: args.usableGiB });
+  let tp = options[options.length - 1] ?? 1;
+  let memory = evaluate(tp);
+  for (const t of options) {
+    const m = evaluate(t);
+    if (m.fits && Math.floor(m.kvCacheTokens / seqTokens) >= MIN_CONCURRENCY) {
+      tp = t;
+      memory = m;
+      break;
+    }
+  }
+  const concurrency = Math.min(MAX_NUM_SEQS, Math.floor(memory.kvCacheTokens / seqTokens));
+  const fits = memory.fits && concurrency >= 1;
+  const log = new DecisionLog();
+  log.decide("tensorParallelSize", tp, args.tensorParallelSize !== undefined ? "pinned by the workload" : `smallest size whose KV cache holds at least ${MIN_CONCURRENCY} sequences of ${seqTokens} tokens; g5 GPUs talk over PCIe only, so tensor parallelism is kept small`);
+  log.decide("gpuMemoryUtilization", args.gpuMemoryUtilization, `vLLM may use this share of the ${args.usableGiB} GiB; the rest is CUDA context and headroom`);
+  log.decide("kvCacheBytesPerToken", kvCacheBytesPerToken(args.model), `2 (K,V) x ${args.model.layers} layers x ${args.model.kvHeads} KV heads x ${args.model.headDim} head dim x 2 bytes`);
+  log.decide("maxConcurrentSequences", concurrency, `KV cache ${memory.breakdownGiB.kvCache} GiB = ${memory.kvCacheTokens} tokens per replica / ${seqTokens} tokens per sequence (prompt ${args.maxPromptTokens} + new ${args.maxNewTokens}), at most ${MAX_NUM_SEQS}`);
+  log.decide("replicas", Math.floor(args.gpus / tp), `${args.gpus} GPUs / tensor parallel ${tp}`);
+  const advice = fits ? [] : [`does not fit: weights ${memory.breakdownGiB.weights} GiB per GPU leave no room for a ${seqTokens}-token KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`];
+  return {
+    tensorParallelSize: tp,
+    replicas: Math.floor(args.gpus / tp),
+    gpuMemoryUtilization: args.gpuMemoryUtilization,
+    kvCacheBytesPerToken: kvCacheBytesPerToken(args.model),
+    maxConcurrentSequences: concurrency,
+    memory,
+    fits,
+    decisions: log.decisions,
+    advice,
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Workload constructs: a small typed spec in, a plan (memory, knobs, cluster shape, a reason per value) and a
+ * `ray.io/v1` RayJob out. One class per kind over a shared core; the kinds differ in their memory planner and
+ * in what their worker pods need.
+ */
+import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
+import {
+  BatchInferenceSpecSchema, EmbeddingPipelineSpecSchema, LoRAFineTuneSpecSchema, TrainingJobSpecSchema, WorkloadSpecSchema,
+  type WorkloadKind, type WorkloadSpec, type WorkloadSpecInput,
+} from "../core/config/workloads";
+import { joinPath, toConfigIssues } from "../core/config/zod-issues";
+import { ConfigError, IssueCollector } from "../core/errors";
+import type { z } from "zod";
+import { resolveGpuPool, type WorkloadContext } from "./context";
+import { planWorkloadMemory, type WorkloadMemoryPlan } from "./memory";
+import { WORKER_NEEDS } from "./needs";
+import { renderRayJob } from "./rayjob/render";
+import type { KubeObject } from "./rayjob/types";
+
+/** A planned workload. */
+export interface WorkloadPlan {
+  readonly name: string;
+  readonly kind: WorkloadKind;
+  readonly environment: WorkloadContext["environment"];
+  readonly nodePool: string;
+  readonly instanceType: string;
+  readonly gpus: number;
+  /** The model as the workload named it (catalog id), or "custom". */
+  readonly modelName: string;
+  readonly memory: WorkloadMemoryPlan;
+  readonly shape: ClusterShapePlan;
+}
+
+/** Shared machinery of every kind. */
+export class Workload<S extends WorkloadSpec = WorkloadSpec> {
+  /** The validated spec, defaults applied. */
+  readonly spec: S;
+
+  /** @throws ConfigError listing every invalid field of `spec`. */
+  constructor(spec: WorkloadSpecInput | WorkloadSpec, schema: z.ZodType = WorkloadSpecSchema) {
+    const result = schema.safeParse(spec);
+    if (!result.success) {
+      const kind = (spec as { kind?: unknown }).kind;
+      throw new ConfigError(toConfigIssues(result.error, schema, spec, (p) => joinPath(p) || "(root)"), typeof kind === "string" ? kind : "workload");
+    }
+    this.spec = result.data as S;
+  }
+
+  /**
+   * Plans the workload for a stack: pool, memory and knobs, cluster shape.
+   * @throws ConfigError when the job cannot be placed on the stack's pools. A job that does not fit in GPU
+   *   memory still plans, with `memory.fits` false and the ways out in `memory.advice`.
+   */
+  plan(ctx: WorkloadContext): WorkloadPlan {
+    const path = ctx.path ?? "workload";
+    const issues = new IssueCollector();
+    const pool = resolveGpuPool(this.spec, ctx.pools, path, issues);
+    issues.throwIfAny();
+    const planned = planWorkloadMemory(this.spec, pool!);
+    const shape = planClusterShape({
+      environment: ctx.environment,
+      gpus: this.spec.gpus,
+      gpuPool: pool!,
+      headPool: ctx.pools.cpu,
+      needs: WORKER_NEEDS[this.spec.kind],
+      maxRuntimeMinutes: this.spec.maxRuntimeMinutes,
+      path,
+    });
+    const memory = withHostMemoryCheck(planned, shape);
+    return {
+      name: this.spec.name,
+      kind: this.spec.kind,
+      environment: ctx.environment,
+      nodePool: pool!.name,
+      instanceType: pool!.instanceType,
+      gpus: this.spec.gpus,
+      modelName: typeof this.spec.model === "string" ? this.spec.model : "custom",
+      memory,
+      shape,
+    };
+  }
+
+  /**
+   * The Kubernetes objects this workload needs (the RayJob).
+   * @throws ConfigError when `image` or `entrypoint` is missing, or the job does not fit in GPU memory.
+   */
+  render(ctx: WorkloadContext, plan: WorkloadPlan = this.plan(ctx)): KubeObject[] {
+    const path = ctx.path ?? "workload";
+    const issues = new IssueCollector();
+    if (this.spec.image === undefined) issues.add(`${path}.image`, "required to render: the container image with Ray and your code");
+    if (this.spec.entrypoint === undefined) issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
+    if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
+    issues.throwIfAny();
+    return [
+      renderRayJob({
+        name: this.spec.name,
+        namespace: ctx.namespace,
+        kind: this.spec.kind,
+        environment: ctx.environment,
+        image: this.spec.image!,
+        entrypoint: this.spec.entrypoint!,
+        shape: plan.shape,
+        userEnv: this.spec.env,
+      }),
+    ];
+  }
+}
+
+/** CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. */
+function withHostMemoryCheck(m: WorkloadMemoryPlan, shape: ClusterShapePlan): WorkloadMemoryPlan {
+  const need = m.memory.cpuOffloadGiBPerNode;
+  if (need === 0 || need <= shape.worker.heapGiB) return m;
+  return {
+    ...m,
+    fits: false,
+    advice: [...m.advice, `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ${shape.worker.heapGiB} GiB outside /dev/shm: use more GPUs, or g5.48xlarge (more RAM per GPU)`],
+  };
+}
+
+type SpecOf<K extends WorkloadKind> = Extract<WorkloadSpec, { kind: K }>;
+type InputOf<K extends WorkloadKind> = Extract<WorkloadSpecInput, { kind: K }>;
+
+/** Multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */
+export class TrainingJob extends Workload<SpecOf<"TrainingJob">> {
+  constructor(spec: InputOf<"TrainingJob">) {
+    super(spec, TrainingJobSpecSchema);
+  }
+}
+
+/** Supervised fine-tuning with LoRA or QLoRA, text or vision-language. */
+export class LoRAFineTune extends Workload<SpecOf<"LoRAFineTune">> {
+  constructor(spec: InputOf<"LoRAFineTune">) {
+    super(spec, LoRAFineTuneSpecSchema);
+  }
+}
+
+/** Ray Data batch embeddings with an encoder. */
+export class EmbeddingPipeline extends Workload<SpecOf<"EmbeddingPipeline">> {
+  constructor(spec: InputOf<"EmbeddingPipeline">) {
+    super(spec, EmbeddingPipelineSpecSchema);
+  }
+}
+
+/** Offline LLM inference over a dataset. */
+export class BatchInference extends Workload<SpecOf<"BatchInference">> {
+  constructor(spec: InputOf<"BatchInference">) {
+    super(spec, BatchInferenceSpecSchema);
+  }
+}
