@@ -3,7 +3,7 @@
  * Exit codes: 0 ok, 1 invalid input (every problem listed), 2 usage error.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ENVIRONMENTS, type Environment } from "../core/config/stack";
+import { ENVIRONMENTS, type Environment, type StackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { stableJson } from "../core/serialize";
 import { planStack } from "../workloads/stack";
@@ -43,8 +43,10 @@ function build(io: Io, setCode: (c: number) => void): Command {
       if (!opts.stack && !opts.workload) throw new UsageError("plan needs --stack <name> or --workload <file>");
       let stackName = opts.stack;
       let config;
+      let source: string | undefined;
       if (opts.workload) {
         const spec = loadWorkloadFile(opts.workload);
+        source = opts.workload;
         if (opts.stack) {
           const stack = loadStackConfig(dir, opts.stack).config;
           config = { ...stack, environment: opts.env ?? stack.environment, workloads: [spec] };
@@ -56,7 +58,7 @@ function build(io: Io, setCode: (c: number) => void): Command {
         if (opts.env) throw new UsageError("--env applies to --workload only; a stack's environment comes from its config");
         config = loadStackConfig(dir, opts.stack!).config;
       }
-      const plan = planStack(config);
+      const plan = planStackOrThrow(config, source);
       io.out(opts.json ? stableJson(planDocument(stackName, plan)) : `${planText(stackName, plan)}\n`);
       const misfits = plan.workloads.filter((w) => !w.memory.fits);
       if (misfits.length > 0) {
@@ -79,6 +81,17 @@ function build(io: Io, setCode: (c: number) => void): Command {
 
   program.hook("preAction", () => setCode(EXIT.ok));
   return program;
+}
+
+/** Plans; a workload file's problems are reported against the file, as `workload.<field>`. */
+function planStackOrThrow(config: StackConfig, workloadFile: string | undefined) {
+  if (workloadFile === undefined) return planStack(config);
+  try {
+    return planStack(config, { workloadPath: () => "workload" });
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(e.issues, workloadFile);
+    throw e;
+  }
 }
 
 /** Runs the CLI with `argv` (without `node` and the script) and returns the exit code. */

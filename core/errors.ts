@@ -51,6 +51,11 @@ export class IssueCollector {
     this.found.push(arguments.length > 2 ? { path, message, value } : { path, message });
   }
 
+  /** Adds the issues of a caught {@link ConfigError}. */
+  addAll(issues: readonly ConfigIssue[]): void {
+    this.found.push(...issues);
+  }
+
   get issues(): readonly ConfigIssue[] {
     return this.found;
   }

@@ -44,6 +44,11 @@ export interface PlanStackOptions {
    * @default false: workloads that cannot render yet are listed in `notRendered`
    */
   readonly requireRender?: boolean;
+  /**
+   * Config path of workload `i` in error messages.
+   * @default - `ray-gpu:workloads[i]`
+   */
+  readonly workloadPath?: (index: number) => string;
 }
 
 /**
@@ -58,7 +63,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions = {}): 
   const objects: { workload: string; objects: KubeObject[] }[] = [];
   const notRendered: { workload: string; reason: string }[] = [];
   config.workloads.forEach((spec, i) => {
-    const ctx = { environment: config.environment, pools, namespace: config.platform.workloadNamespace, path: `ray-gpu:workloads[${i}]` };
+    const ctx = { environment: config.environment, pools, namespace: config.platform.workloadNamespace, path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]` };
     try {
       const construct = constructFor(spec);
       const plan = construct.plan(ctx);

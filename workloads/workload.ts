@@ -56,17 +56,25 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     const issues = new IssueCollector();
     const pool = resolveGpuPool(this.spec, ctx.pools, path, issues);
     issues.throwIfAny();
+    checkBatchArithmetic(this.spec, path, issues);
+    let shape: ClusterShapePlan | undefined;
+    try {
+      shape = planClusterShape({
+        environment: ctx.environment,
+        gpus: this.spec.gpus,
+        gpuPool: pool!,
+        headPool: ctx.pools.cpu,
+        needs: WORKER_NEEDS[this.spec.kind],
+        maxRuntimeMinutes: this.spec.maxRuntimeMinutes,
+        path,
+      });
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      issues.addAll(e.issues);
+    }
+    issues.throwIfAny();
     const planned = planWorkloadMemory(this.spec, pool!);
-    const shape = planClusterShape({
-      environment: ctx.environment,
-      gpus: this.spec.gpus,
-      gpuPool: pool!,
-      headPool: ctx.pools.cpu,
-      needs: WORKER_NEEDS[this.spec.kind],
-      maxRuntimeMinutes: this.spec.maxRuntimeMinutes,
-      path,
-    });
-    const memory = withHostMemoryCheck(planned, shape);
+    const memory = withHostMemoryCheck(planned, shape!);
     return {
       name: this.spec.name,
       kind: this.spec.kind,
@@ -76,7 +84,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
       gpus: this.spec.gpus,
       modelName: typeof this.spec.model === "string" ? this.spec.model : "custom",
       memory,
-      shape,
+      shape: shape!,
     };
   }
 
@@ -103,6 +111,18 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         userEnv: this.spec.env,
       }),
     ];
+  }
+}
+
+/** The global batch must split evenly over GPUs and micro-batches, or it cannot be kept exactly. */
+function checkBatchArithmetic(spec: WorkloadSpec, path: string, issues: IssueCollector): void {
+  if (spec.kind !== "TrainingJob" && spec.kind !== "LoRAFineTune") return;
+  const { globalBatchSize: global, microBatchSize: micro, gpus } = spec;
+  if (global === undefined) return;
+  if (global % gpus !== 0) {
+    issues.add(`${path}.globalBatchSize`, `must be a multiple of gpus (${gpus}) so every GPU gets the same share; use ${Math.max(gpus, Math.round(global / gpus) * gpus)}`, global);
+  } else if (micro !== undefined && (global / gpus) % micro !== 0) {
+    issues.add(`${path}.microBatchSize`, `must divide the per-GPU batch ${global / gpus} (globalBatchSize ${global} / ${gpus} GPUs)`, micro);
   }
 }
 

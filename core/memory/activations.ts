@@ -49,7 +49,7 @@ export const HEAD_H: { readonly [K in BlockKind]: { readonly full: number; reado
   llama: { full: 8, lora: 4 },
   gemma: { full: 10, lora: 4 },
   bert: { full: 8, lora: 4 },
-  gpt: { full: 4, lora: 4 },
+  gpt: { full: 4, lora: 2 },
 };
 
 /** Per-token constant of the head (fp32 norm statistics and loss bookkeeping). */
