@@ -11,6 +11,7 @@ import { planDocument, planText } from "./plan-view";
 import { writeRender } from "./render";
 import { loadStackConfig, UsageError } from "./stack-file";
 import { loadWorkloadFile, standaloneStack } from "./workload-file";
+import { previewStack, previewText } from "./preview/run";
 
 /** Exit codes of the CLI; a stable contract for scripts. */
 export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
@@ -77,6 +78,17 @@ function build(io: Io, setCode: (c: number) => void): Command {
       const plan = planStack(loadStackConfig(dir, opts.stack).config, { requireRender: true });
       const files = writeRender(opts.stack, plan, opts.out);
       io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
+    });
+
+  program
+    .command("preview")
+    .description("List every resource `pulumi up` would create for the stack, with inputs (secrets redacted), offline under Pulumi's mock runtime.")
+    .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
+    .option("--json", 'print { "resources": [ { "type", "name", "parent", "inputs" } ] }')
+    .action(async (opts: { stack: string; json?: boolean }) => {
+      const dir = program.opts<{ dir: string }>().dir;
+      const doc = await previewStack(dir, opts.stack);
+      io.out(opts.json ? stableJson(doc) : previewText(opts.stack, doc));
     });
 
   program.hook("preAction", () => setCode(EXIT.ok));

@@ -49,6 +49,15 @@ export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> 
 }
 
 /**
+ * The `config:` map of a stack file as the Pulumi runtime hands it to a program: plain values as strings,
+ * structured values as JSON text.
+ */
+export function pulumiConfigMap(file: string): Record<string, string> {
+  const doc = parseYamlFile(readFileSync(file, "utf8"), file) as { config?: Record<string, unknown> };
+  return Object.fromEntries(Object.entries(doc.config ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+}
+
+/**
  * Loads and validates `Pulumi.<stack>.yaml` from `dir`.
  * @throws UsageError when the file does not exist; ConfigError listing every invalid key.
  */

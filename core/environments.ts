@@ -46,6 +46,19 @@ export interface EnvironmentProfile {
   readonly ncclDebug: "WARN" | "INFO" | undefined;
   /** Whether GPU pools may use spot capacity. */
   readonly spotAllowed: boolean;
+  /** What the environment means for the platform. */
+  readonly platform: {
+    /** NAT gateways: one shared (cheap) or one per zone (no cross-zone dependency). */
+    readonly natGateways: "Single" | "OnePerAz";
+    /** Zones with private subnets when the config does not say. */
+    readonly availabilityZones: number;
+    /** Cluster Autoscaler: how long a node must be unneeded before it is removed, and the pause after a scale-up. */
+    readonly scaleDownUnneededTime: string;
+    readonly scaleDownDelayAfterAdd: string;
+    /** Let `pulumi destroy` delete a bucket that still holds objects. */
+    readonly bucketForceDestroy: boolean;
+    readonly why: string;
+  };
   /** Why these values, for `ray-gpu plan`. */
   readonly why: {
     readonly cleanup: string;
@@ -67,6 +80,14 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     defaultMaxRuntimeMinutes: 120,
     ncclDebug: "WARN",
     spotAllowed: true,
+    platform: {
+      natGateways: "Single",
+      availabilityZones: 2,
+      scaleDownUnneededTime: "5m",
+      scaleDownDelayAfterAdd: "5m",
+      bucketForceDestroy: true,
+      why: "dev: one shared NAT gateway, two zones, idle GPU nodes removed after 5 min, a bucket that destroy may empty",
+    },
     why: {
       cleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
       backoffLimit: "dev does not retry: a failing dev job should fail fast and visibly",
@@ -89,6 +110,14 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     defaultMaxRuntimeMinutes: 24 * 60,
     ncclDebug: undefined,
     spotAllowed: false,
+    platform: {
+      natGateways: "OnePerAz",
+      availabilityZones: 3,
+      scaleDownUnneededTime: "10m",
+      scaleDownDelayAfterAdd: "10m",
+      bucketForceDestroy: false,
+      why: "prod: a NAT gateway per zone, three zones, idle GPU nodes removed after 10 min (fewer scale flaps between jobs), a bucket destroy never empties",
+    },
     why: {
       cleanup:
         "prod deletes the cluster at once on success; on failure it frees the GPU workers at once and keeps the head " +

@@ -24,3 +24,4 @@ export * from "./memory/estimate";
 export * from "./memory/lora";
 export * from "./memory/plan-training";
 export * from "./memory/plan-inference";
+export * from "./platform";

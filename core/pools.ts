@@ -19,6 +19,9 @@ export interface Taint {
   readonly effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
+/** Accelerator label the Cluster Autoscaler reads to know a node template has GPUs (its AWS README). */
+export const ACCELERATOR_LABEL = { "k8s.amazonaws.com/accelerator": "nvidia-a10g" } as const;
+
 /** Taint on every GPU node: only pods that tolerate it (Ray GPU workers, the device plugin) land there. */
 export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
 
@@ -105,7 +108,7 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       minNodes: g.minNodes,
       maxNodes: g.maxNodes,
       capacityType: g.capacityType,
-      labels: { [POOL_LABEL]: g.name, [ROLE_LABEL]: "gpu" },
+      labels: { [POOL_LABEL]: g.name, [ROLE_LABEL]: "gpu", ...ACCELERATOR_LABEL },
       taints: [GPU_TAINT],
       allocatable: alloc,
       daemonSetReserve: reserve,

@@ -2,11 +2,13 @@
  * The Pulumi program (`pulumi up` runs this). The only place that reads Pulumi config: every `ray-gpu:` key is
  * validated with the schema the CLI uses, then handed down as typed values.
  */
+import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { CONFIG_NAMESPACE, parseStackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { planStack } from "../workloads/stack";
 import { RayWorkload } from "../components/ray-workload";
+import { RayGpuPlatform } from "../components/platform";
 
 /** All `ray-gpu:` keys of the stack, namespace stripped; unknown keys are kept so the schema can reject them. */
 function readRayGpuConfig(): Record<string, unknown> {
@@ -38,9 +40,17 @@ function orRunError<T>(fn: () => T): T {
 const config = orRunError(() => parseStackConfig(readRayGpuConfig(), `Pulumi.${pulumi.getStack()}.yaml`));
 const plan = orRunError(() => planStack(config, { requireRender: true }));
 
-const workloads = plan.objects.map(({ workload, objects }) => new RayWorkload(workload, { objects }));
+// One explicit AWS provider for the region the config names; nothing reads `aws:region`.
+const awsProvider = new aws.Provider("aws", { region: config.region as aws.Region });
+const platform = new RayGpuPlatform("ray-gpu", { config }, { providers: [awsProvider] });
+const workloads = plan.objects.map(
+  ({ workload, objects }) =>
+    new RayWorkload(workload, { objects, provider: platform.provider, dependsOn: [platform.kuberayOperator.release, platform.storage.serviceAccount] }, { providers: [awsProvider] }),
+);
 
 /** RayJob names, in config order. */
 export const rayJobs = pulumi.all(workloads.map((w) => w.rayJobName));
 /** The environment the stack was planned for. */
 export const environment = config.environment;
+export const clusterName = platform.clusterName;
+export const bucketName = platform.bucketName;

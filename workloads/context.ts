@@ -11,6 +11,11 @@ export interface WorkloadContext {
   /** Namespace of the rendered objects. */
   readonly namespace: string;
   /**
+   * Service account of the Ray pods; the platform binds it to the bucket's IAM role.
+   * @default "ray-workloads" (what `RayGpuPlatform` creates)
+   */
+  readonly serviceAccountName?: string;
+  /**
    * Config path of the workload for error messages.
    * @default "workload"
    */

@@ -4,6 +4,7 @@
  * in what their worker pods need.
  */
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
+import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
 import {
   BatchInferenceSpecSchema, EmbeddingPipelineSpecSchema, LoRAFineTuneSpecSchema, TrainingJobSpecSchema, WorkloadSpecSchema,
   type WorkloadKind, type WorkloadSpec, type WorkloadSpecInput,
@@ -109,6 +110,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         entrypoint: this.spec.entrypoint!,
         shape: plan.shape,
         userEnv: this.spec.env,
+        serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
       }),
     ];
   }

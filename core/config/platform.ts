@@ -27,6 +27,16 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
      * @default "1.33"
      */
     kubernetesVersion: z.string().regex(/^1\.\d{2}$/, 'must look like "1.33"').default(DEFAULT_KUBERNETES_VERSION),
+    /**
+     * IAM role ARNs granted cluster admin through EKS access entries (the stack's own identity always is).
+     * @default []
+     */
+    adminRoleArns: z.array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@\/-]+$/, "must be an IAM role ARN")).default([]),
+    /**
+     * Expose the Kubernetes API endpoint publicly (it is always reachable from inside the VPC).
+     * @default true
+     */
+    publicEndpoint: z.boolean().default(true),
   }),
   z.strictObject({
     /** Adopt an existing EKS cluster by name; only node groups, add-ons and workloads are created. */
@@ -103,6 +113,17 @@ export const GpuNodeGroupSchema = z.strictObject({
    */
   efa: z.boolean().default(false),
   /**
+   * Launch the pool's nodes in a cluster placement group (lowest latency between nodes, for multi-node
+   * training). Needs `availabilityZone`.
+   * @default false
+   */
+  clusterPlacementGroup: z.boolean().default(false),
+  /**
+   * Root EBS volume (gp3) in GiB: ML images are large, and containerd unpacks them here unless NVMe is used.
+   * @default 200
+   */
+  rootVolumeGiB: z.number().int().min(50).max(16384).default(200),
+  /**
    * What DaemonSets take from each node.
    * @default - the sum of the known DaemonSet requests plus headroom (see core/catalog/daemonsets.ts)
    */
@@ -129,12 +150,46 @@ export const StorageSchema = z.strictObject({
    * @default 30
    */
   checkpointRetentionDays: z.number().int().min(1).max(3650).default(30),
+  /**
+   * FSx for Lustre linked to the bucket, for training that reads the same data every epoch.
+   * @default - none
+   */
+  fsx: z
+    .strictObject({
+      /** Capacity in GiB: 1200, 2400, or a multiple of 2400 (SCRATCH_2 / PERSISTENT_2 rules). */
+      storageCapacityGiB: z.number().int().refine((n) => n === 1200 || (n >= 2400 && n % 2400 === 0), "must be 1200, 2400 or a multiple of 2400"),
+      /**
+       * SCRATCH_2 (no replication, cheapest) or PERSISTENT_2.
+       * @default "SCRATCH_2"
+       */
+      deploymentType: z.enum(["SCRATCH_2", "PERSISTENT_2"]).default("SCRATCH_2"),
+    })
+    .optional(),
+});
+
+/** The VPC of a new cluster. */
+export const NetworkSchema = z.strictObject({
+  /**
+   * VPC CIDR block.
+   * @default "10.0.0.0/16"
+   */
+  cidrBlock: z.string().regex(/^(\d{1,3}\.){3}\d{1,3}\/(1[6-9]|2[0-4])$/, 'must be an IPv4 CIDR from /16 to /24, e.g. "10.0.0.0/16"').default("10.0.0.0/16"),
+  /**
+   * Availability zones with private subnets.
+   * @default - the environment's (dev 2, prod 3)
+   */
+  availabilityZones: z.number().int().min(2).max(6).optional(),
 });
 
 /** Everything under `ray-gpu:platform`. */
 export const PlatformSchema = z.strictObject({
   /** The EKS cluster: create one, or adopt an existing one by name. */
   cluster: ClusterSchema,
+  /**
+   * The VPC, when the cluster is created (ignored when adopting: node groups use the cluster's subnets).
+   * @default - 10.0.0.0/16 over the environment's zones
+   */
+  network: NetworkSchema.prefault({}),
   /**
    * Namespace the RayJobs run in.
    * @default "ray-jobs"
@@ -158,4 +213,5 @@ export type ClusterConfig = z.infer<typeof ClusterSchema>;
 export type CpuNodeGroupConfig = z.infer<typeof CpuNodeGroupSchema>;
 export type GpuNodeGroupConfig = z.infer<typeof GpuNodeGroupSchema>;
 export type StorageConfig = z.infer<typeof StorageSchema>;
+export type NetworkConfig = z.infer<typeof NetworkSchema>;
 export type PlatformConfig = z.infer<typeof PlatformSchema>;

@@ -62,6 +62,9 @@ export const StackConfigSchema = z
       if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
         addIssue([...path, "efa"], `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`);
       }
+      if (pool.clusterPlacementGroup && !pool.availabilityZone) {
+        addIssue([...path, "clusterPlacementGroup"], "a cluster placement group lives in one zone: set availabilityZone too");
+      }
       if (pool.availabilityZone && !pool.availabilityZone.startsWith(cfg.region)) {
         addIssue([...path, "availabilityZone"], `zone "${pool.availabilityZone}" is not in region ${cfg.region}`);
       }

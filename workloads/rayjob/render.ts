@@ -24,6 +24,8 @@ export interface RenderRayJobInput {
   readonly shape: ClusterShapePlan;
   /** User environment variables; tuned values win on a clash. */
   readonly userEnv?: Readonly<Record<string, string>>;
+  /** Service account of the Ray pods (bound to the bucket's IAM role). */
+  readonly serviceAccountName: string;
 }
 
 const toEnv = (vars: Readonly<Record<string, string>>): EnvVar[] =>
@@ -76,6 +78,7 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     ],
     volumes: [shmVolume(head.shmGiB)],
     nodeSelector: { ...head.nodeSelector },
+    serviceAccountName: input.serviceAccountName,
   };
 
   const gpuExtra: Partial<ResourceList> = { "nvidia.com/gpu": String(worker.gpusPerWorker) };
@@ -97,6 +100,7 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     volumes: [shmVolume(worker.shmGiB), { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } }],
     nodeSelector: { ...worker.nodeSelector },
     tolerations: worker.tolerations.map(toToleration),
+    serviceAccountName: input.serviceAccountName,
   };
 
   const cleanup =

@@ -109,7 +109,7 @@ describe("RayJob cluster shape", () => {
         expect(s.worker.objectStoreGiB).toBeLessThan(s.worker.shmGiB);
         expect(s.worker.shmGiB).toBeLessThan(s.worker.memoryGiB);
         expect(s.head.cpus * 1000 + p.cpu.daemonSetReserve.cpuMillis).toBeLessThanOrEqual(p.cpu.allocatable.cpuMillis);
-        const job = renderRayJob({ name: "t", namespace: "ns", kind: "TrainingJob", environment: r.environment, image: "i", entrypoint: "e", shape: s });
+        const job = renderRayJob({ name: "t", namespace: "ns", kind: "TrainingJob", environment: r.environment, image: "i", entrypoint: "e", shape: s, serviceAccountName: "ray-workloads" });
         expect(checkRayJob(job, p)).toEqual([]);
       }),
       { numRuns: 300 },

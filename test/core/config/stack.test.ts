@@ -22,8 +22,9 @@ describe("stack config schema", () => {
   it("fills every default in one place", () => {
     const c = configWith(() => {});
     expect(c.platform.cpuNodeGroup).toEqual({ name: "system", instanceType: "m6i.2xlarge", minNodes: 2, maxNodes: 4 });
-    expect(c.platform.gpuNodeGroups[0]).toMatchObject({ minNodes: 0, capacityType: "on-demand", efa: false });
-    expect(c.platform.cluster).toEqual({ mode: "create", name: "test", kubernetesVersion: "1.33" });
+    expect(c.platform.gpuNodeGroups[0]).toMatchObject({ minNodes: 0, capacityType: "on-demand", efa: false, clusterPlacementGroup: false, rootVolumeGiB: 200 });
+    expect(c.platform.cluster).toEqual({ mode: "create", name: "test", kubernetesVersion: "1.33", adminRoleArns: [], publicEndpoint: true });
+    expect(c.platform.network).toEqual({ cidrBlock: "10.0.0.0/16" });
     expect(c.platform.storage).toEqual({ prefix: "", checkpointRetentionDays: 30 });
     expect(c.workloads[0]).toMatchObject({ strategy: "auto", precision: "bf16-mixed", optimizer: "adamw", env: {} });
   });

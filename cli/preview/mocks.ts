@@ -1,0 +1,130 @@
+/**
+ * Pulumi's mock runtime set up to stand in for the cloud: every resource the program registers is recorded
+ * (type, name, parent, inputs), and outputs that only the cloud knows come back as clear placeholders such as
+ * `<computed: vpcId of ray-gpu-network-vpc>`. Used by `ray-gpu preview` and by the tests.
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+/** A resource the program would create. */
+export interface RecordedResource {
+  readonly type: string;
+  readonly name: string;
+  /** URN of the parent resource, or undefined for the stack's direct children. */
+  readonly parent: string | undefined;
+  readonly inputs: Record<string, unknown>;
+  /** URNs the resource depends on (dependsOn and inputs from other resources). */
+  readonly dependencies: readonly string[];
+}
+
+const computed = (what: string, name: string) => `<computed: ${what} of ${name}>`;
+
+/** Outputs the cloud would fill in, per resource type; everything else echoes the inputs. */
+function placeholderState(type: string, name: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  const arn = `arn:aws:${type.split(":")[1]?.split("/")[0] ?? "aws"}:<computed>:${name}`;
+  const base = { ...inputs, arn, id: computed("id", name) };
+  switch (type) {
+    case "awsx:ec2:Vpc": {
+      const zones = Number(inputs["numberOfAvailabilityZones"] ?? 2);
+      const subnets = (kind: string) => Array.from({ length: zones }, (_, i) => computed(`${kind} subnet ${i + 1}`, name));
+      return { ...base, vpcId: computed("vpcId", name), privateSubnetIds: subnets("private"), publicSubnetIds: subnets("public") };
+    }
+    case "aws:eks/cluster:Cluster":
+      return {
+        ...base,
+        endpoint: computed("endpoint", name),
+        certificateAuthority: { data: computed("certificate authority", name) },
+        vpcConfig: { ...(inputs["vpcConfig"] as object), vpcId: computed("vpcId", name) },
+      };
+    case "aws:eks/nodeGroup:NodeGroup":
+      return { ...base, nodeGroupName: computed("nodeGroupName", name), resources: [{ autoscalingGroups: [{ name: computed("Auto Scaling group", name) }] }] };
+    case "aws:iam/role:Role":
+      return { ...base, name: computed("name", name), arn: `arn:aws:iam::<computed account>:role/${name}` };
+    case "aws:s3/bucket:Bucket": {
+      const bucket = (inputs["bucket"] as string | undefined) ?? computed("bucket name", name);
+      return { ...base, bucket, arn: `arn:aws:s3:::${bucket}`, id: bucket };
+    }
+    case "aws:ec2/launchTemplate:LaunchTemplate":
+      return { ...base, latestVersion: 1 };
+    default:
+      return base;
+  }
+}
+
+/** Results of data-source calls (invokes) the program makes. */
+function placeholderCall(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  switch (token) {
+    case "aws:eks/getCluster:getCluster": {
+      const name = String(inputs["name"]);
+      return {
+        ...inputs,
+        endpoint: computed("endpoint", name),
+        certificateAuthorities: [{ data: computed("certificate authority", name) }],
+        vpcConfig: { subnetIds: [computed("subnet 1", name), computed("subnet 2", name)], vpcId: computed("vpcId", name) },
+      };
+    }
+    case "aws:ec2/getSubnets:getSubnets": {
+      const filters = (inputs["filters"] ?? []) as { name: string; values: string[] }[];
+      const az = filters.find((f) => f.name === "availability-zone")?.values[0] ?? "any zone";
+      return { ...inputs, ids: [computed(`private subnet in ${az}`, "the VPC")] };
+    }
+    case "aws:ec2/getVpc:getVpc":
+      return { ...inputs, cidrBlock: computed("cidrBlock", String(inputs["id"])) };
+    default:
+      return inputs;
+  }
+}
+
+// The mock monitor's request object (protobuf RegisterResourceRequest): the part we read.
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getParent(): string;
+  getDependenciesList(): string[];
+}
+interface Monitor {
+  registerResource(req: RegisterRequest, callback: unknown): Promise<void>;
+}
+
+/**
+ * Sets `config` (as `pulumi up` hands it over: structured values as JSON text) and the mocks; returns the list
+ * that fills as the program registers resources. Pulumi's mock `newResource` does not see the parent, so the
+ * monitor's `registerResource` is wrapped to note it first (internal module of the pinned @pulumi/pulumi).
+ */
+export async function installPreviewMocks(config: Record<string, string>, stack: string): Promise<RecordedResource[]> {
+  const recorded: RecordedResource[] = [];
+  const parents = new Map<string, { parent: string; dependencies: string[] }>();
+  pulumi.runtime.setAllConfig(config);
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        const inputs = args.inputs as Record<string, unknown>;
+        const seen = parents.get(`${args.type}::${args.name}`);
+        recorded.push({ type: args.type, name: args.name, inputs, parent: seen?.parent || undefined, dependencies: seen?.dependencies ?? [] });
+        const state = placeholderState(args.type, args.name, inputs);
+        return { id: String(state["id"]), state };
+      },
+      call(args) {
+        return placeholderCall(args.token, args.inputs as Record<string, unknown>);
+      },
+    },
+    "ray-gpu",
+    stack,
+    true,
+  );
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- internal module of the pinned @pulumi/pulumi
+  const settings = require("@pulumi/pulumi/runtime/settings") as { getMonitor(): Monitor };
+  const monitor = settings.getMonitor();
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    parents.set(`${req.getType()}::${req.getName()}`, { parent: req.getParent(), dependencies: req.getDependenciesList() });
+    return register(req, callback);
+  };
+  return recorded;
+}
+
+/** Waits until every registration and call the program started has finished. */
+export async function settlePreview(): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- internal module of the pinned @pulumi/pulumi
+  const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+  await settings.waitForRPCs();
+}

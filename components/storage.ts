@@ -1,0 +1,110 @@
+/**
+ * `Storage`: the S3 bucket (encryption, versioning, public access blocked, TLS-only policy, checkpoint lifecycle),
+ * the Ray pods' service account bound through EKS Pod Identity to a role that may use only this bucket or its
+ * prefix, and optional FSx for Lustre linked to the bucket.
+ */
+import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { bucketAccessPolicy, podIdentityTrustPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
+import type { StoragePlan } from "../core/platform/storage";
+
+export interface StorageArgs {
+  /** From `planStorage(...)`. */
+  readonly plan: StoragePlan;
+  readonly clusterName: pulumi.Input<string>;
+  readonly provider: k8s.Provider;
+  /** Subnet for FSx (one of the nodes' private subnets). Needed when `plan.fsx` is set. */
+  readonly fsxSubnetId?: pulumi.Input<string>;
+  /** VPC of that subnet; Lustre ports (988, 1018-1023) are opened to its CIDR. Needed when `plan.fsx` is set. */
+  readonly vpcId?: pulumi.Input<string>;
+  /** Resources the service account waits for (the Pod Identity agent). @default [] */
+  readonly dependsOn?: pulumi.Input<pulumi.Resource>[];
+}
+
+export class Storage extends pulumi.ComponentResource {
+  public readonly bucketName: pulumi.Output<string>;
+  public readonly bucketArn: pulumi.Output<string>;
+  /** Service account of the Ray pods. */
+  public readonly serviceAccountName: string;
+  public readonly serviceAccount: k8s.core.v1.ServiceAccount;
+  public readonly roleArn: pulumi.Output<string>;
+
+  constructor(name: string, args: StorageArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("ray-gpu:index:Storage", name, {}, opts);
+    const p = args.plan;
+    const child = { parent: this };
+    const bucket = new aws.s3.Bucket(`${name}-bucket`, { bucket: p.bucketName, forceDestroy: p.forceDestroy }, child);
+    new aws.s3.BucketServerSideEncryptionConfiguration(`${name}-encryption`, { bucket: bucket.id, rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" }, bucketKeyEnabled: true }] }, child);
+    new aws.s3.BucketVersioning(`${name}-versioning`, { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } }, child);
+    const block = new aws.s3.BucketPublicAccessBlock(`${name}-public-access`, { bucket: bucket.id, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true }, child);
+    new aws.s3.BucketPolicy(`${name}-tls-only`, { bucket: bucket.id, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyBucketPolicy(arn))) }, { ...child, dependsOn: [block] });
+    new aws.s3.BucketLifecycleConfiguration(
+      `${name}-lifecycle`,
+      {
+        bucket: bucket.id,
+        rules: [
+          { id: "expire-old-checkpoints", status: "Enabled", filter: { prefix: p.checkpointPrefix }, noncurrentVersionExpiration: { noncurrentDays: p.checkpointRetentionDays } },
+          { id: "abort-incomplete-uploads", status: "Enabled", filter: { prefix: p.prefix }, abortIncompleteMultipartUpload: { daysAfterInitiation: p.abortIncompleteUploadDays } },
+        ],
+      },
+      child,
+    );
+    const role = new aws.iam.Role(`${name}-ray-role`, { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) }, child);
+    new aws.iam.RolePolicy(`${name}-ray-bucket-access`, { role: role.id, policy: bucket.arn.apply((arn) => JSON.stringify(bucketAccessPolicy(arn, p.prefix))) }, child);
+    const k8sChild = { parent: this, provider: args.provider, dependsOn: args.dependsOn ?? [] };
+    const ns = new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: p.serviceAccount.namespace } }, k8sChild);
+    this.serviceAccount = new k8s.core.v1.ServiceAccount(`${name}-service-account`, { metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace } }, { ...k8sChild, dependsOn: [ns] });
+    new aws.eks.PodIdentityAssociation(`${name}-identity`, { clusterName: args.clusterName, namespace: p.serviceAccount.namespace, serviceAccount: p.serviceAccount.name, roleArn: role.arn }, child);
+    if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
+    this.bucketName = bucket.bucket;
+    this.bucketArn = bucket.arn;
+    this.serviceAccountName = p.serviceAccount.name;
+    this.roleArn = role.arn;
+    this.registerOutputs({ bucketName: this.bucketName, bucketArn: this.bucketArn, roleArn: this.roleArn });
+  }
+
+  /** FSx for Lustre linked to the bucket: SCRATCH_2 imports through `importPath`, PERSISTENT_2 through a data repository association. */
+  private createFsx(name: string, fsx: NonNullable<StoragePlan["fsx"]>, bucket: aws.s3.Bucket, args: StorageArgs): void {
+    if (args.fsxSubnetId === undefined || args.vpcId === undefined) throw new Error(`Storage ${name}: plan.fsx needs fsxSubnetId and vpcId`);
+    const child = { parent: this };
+    const cidr = aws.ec2.getVpcOutput({ id: args.vpcId }, child).cidrBlock;
+    const sg = new aws.ec2.SecurityGroup(
+      `${name}-fsx-sg`,
+      {
+        vpcId: args.vpcId,
+        description: "Lustre from the cluster VPC",
+        ingress: [
+          { protocol: "tcp", fromPort: 988, toPort: 988, cidrBlocks: [cidr] },
+          { protocol: "tcp", fromPort: 1018, toPort: 1023, cidrBlocks: [cidr] },
+        ],
+      },
+      child,
+    );
+    const path = pulumi.interpolate`s3://${bucket.bucket}/${fsx.importPath}`;
+    const scratch = fsx.deploymentType === "SCRATCH_2";
+    const fs = new aws.fsx.LustreFileSystem(
+      `${name}-fsx`,
+      {
+        storageCapacity: fsx.storageCapacityGiB,
+        deploymentType: fsx.deploymentType,
+        subnetIds: args.fsxSubnetId,
+        securityGroupIds: [sg.id],
+        ...(scratch ? { importPath: path, autoImportPolicy: "NEW_CHANGED_DELETED" } : { perUnitStorageThroughput: 125, fileSystemTypeVersion: "2.15" }),
+      },
+      child,
+    );
+    if (!scratch) {
+      new aws.fsx.DataRepositoryAssociation(
+        `${name}-fsx-link`,
+        {
+          fileSystemId: fs.id,
+          dataRepositoryPath: path,
+          fileSystemPath: "/data",
+          s3: { autoImportPolicy: { events: ["NEW", "CHANGED", "DELETED"] }, autoExportPolicy: { events: ["NEW", "CHANGED", "DELETED"] } },
+        },
+        child,
+      );
+    }
+  }
+}

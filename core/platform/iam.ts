@@ -1,0 +1,81 @@
+/**
+ * IAM policy documents, least privilege: Ray pods may read and write only the stack's bucket (or its prefix);
+ * the Cluster Autoscaler may change only Auto Scaling groups tagged for this cluster. Pure functions of ARNs.
+ */
+
+export interface PolicyStatement {
+  readonly Sid?: string;
+  readonly Effect: "Allow" | "Deny";
+  readonly Principal?: unknown;
+  readonly Action: string | readonly string[];
+  /** Absent in trust policies. */
+  readonly Resource?: string | readonly string[];
+  readonly Condition?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+export interface PolicyDocument {
+  readonly Version: "2012-10-17";
+  readonly Statement: readonly PolicyStatement[];
+}
+
+/** Read and write objects under `prefix` of one bucket, and list that prefix. */
+export function bucketAccessPolicy(bucketArn: string, prefix: string): PolicyDocument {
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "ListPrefix",
+        Effect: "Allow",
+        Action: ["s3:ListBucket", "s3:GetBucketLocation"],
+        Resource: bucketArn,
+        ...(prefix ? { Condition: { StringLike: { "s3:prefix": [`${prefix}*`] } } } : {}),
+      },
+      {
+        Sid: "ReadWriteObjects",
+        Effect: "Allow",
+        Action: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
+        Resource: `${bucketArn}/${prefix}*`,
+      },
+    ],
+  };
+}
+
+/** Bucket policy: refuse every request that does not use TLS. */
+export function tlsOnlyBucketPolicy(bucketArn: string): PolicyDocument {
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "DenyInsecureTransport",
+        Effect: "Deny",
+        Principal: "*",
+        Action: "s3:*",
+        Resource: [bucketArn, `${bucketArn}/*`],
+        Condition: { Bool: { "aws:SecureTransport": "false" } },
+      },
+    ],
+  };
+}
+
+/** Trust policy for roles that EKS Pod Identity hands to pods. */
+export function podIdentityTrustPolicy(): PolicyDocument {
+  return {
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { Service: "pods.eks.amazonaws.com" }, Action: ["sts:AssumeRole", "sts:TagSession"] }],
+  };
+}
+
+/** Trust policy for an AWS service role (EKS control plane, EC2 nodes). */
+export function serviceTrustPolicy(service: string): PolicyDocument {
+  return { Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: "sts:AssumeRole" }] };
+}
+
+/** AWS managed policies of the node role. */
+export const NODE_ROLE_MANAGED_POLICIES = [
+  "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+  "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+  "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+] as const;
+
+/** AWS managed policy of the cluster role. */
+export const CLUSTER_ROLE_MANAGED_POLICIES = ["arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"] as const;

@@ -1,0 +1,121 @@
+/**
+ * EKS managed node group plans for the CPU pool and the A10G pools: AMI type, capacity, labels and taints the
+ * RayJobs select on, IMDSv2, root volume, instance-store NVMe for Ray spilling, placement, and the tags the
+ * Cluster Autoscaler needs to scale a pool up from zero.
+ *
+ * Sources (shared/facts): `eks-gpu-amis.md` (AL2023_x86_64_NVIDIA ships the driver but not the device plugin),
+ * `aws-g5.md` (nodeadm `spec.instance.localStorage.strategy: RAID0` mounts the NVMe array and bind-mounts the
+ * kubelet and containerd directories onto it, so pod emptyDirs such as Ray's spill directory land on NVMe).
+ * Cluster Autoscaler scale-from-zero tags: kubernetes/autoscaler `cluster-autoscaler/cloudprovider/aws/README.md`.
+ */
+import { GPU_INSTANCES } from "../catalog/instances";
+import type { Environment } from "../config/stack";
+import type { CpuPoolPlan, GpuPoolPlan, Taint } from "../pools";
+
+/** EKS's spelling of taint effects. */
+const EKS_EFFECT = { NoSchedule: "NO_SCHEDULE", PreferNoSchedule: "PREFER_NO_SCHEDULE", NoExecute: "NO_EXECUTE" } as const;
+
+/** An EKS managed node group, planned. */
+export interface NodeGroupPlan {
+  /** Pool name; also the node group's name suffix. */
+  readonly pool: string;
+  readonly role: "system" | "gpu";
+  readonly amiType: "AL2023_x86_64_NVIDIA" | "AL2023_x86_64_STANDARD";
+  readonly capacityType: "ON_DEMAND" | "SPOT";
+  readonly instanceTypes: readonly string[];
+  readonly scaling: { readonly minSize: number; readonly maxSize: number; readonly desiredSize: number };
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly { readonly key: string; readonly value: string; readonly effect: "NO_SCHEDULE" | "PREFER_NO_SCHEDULE" | "NO_EXECUTE" }[];
+  /** Launch template settings. */
+  readonly launchTemplate: {
+    readonly httpTokens: "required";
+    readonly httpPutResponseHopLimit: number;
+    readonly rootVolume: { readonly deviceName: "/dev/xvda"; readonly sizeGiB: number; readonly type: "gp3"; readonly iops: number; readonly throughputMiBps: number; readonly encrypted: true };
+    /** MIME multi-part user data with an AL2023 nodeadm NodeConfig; undefined when none is needed. */
+    readonly userData: string | undefined;
+  };
+  /** Zone to pin the group to (its subnet), or undefined for all private subnets. */
+  readonly availabilityZone: string | undefined;
+  readonly clusterPlacementGroup: boolean;
+  /** Tags for the group's Auto Scaling group (Cluster Autoscaler discovery and scale-from-zero templates). */
+  readonly autoscalerTags: Readonly<Record<string, string>>;
+}
+
+/** AL2023 nodeadm NodeConfig that RAID0s the instance-store NVMe and puts kubelet and containerd on it. */
+export function nvmeUserData(): string {
+  const boundary = "RAY-GPU-BOUNDARY";
+  return [
+    "MIME-Version: 1.0",
+    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    "",
+    `--${boundary}`,
+    "Content-Type: application/node.eks.aws",
+    "",
+    "---",
+    "apiVersion: node.eks.aws/v1alpha1",
+    "kind: NodeConfig",
+    "spec:",
+    "  instance:",
+    "    localStorage:",
+    "      strategy: RAID0",
+    "",
+    `--${boundary}--`,
+    "",
+  ].join("\n");
+}
+
+/** Cluster Autoscaler tags: discovery, plus node-template labels, taints and GPU count for scale from zero. */
+export function autoscalerTags(clusterName: string, labels: Readonly<Record<string, string>>, taints: readonly Taint[], gpus: number): Record<string, string> {
+  const tags: Record<string, string> = {
+    "k8s.io/cluster-autoscaler/enabled": "true",
+    [`k8s.io/cluster-autoscaler/${clusterName}`]: "owned",
+  };
+  for (const [k, v] of Object.entries(labels)) tags[`k8s.io/cluster-autoscaler/node-template/label/${k}`] = v;
+  for (const t of taints) tags[`k8s.io/cluster-autoscaler/node-template/taint/${t.key}`] = `${t.value}:${t.effect}`;
+  if (gpus > 0) tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] = String(gpus);
+  return tags;
+}
+
+function rootVolume(sizeGiB: number) {
+  return { deviceName: "/dev/xvda" as const, sizeGiB, type: "gp3" as const, iops: 3000, throughputMiBps: 250, encrypted: true as const };
+}
+
+/** IMDSv2 only; hop limit 2 so add-ons in pods (EBS CSI node) still reach it while tokens are required. */
+const HOP_LIMIT = 2;
+
+/** Plans the CPU pool's node group. */
+export function planCpuNodeGroup(pool: CpuPoolPlan, clusterName: string): NodeGroupPlan {
+  return {
+    pool: pool.name,
+    role: "system",
+    amiType: "AL2023_x86_64_STANDARD",
+    capacityType: "ON_DEMAND",
+    instanceTypes: [pool.instanceType],
+    scaling: { minSize: pool.minNodes, maxSize: pool.maxNodes, desiredSize: pool.minNodes },
+    labels: pool.labels,
+    taints: [],
+    launchTemplate: { httpTokens: "required", httpPutResponseHopLimit: HOP_LIMIT, rootVolume: rootVolume(100), userData: undefined },
+    availabilityZone: undefined,
+    clusterPlacementGroup: false,
+    autoscalerTags: autoscalerTags(clusterName, pool.labels, [], 0),
+  };
+}
+
+/** Plans an A10G pool's node group. */
+export function planGpuNodeGroup(pool: GpuPoolPlan, clusterName: string, environment: Environment, rootVolumeGiB: number, clusterPlacementGroup: boolean): NodeGroupPlan {
+  const gpus = GPU_INSTANCES[pool.instanceType].gpus;
+  return {
+    pool: pool.name,
+    role: "gpu",
+    amiType: "AL2023_x86_64_NVIDIA",
+    capacityType: pool.capacityType === "spot" && environment === "dev" ? "SPOT" : "ON_DEMAND",
+    instanceTypes: [pool.instanceType],
+    scaling: { minSize: pool.minNodes, maxSize: pool.maxNodes, desiredSize: pool.minNodes },
+    labels: pool.labels,
+    taints: pool.taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_EFFECT[t.effect] })),
+    launchTemplate: { httpTokens: "required", httpPutResponseHopLimit: HOP_LIMIT, rootVolume: rootVolume(rootVolumeGiB), userData: nvmeUserData() },
+    availabilityZone: pool.availabilityZone,
+    clusterPlacementGroup,
+    autoscalerTags: autoscalerTags(clusterName, pool.labels, pool.taints, gpus),
+  };
+}

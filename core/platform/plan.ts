@@ -1,0 +1,53 @@
+/**
+ * The whole platform, planned from the typed stack config: network (new clusters only), node groups, add-ons,
+ * storage. `RayGpuPlatform` maps this plan to resources; tests compare it with `toEqual`.
+ */
+import type { ClusterConfig } from "../config/platform";
+import type { StackConfig } from "../config/stack";
+import { planPools, type PoolsPlan } from "../pools";
+import { clusterAutoscalerRelease, kuberayOperatorRelease, nvidiaDevicePluginRelease, type HelmReleasePlan } from "./addons";
+import { planNetwork, type NetworkPlan } from "./network";
+import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-groups";
+import { planStorage, type StoragePlan } from "./storage";
+
+export interface PlatformPlan {
+  readonly environment: StackConfig["environment"];
+  readonly region: string;
+  readonly cluster: ClusterConfig;
+  /** Undefined when an existing cluster is adopted (its subnets are used). */
+  readonly network: NetworkPlan | undefined;
+  readonly pools: PoolsPlan;
+  /** The CPU pool first, then the GPU pools in config order. */
+  readonly nodeGroups: readonly NodeGroupPlan[];
+  readonly helm: { readonly kuberayOperator: HelmReleasePlan; readonly nvidiaDevicePlugin: HelmReleasePlan; readonly clusterAutoscaler: HelmReleasePlan };
+  readonly workloadNamespace: string;
+  readonly storage: StoragePlan;
+}
+
+/** Plans the platform of a stack. */
+export function planPlatform(config: StackConfig): PlatformPlan {
+  const { platform, environment, region } = config;
+  const pools = planPools(platform);
+  const clusterName = platform.cluster.name;
+  return {
+    environment,
+    region,
+    cluster: platform.cluster,
+    network: platform.cluster.mode === "create" ? planNetwork(platform.network, environment, region, clusterName) : undefined,
+    pools,
+    nodeGroups: [
+      planCpuNodeGroup(pools.cpu, clusterName),
+      ...pools.gpu.map((g, i) => {
+        const cfg = platform.gpuNodeGroups[i]!;
+        return planGpuNodeGroup(g, clusterName, environment, cfg.rootVolumeGiB, cfg.clusterPlacementGroup);
+      }),
+    ],
+    helm: {
+      kuberayOperator: kuberayOperatorRelease(pools.cpu.name),
+      nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
+      clusterAutoscaler: clusterAutoscalerRelease({ clusterName, region, environment, cpuPool: pools.cpu.name }),
+    },
+    workloadNamespace: platform.workloadNamespace,
+    storage: planStorage(platform.storage, environment, platform.workloadNamespace),
+  };
+}

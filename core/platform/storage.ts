@@ -1,0 +1,37 @@
+/**
+ * The S3 bucket for datasets, checkpoints and results: encrypted, versioned, public access blocked, TLS only,
+ * old checkpoint versions expired; Ray pods reach it through one Kubernetes service account bound (EKS Pod
+ * Identity) to a role that may use only this bucket or its prefix. Optional FSx for Lustre linked to the bucket.
+ */
+import type { StorageConfig } from "../config/platform";
+import type { Environment } from "../config/stack";
+import { ENVIRONMENT_PROFILES } from "../environments";
+
+/** Service account every Ray pod of the stack runs as. */
+export const RAY_SERVICE_ACCOUNT = "ray-workloads";
+
+export interface StoragePlan {
+  readonly bucketName: string | undefined;
+  readonly prefix: string;
+  readonly forceDestroy: boolean;
+  /** Prefix of Ray Train checkpoints, whose noncurrent versions expire. */
+  readonly checkpointPrefix: string;
+  readonly checkpointRetentionDays: number;
+  readonly abortIncompleteUploadDays: number;
+  readonly serviceAccount: { readonly namespace: string; readonly name: string };
+  readonly fsx: { readonly storageCapacityGiB: number; readonly deploymentType: "SCRATCH_2" | "PERSISTENT_2"; readonly importPath: string } | undefined;
+}
+
+/** Plans storage for the workload namespace. */
+export function planStorage(cfg: StorageConfig, environment: Environment, workloadNamespace: string): StoragePlan {
+  return {
+    bucketName: cfg.bucketName,
+    prefix: cfg.prefix,
+    forceDestroy: ENVIRONMENT_PROFILES[environment].platform.bucketForceDestroy,
+    checkpointPrefix: `${cfg.prefix}checkpoints/`,
+    checkpointRetentionDays: cfg.checkpointRetentionDays,
+    abortIncompleteUploadDays: 7,
+    serviceAccount: { namespace: workloadNamespace, name: RAY_SERVICE_ACCOUNT },
+    fsx: cfg.fsx && { ...cfg.fsx, importPath: cfg.prefix },
+  };
+}
