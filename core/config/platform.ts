@@ -31,7 +31,7 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
      * IAM role ARNs granted cluster admin through EKS access entries (the stack's own identity always is).
      * @default []
      */
-    adminRoleArns: z.array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@\/-]+$/, "must be an IAM role ARN")).default([]),
+    adminRoleArns: z.array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN")).default([]),
     /**
      * Expose the Kubernetes API endpoint publicly (it is always reachable from inside the VPC).
      * @default true
