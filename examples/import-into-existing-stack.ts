@@ -1,0 +1,31 @@
+/**
+ * Example: add an A10G pool and the KubeRay operator to a stack that already has an EKS cluster. Copy into your
+ * own Pulumi program; replace the three inputs at the top with your cluster's. (Tested under Pulumi's mocks in
+ * test/components/import-example.test.ts.)
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { GpuNodeGroup, KubeRayOperator, PlatformSchema, kuberayOperatorRelease, planGpuNodeGroup, planPools } from "../index";
+
+// Your cluster's values (from your own stack, e.g. `new pulumi.StackReference(...)`).
+const clusterName = "my-eks";
+const nodeRoleArn = pulumi.output("arn:aws:iam::123456789012:role/my-eks-nodes");
+const privateSubnetIds = pulumi.output(["subnet-0a", "subnet-0b"]);
+const vpcId = pulumi.output("vpc-0123");
+const provider = new k8s.Provider("my-eks", { kubeconfig: process.env["KUBECONFIG"] ?? "~/.kube/config" });
+
+const platform = PlatformSchema.parse({
+  cluster: { mode: "existing", name: clusterName },
+  cpuNodeGroup: { name: "system" },
+  gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
+});
+const pool = planPools(platform).gpu[0]!;
+
+export const gpuPool = new GpuNodeGroup("a10g-4x", {
+  plan: planGpuNodeGroup(pool, clusterName, "prod", 200, false),
+  clusterName,
+  nodeRoleArn,
+  subnetIds: privateSubnetIds,
+  vpcId,
+});
+export const kuberay = new KubeRayOperator("kuberay", { release: kuberayOperatorRelease("system"), provider });
