@@ -3,7 +3,7 @@
  * Exit codes: 0 ok, 1 invalid input (every problem listed), 2 usage error.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ENVIRONMENTS, type Environment, type StackConfig } from "../core/config/stack";
+import { ENVIRONMENTS, parseStackConfig, type Environment, type StackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { stableJson } from "../core/serialize";
 import { planStack } from "../workloads/stack";
@@ -50,7 +50,8 @@ function build(io: Io, setCode: (c: number) => void): Command {
         source = opts.workload;
         if (opts.stack) {
           const stack = loadStackConfig(dir, opts.stack).config;
-          config = { ...stack, environment: opts.env ?? stack.environment, workloads: [spec] };
+          // Re-validated: the environment's rules (spot only in dev, …) apply to the stack's pools too.
+          config = parseStackConfig({ ...stack, environment: opts.env ?? stack.environment, workloads: [spec] }, `${opts.stack} with --env ${opts.env ?? stack.environment}`);
         } else {
           config = standaloneStack(spec, opts.env ?? "dev");
           stackName = undefined;

@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { stableJson, stableYaml } from "../core/serialize";
 import type { StackPlan } from "../workloads/stack";
 import { planDocument } from "./plan-view";
+import { UsageError } from "./stack-file";
+
+/** Files this command writes (and replaces). */
+const RENDERED_FILE = /^(rayjob|configmap)-.+\.yaml$|^plan\.json$/;
 
 /** File name of a rendered object: `<kind>-<name>.yaml`, lowercase. */
 export function objectFileName(kind: string, name: string): string {
@@ -11,13 +15,16 @@ export function objectFileName(kind: string, name: string): string {
 }
 
 /**
- * Writes the stack's objects and `plan.json` into `outDir`. Files this command wrote before (`*.yaml`,
- * `plan.json`) are removed first, so a deleted workload does not leave a stale manifest behind.
+ * Writes the stack's objects and `plan.json` into `outDir`. Files this command wrote before (`rayjob-*.yaml`,
+ * `configmap-*.yaml`, `plan.json`) are removed first, so a deleted workload leaves no stale manifest; other files
+ * are kept, and a folder holding `Pulumi*.yaml` is refused.
  * @returns the written file names, sorted.
  */
 export function writeRender(stack: string, plan: StackPlan, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
-  for (const f of readdirSync(outDir)) if (f.endsWith(".yaml") || f === "plan.json") rmSync(join(outDir, f));
+  const existing = readdirSync(outDir);
+  if (existing.some((f) => /^Pulumi(\..+)?\.yaml$/.test(f))) throw new UsageError(`${outDir} holds a Pulumi project; render into a folder of its own, e.g. out/${stack}`);
+  for (const f of existing) if (RENDERED_FILE.test(f)) rmSync(join(outDir, f));
   const files = new Map<string, string>();
   for (const { objects } of plan.objects) {
     for (const obj of objects) files.set(objectFileName(obj.kind, obj.metadata.name), stableYaml(obj));

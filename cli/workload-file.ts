@@ -9,13 +9,16 @@ import { WorkloadSpecSchema, type WorkloadSpec } from "../core/config/workloads"
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
 import { ConfigError } from "../core/errors";
 import { PlatformSchema } from "../core/config/platform";
-import { parseYamlFile } from "./stack-file";
+import { existsSync } from "node:fs";
+import { parseStackConfig } from "../core/config/stack";
+import { parseYamlFile, UsageError } from "./stack-file";
 
 /** Default g5 size when neither the workload nor a stack names one. */
 export const DEFAULT_WORKLOAD_INSTANCE_TYPE = "g5.12xlarge" as const;
 
 /** Reads and validates a workload file. */
 export function loadWorkloadFile(file: string): WorkloadSpec {
+  if (!existsSync(file)) throw new UsageError(`no workload file ${file}`);
   const raw = parseYamlFile(readFileSync(file, "utf8"), file);
   const result = WorkloadSpecSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(toConfigIssues(result.error, WorkloadSpecSchema, raw, (p) => joinPath(p) || "(root)"), file);
@@ -25,10 +28,11 @@ export function loadWorkloadFile(file: string): WorkloadSpec {
 /** A stack config holding just `spec`, on a pool sized for it. */
 export function standaloneStack(spec: WorkloadSpec, environment: Environment): StackConfig {
   const instanceType = spec.instanceType ?? DEFAULT_WORKLOAD_INSTANCE_TYPE;
-  const nodes = Math.max(1, Math.ceil(spec.gpus / GPU_INSTANCES[instanceType].gpus));
+  // A pool as large as the job needs, within the schema's limit (a larger job then gets the plan's own error).
+  const nodes = Math.min(1000, Math.max(1, Math.ceil(spec.gpus / GPU_INSTANCES[instanceType].gpus)));
   const platform = PlatformSchema.parse({
     cluster: { mode: "create", name: "ray-gpu" },
     gpuNodeGroups: [{ name: spec.nodePool ?? "gpu", instanceType, maxNodes: nodes }],
   });
-  return { environment, region: "us-east-1", platform, workloads: [spec] };
+  return parseStackConfig({ environment, region: "us-east-1", platform, workloads: [spec] });
 }

@@ -88,7 +88,11 @@ export class EksCluster extends pulumi.ComponentResource {
       // Node groups we add to an adopted cluster join through an access entry for their role.
       new aws.eks.AccessEntry(`${name}-node-access`, { clusterName: c.name, principalArn: nodeRole.arn, type: "EC2_LINUX" }, child);
       this.clusterName = existing.name;
-      this.nodeSubnetIds = existing.vpcConfig.subnetIds;
+      // Nodes go to the cluster's private subnets only (its subnet list may include public ones).
+      this.nodeSubnetIds = aws.ec2.getSubnetsOutput(
+        { filters: [{ name: "subnet-id", values: existing.vpcConfig.subnetIds }, { name: "map-public-ip-on-launch", values: ["false"] }] },
+        child,
+      ).ids;
       this.vpcId = existing.vpcConfig.vpcId;
       this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: kubeconfig(existing.name, existing.endpoint, existing.certificateAuthorities[0]!.data, args.region), enableServerSideApply: true }, child);
     }

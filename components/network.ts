@@ -20,7 +20,7 @@ export class Network extends pulumi.ComponentResource {
       `${name}-vpc`,
       {
         cidrBlock: p.cidrBlock,
-        numberOfAvailabilityZones: p.availabilityZones,
+        ...(p.availabilityZoneNames ? { availabilityZoneNames: [...p.availabilityZoneNames] } : { numberOfAvailabilityZones: p.availabilityZones }),
         enableDnsHostnames: true,
         enableDnsSupport: true,
         natGateways: { strategy: p.natGateways },

@@ -41,7 +41,7 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
     child,
   );
   const subnetIds = p.availabilityZone
-    ? aws.ec2.getSubnetsOutput({ filters: [{ name: "vpc-id", values: [args.vpcId] }, { name: "availability-zone", values: [p.availabilityZone] }, { name: "tag:kubernetes.io/role/internal-elb", values: ["1"] }] }, child).ids
+    ? aws.ec2.getSubnetsOutput({ filters: [{ name: "vpc-id", values: [args.vpcId] }, { name: "availability-zone", values: [p.availabilityZone] }, { name: "map-public-ip-on-launch", values: ["false"] }] }, child).ids
     : args.subnetIds;
   const group = new aws.eks.NodeGroup(
     `${name}-ng`,

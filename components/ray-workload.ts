@@ -40,7 +40,8 @@ export class RayWorkload extends pulumi.ComponentResource {
           new k8s.apiextensions.CustomResource(
             `${name}-rayjob`,
             { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
-            { ...child, dependsOn: [...(args.dependsOn ?? []), ...configMaps] },
+            // KubeRay does not act on spec changes to a submitted RayJob: replace it so a change re-runs the job.
+            { ...child, dependsOn: [...(args.dependsOn ?? []), ...configMaps], replaceOnChanges: ["spec"], deleteBeforeReplace: true },
           ),
       );
     if (rayJobs.length !== 1) throw new Error(`RayWorkload ${name} needs exactly one RayJob, got ${rayJobs.length}`);

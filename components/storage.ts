@@ -74,10 +74,12 @@ export class Storage extends pulumi.ComponentResource {
       {
         vpcId: args.vpcId,
         description: "Lustre from the cluster VPC",
+        // Lustre: clients in the VPC and the file servers among themselves (self), on 988 and 1018-1023.
         ingress: [
-          { protocol: "tcp", fromPort: 988, toPort: 988, cidrBlocks: [cidr] },
-          { protocol: "tcp", fromPort: 1018, toPort: 1023, cidrBlocks: [cidr] },
+          { protocol: "tcp", fromPort: 988, toPort: 988, cidrBlocks: [cidr], self: true },
+          { protocol: "tcp", fromPort: 1018, toPort: 1023, cidrBlocks: [cidr], self: true },
         ],
+        egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: [cidr] }],
       },
       child,
     );

@@ -102,6 +102,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
         { policy: "DeleteCluster", condition: { jobStatus: "SUCCEEDED", ttlSeconds: 0 } },
         { policy: "DeleteWorkers", condition: { jobStatus: "FAILED", ttlSeconds: 0 } },
         { policy: "DeleteCluster", condition: { jobStatus: "FAILED", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS } },
+        { policy: "DeleteWorkers", condition: { jobDeploymentStatus: "Failed", ttlSeconds: 0 } },
         { policy: "DeleteCluster", condition: { jobDeploymentStatus: "Failed", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS } },
       ],
     },

@@ -5,6 +5,9 @@
  */
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
 import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
+import { resolveModel } from "../core/config/model-ref";
+import { GPU_INSTANCES } from "../core/catalog/instances";
+import type { GpuPoolPlan } from "../core/pools";
 import {
   BatchInferenceSpecSchema, EmbeddingPipelineSpecSchema, LoRAFineTuneSpecSchema, TrainingJobSpecSchema, WorkloadSpecSchema,
   type WorkloadKind, type WorkloadSpec, type WorkloadSpecInput,
@@ -58,6 +61,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     const pool = resolveGpuPool(this.spec, ctx.pools, path, issues);
     issues.throwIfAny();
     checkBatchArithmetic(this.spec, path, issues);
+    checkModelLimits(this.spec, pool!, path, issues);
     let shape: ClusterShapePlan | undefined;
     try {
       shape = planClusterShape({
@@ -111,6 +115,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         shape: plan.shape,
         userEnv: this.spec.env,
         serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
+        knobs: plan.memory.knobs,
       }),
     ];
   }
@@ -125,6 +130,23 @@ function checkBatchArithmetic(spec: WorkloadSpec, path: string, issues: IssueCol
     issues.add(`${path}.globalBatchSize`, `must be a multiple of gpus (${gpus}) so every GPU gets the same share; use ${Math.max(gpus, Math.round(global / gpus) * gpus)}`, global);
   } else if (micro !== undefined && (global / gpus) % micro !== 0) {
     issues.add(`${path}.microBatchSize`, `must divide the per-GPU batch ${global / gpus} (globalBatchSize ${global} / ${gpus} GPUs)`, micro);
+  }
+}
+
+/** Tensor parallelism must fit in a node and divide the GPUs; sequences must fit the model's context. */
+function checkModelLimits(spec: WorkloadSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
+  const model = resolveModel(spec.model);
+  const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
+  if (spec.kind === "BatchInference" && spec.tensorParallelSize !== undefined) {
+    const tp = spec.tensorParallelSize;
+    if (tp > gpusPerNode) issues.add(`${path}.tensorParallelSize`, `must be at most ${gpusPerNode}, the GPUs of one ${pool.instanceType} node (tensor parallelism stays inside a node)`, tp);
+    else if (spec.gpus % tp !== 0) issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
+  }
+  const context = model.maxSequenceLength ?? model.maxPositionEmbeddings;
+  const seq = spec.kind === "BatchInference" ? spec.maxPromptTokens + spec.maxNewTokens : spec.sequenceLength;
+  if (seq !== undefined && context !== undefined && seq > context) {
+    const field = spec.kind === "BatchInference" ? "maxPromptTokens" : "sequenceLength";
+    issues.add(`${path}.${field}`, `${seq} tokens exceed the model's context of ${context} tokens`, spec.kind === "BatchInference" ? spec.maxPromptTokens : seq);
   }
 }
 

@@ -64,8 +64,10 @@ function placeholderCall(token: string, inputs: Record<string, unknown>): Record
     }
     case "aws:ec2/getSubnets:getSubnets": {
       const filters = (inputs["filters"] ?? []) as { name: string; values: string[] }[];
-      const az = filters.find((f) => f.name === "availability-zone")?.values[0] ?? "any zone";
-      return { ...inputs, ids: [computed(`private subnet in ${az}`, "the VPC")] };
+      const az = filters.find((f) => f.name === "availability-zone")?.values[0];
+      const listed = filters.find((f) => f.name === "subnet-id")?.values;
+      if (az) return { ...inputs, ids: [computed(`private subnet in ${az}`, "the VPC")] };
+      return { ...inputs, ids: (listed ?? ["subnets"]).map((id) => computed("private subnet", String(id))) };
     }
     case "aws:ec2/getVpc:getVpc":
       return { ...inputs, cidrBlock: computed("cidrBlock", String(inputs["id"])) };

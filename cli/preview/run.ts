@@ -18,7 +18,8 @@ export interface PreviewResource {
   readonly inputs: Record<string, unknown>;
 }
 
-const SECRET_KEY = /password|secret|token|privatekey|kubeconfig/i;
+/** Keys whose values are secrets: names ending in password, secret, token (not httpTokens), private key, kubeconfig. */
+const SECRET_KEY = /(password|secret|token|privatekey|kubeconfig)$/i;
 
 /** Replaces values under secret-looking keys, and Pulumi secrets, with a marker. */
 export function redact(value: unknown, key = ""): unknown {

@@ -98,6 +98,9 @@ export function planClusterShape(input: ClusterShapeInput): ClusterShapePlan {
     issues.add(`${path}.gpus`, `needs ${replicas} ${gpuPool.instanceType} nodes but pool "${gpuPool.name}" has maxNodes ${gpuPool.maxNodes}; raise its maxNodes or ask for fewer GPUs`, input.gpus);
   }
 
+  if (budget.cpus < gpusPerNode || budget.memoryGiB < 2 * gpusPerNode) {
+    issues.add(`${path}.nodePool`, `a ${gpuPool.instanceType} node of pool "${gpuPool.name}" leaves ${budget.cpus} CPUs and ${budget.memoryGiB} GiB for the Ray worker after DaemonSets (${gpuPool.daemonSetReserve.cpuMillis}m, ${gpuPool.daemonSetReserve.memoryMiB} MiB); it needs at least 1 CPU and 2 GiB per GPU: lower daemonSetReserve or use a larger size`, gpuPool.name);
+  }
   const objectStoreGiB = Math.max(1, Math.floor(budget.memoryGiB * needs.objectStoreFraction));
   const shmGiB = objectStoreGiB + needs.shmExtraGiBPerGpu * gpusPerNode;
   const heapGiB = budget.memoryGiB - shmGiB;

@@ -179,6 +179,11 @@ export const NetworkSchema = z.strictObject({
    * @default - the environment's (dev 2, prod 3)
    */
   availabilityZones: z.number().int().min(2).max(6).optional(),
+  /**
+   * Exact zones for the subnets (needed when a GPU pool pins `availabilityZone`, so the VPC has a subnet there).
+   * @default - the first `availabilityZones` zones of the region
+   */
+  availabilityZoneNames: z.array(z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"')).min(2).max(6).optional(),
 });
 
 /** Everything under `ray-gpu:platform`. */

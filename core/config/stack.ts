@@ -61,12 +61,16 @@ export const StackConfigSchema = z
       }
       if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
         addIssue([...path, "efa"], `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`);
+      } else if (pool.efa) {
+        addIssue([...path, "efa"], "the platform does not set up EFA yet (EFA interface in the launch template, EFA device plugin, aws-ofi-nccl): set efa: false; NCCL then uses TCP over ENA");
       }
       if (pool.clusterPlacementGroup && !pool.availabilityZone) {
         addIssue([...path, "clusterPlacementGroup"], "a cluster placement group lives in one zone: set availabilityZone too");
       }
       if (pool.availabilityZone && !pool.availabilityZone.startsWith(cfg.region)) {
         addIssue([...path, "availabilityZone"], `zone "${pool.availabilityZone}" is not in region ${cfg.region}`);
+      } else if (pool.availabilityZone && platform.cluster.mode === "create" && !platform.network.availabilityZoneNames?.includes(pool.availabilityZone)) {
+        addIssue([...path, "availabilityZone"], `the new VPC needs a subnet in "${pool.availabilityZone}": list it in ray-gpu:platform.network.availabilityZoneNames`);
       }
     });
     cfg.workloads.forEach((w, i) => {

@@ -68,7 +68,7 @@ const trainingKnobs = {
    * Samples per optimizer step over all GPUs; kept exactly across environments through gradient accumulation.
    * @default - one micro-batch per GPU per step
    */
-  globalBatchSize: positiveInt.optional(),
+  globalBatchSize: positiveInt.max(1048576).optional(),
   /** @default - the largest that fits */
   microBatchSize: positiveInt.max(4096).optional(),
   /** @default "bf16-mixed" */
@@ -83,17 +83,32 @@ const trainingKnobs = {
   gradientCheckpointing: z.boolean().optional(),
 };
 
+/** Pinned knobs that exclude each other, reported before any planning. */
+function knobConflicts(
+  spec: { zeroStage?: number | undefined; offload?: string | undefined; strategy?: string; kind: string },
+  ctx: z.RefinementCtx,
+): void {
+  const add = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  if (spec.strategy === "ddp" && spec.zeroStage !== undefined && spec.zeroStage > 0) add("zeroStage", `strategy "ddp" is plain DDP (ZeRO 0); use strategy "deepspeed" or "auto" for ZeRO ${spec.zeroStage}`);
+  if (spec.strategy === "ddp" && spec.offload !== undefined && spec.offload !== "none") add("offload", 'offloading needs DeepSpeed: use strategy "deepspeed" or "auto"');
+  if (spec.kind === "LoRAFineTune" && spec.offload !== undefined && spec.offload !== "none") add("offload", "LoRA adapters and their optimizer states are small; offloading them saves nothing: leave offload out, or use QLoRA");
+  if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2) add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
+  if (spec.offload === "optimizer-and-parameters" && spec.zeroStage !== undefined && spec.zeroStage < 3) add("offload", `parameter offload needs ZeRO 3 (zeroStage is ${spec.zeroStage})`);
+}
+
 /** Multi-node data-parallel training with Ray Train (full fine-tuning or pre-training). */
-export const TrainingJobSpecSchema = z.strictObject({
-  kind: z.literal("TrainingJob"),
-  ...workloadBase,
-  ...trainingKnobs,
-  /**
-   * `ddp` (plain DDP, ZeRO 0 only), `deepspeed` or `auto` (the planner's choice).
-   * @default "auto"
-   */
-  strategy: z.enum(["ddp", "deepspeed", "auto"]).default("auto"),
-});
+export const TrainingJobSpecSchema = z
+  .strictObject({
+    kind: z.literal("TrainingJob"),
+    ...workloadBase,
+    ...trainingKnobs,
+    /**
+     * `ddp` (plain DDP, ZeRO 0 only), `deepspeed` or `auto` (the planner's choice).
+     * @default "auto"
+     */
+    strategy: z.enum(["ddp", "deepspeed", "auto"]).default("auto"),
+  })
+  .superRefine(knobConflicts);
 
 /** LoRA / QLoRA adapter settings. */
 export const LoraSchema = z.strictObject({
@@ -116,15 +131,17 @@ export const ImagesSchema = z.strictObject({
 });
 
 /** Supervised fine-tuning with LoRA or QLoRA, text or vision-language. */
-export const LoRAFineTuneSpecSchema = z.strictObject({
-  kind: z.literal("LoRAFineTune"),
-  ...workloadBase,
-  ...trainingKnobs,
-  /** @default { rank: 16, targetModules: [q_proj, v_proj], quantization: none } */
-  lora: LoraSchema.prefault({}),
-  /** @default - one image per sample for vision-language models, none otherwise */
-  images: ImagesSchema.optional(),
-});
+export const LoRAFineTuneSpecSchema = z
+  .strictObject({
+    kind: z.literal("LoRAFineTune"),
+    ...workloadBase,
+    ...trainingKnobs,
+    /** @default { rank: 16, targetModules: [q_proj, v_proj], quantization: none } */
+    lora: LoraSchema.prefault({}),
+    /** @default - one image per sample for vision-language models, none otherwise */
+    images: ImagesSchema.optional(),
+  })
+  .superRefine(knobConflicts);
 
 /** Ray Data batch embedding of a dataset with an encoder. */
 export const EmbeddingPipelineSpecSchema = z.strictObject({

@@ -157,7 +157,17 @@ export function estimateLlmServing(args: {
     args.tensorParallel,
     args.usableGiB,
     0,
-    VLLM_NON_TORCH_GIB,
   );
-  return { ...est, fits: est.fits && kv > 0, kvCacheBytesPerToken: kvPerToken, kvCacheTokens: Math.floor(kv / kvPerToken) };
+  // vLLM preallocates its whole budget (utilization x memory, non-torch memory included) at start-up: that is
+  // what must fit, plus the CUDA context; no fragmentation headroom on top of a preallocated cache.
+  const framework = FRAMEWORK.cudaContextGiB + VLLM_NON_TORCH_GIB;
+  const required = Math.round((est.allocatedPeakGiB + framework) * 1000) / 1000;
+  return {
+    ...est,
+    requiredGiB: required,
+    breakdownGiB: { ...est.breakdownGiB, framework },
+    fits: kv > 0 && required <= args.usableGiB,
+    kvCacheBytesPerToken: kvPerToken,
+    kvCacheTokens: Math.floor(kv / kvPerToken),
+  };
 }

@@ -33,7 +33,7 @@ export function planEmbeddingMemory(args: { model: ModelArchitecture; sequenceLe
       break;
     }
   }
-  const fits = memory.requiredGiB <= target;
+  const fits = memory.fits;
   const log = new DecisionLog();
   log.decide("batchSize", pick, `${args.batchSize !== undefined ? "pinned by the workload" : `largest power of two up to ${MAX_EMBEDDING_BATCH} that fits`}: weights ${memory.breakdownGiB.weights} GiB + working set ${memory.breakdownGiB.activations} GiB for ${pick} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`);
   const advice = fits ? [] : [`does not fit: ${memory.requiredGiB} GiB per GPU at batch ${pick}; use a smaller batchSize or sequenceLength`];

@@ -106,7 +106,9 @@ function microBatchCandidates(r: TrainingRequest): number[] {
   if (r.microBatchSize !== undefined) return [r.microBatchSize];
   if (r.globalBatchSize !== undefined) {
     const perGpu = r.globalBatchSize / r.gpus;
-    return Array.from({ length: perGpu }, (_, k) => perGpu - k).filter((d) => perGpu % d === 0);
+    const divisors = new Set<number>();
+    for (let d = 1; d * d <= perGpu; d++) if (perGpu % d === 0) divisors.add(d).add(perGpu / d);
+    return [...divisors].sort((a, b) => b - a);
   }
   const out: number[] = [];
   for (let mb = MAX_FREE_MICRO_BATCH; mb >= 1; mb /= 2) out.push(mb);
@@ -147,11 +149,15 @@ function searchKnobs(r: TrainingRequest): { c: Candidate; mem: MemoryEstimate; f
       }
     }
   }
-  const pick = chosen ?? last!;
+  if (!last) throw new RangeError("no ZeRO stage and offload combination to try: the pinned knobs exclude each other (the workload schema rejects this)");
+  const pick = chosen ?? last;
   return { ...pick, found: chosen !== undefined };
 }
 
-/** Plans the knobs of a training or fine-tuning job. */
+/**
+ * Plans the knobs of a training or fine-tuning job. `fits` means `requiredGiB` fits the usable memory; the
+ * knobs are chosen to stay under the safety margin, and when no choice does, the plan says so.
+ */
 export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
   const { c, mem, found } = searchKnobs(r);
   return describe(r, c, mem, found, r.usableGiB * (1 - SAFETY_MARGIN));
@@ -168,11 +174,12 @@ function describe(r: TrainingRequest, c: Candidate, mem: MemoryEstimate, found: 
   log.decide("gradientCheckpointing", c.gradientCheckpointing, pinned(r.gradientCheckpointing) ? "pinned by the workload" : c.gradientCheckpointing ? "needed: without it even micro-batch 1 does not fit; recomputation keeps only each layer's input" : "not needed: activations fit, so no recomputation cost");
   log.decide("microBatchSize", c.microBatchSize, pinned(r.microBatchSize) ? `pinned by the workload; ${req}` : `largest that fits: ${req}`);
   log.decide("gradientAccumulationSteps", accumulation, r.globalBatchSize !== undefined ? `global batch ${r.globalBatchSize} = ${c.microBatchSize} micro-batch x ${accumulation} steps x ${r.gpus} GPUs, kept exactly whatever the GPU count` : "no globalBatchSize given: one micro-batch per step");
-  const advice = found ? [] : adviceFor(r, c, mem);
+  if (!found && mem.fits) log.decide("safetyMargin", false, `no choice stays under the ${SAFETY_MARGIN * 100}% planning margin; the closest (${mem.requiredGiB} GiB) still fits the ${r.usableGiB} GiB, with little room for allocator fragmentation`);
+  const advice = mem.fits ? [] : adviceFor(r, c, mem);
   return {
     knobs: { microBatchSize: c.microBatchSize, gradientAccumulationSteps: accumulation, globalBatchSize: perGpu * r.gpus, zeroStage: c.zeroStage, offload: c.offload, gradientCheckpointing: c.gradientCheckpointing, gpus: r.gpus },
     memory: mem,
-    fits: found,
+    fits: mem.fits,
     decisions: log.decisions,
     advice,
   };

@@ -35,13 +35,16 @@ export const SERVICE_ACCOUNTS = { clusterAutoscaler: { namespace: "kube-system",
 /** EKS managed add-ons of a created cluster (versions: EKS's default for the cluster version). */
 export const EKS_ADDONS = ["vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent"] as const;
 
-/** KubeRay operator on the CPU pool; CRDs come with the chart. Every key exists in the chart's values.yaml. */
-export function kuberayOperatorRelease(cpuPool: string): HelmReleasePlan {
+/**
+ * KubeRay operator, on the CPU pool when one is named (`ray-gpu.io/pool`; leave it out on clusters whose nodes
+ * lack that label); CRDs come with the chart. Every key exists in the chart's values.yaml.
+ */
+export function kuberayOperatorRelease(cpuPool?: string): HelmReleasePlan {
   return {
     ...CHART_PINS.kuberayOperator,
     namespace: "kuberay-system",
     values: {
-      nodeSelector: { [POOL_LABEL]: cpuPool },
+      ...(cpuPool ? { nodeSelector: { [POOL_LABEL]: cpuPool } } : {}),
       // Anecdotally 500 Ray pods need ~500 MB (chart comment); no CPU limit, so reconciles are never throttled.
       resources: { requests: { cpu: "100m", memory: "512Mi" }, limits: { memory: "1Gi" } },
     },

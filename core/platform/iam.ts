@@ -23,10 +23,11 @@ export function bucketAccessPolicy(bucketArn: string, prefix: string): PolicyDoc
   return {
     Version: "2012-10-17",
     Statement: [
+      { Sid: "LocateBucket", Effect: "Allow", Action: "s3:GetBucketLocation", Resource: bucketArn },
       {
         Sid: "ListPrefix",
         Effect: "Allow",
-        Action: ["s3:ListBucket", "s3:GetBucketLocation"],
+        Action: "s3:ListBucket",
         Resource: bucketArn,
         ...(prefix ? { Condition: { StringLike: { "s3:prefix": [`${prefix}*`] } } } : {}),
       },

@@ -10,6 +10,8 @@ import { ENVIRONMENT_PROFILES } from "../environments";
 export interface NetworkPlan {
   readonly cidrBlock: string;
   readonly availabilityZones: number;
+  /** Exact zone names, when the config gives them. */
+  readonly availabilityZoneNames: readonly string[] | undefined;
   readonly natGateways: "Single" | "OnePerAz";
   /** Subnet layout per zone, with the tags EKS and the AWS Load Balancer Controller discover subnets by. */
   readonly subnets: readonly { readonly type: "Public" | "Private"; readonly cidrMask: number; readonly tags: Readonly<Record<string, string>> }[];
@@ -25,7 +27,8 @@ export function planNetwork(cfg: NetworkConfig, environment: Environment, region
   const cluster = { [`kubernetes.io/cluster/${clusterName}`]: "shared" };
   return {
     cidrBlock: cfg.cidrBlock,
-    availabilityZones: cfg.availabilityZones ?? profile.availabilityZones,
+    availabilityZones: cfg.availabilityZoneNames?.length ?? cfg.availabilityZones ?? profile.availabilityZones,
+    availabilityZoneNames: cfg.availabilityZoneNames,
     natGateways: profile.natGateways,
     subnets: [
       // Private subnets hold every node and pod IP (VPC CNI): make them large. Public ones only NAT and LBs.

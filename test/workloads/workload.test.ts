@@ -27,6 +27,10 @@ describe("TrainingJob", () => {
     expect(w.template.spec.volumes).toContainEqual({ name: "dshm", emptyDir: { medium: "Memory", sizeLimit: "41Gi" } });
     expect(w.rayStartParams).toEqual({ "object-store-memory": String(33 * 2 ** 30), "object-spilling-directory": "/mnt/ray-spill" });
     expect(c.env).toContainEqual({ name: "PYTORCH_CUDA_ALLOC_CONF", value: "expandable_segments:True" });
+    // The planner's knobs reach the user's code on every container.
+    const plan = job.plan(ctx);
+    expect(c.env).toContainEqual({ name: "RAY_GPU_MICRO_BATCH_SIZE", value: String(plan.memory.knobs["microBatchSize"]) });
+    expect(headGroupSpec.template.spec.containers[0]!.env).toContainEqual({ name: "RAY_GPU_ZERO_STAGE", value: String(plan.memory.knobs["zeroStage"]) });
     expect(rayJob.spec).toMatchObject({ shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, backoffLimit: 0 });
   });
 

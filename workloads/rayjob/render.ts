@@ -26,6 +26,16 @@ export interface RenderRayJobInput {
   readonly userEnv?: Readonly<Record<string, string>>;
   /** Service account of the Ray pods (bound to the bucket's IAM role). */
   readonly serviceAccountName: string;
+  /** The planner's knobs, handed to the user's code on every Ray container (see {@link knobEnv}). */
+  readonly knobs?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/**
+ * The planner's knobs as environment variables: `microBatchSize` becomes `RAY_GPU_MICRO_BATCH_SIZE`. Set on the
+ * head (where the driver runs) and on every worker.
+ */
+export function knobEnv(knobs: Readonly<Record<string, string | number | boolean>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(knobs).map(([k, v]) => [`RAY_GPU_${k.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`, String(v)]));
 }
 
 const toEnv = (vars: Readonly<Record<string, string>>): EnvVar[] =>
@@ -56,7 +66,7 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     "ray-gpu.io/kind": input.kind,
     "ray-gpu.io/environment": input.environment,
   };
-  const userEnv = input.userEnv ?? {};
+  const userEnv = { ...(input.userEnv ?? {}), ...knobEnv(input.knobs ?? {}) };
 
   const headMounts: VolumeMount[] = [{ name: "dshm", mountPath: SHM_PATH }];
   const headPod: PodSpec = {

@@ -118,8 +118,10 @@ describe("training knob planner", () => {
     fc.assert(
       fc.property(decoder, fc.constantFrom(1, 4, 8, 16, 32), fc.integer({ min: 256, max: 8192 }), fc.boolean(), (id, gpus, seq, lora) => {
         const p = planTrainingMemory(base(id, { gpus, gpusPerNode: Math.min(gpus, 4), sequenceLength: seq, lora: lora ? { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } : undefined }));
-        if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN));
+        if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB);
         else expect(p.advice.length).toBeGreaterThan(0);
+        // Above the planning margin only when no choice stays under it, and then the plan says so.
+        if (p.memory.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN)) expect(p.decisions.some((d) => d.key === "safetyMargin") || !p.fits).toBe(true);
       }),
       { numRuns: 60 },
     );

@@ -31,6 +31,7 @@ describe("platform plan", () => {
 
   it("uses a cluster placement group only where asked, in the pool's zone", () => {
     const c = configWith((x) => {
+      x.platform["network"] = { availabilityZoneNames: ["us-east-1a", "us-east-1b"] };
       x.platform.gpuNodeGroups[0]!["availabilityZone"] = "us-east-1b";
       x.platform.gpuNodeGroups[0]!["clusterPlacementGroup"] = true;
     });
@@ -54,8 +55,9 @@ describe("platform plan", () => {
 
   it("scopes Ray pods to the bucket prefix and the autoscaler to this cluster's groups", () => {
     const s3 = bucketAccessPolicy("arn:aws:s3:::b", "ray/");
-    expect(s3.Statement[0]).toMatchObject({ Resource: "arn:aws:s3:::b", Condition: { StringLike: { "s3:prefix": ["ray/*"] } } });
-    expect(s3.Statement[1]!.Resource).toBe("arn:aws:s3:::b/ray/*");
+    expect(s3.Statement[0]).toEqual({ Sid: "LocateBucket", Effect: "Allow", Action: "s3:GetBucketLocation", Resource: "arn:aws:s3:::b" });
+    expect(s3.Statement[1]).toMatchObject({ Action: "s3:ListBucket", Resource: "arn:aws:s3:::b", Condition: { StringLike: { "s3:prefix": ["ray/*"] } } });
+    expect(s3.Statement[2]!.Resource).toBe("arn:aws:s3:::b/ray/*");
     const ca = clusterAutoscalerPolicy("prod-eks");
     expect(ca.Statement[1]).toMatchObject({ Action: ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"], Condition: { StringEquals: { "aws:ResourceTag/k8s.io/cluster-autoscaler/prod-eks": "owned" } } });
   });

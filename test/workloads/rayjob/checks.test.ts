@@ -78,7 +78,7 @@ describe("plan-time KubeRay checks", () => {
       rules.push({ ...rules[0]!, condition: { ...rules[0]!.condition } });
     }, "prod");
     expect(msgs).toEqual([
-      "RayJob train: spec.deletionStrategy.deletionRules[4]: duplicate rule for DeletionPolicyType 'DeleteCluster' and JobStatus 'SUCCEEDED'",
+      "RayJob train: spec.deletionStrategy.deletionRules[5]: duplicate rule for DeletionPolicyType 'DeleteCluster' and JobStatus 'SUCCEEDED'",
       "RayJob train: spec.deletionStrategy.deletionRules: for JobStatus 'FAILED': DeleteCluster TTL (3600) must be >= DeleteWorkers TTL (7200)",
     ]);
   });
