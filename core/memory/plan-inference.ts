@@ -10,13 +10,17 @@ import { SAFETY_MARGIN } from "./plan-training";
 /** Largest embedding batch tried. */
 export const MAX_EMBEDDING_BATCH = 1024;
 
-export interface EmbeddingMemoryPlan {
-  readonly batchSize: number;
-  readonly sequenceLength: number;
-  readonly memory: MemoryEstimate;
+/** What every inference plan reports besides its knobs. */
+interface InferencePlanBase<M extends MemoryEstimate> {
+  readonly memory: M;
   readonly fits: boolean;
   readonly decisions: readonly Decision[];
   readonly advice: readonly string[];
+}
+
+export interface EmbeddingMemoryPlan extends InferencePlanBase<MemoryEstimate> {
+  readonly batchSize: number;
+  readonly sequenceLength: number;
 }
 
 /** Batch size for encoder inference: pinned, or the largest power of two up to 1024 that fits. */
@@ -40,16 +44,12 @@ export function planEmbeddingMemory(args: { model: ModelArchitecture; sequenceLe
   return { batchSize: pick, sequenceLength: args.sequenceLength, memory, fits, decisions: log.decisions, advice };
 }
 
-export interface ServingMemoryPlan {
+export interface ServingMemoryPlan extends InferencePlanBase<ServingEstimate> {
   readonly tensorParallelSize: number;
   readonly replicas: number;
   readonly gpuMemoryUtilization: number;
   readonly kvCacheBytesPerToken: number;
   readonly maxConcurrentSequences: number;
-  readonly memory: ServingEstimate;
-  readonly fits: boolean;
-  readonly decisions: readonly Decision[];
-  readonly advice: readonly string[];
 }
 
 /** vLLM's default cap on sequences per step (`max_num_seqs`). */
