@@ -9,12 +9,11 @@ describe("stacks/index.ts under Pulumi mocks (dev stack)", () => {
   it("creates each workload's RayJob as a ray.io/v1 custom resource, exactly as planned", async () => {
     const recorded = await setupPulumiMocks(stackFileConfig(join(repoRoot, "Pulumi.dev.yaml")));
     const program = (await import("../../stacks/index.js")) as { rayJobs: pulumi.Output<string[]>; environment: string };
-    expect(await promiseOf(program.rayJobs)).toEqual(["llm-pretrain"]);
+    expect(await promiseOf(program.rayJobs)).toEqual(["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"]);
     expect(program.environment).toBe("dev");
 
-    const component = recorded.find((r) => r.type === "ray-gpu:index:RayWorkload");
-    expect(component?.name).toBe("llm-pretrain");
-    const job = recorded.find((r) => r.type === "kubernetes:ray.io/v1:RayJob");
+    expect(recorded.filter((r) => r.type === "ray-gpu:index:RayWorkload").map((r) => r.name)).toEqual(["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"]);
+    const job = recorded.find((r) => r.type === "kubernetes:ray.io/v1:RayJob" && r.name === "llm-pretrain-rayjob");
     expect(job?.name).toBe("llm-pretrain-rayjob");
     expect(job?.parent).toContain("RayWorkload::llm-pretrain");
     const expected = planStack(repoStack("dev")).objects[0]!.objects[0]!;

@@ -58,9 +58,9 @@ describe("TrainingJob", () => {
     );
   });
 
-  it.each(["dev", "prod"] as const)("renders the %s stack's manifests (snapshot)", async (env) => {
+  it.each(["dev", "prod"] as const)("renders every workload of the %s stack (one snapshot per environment)", async (env) => {
     const plan = planStack(repoStack(env));
     const text = plan.objects.flatMap((o) => o.objects).map(stableYaml).join("---\n");
-    await expect(text).toMatchFileSnapshot(`__snapshots__/training-job.${env}.yaml`);
+    await expect(text).toMatchFileSnapshot(`__snapshots__/stack.${env}.yaml`);
   });
 });
