@@ -56,7 +56,8 @@ export function workloadView(w: WorkloadPlan) {
       env: worker.env,
     },
     lifecycle,
-    decisions: [...m.decisions, ...decisions],
+    train: w.train,
+    decisions: [...m.decisions, ...w.tuningDecisions, ...decisions],
   };
 }
 
@@ -109,7 +110,7 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
     out.push(`  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`);
     out.push(`  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} GiB on NVMe)`);
     out.push("  why:");
-    for (const d of [...w.memory.decisions, ...s.decisions]) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
+    for (const d of [...w.memory.decisions, ...w.tuningDecisions, ...s.decisions]) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
     out.push("");
   }
   for (const n of plan.notRendered) out.push(`Not rendered: ${n.workload}: ${n.reason}`);

@@ -8,6 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { bucketAccessPolicy, podIdentityTrustPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
 import type { StoragePlan } from "../core/platform/storage";
+import { STORAGE_CONFIGMAP } from "../workloads/tuning/file";
 
 export interface StorageArgs {
   /** From `planStorage(...)`. */
@@ -55,6 +56,12 @@ export class Storage extends pulumi.ComponentResource {
     const k8sChild = { parent: this, provider: args.provider, dependsOn: args.dependsOn ?? [] };
     const ns = new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: p.serviceAccount.namespace } }, k8sChild);
     this.serviceAccount = new k8s.core.v1.ServiceAccount(`${name}-service-account`, { metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace } }, { ...k8sChild, dependsOn: [ns] });
+    // RayJobs read the bucket from here (RAY_GPU_STORAGE_BUCKET): its name is known only once it exists.
+    new k8s.core.v1.ConfigMap(
+      `${name}-configmap`,
+      { metadata: { name: STORAGE_CONFIGMAP, namespace: p.serviceAccount.namespace }, data: { bucket: bucket.bucket, prefix: p.prefix } },
+      { ...k8sChild, dependsOn: [ns] },
+    );
     new aws.eks.PodIdentityAssociation(`${name}-identity`, { clusterName: args.clusterName, namespace: p.serviceAccount.namespace, serviceAccount: p.serviceAccount.name, roleArn: role.arn }, child);
     if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
     this.bucketName = bucket.bucket;

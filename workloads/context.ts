@@ -16,6 +16,11 @@ export interface WorkloadContext {
    */
   readonly serviceAccountName?: string;
   /**
+   * Key prefix of the stack's bucket the workload writes under (checkpoints, results).
+   * @default ""
+   */
+  readonly storagePrefix?: string;
+  /**
    * Config path of the workload for error messages.
    * @default "workload"
    */

@@ -7,3 +7,5 @@ export * from "./stack";
 export * from "./rayjob/types";
 export * from "./rayjob/render";
 export * from "./rayjob/checks";
+export * from "./tuning/training";
+export * from "./tuning/file";

@@ -63,7 +63,13 @@ export function planStack(config: StackConfig, options: PlanStackOptions = {}): 
   const objects: { workload: string; objects: KubeObject[] }[] = [];
   const notRendered: { workload: string; reason: string }[] = [];
   config.workloads.forEach((spec, i) => {
-    const ctx = { environment: config.environment, pools, namespace: config.platform.workloadNamespace, path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]` };
+    const ctx = {
+      environment: config.environment,
+      pools,
+      namespace: config.platform.workloadNamespace,
+      storagePrefix: config.platform.storage.prefix,
+      path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`,
+    };
     try {
       const construct = constructFor(spec);
       const plan = construct.plan(ctx);

@@ -19,6 +19,9 @@ import { resolveGpuPool, type WorkloadContext } from "./context";
 import { planWorkloadMemory, type WorkloadMemoryPlan } from "./memory";
 import { WORKER_NEEDS } from "./needs";
 import { renderRayJob } from "./rayjob/render";
+import { tuneTraining, type TrainTuning } from "./tuning/training";
+import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, tuningConfigMap } from "./tuning/file";
+import type { Decision } from "../core/decisions";
 import type { KubeObject } from "./rayjob/types";
 
 /** A planned workload. */
@@ -33,6 +36,9 @@ export interface WorkloadPlan {
   readonly modelName: string;
   readonly memory: WorkloadMemoryPlan;
   readonly shape: ClusterShapePlan;
+  /** Ray Train and DeepSpeed settings (training kinds), with their reasons. */
+  readonly train: TrainTuning | undefined;
+  readonly tuningDecisions: readonly Decision[];
 }
 
 /** Shared machinery of every kind. */
@@ -80,6 +86,10 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     issues.throwIfAny();
     const planned = planWorkloadMemory(this.spec, pool!);
     const memory = withHostMemoryCheck(planned, shape!);
+    const tuned =
+      this.spec.kind === "TrainingJob" || this.spec.kind === "LoRAFineTune"
+        ? tuneTraining({ spec: this.spec, memory, shape: shape!, environment: ctx.environment, storagePrefix: ctx.storagePrefix ?? "" })
+        : undefined;
     return {
       name: this.spec.name,
       kind: this.spec.kind,
@@ -90,6 +100,8 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
       modelName: typeof this.spec.model === "string" ? this.spec.model : "custom",
       memory,
       shape: shape!,
+      train: tuned?.tuning,
+      tuningDecisions: tuned?.decisions ?? [],
     };
   }
 
@@ -104,7 +116,23 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     if (this.spec.entrypoint === undefined) issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
     if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
     issues.throwIfAny();
+    const labels = { "app.kubernetes.io/managed-by": "pulumi-ray-gpu", "ray-gpu.io/workload": this.spec.name };
+    const { deepspeed, ...train } = plan.train ?? { deepspeed: undefined };
+    const configMap = tuningConfigMap({
+      workload: this.spec.name,
+      namespace: ctx.namespace,
+      labels,
+      deepspeed,
+      document: {
+        apiVersion: "ray-gpu.io/v1",
+        kind: "Tuning",
+        workload: { name: this.spec.name, kind: this.spec.kind, environment: ctx.environment, model: plan.modelName },
+        knobs: plan.memory.knobs,
+        ...(plan.train ? { train: { ...(train as Omit<TrainTuning, "deepspeed">), ...(deepspeed ? { deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` } : {}) } } : {}),
+      },
+    });
     return [
+      configMap,
       renderRayJob({
         name: this.spec.name,
         namespace: ctx.namespace,
@@ -116,6 +144,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         userEnv: this.spec.env,
         serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
         knobs: plan.memory.knobs,
+        tuningConfigMap: configMap.metadata.name,
       }),
     ];
   }

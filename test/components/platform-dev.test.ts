@@ -31,6 +31,12 @@ describe("RayGpuPlatform, dev stack (new cluster)", () => {
     expect(vpc.subnetSpecs.find((s) => s.type === "Public")!.tags).toMatchObject({ "kubernetes.io/role/elb": "1" });
   });
 
+  it("publishes the bucket to RayJobs through the ray-gpu-storage ConfigMap, and applies each workload's tuning ConfigMap", () => {
+    const cms = ofType(rs, "kubernetes:core/v1:ConfigMap");
+    expect(cms.find((c) => (c.inputs["metadata"] as { name: string }).name === "ray-gpu-storage")!.inputs["data"]).toMatchObject({ prefix: "ray/" });
+    expect(cms.map((c) => (c.inputs["metadata"] as { name: string }).name)).toContain("llm-pretrain-tuning");
+  });
+
   it("pins Kubernetes, uses API access entries and installs the Pod Identity agent", () => {
     expect(ofType(rs, "aws:eks/cluster:Cluster")[0]!.inputs).toMatchObject({ version: "1.33", accessConfig: { authenticationMode: "API" } });
     expect(ofType(rs, "aws:eks/addon:Addon").map((a) => a.inputs["addonName"]).sort()).toEqual(["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]);

@@ -16,7 +16,7 @@ describe("stacks/index.ts under Pulumi mocks (dev stack)", () => {
     const job = recorded.find((r) => r.type === "kubernetes:ray.io/v1:RayJob" && r.name === "llm-pretrain-rayjob");
     expect(job?.name).toBe("llm-pretrain-rayjob");
     expect(job?.parent).toContain("RayWorkload::llm-pretrain");
-    const expected = planStack(repoStack("dev")).objects[0]!.objects[0]!;
+    const expected = planStack(repoStack("dev")).objects[0]!.objects.find((o) => o.kind === "RayJob")!;
     if (expected.kind !== "RayJob") throw new Error("expected a RayJob");
     expect(job?.inputs).toMatchObject({ apiVersion: "ray.io/v1", kind: "RayJob", metadata: expected.metadata, spec: JSON.parse(JSON.stringify(expected.spec)) });
   });

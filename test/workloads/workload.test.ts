@@ -12,7 +12,7 @@ describe("TrainingJob", () => {
 
   it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {
     const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "meta-llama/Llama-3.2-1B", image: "img:1", entrypoint: "python train.py", gpus: 8, nodePool: "a10g-4x" });
-    const [rayJob] = job.render(ctx);
+    const rayJob = job.render(ctx).find((o) => o.kind === "RayJob");
     expect(rayJob?.kind).toBe("RayJob");
     if (rayJob?.kind !== "RayJob") return;
     const { headGroupSpec, workerGroupSpecs } = rayJob.spec.rayClusterSpec;
@@ -36,7 +36,7 @@ describe("TrainingJob", () => {
 
   it("lets tuned values win over user env vars of the same name", () => {
     const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "Qwen/Qwen2.5-0.5B", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x", env: { NCCL_SOCKET_IFNAME: "ens5", WANDB_PROJECT: "p" } });
-    const [rayJob] = job.render(ctx);
+    const rayJob = job.render(ctx).find((o) => o.kind === "RayJob");
     if (rayJob?.kind !== "RayJob") throw new Error("no RayJob");
     const env = rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env;
     expect(env).toContainEqual({ name: "NCCL_SOCKET_IFNAME", value: "eth0" });

@@ -6,6 +6,7 @@ import { cpuQuantity, gibQuantity, gibToBytesString } from "../../core/quantity"
 import { SHM_PATH, SPILL_PATH, type ClusterShapePlan } from "../../core/cluster/shape";
 import type { Taint } from "../../core/pools";
 import type { Container, EnvVar, PodSpec, RayJob, ResourceList, Toleration, VolumeMount } from "./types";
+import { STORAGE_CONFIGMAP, TUNING_FILE, TUNING_MOUNT_PATH } from "../tuning/file";
 
 /** Ray version we test against; the RayCluster's `rayVersion`, to match the image. */
 export const RAY_VERSION = "2.58.0";
@@ -28,6 +29,8 @@ export interface RenderRayJobInput {
   readonly serviceAccountName: string;
   /** The planner's knobs, handed to the user's code on every Ray container (see {@link knobEnv}). */
   readonly knobs?: Readonly<Record<string, string | number | boolean>>;
+  /** ConfigMap with the tuning document, mounted at /etc/ray-gpu on every Ray container. */
+  readonly tuningConfigMap?: string;
 }
 
 /**
@@ -66,7 +69,16 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     "ray-gpu.io/kind": input.kind,
     "ray-gpu.io/environment": input.environment,
   };
-  const userEnv = { ...(input.userEnv ?? {}), ...knobEnv(input.knobs ?? {}) };
+  const userEnv = {
+    ...(input.userEnv ?? {}),
+    ...knobEnv(input.knobs ?? {}),
+    ...(input.tuningConfigMap ? { RAY_GPU_TUNING_FILE: `${TUNING_MOUNT_PATH}/${TUNING_FILE}` } : {}),
+  };
+  // The bucket is known only once the platform exists: read it from the platform's ConfigMap (optional, so a
+  // job also starts on a cluster without it).
+  const storageEnv: EnvVar = { name: "RAY_GPU_STORAGE_BUCKET", valueFrom: { configMapKeyRef: { name: STORAGE_CONFIGMAP, key: "bucket", optional: true } } };
+  const tuningVolume = input.tuningConfigMap ? [{ name: "ray-gpu-tuning", configMap: { name: input.tuningConfigMap } }] : [];
+  const tuningMount = input.tuningConfigMap ? [{ name: "ray-gpu-tuning", mountPath: TUNING_MOUNT_PATH, readOnly: true }] : [];
 
   const headMounts: VolumeMount[] = [{ name: "dshm", mountPath: SHM_PATH }];
   const headPod: PodSpec = {
@@ -75,18 +87,18 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
         name: "ray-head",
         image: input.image,
         resources: resources(head.cpus, head.memoryGiB),
-        env: toEnv({ ...userEnv, NVIDIA_VISIBLE_DEVICES: "void" }),
+        env: [...toEnv({ ...userEnv, NVIDIA_VISIBLE_DEVICES: "void" }), storageEnv],
         ports: [
           { name: "gcs-server", containerPort: 6379 },
           { name: "dashboard", containerPort: 8265 },
           { name: "client", containerPort: 10001 },
           { name: "metrics", containerPort: 8080 },
         ],
-        volumeMounts: headMounts,
+        volumeMounts: [...headMounts, ...tuningMount],
         lifecycle: PRE_STOP,
       },
     ],
-    volumes: [shmVolume(head.shmGiB)],
+    volumes: [shmVolume(head.shmGiB), ...tuningVolume],
     nodeSelector: { ...head.nodeSelector },
     serviceAccountName: input.serviceAccountName,
   };
@@ -99,15 +111,12 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
         name: "ray-worker",
         image: input.image,
         resources: resources(worker.cpus, worker.memoryGiB, gpuExtra),
-        env: toEnv({ ...userEnv, ...worker.env }),
-        volumeMounts: [
-          { name: "dshm", mountPath: SHM_PATH },
-          { name: "ray-spill", mountPath: SPILL_PATH },
-        ],
+        env: [...toEnv({ ...userEnv, ...worker.env }), storageEnv],
+        volumeMounts: [{ name: "dshm", mountPath: SHM_PATH }, { name: "ray-spill", mountPath: SPILL_PATH }, ...tuningMount],
         lifecycle: PRE_STOP,
       },
     ],
-    volumes: [shmVolume(worker.shmGiB), { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } }],
+    volumes: [shmVolume(worker.shmGiB), { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } }, ...tuningVolume],
     nodeSelector: { ...worker.nodeSelector },
     tolerations: worker.tolerations.map(toToleration),
     serviceAccountName: input.serviceAccountName,

@@ -19,7 +19,8 @@ export interface ResourceList {
 
 export interface EnvVar {
   name: string;
-  value: string;
+  value?: string;
+  valueFrom?: { configMapKeyRef: { name: string; key: string; optional?: boolean } };
 }
 
 export interface VolumeMount {

@@ -6,7 +6,7 @@ import { configWith } from "../../helpers/fixtures";
 
 function fixture(environment: "dev" | "prod" = "dev") {
   const plan = planStack(configWith((c) => (c.environment = environment)));
-  const job = structuredClone(plan.objects[0]!.objects[0]) as RayJob;
+  const job = structuredClone(plan.objects[0]!.objects.find((o) => o.kind === "RayJob")) as RayJob;
   return { job, pools: plan.pools };
 }
 
