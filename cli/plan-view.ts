@@ -57,6 +57,7 @@ export function workloadView(w: WorkloadPlan) {
     },
     lifecycle,
     train: w.train,
+    data: w.data,
     decisions: [...m.decisions, ...w.tuningDecisions, ...decisions],
   };
 }

@@ -9,3 +9,4 @@ export * from "./rayjob/render";
 export * from "./rayjob/checks";
 export * from "./tuning/training";
 export * from "./tuning/file";
+export * from "./tuning/data";

@@ -11,6 +11,7 @@ import type { MemoryEstimate } from "../core/memory/estimate";
 import { planTrainingMemory, type TrainingKnobs } from "../core/memory/plan-training";
 import { planEmbeddingMemory, planServingMemory } from "../core/memory/plan-inference";
 import type { ModelArchitecture } from "../core/models/types";
+import { SMALL_ENCODER_PARAMETERS } from "./tuning/data";
 
 /** Default tokens per training sample. */
 export const DEFAULT_TRAINING_SEQUENCE_LENGTH = 2048;
@@ -63,8 +64,16 @@ export function planWorkloadMemory(spec: WorkloadSpec, pool: GpuPoolPlan): Workl
     case "EmbeddingPipeline": {
       const sequenceLength = spec.sequenceLength ?? model.maxSequenceLength ?? 512;
       if (spec.sequenceLength === undefined) log.decide("sequenceLength", sequenceLength, "the model's maximum sequence length");
-      const plan = planEmbeddingMemory({ model, sequenceLength, batchSize: spec.batchSize, usableGiB });
-      return { model, memory: plan.memory, fits: plan.fits, knobs: { batchSize: plan.batchSize, sequenceLength, gpus: spec.gpus }, decisions: [...log.decisions, ...plan.decisions], advice: plan.advice };
+      // A small encoder cannot keep an A10G busy from one process (it waits on batch assembly and host-to-device
+      // copies): two actors share each GPU and overlap that work, each with half the memory.
+      const actorsPerGpu = model.parameters < SMALL_ENCODER_PARAMETERS ? 2 : 1;
+      log.decide("gpusPerActor", 1 / actorsPerGpu, actorsPerGpu > 1 ? `${(model.parameters / 1e6).toFixed(0)}M parameters < ${SMALL_ENCODER_PARAMETERS / 1e6}M: two actors per GPU overlap one's batch assembly with the other's compute; each plans with half the GPU` : `${(model.parameters / 1e6).toFixed(0)}M parameters: one actor keeps the GPU busy`);
+      const plan = planEmbeddingMemory({ model, sequenceLength, batchSize: spec.batchSize, usableGiB: usableGiB / actorsPerGpu });
+      return {
+        model, memory: plan.memory, fits: plan.fits,
+        knobs: { batchSize: plan.batchSize, sequenceLength, gpus: spec.gpus, gpusPerActor: 1 / actorsPerGpu },
+        decisions: [...log.decisions, ...plan.decisions], advice: plan.advice,
+      };
     }
     case "BatchInference": {
       const plan = planServingMemory({

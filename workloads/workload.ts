@@ -20,6 +20,7 @@ import { planWorkloadMemory, type WorkloadMemoryPlan } from "./memory";
 import { WORKER_NEEDS } from "./needs";
 import { renderRayJob } from "./rayjob/render";
 import { tuneTraining, type TrainTuning } from "./tuning/training";
+import { tuneData, type ActorPoolTuning, type DataTuning, type InferenceSweep } from "./tuning/data";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, tuningConfigMap } from "./tuning/file";
 import type { Decision } from "../core/decisions";
 import type { KubeObject } from "./rayjob/types";
@@ -38,6 +39,8 @@ export interface WorkloadPlan {
   readonly shape: ClusterShapePlan;
   /** Ray Train and DeepSpeed settings (training kinds), with their reasons. */
   readonly train: TrainTuning | undefined;
+  /** Ray Data, actor pool and sweep settings (embedding and inference kinds). */
+  readonly data: { readonly data: DataTuning; readonly pool: ActorPoolTuning; readonly sweep: InferenceSweep | undefined } | undefined;
   readonly tuningDecisions: readonly Decision[];
 }
 
@@ -86,10 +89,27 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     issues.throwIfAny();
     const planned = planWorkloadMemory(this.spec, pool!);
     const memory = withHostMemoryCheck(planned, shape!);
+    const spec = this.spec;
     const tuned =
-      this.spec.kind === "TrainingJob" || this.spec.kind === "LoRAFineTune"
-        ? tuneTraining({ spec: this.spec, memory, shape: shape!, environment: ctx.environment, storagePrefix: ctx.storagePrefix ?? "" })
+      spec.kind === "TrainingJob" || spec.kind === "LoRAFineTune"
+        ? tuneTraining({ spec, memory, shape: shape!, environment: ctx.environment, storagePrefix: ctx.storagePrefix ?? "" })
         : undefined;
+    const dataTuned =
+      spec.kind === "EmbeddingPipeline" || spec.kind === "BatchInference"
+        ? tuneData({
+            spec,
+            model: memory.model,
+            knobs: memory.knobs,
+            shape: shape!,
+            environment: ctx.environment,
+            gpusPerActor: spec.kind === "EmbeddingPipeline" ? Number(memory.knobs["gpusPerActor"]) : Number(memory.knobs["tensorParallelSize"]),
+            batchSizePerActor: spec.kind === "EmbeddingPipeline" ? Number(memory.knobs["batchSize"]) : Math.max(1, Number(memory.knobs["maxConcurrentSequences"])),
+          })
+        : undefined;
+    if (dataTuned && dataTuned.data.workingSetBytes > dataTuned.data.objectStoreLimitBytes) {
+      issues.add(`${path}.gpus`, `the Ray Data working set (${dataTuned.data.workingSetBytes} B) would exceed its object-store limit (${dataTuned.data.objectStoreLimitBytes} B) and spill: use nodes with more memory`, spec.gpus);
+      issues.throwIfAny();
+    }
     return {
       name: this.spec.name,
       kind: this.spec.kind,
@@ -101,7 +121,8 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
       memory,
       shape: shape!,
       train: tuned?.tuning,
-      tuningDecisions: tuned?.decisions ?? [],
+      data: dataTuned && { data: dataTuned.data, pool: dataTuned.pool, sweep: dataTuned.sweep },
+      tuningDecisions: [...(tuned?.decisions ?? []), ...(dataTuned?.decisions ?? [])],
     };
   }
 
@@ -129,6 +150,18 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         workload: { name: this.spec.name, kind: this.spec.kind, environment: ctx.environment, model: plan.modelName },
         knobs: plan.memory.knobs,
         ...(plan.train ? { train: { ...(train as Omit<TrainTuning, "deepspeed">), ...(deepspeed ? { deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` } : {}) } } : {}),
+        ...(plan.data ? { data: { ...plan.data.data, outputUri: this.spec.outputUri }, actorPool: plan.data.pool, ...(plan.data.sweep ? { sweep: plan.data.sweep } : {}) } : {}),
+        ...(this.spec.kind === "LoRAFineTune"
+          ? {
+              lora: {
+                rank: this.spec.lora.rank,
+                alpha: this.spec.lora.alpha ?? 2 * this.spec.lora.rank,
+                targetModules: this.spec.lora.targetModules,
+                quantization: this.spec.lora.quantization,
+                imageTokensPerSample: plan.memory.decisions.find((d) => d.key === "imageTokensPerSample")?.value as number | undefined,
+              },
+            }
+          : {}),
       },
     });
     return [

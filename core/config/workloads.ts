@@ -17,8 +17,29 @@ export const MAX_RAYJOB_NAME_LENGTH = 47;
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a valid environment variable name");
 const positiveInt = z.number().int().min(1);
 
+/** Where a workload reads its data, and how much there is (drives block sizes and read parallelism). */
+export const DatasetSchema = z.strictObject({
+  /** `s3://bucket/key/` or a path on shared storage. */
+  uri: z.string().regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"'),
+  /** @default "parquet" */
+  format: z.enum(["parquet", "jsonl", "csv", "text"]).default("parquet"),
+  /** Rows in the full dataset. @default - unknown: read parallelism follows the cluster's CPUs */
+  rows: z.number().int().min(1).max(1e12).optional(),
+  /** Average characters of text per row. @default 1000 */
+  avgTextChars: z.number().int().min(1).max(10_000_000).default(1000),
+});
+
 /** Fields every workload kind has. */
 const workloadBase = {
+  /** Input data. @default - none: the entrypoint reads its own data */
+  dataset: DatasetSchema.optional(),
+  /** Where results go (embeddings, generations). @default - `<prefix>results/<name>/` in the stack's bucket */
+  outputUri: z.string().regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"').optional(),
+  /**
+   * Share of the dataset a dev run reads (prod reads everything).
+   * @default 0.01
+   */
+  devSampleFraction: z.number().gt(0).max(1).default(0.01),
   /** RayJob name: a DNS-1035 label of at most 47 characters (KubeRay's limit). */
   name: dnsLabel(MAX_RAYJOB_NAME_LENGTH),
   /** The model: a catalog id (or alias) or its architecture. */
@@ -165,6 +186,12 @@ export const BatchInferenceSpecSchema = z.strictObject({
   gpuMemoryUtilization: z.number().min(0.5).max(0.95).default(0.9),
   /** @default - the smallest that leaves room for the KV cache */
   tensorParallelSize: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]).optional(),
+  /**
+   * Generation parameters to sweep: every combination runs over every prompt, e.g.
+   * `{ temperature: [0.2, 0.7], top_p: [0.9, 1.0] }`.
+   * @default {} (one setting)
+   */
+  sweep: z.record(z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(64)).default({}),
 });
 
 /** Any workload entry. */

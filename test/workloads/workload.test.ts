@@ -58,9 +58,10 @@ describe("TrainingJob", () => {
     );
   });
 
-  it.each(["dev", "prod"] as const)("renders every workload of the %s stack (one snapshot per environment)", async (env) => {
+  const workloads = ["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"];
+  it.each((["dev", "prod"] as const).flatMap((env) => workloads.map((w) => [env, w] as const)))("renders %s %s (one snapshot per workload and environment)", async (env, workload) => {
     const plan = planStack(repoStack(env));
-    const text = plan.objects.flatMap((o) => o.objects).map(stableYaml).join("---\n");
-    await expect(text).toMatchFileSnapshot(`__snapshots__/stack.${env}.yaml`);
+    const text = plan.objects.find((o) => o.workload === workload)!.objects.map(stableYaml).join("---\n");
+    await expect(text).toMatchFileSnapshot(`__snapshots__/${env}/${workload}.yaml`);
   });
 });

@@ -6,6 +6,7 @@
 import type { ConfigMap } from "../rayjob/types";
 import { stableJson } from "../../core/serialize";
 import type { TrainTuning } from "./training";
+import type { ActorPoolTuning, DataTuning, InferenceSweep } from "./data";
 
 export const TUNING_MOUNT_PATH = "/etc/ray-gpu";
 export const TUNING_FILE = "tuning.json";
@@ -22,6 +23,13 @@ export interface TuningDocument {
   readonly knobs: Readonly<Record<string, string | number | boolean>>;
   /** Ray Train settings (training kinds only). */
   readonly train?: Omit<TrainTuning, "deepspeed"> & { readonly deepspeedConfigFile?: string };
+  /** Ray Data settings (embedding and inference kinds). */
+  readonly data?: DataTuning & { readonly outputUri: string | undefined };
+  readonly actorPool?: ActorPoolTuning;
+  /** Generation-parameter sweep (batch inference). */
+  readonly sweep?: InferenceSweep;
+  /** Adapter settings (LoRA fine-tuning). */
+  readonly lora?: { readonly rank: number; readonly alpha: number; readonly targetModules: readonly string[]; readonly quantization: string; readonly imageTokensPerSample: number | undefined };
 }
 
 /** Name of a workload's tuning ConfigMap. */

@@ -1,0 +1,109 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { planPools } from "../../core/pools";
+import { PlatformSchema } from "../../core/config/platform";
+import { GPU_INSTANCES } from "../../core/catalog/instances";
+import { BatchInference, EmbeddingPipeline, LoRAFineTune, TrainingJob } from "../../workloads/workload";
+import { sweepGrid, RAY_DATA_OBJECT_STORE_FRACTION } from "../../workloads/tuning/data";
+import { planStack } from "../../workloads/stack";
+import type { ConfigMap } from "../../workloads/rayjob/types";
+import type { TuningDocument } from "../../workloads/tuning/file";
+import { repoStack } from "../helpers/fixtures";
+
+const ctx = (instanceType: "g5.2xlarge" | "g5.12xlarge" | "g5.48xlarge", maxNodes: number, environment: "dev" | "prod" = "prod") => ({
+  environment,
+  namespace: "ray-jobs",
+  pools: planPools(PlatformSchema.parse({ cluster: { mode: "create", name: "t" }, cpuNodeGroup: { instanceType: "m6i.8xlarge" }, gpuNodeGroups: [{ name: "gpu", instanceType, maxNodes }] })),
+});
+
+describe("Ray Data tuning", () => {
+  it("gives a small encoder two actors per GPU, each planned with half the memory, in a pool that starts at full size", () => {
+    const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-small-en-v1.5", gpus: 4 }).plan(ctx("g5.12xlarge", 2));
+    expect(plan.memory.knobs["gpusPerActor"]).toBe(0.5);
+    expect(plan.memory.memory.usableGiB).toBeCloseTo(21.99 / 2, 5);
+    expect(plan.data!.pool).toMatchObject({ actorPoolSize: 8, gpusPerActor: 0.5, maxTasksInFlightPerActor: 2 });
+    const large = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 4 }).plan(ctx("g5.12xlarge", 2));
+    expect(large.data!.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1 });
+  });
+
+  it("feeds the actors with every other CPU of the worker pods", () => {
+    const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 8 }).plan(ctx("g5.12xlarge", 2));
+    expect(plan.data!.pool.preprocessConcurrency).toBe(2 * plan.shape.worker.cpus - 8);
+  });
+
+  it("reads a sample in dev and everything in prod, with read parallelism from the row count", () => {
+    const spec = { kind: "EmbeddingPipeline" as const, name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 1, dataset: { uri: "s3://my-bucket/data/", rows: 10_000_000 } };
+    const dev = new EmbeddingPipeline(spec).plan(ctx("g5.2xlarge", 1, "dev")).data!.data;
+    const prod = new EmbeddingPipeline(spec).plan(ctx("g5.2xlarge", 1, "prod")).data!.data;
+    expect([dev.sampleFraction, dev.rowsToRead]).toEqual([0.01, 100_000]);
+    expect([prod.sampleFraction, prod.rowsToRead]).toEqual([1, 10_000_000]);
+    expect(prod.readParallelism).toBe(Math.ceil(10_000_000 / prod.rowsPerBlock));
+  });
+
+  it("spreads a parameter sweep as rows over every replica", () => {
+    expect(sweepGrid({ top_p: [0.9, 1], temperature: [0.2, 0.7] })).toEqual([
+      { temperature: 0.2, top_p: 0.9 }, { temperature: 0.2, top_p: 1 }, { temperature: 0.7, top_p: 0.9 }, { temperature: 0.7, top_p: 1 },
+    ]);
+    const plan = new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 4, sweep: { temperature: [0.2, 0.7, 1] } }).plan(ctx("g5.12xlarge", 1));
+    expect(plan.data!.sweep).toMatchObject({ rowsPerPrompt: 3 });
+    expect(plan.data!.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1, batchSize: plan.memory.maxConcurrentSequences });
+  });
+
+  it("writes the data, actor-pool and sweep settings into tuning.json", () => {
+    const objects = planStack(repoStack("prod")).objects.find((o) => o.workload === "llm-sweep")!.objects;
+    const doc = JSON.parse((objects.find((o) => o.kind === "ConfigMap") as ConfigMap).data["tuning.json"]!) as TuningDocument;
+    expect(doc.data).toMatchObject({ uri: "s3://example-corpus/prompts/", format: "jsonl", sampleFraction: 1, rowsToRead: 200000 });
+    expect(doc.actorPool).toMatchObject({ actorPoolSize: 8, gpusPerActor: 1 });
+    expect(doc.sweep!.grid).toHaveLength(6);
+  });
+
+  it("property: for any pool and encoder, the in-flight working set fits Ray Data's share of the object store (no spill)", () => {
+    const encoders = ["BAAI/bge-small-en-v1.5", "BAAI/bge-base-en-v1.5", "BAAI/bge-large-en-v1.5", "intfloat/e5-large-v2", "sentence-transformers/all-MiniLM-L6-v2"];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...encoders),
+        fc.constantFrom("g5.2xlarge" as const, "g5.12xlarge" as const, "g5.48xlarge" as const),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 10, max: 100_000 }),
+        fc.integer({ min: 1, max: 100_000_000 }),
+        (model, instanceType, nodes, avgTextChars, rows) => {
+          const gpus = nodes * GPU_INSTANCES[instanceType].gpus;
+          const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model, gpus, dataset: { uri: "s3://my-bucket/d/", rows, avgTextChars } }).plan(ctx(instanceType, nodes));
+          const d = plan.data!.data;
+          expect(d.workingSetBytes).toBeLessThanOrEqual(d.objectStoreLimitBytes);
+          expect(d.objectStoreLimitBytes).toBe(Math.floor(nodes * plan.shape.worker.objectStoreGiB * 2 ** 30 * RAY_DATA_OBJECT_STORE_FRACTION));
+          expect(d.blockSizeBytes).toBeGreaterThanOrEqual(2 ** 20);
+          expect(d.blockSizeBytes).toBeLessThanOrEqual(128 * 2 ** 20);
+          expect(plan.data!.pool.actorPoolSize * plan.data!.pool.gpusPerActor).toBe(gpus);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe("the same spec across environments", () => {
+  it("property: dev (fewer GPUs) and prod keep the global batch and the hyper-parameters exactly", () => {
+    const models = ["meta-llama/Llama-3.2-1B", "Qwen/Qwen2.5-1.5B", "meta-llama/Llama-3.1-8B"];
+    fc.assert(
+      fc.property(fc.constantFrom(...models), fc.constantFrom(1, 2, 4), fc.integer({ min: 1, max: 8 }), fc.constantFrom(512, 1024, 2048), fc.boolean(), (model, devNodes, scale, seq, lora) => {
+        const prodNodes = devNodes * scale;
+        const globalBatchSize = 4 * prodNodes * 8;
+        const kind = lora ? ("LoRAFineTune" as const) : ("TrainingJob" as const);
+        const spec = (gpus: number) => ({ kind, name: "t", model, gpus, sequenceLength: seq, globalBatchSize });
+        const run = (environment: "dev" | "prod", nodes: number) => {
+          const c = ctx("g5.12xlarge", nodes, environment);
+          const s = spec(nodes * 4);
+          const w = s.kind === "LoRAFineTune" ? new LoRAFineTune({ ...s, kind: "LoRAFineTune" }) : new TrainingJob({ ...s, kind: "TrainingJob" });
+          return w.plan(c).memory;
+        };
+        const dev = run("dev", devNodes);
+        const prod = run("prod", prodNodes);
+        if (!dev.fits || !prod.fits) return;
+        for (const m of [dev, prod]) expect(Number(m.knobs["microBatchSize"]) * Number(m.knobs["gradientAccumulationSteps"]) * Number(m.knobs["gpus"])).toBe(globalBatchSize);
+        for (const key of ["globalBatchSize", "sequenceLength", "loraRank", "loraAlpha"]) expect(dev.knobs[key]).toBe(prod.knobs[key]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
