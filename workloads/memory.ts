@@ -39,7 +39,7 @@ export function planWorkloadMemory(spec: WorkloadSpec, pool: GpuPoolPlan): Workl
   switch (spec.kind) {
     case "TrainingJob":
     case "LoRAFineTune": {
-      const context = model.maxPositionEmbeddings ?? DEFAULT_TRAINING_SEQUENCE_LENGTH;
+      const context = model.maxSequenceLength ?? model.maxPositionEmbeddings ?? DEFAULT_TRAINING_SEQUENCE_LENGTH;
       const sequenceLength = spec.sequenceLength ?? Math.min(DEFAULT_TRAINING_SEQUENCE_LENGTH, context);
       if (spec.sequenceLength === undefined) log.decide("sequenceLength", sequenceLength, `default ${DEFAULT_TRAINING_SEQUENCE_LENGTH} tokens, capped at the model's context (${context})`);
       const lora = spec.kind === "LoRAFineTune" ? spec.lora : undefined;

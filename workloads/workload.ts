@@ -150,7 +150,14 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         workload: { name: this.spec.name, kind: this.spec.kind, environment: ctx.environment, model: plan.modelName },
         knobs: plan.memory.knobs,
         ...(plan.train ? { train: { ...(train as Omit<TrainTuning, "deepspeed">), ...(deepspeed ? { deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` } : {}) } } : {}),
-        ...(plan.data ? { data: { ...plan.data.data, outputUri: this.spec.outputUri }, actorPool: plan.data.pool, ...(plan.data.sweep ? { sweep: plan.data.sweep } : {}) } : {}),
+        ...(plan.data
+          ? {
+              // Default output: a key prefix of the stack's bucket (RAY_GPU_STORAGE_BUCKET).
+              data: { ...plan.data.data, outputUri: this.spec.outputUri ?? `${ctx.storagePrefix ?? ""}results/${this.spec.name}/` },
+              actorPool: plan.data.pool,
+              ...(plan.data.sweep ? { sweep: plan.data.sweep } : {}),
+            }
+          : {}),
         ...(this.spec.kind === "LoRAFineTune"
           ? {
               lora: {
@@ -164,6 +171,10 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
           : {}),
       },
     });
+    const size = Object.values(configMap.data).reduce((n, v) => n + Buffer.byteLength(v), 0);
+    if (size > MAX_CONFIGMAP_BYTES) {
+      throw new ConfigError([{ path: `${path}.sweep`, message: `the tuning ConfigMap would hold ${size} bytes, over Kubernetes' 1 MiB limit: use fewer sweep settings` }]);
+    }
     return [
       configMap,
       renderRayJob({
@@ -182,6 +193,9 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     ];
   }
 }
+
+/** Kubernetes stores a ConfigMap in one etcd value of at most 1 MiB; stay clear of it. */
+const MAX_CONFIGMAP_BYTES = 1_000_000;
 
 /** The global batch must split evenly over GPUs and micro-batches, or it cannot be kept exactly. */
 function checkBatchArithmetic(spec: WorkloadSpec, path: string, issues: IssueCollector): void {

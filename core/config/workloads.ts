@@ -11,6 +11,9 @@ import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
 
+/** Most combinations a generation sweep may have (each prompt becomes one row per combination). */
+export const MAX_SWEEP_SETTINGS = 1024;
+
 /** KubeRay limits RayJob names to 47 characters (`MaxRayJobNameLength`) and DNS-1035 labels. */
 export const MAX_RAYJOB_NAME_LENGTH = 47;
 
@@ -75,7 +78,12 @@ const workloadBase = {
    * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
    * @default {}
    */
-  env: z.record(envName, z.string()).default({}),
+  env: z
+    .record(
+      envName.refine((n) => !/^(RAY_GPU_|NCCL_)/.test(n) && n !== "PYTORCH_CUDA_ALLOC_CONF" && n !== "NVIDIA_VISIBLE_DEVICES", "is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name"),
+      z.string(),
+    )
+    .default({}),
 };
 
 /** Knobs the memory planner reads for training kinds; each one left out is chosen by the planner. */
@@ -106,11 +114,14 @@ const trainingKnobs = {
 
 /** Pinned knobs that exclude each other, reported before any planning. */
 function knobConflicts(
-  spec: { zeroStage?: number | undefined; offload?: string | undefined; strategy?: string; kind: string },
+  spec: { zeroStage?: number | undefined; offload?: string | undefined; strategy?: string; kind: string; optimizer?: string; precision?: string },
   ctx: z.RefinementCtx,
 ): void {
   const add = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
   if (spec.strategy === "ddp" && spec.zeroStage !== undefined && spec.zeroStage > 0) add("zeroStage", `strategy "ddp" is plain DDP (ZeRO 0); use strategy "deepspeed" or "auto" for ZeRO ${spec.zeroStage}`);
+  if (spec.strategy === "deepspeed" && spec.zeroStage === 0) add("zeroStage", 'strategy "deepspeed" uses ZeRO 1 to 3; for ZeRO 0 use strategy "ddp"');
+  if (spec.offload !== undefined && spec.offload !== "none" && spec.optimizer !== undefined && spec.optimizer !== "adamw") add("offload", `DeepSpeed offloads only its CPU Adam; use optimizer "adamw" or no offload (optimizer is "${spec.optimizer}")`);
+  if (spec.precision === "bf16-true" && (spec.strategy === "deepspeed" || (spec.zeroStage ?? 0) > 0)) add("precision", 'DeepSpeed keeps fp32 master weights and optimizer states: use "bf16-mixed" with ZeRO, or strategy "ddp" for pure bf16');
   if (spec.strategy === "ddp" && spec.offload !== undefined && spec.offload !== "none") add("offload", 'offloading needs DeepSpeed: use strategy "deepspeed" or "auto"');
   if (spec.kind === "LoRAFineTune" && spec.offload !== undefined && spec.offload !== "none") add("offload", "LoRA adapters and their optimizer states are small; offloading them saves nothing: leave offload out, or use QLoRA");
   if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2) add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
@@ -191,7 +202,10 @@ export const BatchInferenceSpecSchema = z.strictObject({
    * `{ temperature: [0.2, 0.7], top_p: [0.9, 1.0] }`.
    * @default {} (one setting)
    */
-  sweep: z.record(z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(64)).default({}),
+  sweep: z
+    .record(z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(64))
+    .default({})
+    .refine((s) => Object.values(s).reduce((n, v) => n * v.length, 1) <= MAX_SWEEP_SETTINGS, `the sweep may have at most ${1024} combinations (the product of the value counts)`),
 });
 
 /** Any workload entry. */

@@ -131,6 +131,8 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
       return issue.origin === "string"
         ? `must not be longer than ${String(issue.maximum)} characters`
         : `must be ${issue.inclusive ? "<=" : "<"} ${String(issue.maximum)}`;
+    case "invalid_key":
+      return issue.issues.map((i) => i.message).join("; ");
     default:
       return issue.message;
   }

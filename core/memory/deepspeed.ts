@@ -6,6 +6,14 @@
  * Bytes, integer-truncated exactly as the Python does.
  */
 
+/**
+ * Bucket size we configure (elements; 16-bit, so 2 bytes each) instead of DeepSpeed's 5e8. With `overlap_comm`
+ * DeepSpeed double-buffers its reduce bucket, so ZeRO holds about 2 × 2e8 × 2 B = 0.8 GB of buckets per GPU,
+ * which the memory plan counts.
+ */
+export const DEEPSPEED_BUCKET_ELEMENTS = 200_000_000;
+export const DEEPSPEED_BUCKET_BYTES = 2 * DEEPSPEED_BUCKET_ELEMENTS * 2;
+
 /** Result of an estimator: bytes per GPU and per node CPU. */
 export interface DeepSpeedEstimate {
   readonly gpuBytes: number;

@@ -9,6 +9,7 @@ import type { ModelArchitecture } from "../models/types";
 import { blockLinearParameters } from "../models";
 import { estimateTraining, forwardWorkingSetBytesPerToken, type MemoryEstimate } from "./estimate";
 import { adapterParameters, type LoraTarget } from "./lora";
+import { DEEPSPEED_BUCKET_BYTES } from "./deepspeed";
 import { fullTrainingStates, loraStates, type Offload, type Optimizer, type Precision, type Quantization, type ZeroStage } from "./model-states";
 
 /** Share of usable memory the planner keeps free when it picks knobs. */
@@ -94,8 +95,10 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     precision: r.precision, optimizer: r.optimizer, zeroStage: c.zeroStage, offload: c.offload,
   });
   const trainableLocal = c.offload !== "none" ? 0 : c.zeroStage === 0 ? m.parameters : m.parameters / r.gpus;
+  // ZeRO's double-buffered reduce buckets live next to the gradients.
+  const withBuckets = c.zeroStage >= 1 ? { ...states, gradients: states.gradients + DEEPSPEED_BUCKET_BYTES } : states;
   return estimateTraining({
-    model: m, states, precision: r.precision, microBatchSize: c.microBatchSize, tokensPerSample,
+    model: m, states: withBuckets, precision: r.precision, microBatchSize: c.microBatchSize, tokensPerSample,
     gradientCheckpointing: c.gradientCheckpointing, gpus: r.gpus, ddpBuckets: c.zeroStage === 0 && r.gpus > 1,
     trainableLocalParameters: trainableLocal, visionBytes: vision, usableGiB: r.usableGiB,
   });
@@ -117,9 +120,16 @@ function microBatchCandidates(r: TrainingRequest): number[] {
 
 /** (stage, offload) pairs in order of preference, limited by the strategy and pinned knobs. */
 function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offload }[] {
-  const stages: ZeroStage[] = r.zeroStage !== undefined ? [r.zeroStage] : r.strategy === "ddp" ? [0] : r.lora?.quantization && r.lora.quantization !== "none" ? [0, 1, 2] : [0, 1, 2, 3];
+  const stages: ZeroStage[] =
+    r.zeroStage !== undefined ? [r.zeroStage]
+    : r.strategy === "ddp" ? [0]
+    : r.strategy === "deepspeed" ? [1, 2, 3]
+    : r.lora?.quantization && r.lora.quantization !== "none" ? [0, 1, 2]
+    : [0, 1, 2, 3];
   const out: { zeroStage: ZeroStage; offload: Offload }[] = [];
-  for (const offload of r.offload !== undefined ? [r.offload] : (["none", "optimizer", "optimizer-and-parameters"] as const)) {
+  // DeepSpeed offloads only its own CPU Adam; LoRA's small states gain nothing from offloading.
+  const offloads = r.offload !== undefined ? [r.offload] : r.optimizer !== "adamw" || r.lora ? (["none"] as const) : (["none", "optimizer", "optimizer-and-parameters"] as const);
+  for (const offload of offloads) {
     for (const zeroStage of stages) {
       if (offload === "optimizer" && zeroStage < 2) continue;
       if (offload === "optimizer-and-parameters" && zeroStage < 3) continue;

@@ -107,3 +107,38 @@ describe("the same spec across environments", () => {
     );
   });
 });
+
+describe("tuning edge cases", () => {
+  it("caps sweeps, and sizes blocks for the expanded rows", () => {
+    expect(() => new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 1, sweep: { a: Array.from({ length: 64 }, (_, i) => i), b: Array.from({ length: 64 }, (_, i) => i) } })).toThrow(
+      "the sweep may have at most 1024 combinations",
+    );
+    const one = new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 4 }).plan(ctx("g5.12xlarge", 1));
+    const six = new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 4, sweep: { temperature: [0.1, 0.5, 1], top_p: [0.9, 1] } }).plan(ctx("g5.12xlarge", 1));
+    const bytes = (p: typeof one) => p.tuningDecisions.find((d) => d.key === "data.bytesPerRowInFlight")!.value as number;
+    expect(bytes(six)).toBe(6 * bytes(one));
+    expect(six.data!.data.workingSetBytes).toBeLessThanOrEqual(six.data!.data.objectStoreLimitBytes);
+  });
+
+  it("keeps blocks at least 1 MiB on small datasets", () => {
+    const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 8, dataset: { uri: "s3://my-bucket/d/", rows: 50 } }).plan(ctx("g5.48xlarge", 1));
+    expect(plan.data!.data.readParallelism).toBeLessThanOrEqual(50);
+    expect(plan.data!.data.readParallelism).toBeGreaterThanOrEqual(1);
+  });
+
+  it("rejects knob combinations DeepSpeed would refuse", () => {
+    const base = { kind: "TrainingJob" as const, name: "t", model: "meta-llama/Llama-3.2-1B", gpus: 4 };
+    expect(() => new TrainingJob({ ...base, optimizer: "sgd", offload: "optimizer", zeroStage: 2 })).toThrow('DeepSpeed offloads only its CPU Adam; use optimizer "adamw" or no offload (optimizer is "sgd")');
+    expect(() => new TrainingJob({ ...base, strategy: "deepspeed", zeroStage: 0 })).toThrow('strategy "deepspeed" uses ZeRO 1 to 3');
+    expect(() => new TrainingJob({ ...base, strategy: "deepspeed", precision: "bf16-true" })).toThrow("DeepSpeed keeps fp32 master weights");
+  });
+
+  it("names DeepSpeed's CPU Adam when the plan offloads, and defaults the output to the stack's bucket", () => {
+    const plan = new TrainingJob({ kind: "TrainingJob", name: "t", model: "meta-llama/Llama-3.1-8B", gpus: 8, instanceType: "g5.48xlarge", sequenceLength: 1024 }).plan(ctx("g5.48xlarge", 1));
+    expect(plan.memory.knobs["offload"]).not.toBe("none");
+    expect(plan.train!.offloadOptimizerClass).toBe("deepspeed.ops.adam.DeepSpeedCPUAdam");
+    const objects = planStack(repoStack("prod")).objects.find((o) => o.workload === "embed-chunks")!.objects;
+    const doc = JSON.parse((objects.find((o) => o.kind === "ConfigMap") as ConfigMap).data["tuning.json"]!) as TuningDocument;
+    expect(doc.data!.outputUri).toBe("ray/results/embed-chunks/");
+  });
+});

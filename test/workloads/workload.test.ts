@@ -34,13 +34,14 @@ describe("TrainingJob", () => {
     expect(rayJob.spec).toMatchObject({ shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, backoffLimit: 0 });
   });
 
-  it("lets tuned values win over user env vars of the same name", () => {
-    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "Qwen/Qwen2.5-0.5B", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x", env: { NCCL_SOCKET_IFNAME: "ens5", WANDB_PROJECT: "p" } });
-    const rayJob = job.render(ctx).find((o) => o.kind === "RayJob");
+  it("passes user env vars through and refuses names the planner sets", () => {
+    const base = { kind: "TrainingJob" as const, name: "ddp", model: "Qwen/Qwen2.5-0.5B", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x" };
+    const rayJob = new TrainingJob({ ...base, env: { WANDB_PROJECT: "p" } }).render(ctx).find((o) => o.kind === "RayJob");
     if (rayJob?.kind !== "RayJob") throw new Error("no RayJob");
-    const env = rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env;
-    expect(env).toContainEqual({ name: "NCCL_SOCKET_IFNAME", value: "eth0" });
-    expect(env).toContainEqual({ name: "WANDB_PROJECT", value: "p" });
+    expect(rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env).toContainEqual({ name: "WANDB_PROJECT", value: "p" });
+    expect(() => new TrainingJob({ ...base, env: { NCCL_SOCKET_IFNAME: "ens5", RAY_GPU_STORAGE_BUCKET: "b" } })).toThrow(
+      "TrainingJob: 2 problems\n  ✖ env.NCCL_SOCKET_IFNAME: is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name",
+    );
   });
 
   it("rejects an invalid spec with every bad field", () => {

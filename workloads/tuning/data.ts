@@ -87,8 +87,10 @@ export function tuneData(args: {
   const textBytes = spec.dataset?.avgTextChars ?? 1000;
   // Per row in flight: the text, its token ids and attention mask (int64), and the output.
   const outBytes = spec.kind === "EmbeddingPipeline" ? 4 * (model.embeddingDim ?? model.hiddenSize) : 4 * spec.maxNewTokens;
-  const rowBytes = textBytes + 16 * seq + outBytes;
-  log.decide("data.bytesPerRowInFlight", rowBytes, `${textBytes} B of text + ${16 * seq} B of token ids and mask (2 x int64 x ${seq}) + ${outBytes} B of output`);
+  // A sweep turns each prompt into one row per setting: size blocks for the expanded rows.
+  const settings = spec.kind === "BatchInference" ? sweepGrid(spec.sweep).length : 1;
+  const rowBytes = settings * (textBytes + 16 * seq + outBytes);
+  log.decide("data.bytesPerRowInFlight", rowBytes, `${settings > 1 ? `${settings} sweep settings x ` : ""}(${textBytes} B of text + ${16 * seq} B of token ids and mask (2 x int64 x ${seq}) + ${outBytes} B of output)`);
   const budget = Math.floor(nodes * shape.worker.objectStoreGiB * GIB * RAY_DATA_OBJECT_STORE_FRACTION);
   log.decide("data.objectStoreLimitBytes", budget, `${RAY_DATA_OBJECT_STORE_FRACTION * 100}% of the cluster's object store (${nodes} x ${shape.worker.objectStoreGiB} GiB), set explicitly as Ray Data's limit`);
   const inFlightBlocks = preprocess + actors * TASKS_IN_FLIGHT_PER_ACTOR;
@@ -102,11 +104,18 @@ export function tuneData(args: {
   const sample = args.environment === "dev" ? spec.devSampleFraction : 1;
   log.decide("data.sampleFraction", sample, args.environment === "dev" ? "dev reads a sample of the data (devSampleFraction)" : "prod reads the whole dataset");
   const rows = spec.dataset?.rows === undefined ? undefined : Math.max(1, Math.ceil(spec.dataset.rows * sample));
-  const readParallelism = Math.max(2 * nodes * shape.worker.cpus, rows === undefined ? 0 : Math.ceil(rows / rowsPerBlock));
-  log.decide("data.readParallelism", readParallelism, rows === undefined ? "row count unknown: at least 2 read tasks per CPU (Ray Data's own floor)" : `${rows} rows / ${rowsPerBlock} rows per block, at least 2 per CPU`);
+  // Ray Data's heuristic: enough blocks for the data, at least 2 read tasks per CPU, but no block under 1 MiB.
+  const cpuFloor = 2 * nodes * shape.worker.cpus;
+  const readParallelism =
+    rows === undefined ? cpuFloor : Math.min(rows, Math.max(Math.ceil(rows / rowsPerBlock), Math.min(cpuFloor, Math.ceil((rows * rowBytes) / MIN_BLOCK_BYTES))));
+  log.decide(
+    "data.readParallelism",
+    readParallelism,
+    rows === undefined ? "row count unknown: 2 read tasks per CPU (Ray Data's own floor)" : `${rows} rows / ${rowsPerBlock} rows per block, raised toward 2 read tasks per CPU only while blocks stay >= 1 MiB, at most one per row`,
+  );
   let sweep: InferenceSweep | undefined;
   if (spec.kind === "BatchInference") {
-    const grid = sweepGrid(spec.sweep);
+    const grid = sweepGrid(spec.sweep); // at most MAX_SWEEP_SETTINGS combinations (schema)
     sweep = { parameters: spec.sweep, grid, rowsPerPrompt: grid.length };
     log.decide("inference.sweep", `${grid.length} setting(s)`, "each prompt becomes one row per setting, so Ray Data spreads the whole sweep over every replica and no replica idles while another finishes its settings");
   }

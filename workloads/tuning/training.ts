@@ -8,9 +8,8 @@ import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../core/config/worklo
 import type { Environment } from "../../core/config/stack";
 import { DecisionLog, type Decision } from "../../core/decisions";
 import type { WorkloadMemoryPlan } from "../memory";
+import { DEEPSPEED_BUCKET_ELEMENTS } from "../../core/memory/deepspeed";
 
-/** DeepSpeed's bucket size, in elements (16-bit: 2 bytes each). */
-export const DEEPSPEED_BUCKET_ELEMENTS = 200_000_000;
 /** More DataLoader workers per GPU rarely help tokenized text; beyond this they only hold memory. */
 export const MAX_DATALOADER_WORKERS = 8;
 
@@ -26,6 +25,8 @@ export interface TrainTuning {
   readonly maxFailures: number;
   /** Set when ZeRO is used; also written as deepspeed.json. */
   readonly deepspeed: Readonly<Record<string, unknown>> | undefined;
+  /** With optimizer offload: the optimizer class DeepSpeed requires the code to construct. */
+  readonly offloadOptimizerClass?: string;
 }
 
 /** Tunes Ray Train (and DeepSpeed) for a planned training job. */
@@ -49,7 +50,7 @@ export function tuneTraining(args: {
   const checkpointPrefix = `${args.storagePrefix}checkpoints/${spec.name}/`;
   log.decide("train.checkpointPrefix", checkpointPrefix, "checkpoints go to the stack's bucket (multi-node runs need shared storage), under the workload's name");
   let deepspeed: Record<string, unknown> | undefined;
-  if (Number(k["zeroStage"]) > 0 || (spec.kind === "TrainingJob" && spec.strategy === "deepspeed")) {
+  if (Number(k["zeroStage"]) > 0) {
     const stage = Number(k["zeroStage"]);
     const offload = String(k["offload"]);
     deepspeed = {
@@ -70,14 +71,26 @@ export function tuneTraining(args: {
       },
     };
     log.decide("deepspeed.zero_optimization.stage", stage, "the memory planner's choice (see zeroStage)");
+    if (offload !== "none") {
+      log.decide("train.offloadOptimizerClass", "deepspeed.ops.adam.DeepSpeedCPUAdam", "DeepSpeed runs offloaded optimizer steps only with its CPU Adam (zero_force_ds_cpu_optimizer): construct it with your learning rate and pass it to deepspeed.initialize");
+    }
     log.decide(
       "deepspeed.reduce_bucket_size",
       DEEPSPEED_BUCKET_ELEMENTS,
-      "2e8 elements (0.4 GB in 16 bit) instead of DeepSpeed's 5e8: keeps bucket memory inside the planner's headroom on a 22 GiB A10G while staying large enough to fill TCP over ENA; overlap_comm hides the all-reduce behind backward",
+      "2e8 elements (0.4 GB in 16 bit) instead of DeepSpeed's 5e8: the double-buffered buckets (0.8 GB) are counted in the memory plan, and are still large enough to fill TCP over ENA; overlap_comm hides the all-reduce behind backward",
     );
   }
   return {
-    tuning: { numWorkers: spec.gpus, resourcesPerWorker: { CPU: cpus, GPU: 1 }, dataloaderWorkers: loaders, checkpointPrefix, checkpointsToKeep: keep, maxFailures, deepspeed },
+    tuning: {
+      numWorkers: spec.gpus,
+      resourcesPerWorker: { CPU: cpus, GPU: 1 },
+      dataloaderWorkers: loaders,
+      checkpointPrefix,
+      checkpointsToKeep: keep,
+      maxFailures,
+      deepspeed,
+      ...(deepspeed && String(k["offload"]) !== "none" ? { offloadOptimizerClass: "deepspeed.ops.adam.DeepSpeedCPUAdam" } : {}),
+    },
     decisions: log.decisions,
   };
 }
