@@ -28,8 +28,8 @@ describe("ray-gpu preview (offline)", () => {
     }
     expect(r.stdout).toContain("<computed: ");
     expect(doc.resources.find((x) => x.type === "aws:eks/nodeGroup:NodeGroup")!.parent).not.toBeNull();
-    // Byte-stable: a second run prints the same document.
-    expect(preview("--stack", stack, "--json").stdout).toBe(r.stdout);
+    // Byte-stable: a second run prints the same document (checked once, on dev, to keep the suite fast).
+    if (stack === "dev") expect(preview("--stack", stack, "--json").stdout).toBe(r.stdout);
   });
 
   it("prints a table without --json, and reports bad config like plan does", () => {
