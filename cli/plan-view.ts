@@ -26,9 +26,14 @@ export function poolView(p: PoolPlan) {
   };
 }
 
+/** Every reason of a workload's plan, in the order both views print them: memory, tuning, cluster shape. */
+function allDecisions(w: WorkloadPlan) {
+  return [...w.memory.decisions, ...w.tuningDecisions, ...w.shape.decisions];
+}
+
 /** One workload as `plan --json` prints it: the chosen knobs at the top level, then memory, shape and reasons. */
 export function workloadView(w: WorkloadPlan) {
-  const { head, worker, lifecycle, decisions } = w.shape;
+  const { head, worker, lifecycle } = w.shape;
   const m = w.memory;
   return {
     ...m.knobs,
@@ -58,7 +63,7 @@ export function workloadView(w: WorkloadPlan) {
     lifecycle,
     train: w.train,
     data: w.data,
-    decisions: [...m.decisions, ...w.tuningDecisions, ...decisions],
+    decisions: allDecisions(w),
   };
 }
 
@@ -111,7 +116,7 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
     out.push(`  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`);
     out.push(`  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} GiB on NVMe)`);
     out.push("  why:");
-    for (const d of [...w.memory.decisions, ...w.tuningDecisions, ...s.decisions]) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
+    for (const d of allDecisions(w)) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
     out.push("");
   }
   for (const n of plan.notRendered) out.push(`Not rendered: ${n.workload}: ${n.reason}`);

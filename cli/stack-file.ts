@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
-import { CONFIG_NAMESPACE, parseStackConfig, type StackConfig } from "../core/config/stack";
+import { namespaceKeys, parseStackConfig, type StackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 
 /** A usage problem: unknown stack, missing flag (exit 2). */
@@ -37,10 +37,7 @@ export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> 
   if (!config || typeof config !== "object" || Array.isArray(config)) {
     throw new ConfigError([{ path: `${file}: config`, message: "the file needs a `config:` map with the ray-gpu: keys" }], file);
   }
-  const raw: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (key.startsWith(`${CONFIG_NAMESPACE}:`)) raw[key.slice(CONFIG_NAMESPACE.length + 1)] = value;
-  }
+  const raw = namespaceKeys(config as Record<string, unknown>);
   const awsRegion = (config as Record<string, unknown>)["aws:region"];
   if (awsRegion !== undefined && raw["region"] !== undefined && awsRegion !== raw["region"]) {
     throw new ConfigError([{ path: "aws:region", message: `differs from ray-gpu:region (${JSON.stringify(raw["region"])}); the stack uses ray-gpu:region, so drop aws:region or make them equal`, value: awsRegion }], file);

@@ -4,7 +4,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_NAMESPACE, parseStackConfig } from "../core/config/stack";
+import { namespaceKeys, parseStackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { planStack } from "../workloads/stack";
 import { RayWorkload } from "../components/ray-workload";
@@ -12,19 +12,16 @@ import { RayGpuPlatform } from "../components/platform";
 
 /** All `ray-gpu:` keys of the stack, namespace stripped; unknown keys are kept so the schema can reject them. */
 function readRayGpuConfig(): Record<string, unknown> {
-  const raw: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(pulumi.runtime.allConfig())) {
-    if (!key.startsWith(`${CONFIG_NAMESPACE}:`)) continue;
-    // Pulumi hands structured values over as JSON text and plain values as strings.
-    let parsed: unknown = value;
+  // Pulumi hands structured values over as JSON text and plain values as strings.
+  const parse = (value: string): unknown => {
     try {
-      parsed = /^[[{]/.test(value.trim()) ? JSON.parse(value) : value;
+      return /^[[{]/.test(value.trim()) ? JSON.parse(value) : value;
     } catch {
-      parsed = value;
+      return value;
     }
-    raw[key.slice(CONFIG_NAMESPACE.length + 1)] = parsed;
-  }
-  return raw;
+  };
+  const raw = namespaceKeys(pulumi.runtime.allConfig()) as Record<string, string>;
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, parse(v)]));
 }
 
 /** Runs `fn`; input problems become a RunError, which Pulumi prints (every problem, with paths) without a stack trace. */

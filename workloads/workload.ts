@@ -18,7 +18,7 @@ import type { z } from "zod";
 import { resolveGpuPool, type WorkloadContext } from "./context";
 import { planWorkloadMemory, type WorkloadMemoryPlan } from "./memory";
 import { WORKER_NEEDS } from "./needs";
-import { renderRayJob } from "./rayjob/render";
+import { MANAGED_BY, renderRayJob } from "./rayjob/render";
 import { tuneTraining, type TrainTuning } from "./tuning/training";
 import { tuneData, type ActorPoolTuning, type DataTuning, type InferenceSweep } from "./tuning/data";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, tuningConfigMap } from "./tuning/file";
@@ -137,7 +137,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     if (this.spec.entrypoint === undefined) issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
     if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
     issues.throwIfAny();
-    const labels = { "app.kubernetes.io/managed-by": "pulumi-ray-gpu", "ray-gpu.io/workload": this.spec.name };
+    const labels = { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name };
     const { deepspeed, ...train } = plan.train ?? { deepspeed: undefined };
     const configMap = tuningConfigMap({
       workload: this.spec.name,
@@ -162,7 +162,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
           ? {
               lora: {
                 rank: this.spec.lora.rank,
-                alpha: this.spec.lora.alpha ?? 2 * this.spec.lora.rank,
+                alpha: Number(plan.memory.knobs["loraAlpha"]),
                 targetModules: this.spec.lora.targetModules,
                 quantization: this.spec.lora.quantization,
                 imageTokensPerSample: plan.memory.decisions.find((d) => d.key === "imageTokensPerSample")?.value as number | undefined,

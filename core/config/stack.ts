@@ -83,6 +83,12 @@ export const StackConfigSchema = z
 export type StackConfig = z.infer<typeof StackConfigSchema>;
 export type StackConfigInput = z.input<typeof StackConfigSchema>;
 
+/** The `ray-gpu:` entries of a Pulumi config map, namespace stripped; other namespaces (aws:, …) are left out. */
+export function namespaceKeys(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const prefix = `${CONFIG_NAMESPACE}:`;
+  return Object.fromEntries(Object.entries(config).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+}
+
 /** Renders a schema path as a Pulumi config path: `ray-gpu:platform.gpuNodeGroups[0].instanceType`. */
 export function configPath(path: readonly PropertyKey[]): string {
   const [head, ...rest] = path;
