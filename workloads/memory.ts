@@ -82,7 +82,7 @@ export function planWorkloadMemory(spec: WorkloadSpec, pool: GpuPoolPlan): Workl
       });
       return {
         model, memory: plan.memory, fits: plan.fits,
-        knobs: { tensorParallelSize: plan.tensorParallelSize, replicas: plan.replicas, gpuMemoryUtilization: plan.gpuMemoryUtilization, maxConcurrentSequences: plan.maxConcurrentSequences, gpus: spec.gpus },
+        knobs: { tensorParallelSize: plan.tensorParallelSize, replicas: plan.replicas, gpuMemoryUtilization: plan.gpuMemoryUtilization, maxConcurrentSequences: plan.maxConcurrentSequences, gpus: spec.gpus, maxModelLength: spec.maxPromptTokens + spec.maxNewTokens, maxNewTokens: spec.maxNewTokens },
         decisions: plan.decisions, advice: plan.advice,
         kvCacheBytesPerToken: plan.kvCacheBytesPerToken, maxConcurrentSequences: plan.maxConcurrentSequences,
       };

@@ -22,6 +22,7 @@ import { MANAGED_BY, renderRayJob } from "./rayjob/render";
 import { tuneTraining, type TrainTuning } from "./tuning/training";
 import { tuneData, type ActorPoolTuning, type DataTuning, type InferenceSweep } from "./tuning/data";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, tuningConfigMap } from "./tuning/file";
+import { runtimeConfigMap, runtimeVolume } from "./tuning/runtime";
 import type { Decision } from "../core/decisions";
 import type { KubeObject } from "./rayjob/types";
 
@@ -127,7 +128,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
   }
 
   /**
-   * The Kubernetes objects this workload needs (the RayJob).
+   * The Kubernetes objects this workload needs: the tuning ConfigMap, the runtime-package ConfigMap and the RayJob.
    * @throws ConfigError when `image` or `entrypoint` is missing, or the job does not fit in GPU memory.
    */
   render(ctx: WorkloadContext, plan: WorkloadPlan = this.plan(ctx)): KubeObject[] {
@@ -147,7 +148,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
       document: {
         apiVersion: "ray-gpu.io/v1",
         kind: "Tuning",
-        workload: { name: this.spec.name, kind: this.spec.kind, environment: ctx.environment, model: plan.modelName },
+        workload: { name: this.spec.name, kind: this.spec.kind, environment: ctx.environment, model: plan.modelName, modelFamily: plan.memory.model.family, modelType: plan.memory.model.type },
         knobs: plan.memory.knobs,
         ...(plan.train ? { train: { ...(train as Omit<TrainTuning, "deepspeed">), ...(deepspeed ? { deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` } : {}) } } : {}),
         ...(plan.data
@@ -175,8 +176,10 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     if (size > MAX_CONFIGMAP_BYTES) {
       throw new ConfigError([{ path: `${path}.sweep`, message: `the tuning ConfigMap would hold ${size} bytes, over Kubernetes' 1 MiB limit: use fewer sweep settings` }]);
     }
+    const runtime = runtimeConfigMap({ workload: this.spec.name, namespace: ctx.namespace, labels });
     return [
       configMap,
+      runtime,
       renderRayJob({
         name: this.spec.name,
         namespace: ctx.namespace,
@@ -189,6 +192,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
         knobs: plan.memory.knobs,
         tuningConfigMap: configMap.metadata.name,
+        runtimeVolume: runtimeVolume(runtime),
       }),
     ];
   }

@@ -10,6 +10,7 @@ import { LORA_TARGETS } from "../memory/lora";
 import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model-states";
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
+import { rayImageProblem } from "../ray";
 
 /** Most combinations a generation sweep may have (each prompt becomes one row per combination). */
 export const MAX_SWEEP_SETTINGS = 1024;
@@ -60,10 +61,19 @@ const workloadBase = {
    */
   instanceType: z.enum(GPU_INSTANCE_TYPES).optional(),
   /**
-   * Container image with Ray (matching `rayVersion`), the user's code and its dependencies. Needed to render.
+   * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
    * @default - none: the workload can be planned but not rendered
    */
-  image: z.string().min(1).regex(/^\S+$/, "must be an image reference without spaces").optional(),
+  image: z
+    .string()
+    .min(1)
+    .regex(/^\S+$/, "must be an image reference without spaces")
+    .superRefine((image, ctx) => {
+      const problem = rayImageProblem(image);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
   /**
    * Command the Ray job runs, e.g. `python train.py`. Needed to render.
    * @default - none: the workload can be planned but not rendered

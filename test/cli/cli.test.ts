@@ -48,7 +48,7 @@ describe("ray-gpu CLI", () => {
     writeFileSync(join(a, "rayjob-removed.yaml"), "stale");
     expect((await run("render", "--stack", "prod", "--out", a)).code).toBe(0);
     expect((await run("render", "--stack", "prod", "--out", b)).code).toBe(0);
-    expect(readdirSync(a).sort()).toEqual(["plan.json", ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap((n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`])].sort());
+    expect(readdirSync(a).sort()).toEqual(["plan.json", ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap((n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`])].sort());
     for (const f of readdirSync(a)) expect(readFileSync(join(a, f), "utf8")).toBe(readFileSync(join(b, f), "utf8"));
     const yaml = readFileSync(join(a, "rayjob-llm-pretrain.yaml"), "utf8");
     expect(yaml.indexOf("apiVersion")).toBeLessThan(yaml.indexOf("kind"));

@@ -76,7 +76,7 @@ describe("edge cases", () => {
     writeFileSync(join(out, "values.yaml"), "keep: me\n");
     writeFileSync(join(out, "rayjob-old.yaml"), "stale\n");
     expect((await run("render", "--stack", "dev", "--out", out)).code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(["values.yaml", ...["plan.json", ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap((n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`])].sort()].sort());
+    expect(readdirSync(out).sort()).toEqual(["values.yaml", ...["plan.json", ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap((n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`])].sort()].sort());
     const refused = await run("render", "--stack", "dev", "--out", repoRoot);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain("holds a Pulumi project");

@@ -5,6 +5,12 @@ import { TrainingJob } from "../../workloads/workload";
 import { planStack } from "../../workloads/stack";
 import { planPools } from "../../core/pools";
 import { repoStack } from "../helpers/fixtures";
+import type { KubeObject } from "../../workloads/rayjob/types";
+
+const digestRuntime = (o: KubeObject): KubeObject =>
+  o.kind === "ConfigMap" && o.metadata.name.endsWith("-runtime")
+    ? { ...o, data: Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, v.length > 0 ? "(runtime/ray_gpu source)" : ""])) }
+    : o;
 
 describe("TrainingJob", () => {
   const dev = repoStack("dev");
@@ -62,7 +68,9 @@ describe("TrainingJob", () => {
   const workloads = ["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"];
   it.each((["dev", "prod"] as const).flatMap((env) => workloads.map((w) => [env, w] as const)))("renders %s %s (one snapshot per workload and environment)", async (env, workload) => {
     const plan = planStack(repoStack(env));
-    const text = plan.objects.find((o) => o.workload === workload)!.objects.map(stableYaml).join("---\n");
+    // The runtime package's source is checked in runtime.test.ts; here only its file list shows, so Python
+    // edits do not churn every snapshot.
+    const text = plan.objects.find((o) => o.workload === workload)!.objects.map((o) => stableYaml(digestRuntime(o))).join("---\n");
     await expect(text).toMatchFileSnapshot(`__snapshots__/${env}/${workload}.yaml`);
   });
 });

@@ -5,11 +5,14 @@
 import { cpuQuantity, gibQuantity, gibToBytesString } from "../../core/quantity";
 import { SHM_PATH, SPILL_PATH, type ClusterShapePlan } from "../../core/cluster/shape";
 import type { Taint } from "../../core/pools";
-import type { Container, EnvVar, PodSpec, RayJob, ResourceList, Toleration, VolumeMount } from "./types";
+import type { Container, EnvVar, PodSpec, RayJob, ResourceList, Toleration, Volume, VolumeMount } from "./types";
 import { STORAGE_CONFIGMAP, TUNING_FILE, TUNING_MOUNT_PATH } from "../tuning/file";
+import { RUNTIME_MOUNT, RUNTIME_PYTHONPATH } from "../tuning/runtime";
+
+import { RAY_VERSION } from "../../core/ray";
 
 /** Ray version we test against; the RayCluster's `rayVersion`, to match the image. */
-export const RAY_VERSION = "2.58.0";
+export { RAY_VERSION };
 
 /** Labels every rendered object carries. */
 export const MANAGED_BY = { "app.kubernetes.io/managed-by": "pulumi-ray-gpu" } as const;
@@ -31,6 +34,10 @@ export interface RenderRayJobInput {
   readonly knobs?: Readonly<Record<string, string | number | boolean>>;
   /** ConfigMap with the tuning document, mounted at /etc/ray-gpu on every Ray container. */
   readonly tuningConfigMap?: string;
+  /** Volume with the runtime package (see `runtimeVolume`), mounted on every Ray container and put on PYTHONPATH. */
+  readonly runtimeVolume?: Volume;
+  /** Ray runtime environment the submitter passes with the job (`runtimeEnvYAML`). @default - none */
+  readonly runtimeEnvYAML?: string;
 }
 
 /**
@@ -73,12 +80,20 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     ...(input.userEnv ?? {}),
     ...knobEnv(input.knobs ?? {}),
     ...(input.tuningConfigMap ? { RAY_GPU_TUNING_FILE: `${TUNING_MOUNT_PATH}/${TUNING_FILE}` } : {}),
+    // The user's PYTHONPATH first, then the runtime package.
+    ...(input.runtimeVolume ? { PYTHONPATH: [input.userEnv?.["PYTHONPATH"], RUNTIME_PYTHONPATH].filter(Boolean).join(":") } : {}),
   };
   // The bucket is known only once the platform exists: read it from the platform's ConfigMap (optional, so a
   // job also starts on a cluster without it).
   const storageEnv: EnvVar = { name: "RAY_GPU_STORAGE_BUCKET", valueFrom: { configMapKeyRef: { name: STORAGE_CONFIGMAP, key: "bucket", optional: true } } };
-  const tuningVolume = input.tuningConfigMap ? [{ name: "ray-gpu-tuning", configMap: { name: input.tuningConfigMap } }] : [];
-  const tuningMount = input.tuningConfigMap ? [{ name: "ray-gpu-tuning", mountPath: TUNING_MOUNT_PATH, readOnly: true }] : [];
+  const tuningVolume: Volume[] = [
+    ...(input.tuningConfigMap ? [{ name: "ray-gpu-tuning", configMap: { name: input.tuningConfigMap } }] : []),
+    ...(input.runtimeVolume ? [input.runtimeVolume] : []),
+  ];
+  const tuningMount: VolumeMount[] = [
+    ...(input.tuningConfigMap ? [{ name: "ray-gpu-tuning", mountPath: TUNING_MOUNT_PATH, readOnly: true }] : []),
+    ...(input.runtimeVolume ? [{ ...RUNTIME_MOUNT }] : []),
+  ];
 
   const headMounts: VolumeMount[] = [{ name: "dshm", mountPath: SHM_PATH }];
   const headPod: PodSpec = {
@@ -137,6 +152,7 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     metadata: { name: input.name, namespace: input.namespace, labels },
     spec: {
       entrypoint: input.entrypoint,
+      ...(input.runtimeEnvYAML ? { runtimeEnvYAML: input.runtimeEnvYAML } : {}),
       submissionMode: "K8sJobMode",
       backoffLimit: lifecycle.backoffLimit,
       activeDeadlineSeconds: lifecycle.activeDeadlineSeconds,

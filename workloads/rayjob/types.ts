@@ -32,7 +32,7 @@ export interface VolumeMount {
 export interface Volume {
   name: string;
   emptyDir?: { medium?: "Memory"; sizeLimit?: string };
-  configMap?: { name: string };
+  configMap?: { name: string; items?: { key: string; path: string }[] };
 }
 
 export interface ContainerPort {

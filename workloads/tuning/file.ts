@@ -18,7 +18,15 @@ export const STORAGE_CONFIGMAP = "ray-gpu-storage";
 export interface TuningDocument {
   readonly apiVersion: "ray-gpu.io/v1";
   readonly kind: "Tuning";
-  readonly workload: { readonly name: string; readonly kind: string; readonly environment: string; readonly model: string };
+  readonly workload: {
+    readonly name: string;
+    readonly kind: string;
+    readonly environment: string;
+    readonly model: string;
+    /** Catalog family (`llama-3.1`, `qwen2-vl`, `bge-v1.5`, ...) and architecture type of the model. */
+    readonly modelFamily: string;
+    readonly modelType: string;
+  };
   /** The memory planner's knobs, the same values as the `RAY_GPU_*` variables. */
   readonly knobs: Readonly<Record<string, string | number | boolean>>;
   /** Ray Train settings (training kinds only). */

@@ -1,0 +1,25 @@
+/**
+ * The Ray version pulumi-ray-gpu renders for and tests against, and the check that keeps official Ray images on
+ * it. The runtime library, the example entrypoints and `npm run test:ray` all run on this version
+ * (`runtime/requirements.txt` pins it; a test checks they agree).
+ */
+
+/** Ray version of every RayJob's `rayVersion`, and of the images we accept from the Ray project. */
+export const RAY_VERSION = "2.58.0";
+/** Image the examples and stacks use: Ray's own GPU image (CUDA, Python 3.11). */
+export const RAY_IMAGE = `rayproject/ray:${RAY_VERSION}-py311-gpu`;
+
+const OFFICIAL = /^(?:docker\.io\/)?(?:rayproject|anyscale)\/(?:ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$/;
+
+/**
+ * Why an image cannot run our RayJobs, or undefined. Only the Ray project's images can be checked: their tag
+ * names the Ray version (`2.58.0-py311-gpu`); a tag without it (`latest`, `nightly`) could be any version.
+ * Your own images are trusted to be built `FROM` a matching Ray image.
+ */
+export function rayImageProblem(image: string): string | undefined {
+  const match = OFFICIAL.exec(image);
+  if (!match) return undefined;
+  const tag = match[1] ?? "latest";
+  if (tag === RAY_VERSION || tag.startsWith(`${RAY_VERSION}-`)) return undefined;
+  return `Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is tested with (tag "${tag}"): use ${RAY_IMAGE}, or your own image built from it`;
+}

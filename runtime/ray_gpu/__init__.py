@@ -1,0 +1,30 @@
+"""ray-gpu runtime: hands the values planned by pulumi-ray-gpu to Ray, PyTorch, DeepSpeed and PEFT.
+
+A RayJob rendered by ray-gpu mounts this package (ConfigMap ``<workload>-runtime``) and puts it on ``PYTHONPATH``,
+so no image change is needed. Three lines in an existing script::
+
+    import ray_gpu
+    tuning = ray_gpu.load()  # reads $RAY_GPU_TUNING_FILE, applies Ray Data settings, logs every value
+    trainer = TorchTrainer(loop, scaling_config=tuning.scaling_config(), run_config=tuning.run_config())
+
+The contract (file path, environment variables, keys) is documented in the README under "Runtime contract (v1)".
+Standard library and Ray only.
+"""
+from .contract import API_VERSION, DEFAULT_TUNING_FILE, TUNING_FILE_ENV, TuningError, validate
+from .tuning import CPU_STANDIN_ENV, REPORT_PREFIX, STORAGE_BUCKET_ENV, STORAGE_PATH_ENV, Tuning, knob_env_name, load
+
+__version__ = "1.0.0"
+__all__ = [
+    "API_VERSION",
+    "CPU_STANDIN_ENV",
+    "DEFAULT_TUNING_FILE",
+    "REPORT_PREFIX",
+    "STORAGE_BUCKET_ENV",
+    "STORAGE_PATH_ENV",
+    "TUNING_FILE_ENV",
+    "Tuning",
+    "TuningError",
+    "knob_env_name",
+    "load",
+    "validate",
+]

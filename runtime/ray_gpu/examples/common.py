@@ -1,0 +1,122 @@
+"""Shared parts of the example entrypoints: arguments, models (pretrained, or tiny and random for --smoke),
+tokenizers, and synthetic data for smoke runs. Not part of the runtime contract; copy what you need."""
+from __future__ import annotations
+
+import argparse
+import zlib
+from typing import Any
+
+import numpy as np
+
+#: Hugging Face ``model_type`` of each catalog family, for the tiny smoke models.
+MODEL_TYPES = {
+    "llama-2": "llama", "llama-3.1": "llama", "llama-3.2": "llama", "mistral": "mistral", "qwen2.5": "qwen2",
+    "gemma": "gemma", "gemma-2": "gemma2", "phi-3": "phi3", "qwen2-vl": "qwen2_vl", "bge-v1.5": "bert",
+    "bge-m3": "xlm-roberta", "e5-v2": "bert", "multilingual-e5": "xlm-roberta", "sentence-transformers": "bert",
+    "nomic-embed": "bert",
+}
+SMOKE_VOCAB = 512
+SMOKE_HIDDEN = 64
+
+
+def arguments(description: str, extra: "callable | None" = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--smoke", action="store_true", help="CPU smoke run: tiny random model of the same family, a few thousand synthetic rows")
+    parser.add_argument("--tuning", default=None, help="tuning file (default: $RAY_GPU_TUNING_FILE)")
+    if extra:
+        extra(parser)
+    return parser.parse_args()
+
+
+def model_type(family: str) -> str:
+    return MODEL_TYPES.get(family, "llama")
+
+
+def tiny_config(family: str) -> Any:
+    """A two-layer random config of the model's family (no download)."""
+    from transformers import AutoConfig
+
+    kind = model_type(family)
+    common = dict(vocab_size=SMOKE_VOCAB, hidden_size=SMOKE_HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+    if kind == "qwen2_vl":
+        text = dict(common, bos_token_id=1, eos_token_id=2, num_key_value_heads=2, max_position_embeddings=4096, rope_scaling={"type": "mrope", "mrope_section": [2, 2, 4]})
+        vision = dict(depth=1, embed_dim=32, num_heads=2, hidden_size=SMOKE_HIDDEN, mlp_ratio=2, patch_size=14, spatial_merge_size=2, temporal_patch_size=2, in_channels=3)
+        return AutoConfig.for_model("qwen2_vl", text_config=text, vision_config=vision, image_token_id=SMOKE_VOCAB - 1, vision_start_token_id=SMOKE_VOCAB - 2, vision_end_token_id=SMOKE_VOCAB - 3)
+    if kind in ("bert", "xlm-roberta"):
+        return AutoConfig.for_model(kind, **common, max_position_embeddings=512)
+    return AutoConfig.for_model(kind, **common, num_key_value_heads=2, max_position_embeddings=4096, head_dim=16)
+
+
+def causal_lm(model: str, family: str, smoke: bool) -> Any:
+    """The model to train or serve: pretrained weights, or a tiny random one of the same family for --smoke."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
+
+    vl = model_type(family) == "qwen2_vl"
+    cls = AutoModelForImageTextToText if vl else AutoModelForCausalLM
+    if smoke:
+        torch.manual_seed(0)
+        return cls.from_config(tiny_config(family))
+    return cls.from_pretrained(model, torch_dtype=torch.bfloat16)
+
+
+class HashTokenizer:
+    """Smoke-run tokenizer: words hashed into a small vocabulary (vectorised, no download)."""
+
+    def __init__(self, vocab: int = SMOKE_VOCAB, reserved: int = 4):
+        self.vocab, self.reserved = vocab, reserved
+
+    def __call__(self, texts: list[str], max_length: int) -> dict[str, np.ndarray]:
+        rows = [[self.reserved + (zlib.crc32(w.encode()) % (self.vocab - 2 * self.reserved)) for w in t.split()][:max_length] for t in texts]
+        width = max(1, max(len(r) for r in rows))
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for i, r in enumerate(rows):
+            ids[i, : len(r)] = r
+            mask[i, : len(r)] = 1
+        return {"input_ids": ids, "attention_mask": mask}
+
+
+def tokenizer(model: str, smoke: bool) -> Any:
+    if smoke:
+        return HashTokenizer()
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model)
+    return lambda texts, max_length: tok(texts, max_length=max_length, truncation=True, padding=True, return_tensors="np")
+
+
+WORDS = np.array("the of and to in is was for on that with as by at from this are be or an which have it not has were".split())
+
+
+def synthetic_texts(start: int, count: int, words_per_row: int, seed: int = 0) -> list[str]:
+    """Deterministic synthetic text rows ``start .. start+count``."""
+    rng = np.random.default_rng(seed + start)
+    picks = rng.integers(0, len(WORDS), size=(count, words_per_row))
+    return [" ".join(WORDS[row]) + f" row{start + i}" for i, row in enumerate(picks)]
+
+
+#: Smoke images: a 4 x 4 grid of 14 px patches, merged 2 x 2 into 4 LLM tokens per image.
+SMOKE_IMAGE_GRID = (1, 4, 4)
+
+
+def add_smoke_images(config: Any, batch: dict[str, Any]) -> dict[str, Any]:
+    """Prepends one random image per sample to a Qwen2-VL batch: vision tokens in ``input_ids``, patches in ``pixel_values``."""
+    import torch
+
+    t, h, w = SMOKE_IMAGE_GRID
+    merge = config.vision_config.spatial_merge_size
+    tokens = t * h * w // (merge * merge)
+    ids, mask = batch["input_ids"], batch["attention_mask"]
+    n = ids.shape[0]
+    vision = torch.tensor([config.vision_start_token_id] + [config.image_token_id] * tokens + [config.vision_end_token_id]).repeat(n, 1)
+    patch = 3 * config.vision_config.temporal_patch_size * config.vision_config.patch_size ** 2
+    input_ids = torch.cat([vision, ids], dim=1)
+    return {
+        "input_ids": input_ids,
+        # 1 marks image tokens: Qwen2-VL's multimodal RoPE needs it (its processor returns the same).
+        "mm_token_type_ids": (input_ids == config.image_token_id).int(),
+        "attention_mask": torch.cat([torch.ones_like(vision), mask], dim=1),
+        "pixel_values": torch.randn(n * t * h * w, patch),
+        "image_grid_thw": torch.tensor([[t, h, w]] * n),
+    }

@@ -1,0 +1,153 @@
+"""The Ray Train loop the training and SFT examples share: DDP or DeepSpeed as planned, gradient accumulation,
+checkpoints to the stack's bucket every N optimizer steps, and resume from the last one."""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+import time
+from typing import Any, Callable
+
+import ray
+import ray.train
+from ray.train.torch import TorchConfig, TorchTrainer
+
+from ..tuning import Tuning, log
+from . import common
+
+STATE_FILE = "state.pt"
+SMOKE_TOKENS = 64
+
+
+def training_dataset(args: Any, tuning: Tuning, max_length: int) -> Any:
+    """Tokenized rows: ``--data`` (parquet with a ``text`` column), or synthetic text for --smoke."""
+    model, smoke = tuning.model, args.smoke
+
+    def tokenize(batch: dict[str, Any]) -> dict[str, Any]:
+        out = common.tokenizer(model, smoke)(list(batch["text"]), max_length)
+        return {"input_ids": out["input_ids"], "attention_mask": out["attention_mask"]}
+
+    if smoke:
+        ds = ray.data.range(args.rows).map_batches(lambda b: {"text": common.synthetic_texts(int(b["id"][0]), len(b["id"]), 48)})
+    elif args.data:
+        ds = ray.data.read_parquet(args.data, columns=["text"])
+    else:
+        raise SystemExit("--data is required outside --smoke: a parquet dataset with a text column")
+    return ds.map_batches(tokenize)
+
+
+def _train_loop(cfg: dict[str, Any]) -> None:
+    import torch
+
+    rank = ray.train.get_context().get_world_rank()
+    model = cfg["build_model"]()
+    if cfg["gradient_checkpointing"]:
+        model.gradient_checkpointing_enable()
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    engine = None
+    if cfg["deepspeed"] is not None:
+        import deepspeed  # the image must have it when the plan uses ZeRO
+
+        engine, optimizer, _, _ = deepspeed.initialize(model=model, model_parameters=trainable, config=cfg["deepspeed"])
+        model = engine
+    else:
+        model = ray.train.torch.prepare_model(model)
+        optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"])
+    step = 0
+    checkpoint = ray.train.get_checkpoint()
+    if checkpoint:
+        with checkpoint.as_directory() as d:
+            if engine is not None:
+                _, client = engine.load_checkpoint(d)
+                step = client["step"]
+            else:
+                state = torch.load(os.path.join(d, STATE_FILE), weights_only=False)
+                (model.module if hasattr(model, "module") else model).load_state_dict(state["model"], strict=False)
+                optimizer.load_state_dict(state["optimizer"])
+                step = state["step"]
+        if rank == 0:
+            print(f"ray-gpu example: resumed from checkpoint at step {step}", flush=True)
+    shard = ray.train.get_dataset_shard("train")
+    accumulation, micro = cfg["gradient_accumulation_steps"], cfg["micro_batch_size"]
+    started = time.time()
+    micro_steps = 0
+    while step < cfg["steps"]:
+        for batch in shard.iter_torch_batches(batch_size=micro, drop_last=True):
+            batch = cfg["prepare_batch"](model, batch)
+            micro_steps += 1
+            if engine is not None:
+                loss = model(**batch, labels=batch["input_ids"]).loss
+                engine.backward(loss)
+                engine.step()  # DeepSpeed accumulates and steps at the boundary itself
+            else:
+                # DDP all-reduces gradients only on the last micro-batch of each optimizer step.
+                boundary = micro_steps % accumulation == 0
+                with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
+                    loss = model(**batch, labels=batch["input_ids"]).loss
+                    (loss / accumulation).backward()
+            if micro_steps % accumulation:
+                continue
+            if engine is None:
+                optimizer.step()
+                optimizer.zero_grad()
+            step += 1
+            metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2)}
+            if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
+                with tempfile.TemporaryDirectory() as d:
+                    if engine is not None:
+                        engine.save_checkpoint(d, client_state={"step": step})
+                    elif rank == 0:
+                        inner = model.module if hasattr(model, "module") else model
+                        trainable_state = {k: v for k, v in inner.state_dict().items() if cfg["save_all"] or "lora_" in k}
+                        torch.save({"model": trainable_state, "optimizer": optimizer.state_dict(), "step": step}, os.path.join(d, STATE_FILE))
+                    has_files = engine is not None or rank == 0
+                    ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d) if has_files else None)
+            if step >= cfg["steps"]:
+                break
+
+
+def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool) -> Any:
+    """Trains with the planned Ray Train, DeepSpeed and batch settings; returns Ray Train's result."""
+    loop = tuning.train_loop_config()
+    deepspeed = tuning.deepspeed_config()
+    if deepspeed is not None and tuning.cpu_standin:
+        log.info("stand-in: DeepSpeed ZeRO-%s needs GPUs; this CPU run uses DDP (gloo) with the same batch settings", loop["zero_stage"])
+        deepspeed = None
+    scaling, run_config = tuning.scaling_config(), tuning.run_config()
+    max_length = min(loop["sequence_length"], SMOKE_TOKENS) if args.smoke else loop["sequence_length"]
+    if args.smoke:
+        log.info("smoke: synthetic rows of %d tokens (the plan's sequences are %d)", max_length, loop["sequence_length"])
+    global_batch = loop["global_batch_size"]
+    dataset = training_dataset(args, tuning, max_length)
+    steps = args.steps or math.ceil(dataset.count() / global_batch)
+    tuning.report()
+    trainer = TorchTrainer(
+        _train_loop,
+        train_loop_config={
+            **loop, "deepspeed": deepspeed, "steps": steps, "checkpoint_every": args.checkpoint_every, "learning_rate": args.learning_rate,
+            "build_model": build_model, "prepare_batch": prepare_batch, "save_all": save_all,
+        },
+        torch_config=TorchConfig(backend=loop["backend"]),
+        scaling_config=scaling,
+        run_config=run_config,
+        datasets={"train": dataset},
+    )
+    result = trainer.fit()
+    print(f"ray-gpu example: finished at step {result.metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
+    return result
+
+
+def add_training_arguments(parser: Any) -> None:
+    parser.add_argument("--data", default=None, help="parquet dataset with a text column (s3://...)")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one epoch; --smoke: 12)")
+    parser.add_argument("--rows", type=int, default=4096, help="--smoke: synthetic rows")
+    parser.add_argument("--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default 200; --smoke: 4)")
+    parser.add_argument("--learning-rate", type=float, default=2e-4)
+
+
+def finish_arguments(args: Any) -> Any:
+    if args.smoke:
+        args.steps = args.steps or 12
+    args.checkpoint_every = args.checkpoint_every or (4 if args.smoke else 200)
+    return args

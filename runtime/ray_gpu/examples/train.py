@@ -1,0 +1,27 @@
+"""TrainingJob example: multi-node causal-LM training with Ray Train, DDP or DeepSpeed ZeRO as planned,
+checkpoints in the stack's bucket, resume from the last checkpoint.
+
+    python -m ray_gpu.examples.train --data s3://bucket/tokenized/      # on the cluster
+    python -m ray_gpu.examples.train --smoke                             # CPU, tiny model
+"""
+from __future__ import annotations
+
+import ray_gpu
+from ray_gpu.examples import common, loop
+
+
+def main() -> None:
+    args = loop.finish_arguments(common.arguments(__doc__.splitlines()[0], loop.add_training_arguments))
+    tuning = ray_gpu.load(args.tuning)
+    model, family, smoke = tuning.model, tuning.model_family, args.smoke
+    loop.run(
+        args,
+        tuning,
+        build_model=lambda: common.causal_lm(model, family, smoke),
+        prepare_batch=lambda _model, batch: batch,
+        save_all=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

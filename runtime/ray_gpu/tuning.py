@@ -1,0 +1,298 @@
+"""Hands the planned values to Ray: Ray Data's DataContext, Ray Train's configs, actor pools, DeepSpeed, PEFT.
+
+Every value handed out is recorded with the key it came from and logged (``ray-gpu: <target> = <value> (<source>)``),
+so a job's log shows exactly what was applied; :meth:`Tuning.report` prints the record as one JSON line.
+Ray is imported only by the methods that build Ray objects.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from typing import Any
+
+from . import contract
+
+log = logging.getLogger("ray_gpu")
+if not log.handlers:
+    _handler = logging.StreamHandler(sys.stdout)
+    _handler.setFormatter(logging.Formatter("ray-gpu: %(message)s"))
+    log.addHandler(_handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+#: Local CPU stand-in for GPUs (tests, laptops): GPU requests become CPU requests and gloo replaces NCCL.
+CPU_STANDIN_ENV = "RAY_GPU_CPU_STANDIN"
+#: Where checkpoints and outputs go instead of the stack's bucket (a local path, an FSx mount, another URI).
+STORAGE_PATH_ENV = "RAY_GPU_STORAGE_PATH"
+#: The stack's bucket, set on every Ray container from the platform's ConfigMap ray-gpu-storage.
+STORAGE_BUCKET_ENV = "RAY_GPU_STORAGE_BUCKET"
+#: Prefix of the JSON line :meth:`Tuning.report` prints.
+REPORT_PREFIX = "RAY_GPU_APPLIED "
+
+
+def knob_env_name(knob: str) -> str:
+    """``microBatchSize`` -> ``RAY_GPU_MICRO_BATCH_SIZE`` (the RayJob's environment variables)."""
+    out = "".join(f"_{c}" if c.isupper() and i > 0 and (knob[i - 1].islower() or knob[i - 1].isdigit()) else c for i, c in enumerate(knob))
+    return f"RAY_GPU_{out.upper()}"
+
+
+def _parse_like(text: str, like: Any) -> Any:
+    if isinstance(like, bool):
+        if text.lower() not in ("true", "false"):
+            raise ValueError("expected true or false")
+        return text.lower() == "true"
+    if isinstance(like, int):
+        return int(text)
+    if isinstance(like, float):
+        return float(text)
+    return text
+
+
+class Tuning:
+    """A validated tuning document and the arguments built from it. Create it with :func:`ray_gpu.load`."""
+
+    def __init__(self, document: dict[str, Any], source: str, env: dict[str, str] | None = None):
+        self.document = document
+        self.source = source
+        self.env = dict(os.environ if env is None else env)
+        self.applied: list[dict[str, Any]] = []
+        self._data_context: Any = None
+        w = document["workload"]
+        self.name: str = w["name"]
+        self.kind: str = w["kind"]
+        self.environment: str = w["environment"]
+        self.model: str = w["model"]
+        self.model_family: str = w["modelFamily"]
+        self.model_type: str = w["modelType"]
+        self.cpu_standin = self.env.get(CPU_STANDIN_ENV, "") not in ("", "0", "false")
+        self.knobs = self._knobs_with_env_overrides()
+        log.info("loaded %s for %s (%s, %s, model %s) from %s", contract.API_VERSION, self.name, self.kind, self.environment, self.model, source)
+        if self.cpu_standin:
+            log.info("%s is set: GPU requests become CPU requests and gloo replaces NCCL (local runs only)", CPU_STANDIN_ENV)
+
+    # ---- bookkeeping -------------------------------------------------------------------------------
+    def _record(self, key: str, target: str, value: Any, source: str | None = None, *, applied: Any = None, standin: str | None = None) -> Any:
+        """Records that ``value`` (the document's, at ``key``) was handed to ``target``, as ``applied`` when it
+        had to be converted (a path under the storage root) or replaced by a CPU stand-in; returns what was handed."""
+        src = source or f"{os.path.basename(self.source)} {key}"
+        entry: dict[str, Any] = {"key": key, "target": target, "value": value, "source": src}
+        if applied is not None:
+            entry["applied"] = applied
+        if standin:
+            entry["standin"] = standin
+        self.applied.append(entry)
+        shown = json.dumps(value if applied is None else applied, sort_keys=True)
+        log.info("%s = %s  (%s%s)", target, shown if len(shown) <= 200 else shown[:197] + "...", src, f"; stand-in: {standin}" if standin else "")
+        return value if applied is None else applied
+
+    def _get(self, path: str) -> Any:
+        node: Any = self.document
+        for part in path.split("."):
+            node = node[part]
+        return node
+
+    def _section(self, name: str) -> dict[str, Any]:
+        if name not in self.document:
+            raise contract.TuningError(self.source, [f"{name}: this {self.kind} document has no {name} section, so this method does not apply to it"])
+        return self.document[name]
+
+    def _knobs_with_env_overrides(self) -> dict[str, Any]:
+        knobs = dict(self.document["knobs"])
+        problems: list[str] = []
+        for name, planned in sorted(knobs.items()):
+            var = knob_env_name(name)
+            if var not in self.env or self.env[var] == str(planned).lower() or self.env[var] == str(planned):
+                continue
+            try:
+                value = _parse_like(self.env[var], planned)
+            except ValueError:
+                problems.append(f"${var}: {self.env[var]!r} is not a valid value for knob {name} (planned {planned!r})")
+                continue
+            err = contract.KNOBS[name](value)
+            if err:
+                problems.append(f"${var}: {err}, got {self.env[var]!r}")
+                continue
+            log.warning("knob %s = %r from $%s overrides the planned %r", name, value, var, planned)
+            knobs[name] = value
+        if problems:
+            raise contract.TuningError("the environment", problems)
+        return knobs
+
+    def knob(self, name: str) -> Any:
+        """A planner knob (``microBatchSize``, ``zeroStage``, ...), recorded as applied."""
+        if name not in self.knobs:
+            raise contract.TuningError(self.source, [f"knobs.{name}: not planned for a {self.kind} (planned: {', '.join(sorted(self.knobs))})"])
+        overridden = self.knobs[name] != self.document["knobs"][name]
+        return self._record(f"knobs.{name}", name, self.knobs[name], f"${knob_env_name(name)}" if overridden else None)
+
+    def report(self) -> dict[str, Any]:
+        """Prints every applied value as one line, ``RAY_GPU_APPLIED {json}``, and returns it."""
+        payload: dict[str, Any] = {"workload": self.name, "kind": self.kind, "source": self.source, "cpuStandin": self.cpu_standin, "applied": self.applied}
+        if self._data_context is not None:
+            # Read back from the live DataContext: what Ray Data will actually use.
+            ctx = self._data_context
+            payload["readBack"] = {"data.blockSizeBytes": ctx.target_max_block_size, "data.objectStoreLimitBytes": ctx.execution_options.resource_limits.object_store_memory}
+        print(REPORT_PREFIX + json.dumps(payload, sort_keys=True), flush=True)
+        return payload
+
+    # ---- storage -----------------------------------------------------------------------------------
+    def storage_root(self) -> str:
+        """``$RAY_GPU_STORAGE_PATH`` if set, else ``s3://$RAY_GPU_STORAGE_BUCKET``."""
+        if self.env.get(STORAGE_PATH_ENV):
+            return self.env[STORAGE_PATH_ENV].rstrip("/")
+        if self.env.get(STORAGE_BUCKET_ENV):
+            return f"s3://{self.env[STORAGE_BUCKET_ENV]}"
+        raise contract.TuningError(
+            "the environment",
+            [f"${STORAGE_BUCKET_ENV} and ${STORAGE_PATH_ENV} are both unset: the platform's ConfigMap ray-gpu-storage sets the bucket; set {STORAGE_PATH_ENV} to write elsewhere"],
+        )
+
+    def _under_root(self, prefix: str) -> str:
+        return prefix if "://" in prefix or prefix.startswith("/") else f"{self.storage_root()}/{prefix}"
+
+    def output_path(self) -> str:
+        """Where the job writes its results (``data.outputUri``, under the storage root unless it is a URI)."""
+        uri = self._section("data")["outputUri"]
+        return self._record("data.outputUri", "output_path", uri, applied=self._under_root(uri))
+
+    # ---- Ray Data ----------------------------------------------------------------------------------
+    def apply_data_context(self, ctx: Any = None) -> Any:
+        """Sets block size and Ray Data's object-store limit on ``ctx`` (default: the current DataContext)."""
+        import ray.data
+
+        data = self._section("data")
+        ctx = ctx or ray.data.DataContext.get_current()
+        ctx.target_max_block_size = self._record("data.blockSizeBytes", "DataContext.target_max_block_size", data["blockSizeBytes"])
+        limits = ctx.execution_options.resource_limits
+        ctx.execution_options.resource_limits = limits.copy(object_store_memory=self._record("data.objectStoreLimitBytes", "DataContext.execution_options.resource_limits.object_store_memory", data["objectStoreLimitBytes"]))
+        self._data_context = ctx
+        return ctx
+
+    def read_kwargs(self) -> dict[str, Any]:
+        """Arguments for ``ray.data.read_*``: the planned number of read blocks."""
+        return {"override_num_blocks": self._record("data.readParallelism", "read.override_num_blocks", self._section("data")["readParallelism"])}
+
+    def rows_to_read(self) -> int | None:
+        """Rows to process (dev reads a sample); None reads everything."""
+        rows = self._section("data").get("rowsToRead")
+        return None if rows is None else self._record("data.rowsToRead", "rows_to_read", rows)
+
+    def preprocess_kwargs(self) -> dict[str, Any]:
+        """Arguments for the CPU ``map_batches`` that reads and tokenizes: its task concurrency."""
+        pool = self._section("actorPool")
+        return {"concurrency": self._record("actorPool.preprocessConcurrency", "preprocess.concurrency", pool["preprocessConcurrency"]), "num_cpus": 1}
+
+    def actor_pool_kwargs(self) -> dict[str, Any]:
+        """Arguments for the GPU ``map_batches``: a fixed-size actor pool, GPUs per actor, batch size."""
+        from ray.data import ActorPoolStrategy
+
+        pool = self._section("actorPool")
+        size = self._record("actorPool.actorPoolSize", "ActorPoolStrategy.size", pool["actorPoolSize"])
+        in_flight = self._record("actorPool.maxTasksInFlightPerActor", "ActorPoolStrategy.max_tasks_in_flight_per_actor", pool["maxTasksInFlightPerActor"])
+        batch = self._record("actorPool.batchSize", "map_batches.batch_size", pool["batchSize"])
+        if self.cpu_standin:
+            gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"], applied=0, standin="GPUs per actor -> 1 CPU per actor")
+            return {"compute": ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=in_flight), "num_gpus": gpus, "num_cpus": 1, "batch_size": batch}
+        gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"])
+        return {"compute": ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=in_flight), "num_gpus": gpus, "batch_size": batch}
+
+    def sweep_grid(self) -> list[dict[str, Any]]:
+        """Every generation-parameter setting of the sweep; each prompt runs once per setting."""
+        return self._record("sweep.grid", "sweep_grid", self._section("sweep")["grid"])
+
+    # ---- Ray Train ---------------------------------------------------------------------------------
+    def scaling_config(self) -> Any:
+        """Ray Train ``ScalingConfig``: one worker per GPU with its share of the node's CPUs."""
+        from ray.train import ScalingConfig
+
+        train = self._section("train")
+        workers = self._record("train.numWorkers", "ScalingConfig.num_workers", train["numWorkers"])
+        per = dict(train["resourcesPerWorker"])
+        if self.cpu_standin:
+            self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per, applied={"CPU": per["CPU"]}, standin="GPU dropped, use_gpu False (gloo)")
+            return ScalingConfig(num_workers=workers, use_gpu=False, resources_per_worker={"CPU": per["CPU"]})
+        self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per)
+        return ScalingConfig(num_workers=workers, use_gpu=True, resources_per_worker=per)
+
+    def run_config(self, name: str | None = None) -> Any:
+        """Ray Train ``RunConfig``: checkpoints in the stack's bucket (so any node resumes), kept and retried as planned."""
+        from ray.train import CheckpointConfig, FailureConfig, RunConfig
+
+        train = self._section("train")
+        prefix = train["checkpointPrefix"].rstrip("/")
+        parent, _, leaf = prefix.rpartition("/")
+        run_name = name or leaf
+        storage = self._record("train.checkpointPrefix", "RunConfig.storage_path", train["checkpointPrefix"], applied=self._under_root(parent) if parent else self.storage_root())
+        keep = self._record("train.checkpointsToKeep", "CheckpointConfig.num_to_keep", train["checkpointsToKeep"])
+        failures = self._record("train.maxFailures", "FailureConfig.max_failures", train["maxFailures"])
+        log.info("RunConfig.name = %s (checkpoints under %s/%s)", json.dumps(run_name), storage, run_name)
+        return RunConfig(name=run_name, storage_path=storage, checkpoint_config=CheckpointConfig(num_to_keep=keep), failure_config=FailureConfig(max_failures=failures))
+
+    def deepspeed_config(self) -> dict[str, Any] | None:
+        """The DeepSpeed config (ZeRO stage, buckets, micro-batch, accumulation), or None for plain DDP."""
+        path = self._section("train").get("deepspeedConfigFile")
+        if path is None:
+            return None
+        local = os.path.join(os.path.dirname(self.source), os.path.basename(path))
+        for candidate in (path, local):
+            if os.path.exists(candidate):
+                with open(candidate, encoding="utf-8") as f:
+                    config = json.load(f)
+                stage = config.get("zero_optimization", {}).get("stage")
+                if stage != self.knobs.get("zeroStage"):
+                    raise contract.TuningError(candidate, [f"zero_optimization.stage is {stage}, the plan's zeroStage is {self.knobs.get('zeroStage')}"])
+                self._record("train.deepspeedConfigFile", "deepspeed_config", path, candidate, applied=config)
+                return config
+        raise contract.TuningError(self.source, [f"train.deepspeedConfigFile: {path} not found (the RayJob mounts it next to tuning.json)"])
+
+    def train_loop_config(self) -> dict[str, Any]:
+        """The per-step knobs as a ``train_loop_config`` dict for ``TorchTrainer``."""
+        train = self._section("train")
+        config = {
+            "micro_batch_size": self.knob("microBatchSize"),
+            "gradient_accumulation_steps": self.knob("gradientAccumulationSteps"),
+            "global_batch_size": self.knob("globalBatchSize"),
+            "sequence_length": self.knob("sequenceLength"),
+            "gradient_checkpointing": self.knob("gradientCheckpointing"),
+            "zero_stage": self.knob("zeroStage"),
+            # Not a tuning key: NCCL on the stack's GPUs, gloo for the CPU stand-in.
+            "backend": "gloo" if self.cpu_standin else "nccl",
+        }
+        if "offloadOptimizerClass" in train:
+            config["optimizer_class"] = self._record("train.offloadOptimizerClass", "optimizer_class", train["offloadOptimizerClass"])
+        return config
+
+    def dataloader_workers(self) -> int:
+        """``num_workers`` for a torch DataLoader in each training worker (not needed with Ray Data ingest)."""
+        return self._record("train.dataloaderWorkers", "DataLoader.num_workers", self._section("train")["dataloaderWorkers"])
+
+    def lora_config_kwargs(self) -> dict[str, Any]:
+        """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules) and the planned base-weight quantization."""
+        lora = self._section("lora")
+        return {
+            "r": self._record("lora.rank", "LoraConfig.r", lora["rank"]),
+            "lora_alpha": self._record("lora.alpha", "LoraConfig.lora_alpha", lora["alpha"]),
+            "target_modules": self._record("lora.targetModules", "LoraConfig.target_modules", list(lora["targetModules"])),
+            "quantization": self._record("lora.quantization", "quantization", lora["quantization"]),
+        }
+
+
+def load(path: str | None = None, *, env: dict[str, str] | None = None, apply_data_context: bool = True) -> Tuning:
+    """Reads and validates the tuning file and, for Ray Data jobs, applies the DataContext settings.
+
+    :param path: the tuning file; default ``$RAY_GPU_TUNING_FILE``, else ``/etc/ray-gpu/tuning.json``
+    :param env: the environment to read ``RAY_GPU_*`` from; default ``os.environ``
+    :param apply_data_context: set block size and object-store limit on the current DataContext (jobs with a data section)
+    :raises TuningError: listing every problem, each with its key path
+    """
+    document, source = contract.read(path) if env is None else _read_with_env(path, env)
+    tuning = Tuning(document, source, env)
+    if apply_data_context and "data" in document:
+        tuning.apply_data_context()
+    return tuning
+
+
+def _read_with_env(path: str | None, env: dict[str, str]) -> tuple[dict[str, Any], str]:
+    return contract.read(path or env.get(contract.TUNING_FILE_ENV) or contract.DEFAULT_TUNING_FILE)

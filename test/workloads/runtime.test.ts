@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../core/errors";
+import { RAY_IMAGE, RAY_VERSION, rayImageProblem } from "../../core/ray";
+import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
+import { planPools } from "../../core/pools";
+import { planStack } from "../../workloads/stack";
+import { TrainingJob } from "../../workloads/workload";
+import type { ConfigMap, KubeObject, RayJob } from "../../workloads/rayjob/types";
+import { RUNTIME_PYTHONPATH, RUNTIME_SOURCE_DIR, runtimeFiles } from "../../workloads/tuning/runtime";
+import { loadWorkloadFile, standaloneStack } from "../../cli/workload-file";
+import { repoRoot, repoStack } from "../helpers/fixtures";
+
+const byKind = <K extends KubeObject["kind"]>(objects: readonly KubeObject[], kind: K) => objects.filter((o) => o.kind === kind) as Extract<KubeObject, { kind: K }>[];
+
+/** Every rendered workload of the repo: both stacks and the example workload files. */
+function allRendered() {
+  const stacks = (["dev", "prod"] as const).flatMap((env) => planStack(repoStack(env)).objects);
+  const files = readdirSync(join(repoRoot, "examples/workloads")).map((f) => {
+    const spec = loadWorkloadFile(join(repoRoot, "examples/workloads", f));
+    return planStack(standaloneStack(spec, "dev")).objects;
+  });
+  return [...stacks, ...files.flat()];
+}
+
+describe("runtime package in every RayJob", () => {
+  const { objects } = planStack(repoStack("dev")).objects[0]!;
+  const runtime = byKind(objects, "ConfigMap").find((c) => c.metadata.name.endsWith("-runtime")) as ConfigMap;
+  const job = byKind(objects, "RayJob")[0] as RayJob;
+
+  it("ships every Python file of runtime/ray_gpu byte for byte, laid out as the package tree", () => {
+    const files = runtimeFiles();
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(["__init__.py", "contract.py", "tuning.py", "examples/train.py", "examples/embed.py", "examples/sft.py", "examples/infer.py"]));
+    const volume = job.spec.rayClusterSpec.headGroupSpec.template.spec.volumes!.find((v) => v.name === "ray-gpu-runtime")!;
+    const laidOut = Object.fromEntries(volume.configMap!.items!.map((i) => [i.path, runtime.data[i.key]]));
+    expect(laidOut).toEqual(files);
+    expect(readFileSync(join(RUNTIME_SOURCE_DIR, "tuning.py"), "utf8")).toBe(files["tuning.py"]);
+    // Kubernetes keeps a ConfigMap in one etcd value of at most 1 MiB.
+    expect(Object.values(runtime.data).reduce((n, v) => n + Buffer.byteLength(v), 0)).toBeLessThan(512 * 1024);
+  });
+
+  it("mounts it on the head (driver) and every worker and puts it on PYTHONPATH", () => {
+    const pods = [job.spec.rayClusterSpec.headGroupSpec.template.spec, ...job.spec.rayClusterSpec.workerGroupSpecs.map((w) => w.template.spec)];
+    for (const pod of pods) {
+      const c = pod.containers[0]!;
+      expect(c.volumeMounts).toContainEqual({ name: "ray-gpu-runtime", mountPath: `${RUNTIME_PYTHONPATH}/ray_gpu`, readOnly: true });
+      expect(c.env).toContainEqual({ name: "PYTHONPATH", value: RUNTIME_PYTHONPATH });
+    }
+  });
+
+  it("keeps a user's PYTHONPATH first", () => {
+    const dev = repoStack("dev");
+    const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
+    const spec = { kind: "TrainingJob" as const, name: "t", model: "Qwen/Qwen2.5-0.5B", image: RAY_IMAGE, entrypoint: "python x.py", gpus: 1, nodePool: "a10g-1x", env: { PYTHONPATH: "/app" } };
+    const rendered = byKind(new TrainingJob(spec).render(ctx), "RayJob")[0]!;
+    expect(rendered.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env).toContainEqual({ name: "PYTHONPATH", value: `/app:${RUNTIME_PYTHONPATH}` });
+  });
+});
+
+describe("Ray version pin", () => {
+  it("matches the Ray the runtime is tested with (runtime/requirements.txt) and every repo image", () => {
+    const requirements = readFileSync(join(repoRoot, "runtime/requirements.txt"), "utf8");
+    expect(requirements).toMatch(new RegExp(`^ray\\[[a-z,]+\\]==${RAY_VERSION.replaceAll(".", "\\.")}$`, "m"));
+    for (const { objects } of allRendered()) for (const job of byKind(objects, "RayJob")) expect(job.spec.rayClusterSpec.rayVersion).toBe(RAY_VERSION);
+  });
+
+  it("rejects Ray's own images of another version, with the image's config path", () => {
+    expect(rayImageProblem(RAY_IMAGE)).toBeUndefined();
+    expect(rayImageProblem("123456789012.dkr.ecr.us-east-1.amazonaws.com/team/trainer:3")).toBeUndefined();
+    expect(rayImageProblem("rayproject/ray:latest")).toContain('tag "latest"');
+    expect(rayImageProblem("docker.io/rayproject/ray")).toContain('tag "latest"');
+    const old = { kind: "TrainingJob", name: "t", model: "Qwen/Qwen2.5-0.5B", image: "rayproject/ray:2.41.0-py311-gpu", entrypoint: "x", gpus: 1 };
+    expect(() => new TrainingJob(old as never)).toThrow(ConfigError);
+    expect(() => new TrainingJob(old as never)).toThrow(`image: Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is tested with (tag "2.41.0-py311-gpu")`);
+  });
+});
+
+describe("runtime contract: the Python reader knows what the planner writes", () => {
+  const contract = readFileSync(join(RUNTIME_SOURCE_DIR, "contract.py"), "utf8");
+  const tuple = (name: string) => [...new RegExp(`^${name} = \\(([^)]*)\\)`, "m").exec(contract)![1]!.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+
+  it("shares the enums of the TypeScript schema", () => {
+    expect(tuple("QUANTIZATIONS")).toEqual([...QUANTIZATIONS]);
+    expect(tuple("OFFLOADS")).toEqual([...OFFLOADS]);
+  });
+
+  it("lists every knob any repo workload emits (a new knob must be added to contract.py)", () => {
+    const knobs = new Set<string>();
+    for (const { objects } of allRendered()) {
+      for (const cm of byKind(objects, "ConfigMap")) {
+        if (cm.data["tuning.json"]) Object.keys(JSON.parse(cm.data["tuning.json"]).knobs).forEach((k) => knobs.add(k));
+      }
+    }
+    expect(knobs.size).toBeGreaterThan(10);
+    for (const knob of knobs) expect(contract, knob).toContain(`"${knob}":`);
+  });
+});
