@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "out/", ".venv/", "test/**/__snapshots__/"] },
+  { ignores: ["node_modules/", "dist/", "out/", ".venv/", ".venv-ray/", "test/**/__snapshots__/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

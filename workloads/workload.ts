@@ -22,7 +22,7 @@ import { MANAGED_BY, renderRayJob } from "./rayjob/render";
 import { tuneTraining, type TrainTuning } from "./tuning/training";
 import { tuneData, type ActorPoolTuning, type DataTuning, type InferenceSweep } from "./tuning/data";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, tuningConfigMap } from "./tuning/file";
-import { runtimeConfigMap, runtimeVolume } from "./tuning/runtime";
+import { runtimeConfigMap, runtimeEnvYAML, runtimeVolume } from "./tuning/runtime";
 import type { Decision } from "../core/decisions";
 import type { KubeObject } from "./rayjob/types";
 
@@ -193,6 +193,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
         knobs: plan.memory.knobs,
         tuningConfigMap: configMap.metadata.name,
         runtimeVolume: runtimeVolume(runtime),
+        runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),
       }),
     ];
   }

@@ -19,6 +19,11 @@ export const MAX_SWEEP_SETTINGS = 1024;
 export const MAX_RAYJOB_NAME_LENGTH = 47;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a valid environment variable name");
+/** Names a user may set: the planner owns RAY_GPU_*, NCCL_* and the CUDA settings. */
+const userEnvName = envName.refine(
+  (n) => !/^(RAY_GPU_|NCCL_)/.test(n) && n !== "PYTORCH_CUDA_ALLOC_CONF" && n !== "NVIDIA_VISIBLE_DEVICES",
+  "is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name",
+);
 const positiveInt = z.number().int().min(1);
 
 /** Where a workload reads its data, and how much there is (drives block sizes and read parallelism). */
@@ -88,12 +93,21 @@ const workloadBase = {
    * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
    * @default {}
    */
-  env: z
-    .record(
-      envName.refine((n) => !/^(RAY_GPU_|NCCL_)/.test(n) && n !== "PYTORCH_CUDA_ALLOC_CONF" && n !== "NVIDIA_VISIBLE_DEVICES", "is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name"),
-      z.string(),
-    )
-    .default({}),
+  env: z.record(userEnvName, z.string()).default({}),
+  /**
+   * Ray runtime environment the job is submitted with (KubeRay's `runtimeEnvYAML`): packages pip installs on
+   * top of the image before the job starts, and variables for every job process. Prefer baking packages into
+   * the image for large or frequent jobs; pip runs at every job start.
+   * @default - none: the image has everything
+   */
+  runtimeEnv: z
+    .strictObject({
+      /** pip requirements, pinned (`torch==2.13.0`). */
+      pip: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*(==|~=|>=|<=|!=|>|<)\s*\S+$/, "must be a pinned requirement such as torch==2.13.0")).min(1).optional(),
+      /** Variables for the driver and every worker process of the job. */
+      envVars: z.record(userEnvName, z.string()).optional(),
+    })
+    .optional(),
 };
 
 /** Knobs the memory planner reads for training kinds; each one left out is chosen by the planner. */

@@ -132,7 +132,7 @@ class LocalCluster:
         return str(local)
 
     def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str], index: int) -> None:
-        args = [shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray"), "start", "--disable-usage-stats"]
+        args = [_ray_cli(), "start", "--disable-usage-stats"]
         args += ["--head", f"--port={self.port}", "--include-dashboard=false"] if head else [f"--address=127.0.0.1:{self.port}"]
         # Agents of several raylets on one host need their own ports.
         base = self.port + 100 * (index + 1)
@@ -159,8 +159,7 @@ class LocalCluster:
         return f"127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        ray = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
-        subprocess.run([ray, "stop", "--force"], capture_output=True, timeout=120)
+        subprocess.run([_ray_cli(), "stop", "--force"], capture_output=True, timeout=120)
         self.started = False
 
     def spilled(self) -> dict[str, int]:
@@ -198,6 +197,12 @@ class LocalCluster:
                     log.write(f"\n[e2e] killed after {timeout}s\n")
             rc = proc.wait()
         return rc, time.time() - started
+
+
+def _ray_cli() -> str:
+    """The ``ray`` command of this Python's environment."""
+    beside = os.path.join(os.path.dirname(sys.executable), "ray")
+    return beside if os.path.exists(beside) else (shutil.which("ray") or "ray")
 
 
 def _gib(n: int) -> str:

@@ -107,6 +107,31 @@ def local_tuning(cluster: LocalCluster, name: str) -> tuple[dict[str, Any], str]
     return doc, path
 
 
+def runtime_env(job: dict[str, Any], cluster: LocalCluster) -> dict[str, str]:
+    """Applies the RayJob's runtimeEnvYAML as Ray would for the job's processes: env_vars on every node; pip
+    requirements must already be met by this environment (there is no job server here to build one)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import yaml
+    from packaging.requirements import Requirement
+
+    text = job["spec"].get("runtimeEnvYAML")
+    if not text:
+        return {}
+    env = yaml.safe_load(text)
+    for line in env.get("pip", []):
+        req = Requirement(line)
+        try:
+            have = version(req.name)
+        except PackageNotFoundError:
+            cluster.adjustments.append(f"runtime env pip {line}: not installable offline here; the CPU stand-in does not need it")
+            continue
+        if not req.specifier.contains(have, prereleases=True):
+            raise SystemExit(f"runtime env pip {line}: this environment has {req.name} {have}; update runtime/requirements.txt")
+        cluster.adjustments.append(f"runtime env pip {line}: met by the test environment ({have})")
+    return {k: str(v) for k, v in env.get("env_vars", {}).items()}
+
+
 def dataset_bytes(path: str, rows: int | None) -> int:
     import pyarrow.dataset as pads
 
@@ -124,6 +149,7 @@ def run_job(name: str, job: dict[str, Any], objects: dict[str, Any], work: str, 
     extra_env = {"RAY_GPU_CPU_STANDIN": "1", "RAY_GPU_STORAGE_PATH": storage, "OMP_NUM_THREADS": "1"}
     cluster.nodes()  # lay out the mounts
     doc, _ = local_tuning(cluster, name)
+    extra_env.update(runtime_env(job, cluster))
     cluster.adjustments.append(f"RAY_GPU_STORAGE_PATH={storage} (the bucket of a real stack)")
     cluster.adjustments.append(f"OMP_NUM_THREADS=1 ({os.cpu_count()} physical CPUs under many logical ones)")
     cluster.start(extra_env)
@@ -171,7 +197,7 @@ def main() -> int:
         if kind == "EmbeddingPipeline":
             rows.append(spill_experiment(name, job, objects, args, failures, result))
         if kind == "TrainingJob":
-            rows.append(resume_experiment(name, job, objects, args, failures))
+            rows.extend(resume_experiment(name, job, objects, args, failures))
     print("\n| job | wall s | values applied | bytes spilled | result |\n|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['job']} | {r['wallSeconds']} | {r.get('applied', '-')} | {r['spilledBytes']} | {r.get('verdict', 'ok' if r['rc'] == 0 else 'FAILED')} |")
@@ -198,7 +224,7 @@ def spill_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], ar
     return result
 
 
-def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> dict[str, Any]:
+def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> list[dict[str, Any]]:
     """Kill a training worker after the first checkpoint; resubmitting must resume from it and finish."""
     killed: dict[str, Any] = {}
 
@@ -212,10 +238,11 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
         killed["pids"] = pids[:1]
         print(f"  killed training worker pid {pids[:1]} after the first checkpoint", flush=True)
 
-    steps = " --steps 40 --checkpoint-every 5"
+    steps = " --steps 20 --checkpoint-every 5"
     first = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (killed)", storage=f"{name}-resume", extra_args=steps, on_line=on_line, expect_failure=True)
     failures.check(bool(killed.get("pids")), f"{name}: no training worker to kill")
     failures.check(first["rc"] != 0, f"{name}: the killed run exited 0 (maxFailures 0 in dev should fail it)")
+    first["verdict"] = f"worker killed after the first checkpoint: exit {first['rc']}"
     second = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (resumed)", storage=f"{name}-resume", extra_args=steps)
     with open(second["log"], encoding="utf-8") as f:
         text = f.read()
@@ -224,7 +251,7 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
     failures.check(bool(resumed) and int(resumed.group(1)) > 0, f"{name}: the second run did not resume from a checkpoint")
     failures.check(bool(finished) and finished.group(1) == finished.group(2), f"{name}: the resumed run did not finish")
     second["verdict"] = f"resumed at step {resumed.group(1) if resumed else '?'}, finished {finished.group(1) if finished else '?'}" if resumed and finished else "did not resume"
-    return second
+    return [first, second]
 
 
 if __name__ == "__main__":

@@ -210,7 +210,7 @@ def _describe(v: Any) -> str:
 
 def _validate(value: Any, schema: Mapping[str, Field], path: str, problems: list[str]) -> None:
     if not isinstance(value, dict):
-        problems.append(f"{path or '(document)'}: expected an object, got {_describe(value)}")
+        problems.append(f"{path.rstrip('.') or '(document)'}: expected an object, got {_describe(value)}")
         return
     for key in sorted(value):
         if key not in schema:

@@ -14,9 +14,21 @@ from typing import Any
 
 from . import contract
 
+class _StdoutHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stdout`` is at the time (the job log; captured output in tests)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stdout
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 log = logging.getLogger("ray_gpu")
 if not log.handlers:
-    _handler = logging.StreamHandler(sys.stdout)
+    _handler = _StdoutHandler()
     _handler.setFormatter(logging.Formatter("ray-gpu: %(message)s"))
     log.addHandler(_handler)
     log.setLevel(logging.INFO)

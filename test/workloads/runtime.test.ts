@@ -96,3 +96,26 @@ describe("runtime contract: the Python reader knows what the planner writes", ()
     for (const knob of knobs) expect(contract, knob).toContain(`"${knob}":`);
   });
 });
+
+describe("runtime environment (runtimeEnvYAML)", () => {
+  const dev = repoStack("dev");
+  const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
+  const base = { kind: "TrainingJob" as const, name: "t", model: "Qwen/Qwen2.5-0.5B", image: RAY_IMAGE, entrypoint: "python -m ray_gpu.examples.train", gpus: 1, nodePool: "a10g-1x" };
+
+  it("renders pip requirements and variables in Ray's field names, byte-stable", () => {
+    const job = byKind(new TrainingJob({ ...base, runtimeEnv: { pip: ["torch==2.13.0", "peft==0.21.0"], envVars: { WANDB_MODE: "offline", HF_HUB_OFFLINE: "1" } } }).render(ctx), "RayJob")[0]!;
+    expect(job.spec.runtimeEnvYAML).toBe("env_vars:\n  HF_HUB_OFFLINE: \"1\"\n  WANDB_MODE: offline\npip:\n  - torch==2.13.0\n  - peft==0.21.0\n");
+    expect(byKind(new TrainingJob(base).render(ctx), "RayJob")[0]!.spec).not.toHaveProperty("runtimeEnvYAML");
+  });
+
+  it("rejects unpinned packages, reserved variables and unknown fields, each with its path", () => {
+    expect(() => new TrainingJob({ ...base, runtimeEnv: { pip: ["torch"], envVars: { RAY_GPU_MICRO_BATCH_SIZE: "1" }, workingDir: "s3://x" } } as never)).toThrow(
+      [
+        "TrainingJob: 3 problems",
+        '  ✖ runtimeEnv.pip[0]: must be a pinned requirement such as torch==2.13.0 (got "torch")',
+        '  ✖ runtimeEnv.envVars.RAY_GPU_MICRO_BATCH_SIZE: is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name (got "1")',
+        '  ✖ runtimeEnv.workingDir: unknown key; allowed keys are pip, envVars (got "s3://x")',
+      ].join("\n"),
+    );
+  });
+});

@@ -104,6 +104,7 @@ export interface DeletionRuleSpec {
 
 export interface RayJobSpec {
   entrypoint: string;
+  /** Ray runtime environment (YAML) the submitter passes with the job. */
   runtimeEnvYAML?: string;
   rayClusterSpec: RayClusterSpec;
   submissionMode: "K8sJobMode" | "HTTPMode" | "InteractiveMode" | "SidecarMode";

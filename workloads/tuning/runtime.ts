@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { ConfigMap, Volume } from "../rayjob/types";
+import { stableYaml } from "../../core/serialize";
 
 /** Directory put on `PYTHONPATH`; the package is mounted below it. */
 export const RUNTIME_PYTHONPATH = "/opt/ray-gpu/python";
@@ -53,3 +54,9 @@ export function runtimeVolume(configMap: ConfigMap): Volume {
 }
 
 export const RUNTIME_MOUNT = { name: "ray-gpu-runtime", mountPath: `${RUNTIME_PYTHONPATH}/${RUNTIME_PACKAGE}`, readOnly: true } as const;
+
+/** KubeRay's `runtimeEnvYAML`: Ray's runtime-env field names, keys sorted, so previews stay byte-stable. */
+export function runtimeEnvYAML(env: { readonly pip?: readonly string[] | undefined; readonly envVars?: Readonly<Record<string, string>> | undefined }): string | undefined {
+  const doc = { ...(env.pip ? { pip: [...env.pip] } : {}), ...(env.envVars && Object.keys(env.envVars).length > 0 ? { env_vars: { ...env.envVars } } : {}) };
+  return Object.keys(doc).length > 0 ? stableYaml(doc) : undefined;
+}

@@ -83,7 +83,7 @@ def tokenizer(model: str, smoke: bool) -> Any:
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(model)
-    return lambda texts, max_length: tok(texts, max_length=max_length, truncation=True, padding=True, return_tensors="np")
+    return lambda texts, max_length: tok(texts, max_length=max_length, truncation=True, padding="max_length", return_tensors="np")
 
 
 WORDS = np.array("the of and to in is was for on that with as by at from this are be or an which have it not has were".split())

@@ -20,8 +20,9 @@ STATE_FILE = "state.pt"
 SMOKE_TOKENS = 64
 
 
-def training_dataset(args: Any, tuning: Tuning, max_length: int) -> Any:
-    """Tokenized rows: ``--data`` (parquet with a ``text`` column), or synthetic text for --smoke."""
+def training_dataset(args: Any, tuning: Tuning, max_length: int, columns: tuple[str, ...] = ("text",), preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Any:
+    """Tokenized rows: ``--data`` (parquet with ``columns``), or synthetic text for --smoke. ``preprocess``
+    replaces the text tokenizer (vision-language rows)."""
     model, smoke = tuning.model, args.smoke
 
     def tokenize(batch: dict[str, Any]) -> dict[str, Any]:
@@ -31,10 +32,10 @@ def training_dataset(args: Any, tuning: Tuning, max_length: int) -> Any:
     if smoke:
         ds = ray.data.range(args.rows).map_batches(lambda b: {"text": common.synthetic_texts(int(b["id"][0]), len(b["id"]), 48)})
     elif args.data:
-        ds = ray.data.read_parquet(args.data, columns=["text"])
+        ds = ray.data.read_parquet(args.data, columns=list(columns))
     else:
-        raise SystemExit("--data is required outside --smoke: a parquet dataset with a text column")
-    return ds.map_batches(tokenize)
+        raise SystemExit(f"--data is required outside --smoke: a parquet dataset with columns {', '.join(columns)}")
+    return ds.map_batches(preprocess if preprocess and not smoke else tokenize)
 
 
 def _train_loop(cfg: dict[str, Any]) -> None:
@@ -75,16 +76,20 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     while step < cfg["steps"]:
         for batch in shard.iter_torch_batches(batch_size=micro, drop_last=True):
             batch = cfg["prepare_batch"](model, batch)
+            # Padding (and image tokens, when marked) carry no loss.
+            labels = batch.pop("labels", None)
+            if labels is None:
+                labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
             micro_steps += 1
             if engine is not None:
-                loss = model(**batch, labels=batch["input_ids"]).loss
+                loss = model(**batch, labels=labels).loss
                 engine.backward(loss)
                 engine.step()  # DeepSpeed accumulates and steps at the boundary itself
             else:
                 # DDP all-reduces gradients only on the last micro-batch of each optimizer step.
                 boundary = micro_steps % accumulation == 0
                 with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
-                    loss = model(**batch, labels=batch["input_ids"]).loss
+                    loss = model(**batch, labels=labels).loss
                     (loss / accumulation).backward()
             if micro_steps % accumulation:
                 continue
@@ -107,7 +112,7 @@ def _train_loop(cfg: dict[str, Any]) -> None:
                 break
 
 
-def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool) -> Any:
+def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any) -> Any:
     """Trains with the planned Ray Train, DeepSpeed and batch settings; returns Ray Train's result."""
     loop = tuning.train_loop_config()
     deepspeed = tuning.deepspeed_config()
@@ -119,7 +124,7 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     if args.smoke:
         log.info("smoke: synthetic rows of %d tokens (the plan's sequences are %d)", max_length, loop["sequence_length"])
     global_batch = loop["global_batch_size"]
-    dataset = training_dataset(args, tuning, max_length)
+    dataset = training_dataset(args, tuning, max_length, **dataset_kwargs)
     steps = args.steps or math.ceil(dataset.count() / global_batch)
     tuning.report()
     trainer = TorchTrainer(
@@ -140,14 +145,14 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
 
 def add_training_arguments(parser: Any) -> None:
     parser.add_argument("--data", default=None, help="parquet dataset with a text column (s3://...)")
-    parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one epoch; --smoke: 12)")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one epoch; --smoke: 6)")
     parser.add_argument("--rows", type=int, default=4096, help="--smoke: synthetic rows")
-    parser.add_argument("--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default 200; --smoke: 4)")
+    parser.add_argument("--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default 200; --smoke: 3)")
     parser.add_argument("--learning-rate", type=float, default=2e-4)
 
 
 def finish_arguments(args: Any) -> Any:
     if args.smoke:
-        args.steps = args.steps or 12
-    args.checkpoint_every = args.checkpoint_every or (4 if args.smoke else 200)
+        args.steps = args.steps or 6
+    args.checkpoint_every = args.checkpoint_every or (3 if args.smoke else 200)
     return args

@@ -1,11 +1,15 @@
 """LoRAFineTune example: supervised fine-tuning with PEFT LoRA adapters (QLoRA: 4-bit NF4 base weights) on
 text or vision-language models, with the planned rank, alpha, target modules, batch and checkpointing.
 
-    python -m ray_gpu.examples.sft --data s3://bucket/sft/     # on the cluster (GPU; QLoRA needs bitsandbytes)
+    python -m ray_gpu.examples.sft --data s3://bucket/sft/     # on the cluster (GPU; QLoRA needs bitsandbytes;
+                                                                # vision-language rows: image bytes and text)
     python -m ray_gpu.examples.sft --smoke                      # CPU, tiny model, LoRA without quantization
 """
 from __future__ import annotations
 
+import functools
+import io
+import math
 from typing import Any
 
 import ray_gpu
@@ -29,8 +33,44 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
 
 
 def with_images(model: Any, batch: Any) -> Any:
-    inner = model.module if hasattr(model, "module") else model
-    return common.add_smoke_images(inner.config, batch) if getattr(inner.config, "vision_config", None) is not None else batch
+    """Smoke: prepends random images. Full scale: flattens each row's image patches the way Qwen2-VL takes them."""
+    if "pixel_values" not in batch:
+        inner = model.module if hasattr(model, "module") else model
+        batch = common.add_smoke_images(inner.config, batch)
+    else:
+        batch["pixel_values"] = batch["pixel_values"].flatten(0, 1)
+    # Only text tokens are targets: padding and image tokens carry no loss.
+    labels = batch["input_ids"].masked_fill((batch["attention_mask"] == 0) | (batch["mm_token_type_ids"] == 1), -100)
+    return {**batch, "labels": labels}
+
+
+@functools.lru_cache(maxsize=1)
+def _processor(model: str) -> Any:
+    from transformers import AutoProcessor
+
+    return AutoProcessor.from_pretrained(model)
+
+
+def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any:
+    """Ray Data preprocessing of (image bytes, text) rows: every image resized to the planned token count
+    (one LLM token per 28 x 28 px after Qwen2-VL's 2 x 2 merge), so rows have one shape and batch together."""
+    side = max(1, int(math.isqrt(image_tokens))) * 28
+
+    def rows(batch: dict[str, Any]) -> dict[str, Any]:
+        from PIL import Image
+
+        processor = _processor(model)
+        images = [Image.open(io.BytesIO(b)).convert("RGB").resize((side, side)) for b in batch["image"]]
+        chats = [[{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}] for t in batch["text"]]
+        prompts = [processor.apply_chat_template(c, tokenize=False) for c in chats]
+        out = processor(text=prompts, images=images, padding="max_length", truncation=False, max_length=text_tokens + image_tokens + 16, return_tensors="np", return_mm_token_type_ids=True)
+        n = len(images)
+        return {
+            "input_ids": out["input_ids"], "attention_mask": out["attention_mask"], "mm_token_type_ids": out["mm_token_type_ids"],
+            "pixel_values": out["pixel_values"].reshape(n, -1, out["pixel_values"].shape[-1]), "image_grid_thw": out["image_grid_thw"],
+        }
+
+    return rows
 
 
 def main() -> None:
@@ -42,9 +82,12 @@ def main() -> None:
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     checkpointing = bool(tuning.knobs.get("gradientCheckpointing"))
     vl = tuning.model_type == "vision-language"
-    if vl and not smoke:
-        raise SystemExit("vision-language SFT at full scale needs your image dataset and processor: adapt prepare_batch (see with_images)")
-    loop.run(args, tuning, build_model=lambda: build(model, family, lora, smoke, checkpointing), prepare_batch=with_images if vl else (lambda _m, b: b), save_all=False)
+    dataset: dict[str, Any] = {}
+    if vl:
+        # Full scale reads parquet rows with an encoded image (bytes) and its text.
+        image_tokens = tuning.document["lora"].get("imageTokensPerSample") or 1024
+        dataset = {"columns": ("image", "text"), "preprocess": vision_language_rows(model, image_tokens, tuning.knobs["sequenceLength"])}
+    loop.run(args, tuning, build_model=lambda: build(model, family, lora, smoke, checkpointing), prepare_batch=with_images if vl else (lambda _m, b: b), save_all=False, **dataset)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,61 @@
+"""Fixtures: the repo's dev and prod stacks rendered by the real CLI, once per session."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "runtime"))
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict]]:
+    """``{stack: {"Kind/name": object}}`` for dev and prod, from ``ray-gpu render``."""
+    out: dict[str, dict[str, dict]] = {}
+    for stack in ("dev", "prod"):
+        target = tmp_path_factory.mktemp(stack)
+        subprocess.run(["node", str(REPO / "bin/ray-gpu.js"), "render", "--stack", stack, "--out", str(target)], cwd=REPO, check=True, capture_output=True)
+        objects = {}
+        for f in sorted(target.glob("*.yaml")):
+            for doc in yaml.safe_load_all(f.read_text()):
+                objects[f"{doc['kind']}/{doc['metadata']['name']}"] = doc
+        out[stack] = objects
+    return out
+
+
+@pytest.fixture(scope="session")
+def tuning_docs(rendered) -> dict[str, dict]:
+    """Every rendered tuning document by ``stack/workload``."""
+    return {
+        f"{stack}/{key.split('/')[1].removesuffix('-tuning')}": json.loads(obj["data"]["tuning.json"])
+        for stack, objects in rendered.items()
+        for key, obj in objects.items()
+        if key.startswith("ConfigMap/") and key.endswith("-tuning")
+    }
+
+
+@pytest.fixture
+def write_doc(tmp_path: Path):
+    """Writes a tuning document (and optional deepspeed.json next to it); returns the path."""
+
+    def write(doc, deepspeed=None, text=None) -> str:
+        path = tmp_path / "tuning.json"
+        path.write_text(text if text is not None else json.dumps(doc))
+        if deepspeed is not None:
+            (tmp_path / "deepspeed.json").write_text(json.dumps(deepspeed))
+        return str(path)
+
+    return write
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch):
+    for var in list(os.environ):
+        if var.startswith("RAY_GPU_"):
+            monkeypatch.delenv(var)

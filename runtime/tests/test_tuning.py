@@ -1,0 +1,121 @@
+"""What the runtime hands to Ray, checked against the rendered plans (real Ray objects, no cluster needed)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import ray_gpu
+from ray_gpu import knob_env_name
+
+
+def load(write_doc, doc, env=None, deepspeed=None, **kw):
+    return ray_gpu.load(write_doc(doc, deepspeed=deepspeed), env=env or {}, **kw)
+
+
+def test_knob_env_names_match_the_rayjob_environment(rendered, tuning_docs):
+    for stack, objects in rendered.items():
+        for key, job in objects.items():
+            if not key.startswith("RayJob/"):
+                continue
+            knobs = tuning_docs[f"{stack}/{job['metadata']['name']}"]["knobs"]
+            env = {e["name"]: e.get("value") for e in job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["env"]}
+            planner = {n for n in env if n.startswith("RAY_GPU_")} - {"RAY_GPU_TUNING_FILE", "RAY_GPU_STORAGE_BUCKET"}
+            assert planner == {knob_env_name(k) for k in knobs}, key
+            for k, v in knobs.items():
+                assert env[knob_env_name(k)] == (str(v).lower() if isinstance(v, bool) else str(v)), (key, k)
+
+
+def test_data_context_gets_block_size_and_object_store_limit(tuning_docs, write_doc):
+    import ray.data
+
+    doc = tuning_docs["prod/embed-chunks"]
+    ctx = ray.data.DataContext()
+    tuning = load(write_doc, doc, apply_data_context=False)
+    tuning.apply_data_context(ctx)
+    assert ctx.target_max_block_size == doc["data"]["blockSizeBytes"]
+    assert ctx.execution_options.resource_limits.object_store_memory == doc["data"]["objectStoreLimitBytes"]
+    assert tuning.read_kwargs() == {"override_num_blocks": doc["data"]["readParallelism"]}
+    pool = tuning.actor_pool_kwargs()
+    assert (pool["compute"].min_size, pool["compute"].max_size) == (doc["actorPool"]["actorPoolSize"],) * 2
+    assert pool["num_gpus"] == doc["actorPool"]["gpusPerActor"] and pool["batch_size"] == doc["actorPool"]["batchSize"]
+    assert tuning.preprocess_kwargs() == {"concurrency": doc["actorPool"]["preprocessConcurrency"], "num_cpus": 1}
+
+
+def test_cpu_stand_in_replaces_gpus_and_says_so(tuning_docs, write_doc):
+    tuning = load(write_doc, tuning_docs["dev/llm-pretrain"], env={"RAY_GPU_CPU_STANDIN": "1"})
+    scaling = tuning.scaling_config()
+    assert scaling.use_gpu is False and scaling.resources_per_worker == {"CPU": 11}
+    entry = next(e for e in tuning.applied if e["key"] == "train.resourcesPerWorker")
+    assert entry["value"] == {"CPU": 11, "GPU": 1} and entry["applied"] == {"CPU": 11} and "gloo" in entry["standin"]
+    assert tuning.train_loop_config()["backend"] == "gloo"
+
+
+def test_train_configs_on_gpus(tuning_docs, write_doc):
+    doc = tuning_docs["prod/llm-pretrain"]
+    tuning = load(write_doc, doc, env={"RAY_GPU_STORAGE_BUCKET": "stack-bucket"}, deepspeed={"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}})
+    scaling = tuning.scaling_config()
+    assert scaling.use_gpu is True and scaling.num_workers == doc["train"]["numWorkers"]
+    assert scaling.resources_per_worker == doc["train"]["resourcesPerWorker"]
+    run = tuning.run_config()
+    assert run.storage_path == "s3://stack-bucket/ray/checkpoints" and run.name == "llm-pretrain"
+    assert run.checkpoint_config.num_to_keep == doc["train"]["checkpointsToKeep"] == 3
+    assert run.failure_config.max_failures == doc["train"]["maxFailures"] == 3
+    assert tuning.deepspeed_config() == {"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}}
+    loop = tuning.train_loop_config()
+    assert (loop["micro_batch_size"], loop["gradient_accumulation_steps"], loop["backend"]) == (doc["knobs"]["microBatchSize"], doc["knobs"]["gradientAccumulationSteps"], "nccl")
+
+
+def test_deepspeed_file_must_agree_with_the_plan(tuning_docs, write_doc):
+    doc = tuning_docs["dev/llm-pretrain"]
+    tuning = load(write_doc, doc, deepspeed={"zero_optimization": {"stage": 3}})
+    with pytest.raises(ray_gpu.TuningError, match=r"zero_optimization.stage is 3, the plan's zeroStage is 1"):
+        tuning.deepspeed_config()
+
+
+def test_storage_needs_the_bucket_or_a_path(tuning_docs, write_doc):
+    tuning = load(write_doc, tuning_docs["dev/llm-pretrain"])
+    with pytest.raises(ray_gpu.TuningError, match=r"\$RAY_GPU_STORAGE_BUCKET and \$RAY_GPU_STORAGE_PATH are both unset"):
+        tuning.run_config()
+    local = load(write_doc, tuning_docs["dev/llm-pretrain"], env={"RAY_GPU_STORAGE_PATH": "/mnt/fsx/"})
+    assert local.run_config().storage_path == "/mnt/fsx/ray/checkpoints"
+
+
+def test_environment_overrides_a_knob_and_bad_values_are_errors(tuning_docs, write_doc):
+    doc = tuning_docs["dev/llm-pretrain"]
+    tuning = load(write_doc, doc, env={"RAY_GPU_MICRO_BATCH_SIZE": "1", "RAY_GPU_ZERO_STAGE": str(doc["knobs"]["zeroStage"])})
+    assert tuning.knob("microBatchSize") == 1
+    assert tuning.applied[-1]["source"] == "$RAY_GPU_MICRO_BATCH_SIZE"
+    with pytest.raises(ray_gpu.TuningError) as err:
+        load(write_doc, doc, env={"RAY_GPU_MICRO_BATCH_SIZE": "two", "RAY_GPU_GRADIENT_CHECKPOINTING": "maybe"})
+    assert err.value.problems == [
+        "$RAY_GPU_GRADIENT_CHECKPOINTING: 'maybe' is not a valid value for knob gradientCheckpointing (planned False)",
+        "$RAY_GPU_MICRO_BATCH_SIZE: 'two' is not a valid value for knob microBatchSize (planned 2)",
+    ]
+
+
+def test_methods_of_another_kind_fail_clearly(tuning_docs, write_doc):
+    tuning = load(write_doc, tuning_docs["dev/embed-chunks"], apply_data_context=False)
+    with pytest.raises(ray_gpu.TuningError, match="this EmbeddingPipeline document has no train section"):
+        tuning.scaling_config()
+    with pytest.raises(ray_gpu.TuningError, match=r"knobs.microBatchSize: not planned for a EmbeddingPipeline"):
+        tuning.knob("microBatchSize")
+
+
+def test_lora_sweep_and_report(tuning_docs, write_doc, capsys):
+    lora = load(write_doc, tuning_docs["dev/sft-qwen2-vl"]).lora_config_kwargs()
+    assert lora == {"r": 16, "lora_alpha": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "quantization": "nf4"}
+    sweep = load(write_doc, tuning_docs["dev/llm-sweep"], env={"RAY_GPU_STORAGE_BUCKET": "b"}, apply_data_context=False)
+    assert sweep.sweep_grid() == tuning_docs["dev/llm-sweep"]["sweep"]["grid"] and len(sweep.sweep_grid()) == 6
+    assert sweep.output_path() == "s3://b/ray/results/llm-sweep/"
+    capsys.readouterr()
+    payload = sweep.report()
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith(ray_gpu.REPORT_PREFIX) and json.loads(line[len(ray_gpu.REPORT_PREFIX):]) == payload
+    assert [e["key"] for e in payload["applied"]] == ["sweep.grid", "sweep.grid", "data.outputUri"]
+
+
+def test_every_applied_value_is_logged_with_its_source(tuning_docs, write_doc, capsys):
+    load(write_doc, tuning_docs["dev/embed-chunks"])
+    out = capsys.readouterr().out
+    assert "ray-gpu: DataContext.target_max_block_size = 13811712  (tuning.json data.blockSizeBytes)" in out

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# npm run test:ray: the Python side for real, on CPU.
+#   1. a virtual environment from runtime/requirements.txt (rebuilt when the file changes; offline index)
+#   2. pytest of the runtime library (runtime/tests)
+#   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${RAY_GPU_VENV:-.venv-ray}
+PYTHON=${PYTHON:-python3}
+want=$(sha256sum runtime/requirements.txt | cut -d' ' -f1)
+if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
+  echo "test:ray: creating $VENV from runtime/requirements.txt"
+  rm -rf "$VENV"
+  "$PYTHON" -m venv "$VENV"
+  PIP_RETRIES=0 "$VENV/bin/pip" install --disable-pip-version-check --quiet -r runtime/requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+  "$VENV/bin/python" -c "import ray, torch, transformers, peft, pytest" # fails loudly if the install did
+  echo "$want" > "$VENV/.requirements.sha256"
+fi
+export PATH="$PWD/$VENV/bin:$PATH"
+
+echo "test:ray: runtime library tests"
+python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests
+
+work=$(mktemp -d)
+trap 'ray stop --force >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+node bin/ray-gpu.js render --stack dev --out "$work/rendered" >/dev/null
+echo "test:ray: running the rendered dev RayJobs on a local Ray cluster"
+python runtime/e2e/run_jobs.py --rendered "$work/rendered" --work "$work/run" "$@"
