@@ -19,6 +19,8 @@ const OFFICIAL = /^(?:docker\.io\/)?(?:rayproject|anyscale)\/(?:ray|ray-ml|ray-l
 export function rayImageProblem(image: string): string | undefined {
   const match = OFFICIAL.exec(image);
   if (!match) return undefined;
+  // A digest without a tag cannot be read for its version: trusted, like your own images.
+  if (match[1] === undefined && image.includes("@")) return undefined;
   const tag = match[1] ?? "latest";
   if (tag === RAY_VERSION || tag.startsWith(`${RAY_VERSION}-`)) return undefined;
   return `Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is tested with (tag "${tag}"): use ${RAY_IMAGE}, or your own image built from it`;

@@ -105,7 +105,7 @@ const workloadBase = {
       /** pip requirements, pinned (`torch==2.13.0`). */
       pip: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*(==|~=|>=|<=|!=|>|<)\s*\S+$/, "must be a pinned requirement such as torch==2.13.0")).min(1).optional(),
       /** Variables for the driver and every worker process of the job. */
-      envVars: z.record(userEnvName, z.string()).optional(),
+      envVars: z.record(userEnvName.refine((n) => n !== "PYTHONPATH", "would replace the path to the runtime library: set PYTHONPATH in env, which keeps it first"), z.string()).optional(),
     })
     .optional(),
 };

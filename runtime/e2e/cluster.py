@@ -178,23 +178,23 @@ class LocalCluster:
         with open(log_path, "w", encoding="utf-8") as log:
             proc = subprocess.Popen(entrypoint, shell=True, env=env, cwd=self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
             assert proc.stdout is not None
-            if stop_when is not None:
 
-                def poll() -> None:
-                    while proc.poll() is None:
-                        time.sleep(2)
-                        if proc.poll() is None and stop_when():
-                            os.killpg(proc.pid, signal.SIGTERM)
-                            return
+            def watch() -> None:
+                """Stops the job (its whole process group) on ``stop_when`` or after ``timeout``, even when it prints nothing."""
+                while proc.poll() is None:
+                    time.sleep(2)
+                    expired = time.time() - started > timeout
+                    if proc.poll() is None and (expired or (stop_when is not None and stop_when())):
+                        if expired:
+                            log.write(f"\n[e2e] stopped after {timeout}s\n")
+                        os.killpg(proc.pid, signal.SIGTERM)
+                        return
 
-                threading.Thread(target=poll, daemon=True).start()
+            threading.Thread(target=watch, daemon=True).start()
             for line in proc.stdout:
                 log.write(line)
                 if on_line:
                     on_line(line, proc)
-                if time.time() - started > timeout:
-                    proc.kill()
-                    log.write(f"\n[e2e] killed after {timeout}s\n")
             rc = proc.wait()
         return rc, time.time() - started
 

@@ -70,6 +70,8 @@ class Tuning:
         self.source = source
         self.env = dict(os.environ if env is None else env)
         self.applied: list[dict[str, Any]] = []
+        #: Values read back from the Ray objects built here (and from the live DataContext at report time).
+        self.read_back: dict[str, Any] = {}
         self._data_context: Any = None
         w = document["workload"]
         self.name: str = w["name"]
@@ -79,7 +81,7 @@ class Tuning:
         self.model_family: str = w["modelFamily"]
         self.model_type: str = w["modelType"]
         self.cpu_standin = self.env.get(CPU_STANDIN_ENV, "") not in ("", "0", "false")
-        self.knobs = self._knobs_with_env_overrides()
+        self.knobs = self._knobs_checked_against_env()
         log.info("loaded %s for %s (%s, %s, model %s) from %s", contract.API_VERSION, self.name, self.kind, self.environment, self.model, source)
         if self.cpu_standin:
             log.info("%s is set: GPU requests become CPU requests and gloo replaces NCCL (local runs only)", CPU_STANDIN_ENV)
@@ -110,34 +112,34 @@ class Tuning:
             raise contract.TuningError(self.source, [f"{name}: this {self.kind} document has no {name} section, so this method does not apply to it"])
         return self.document[name]
 
-    def _knobs_with_env_overrides(self) -> dict[str, Any]:
+    def _knobs_checked_against_env(self) -> dict[str, Any]:
+        """The RayJob sets each knob twice (file and ``RAY_GPU_*``); both come from one plan and must agree. A
+        mismatch means someone changed one of them: re-render instead, since the other settings derive from it."""
         knobs = dict(self.document["knobs"])
         problems: list[str] = []
         for name, planned in sorted(knobs.items()):
             var = knob_env_name(name)
-            if var not in self.env or self.env[var] == str(planned).lower() or self.env[var] == str(planned):
+            if var not in self.env:
                 continue
             try:
                 value = _parse_like(self.env[var], planned)
             except ValueError:
-                problems.append(f"${var}: {self.env[var]!r} is not a valid value for knob {name} (planned {planned!r})")
-                continue
-            err = contract.KNOBS[name](value)
-            if err:
-                problems.append(f"${var}: {err}, got {self.env[var]!r}")
-                continue
-            log.warning("knob %s = %r from $%s overrides the planned %r", name, value, var, planned)
-            knobs[name] = value
+                value = self.env[var]
+            if value != planned:
+                problems.append(f"${var}={self.env[var]!r} disagrees with knobs.{name}={planned!r} in the tuning file: both come from one plan; change the workload and re-render")
         if problems:
             raise contract.TuningError("the environment", problems)
         return knobs
+
+    def stand_in(self, key: str, target: str, applied: Any, reason: str) -> Any:
+        """Records that the job used ``applied`` instead of the planned value at ``key`` (a CPU or smoke stand-in)."""
+        return self._record(key, target, self._get(key), applied=applied, standin=reason)
 
     def knob(self, name: str) -> Any:
         """A planner knob (``microBatchSize``, ``zeroStage``, ...), recorded as applied."""
         if name not in self.knobs:
             raise contract.TuningError(self.source, [f"knobs.{name}: not planned for a {self.kind} (planned: {', '.join(sorted(self.knobs))})"])
-        overridden = self.knobs[name] != self.document["knobs"][name]
-        return self._record(f"knobs.{name}", name, self.knobs[name], f"${knob_env_name(name)}" if overridden else None)
+        return self._record(f"knobs.{name}", name, self.knobs[name])
 
     def report(self) -> dict[str, Any]:
         """Prints every applied value as one line, ``RAY_GPU_APPLIED {json}``, and returns it."""
@@ -145,7 +147,9 @@ class Tuning:
         if self._data_context is not None:
             # Read back from the live DataContext: what Ray Data will actually use.
             ctx = self._data_context
-            payload["readBack"] = {"data.blockSizeBytes": ctx.target_max_block_size, "data.objectStoreLimitBytes": ctx.execution_options.resource_limits.object_store_memory}
+            self.read_back["data.blockSizeBytes"] = ctx.target_max_block_size
+            self.read_back["data.objectStoreLimitBytes"] = ctx.execution_options.resource_limits.object_store_memory
+        payload["readBack"] = dict(sorted(self.read_back.items()))
         print(REPORT_PREFIX + json.dumps(payload, sort_keys=True), flush=True)
         return payload
 
@@ -204,11 +208,14 @@ class Tuning:
         size = self._record("actorPool.actorPoolSize", "ActorPoolStrategy.size", pool["actorPoolSize"])
         in_flight = self._record("actorPool.maxTasksInFlightPerActor", "ActorPoolStrategy.max_tasks_in_flight_per_actor", pool["maxTasksInFlightPerActor"])
         batch = self._record("actorPool.batchSize", "map_batches.batch_size", pool["batchSize"])
+        strategy = ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=in_flight)
+        self.read_back["actorPool.actorPoolSize"] = strategy.max_size if strategy.min_size == strategy.max_size else None
+        self.read_back["actorPool.maxTasksInFlightPerActor"] = strategy.max_tasks_in_flight_per_actor
         if self.cpu_standin:
             gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"], applied=0, standin="GPUs per actor -> 1 CPU per actor")
-            return {"compute": ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=in_flight), "num_gpus": gpus, "num_cpus": 1, "batch_size": batch}
+            return {"compute": strategy, "num_gpus": gpus, "num_cpus": 1, "batch_size": batch}
         gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"])
-        return {"compute": ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=in_flight), "num_gpus": gpus, "batch_size": batch}
+        return {"compute": strategy, "num_gpus": gpus, "batch_size": batch}
 
     def sweep_grid(self) -> list[dict[str, Any]]:
         """Every generation-parameter setting of the sweep; each prompt runs once per setting."""
@@ -224,9 +231,12 @@ class Tuning:
         per = dict(train["resourcesPerWorker"])
         if self.cpu_standin:
             self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per, applied={"CPU": per["CPU"]}, standin="GPU dropped, use_gpu False (gloo)")
-            return ScalingConfig(num_workers=workers, use_gpu=False, resources_per_worker={"CPU": per["CPU"]})
-        self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per)
-        return ScalingConfig(num_workers=workers, use_gpu=True, resources_per_worker=per)
+            scaling = ScalingConfig(num_workers=workers, use_gpu=False, resources_per_worker={"CPU": per["CPU"]})
+        else:
+            self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per)
+            scaling = ScalingConfig(num_workers=workers, use_gpu=True, resources_per_worker=per)
+        self.read_back["train.numWorkers"] = scaling.num_workers
+        return scaling
 
     def run_config(self, name: str | None = None) -> Any:
         """Ray Train ``RunConfig``: checkpoints in the stack's bucket (so any node resumes), kept and retried as planned."""
@@ -240,7 +250,10 @@ class Tuning:
         keep = self._record("train.checkpointsToKeep", "CheckpointConfig.num_to_keep", train["checkpointsToKeep"])
         failures = self._record("train.maxFailures", "FailureConfig.max_failures", train["maxFailures"])
         log.info("RunConfig.name = %s (checkpoints under %s/%s)", json.dumps(run_name), storage, run_name)
-        return RunConfig(name=run_name, storage_path=storage, checkpoint_config=CheckpointConfig(num_to_keep=keep), failure_config=FailureConfig(max_failures=failures))
+        run = RunConfig(name=run_name, storage_path=storage, checkpoint_config=CheckpointConfig(num_to_keep=keep), failure_config=FailureConfig(max_failures=failures))
+        self.read_back["train.checkpointsToKeep"] = run.checkpoint_config.num_to_keep
+        self.read_back["train.maxFailures"] = run.failure_config.max_failures
+        return run
 
     def deepspeed_config(self) -> dict[str, Any] | None:
         """The DeepSpeed config (ZeRO stage, buckets, micro-batch, accumulation), or None for plain DDP."""

@@ -81,17 +81,27 @@ def test_storage_needs_the_bucket_or_a_path(tuning_docs, write_doc):
     assert local.run_config().storage_path == "/mnt/fsx/ray/checkpoints"
 
 
-def test_environment_overrides_a_knob_and_bad_values_are_errors(tuning_docs, write_doc):
+def test_environment_must_agree_with_the_file(tuning_docs, write_doc):
     doc = tuning_docs["dev/llm-pretrain"]
-    tuning = load(write_doc, doc, env={"RAY_GPU_MICRO_BATCH_SIZE": "1", "RAY_GPU_ZERO_STAGE": str(doc["knobs"]["zeroStage"])})
-    assert tuning.knob("microBatchSize") == 1
-    assert tuning.applied[-1]["source"] == "$RAY_GPU_MICRO_BATCH_SIZE"
+    same = {"RAY_GPU_MICRO_BATCH_SIZE": str(doc["knobs"]["microBatchSize"]), "RAY_GPU_GRADIENT_CHECKPOINTING": "false"}
+    assert load(write_doc, doc, env=same).knob("microBatchSize") == doc["knobs"]["microBatchSize"]
     with pytest.raises(ray_gpu.TuningError) as err:
-        load(write_doc, doc, env={"RAY_GPU_MICRO_BATCH_SIZE": "two", "RAY_GPU_GRADIENT_CHECKPOINTING": "maybe"})
+        load(write_doc, doc, env={"RAY_GPU_MICRO_BATCH_SIZE": "1", "RAY_GPU_GRADIENT_CHECKPOINTING": "maybe"})
     assert err.value.problems == [
-        "$RAY_GPU_GRADIENT_CHECKPOINTING: 'maybe' is not a valid value for knob gradientCheckpointing (planned False)",
-        "$RAY_GPU_MICRO_BATCH_SIZE: 'two' is not a valid value for knob microBatchSize (planned 2)",
+        "$RAY_GPU_GRADIENT_CHECKPOINTING='maybe' disagrees with knobs.gradientCheckpointing=False in the tuning file: both come from one plan; change the workload and re-render",
+        "$RAY_GPU_MICRO_BATCH_SIZE='1' disagrees with knobs.microBatchSize=2 in the tuning file: both come from one plan; change the workload and re-render",
     ]
+
+
+def test_stand_ins_and_read_backs_are_reported(tuning_docs, write_doc):
+    doc = tuning_docs["dev/sft-qwen2-vl"]
+    tuning = load(write_doc, doc, env={"RAY_GPU_CPU_STANDIN": "1", "RAY_GPU_STORAGE_PATH": "/tmp/x"})
+    assert tuning.stand_in("lora.quantization", "quantization", "none", "no GPU") == "none"
+    tuning.scaling_config(), tuning.run_config()
+    payload = tuning.report()
+    entry = next(e for e in payload["applied"] if e["key"] == "lora.quantization")
+    assert (entry["value"], entry["applied"], entry["standin"]) == ("nf4", "none", "no GPU")
+    assert payload["readBack"] == {"train.checkpointsToKeep": 1, "train.maxFailures": 0, "train.numWorkers": 4}
 
 
 def test_methods_of_another_kind_fail_clearly(tuning_docs, write_doc):

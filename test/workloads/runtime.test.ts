@@ -70,6 +70,7 @@ describe("Ray version pin", () => {
     expect(rayImageProblem("123456789012.dkr.ecr.us-east-1.amazonaws.com/team/trainer:3")).toBeUndefined();
     expect(rayImageProblem("rayproject/ray:latest")).toContain('tag "latest"');
     expect(rayImageProblem("docker.io/rayproject/ray")).toContain('tag "latest"');
+    expect(rayImageProblem("rayproject/ray@sha256:0123")).toBeUndefined();
     const old = { kind: "TrainingJob", name: "t", model: "Qwen/Qwen2.5-0.5B", image: "rayproject/ray:2.41.0-py311-gpu", entrypoint: "x", gpus: 1 };
     expect(() => new TrainingJob(old as never)).toThrow(ConfigError);
     expect(() => new TrainingJob(old as never)).toThrow(`image: Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is tested with (tag "2.41.0-py311-gpu")`);
@@ -106,6 +107,7 @@ describe("runtime environment (runtimeEnvYAML)", () => {
     const job = byKind(new TrainingJob({ ...base, runtimeEnv: { pip: ["torch==2.13.0", "peft==0.21.0"], envVars: { WANDB_MODE: "offline", HF_HUB_OFFLINE: "1" } } }).render(ctx), "RayJob")[0]!;
     expect(job.spec.runtimeEnvYAML).toBe("env_vars:\n  HF_HUB_OFFLINE: \"1\"\n  WANDB_MODE: offline\npip:\n  - torch==2.13.0\n  - peft==0.21.0\n");
     expect(byKind(new TrainingJob(base).render(ctx), "RayJob")[0]!.spec).not.toHaveProperty("runtimeEnvYAML");
+    expect(() => new TrainingJob({ ...base, runtimeEnv: { envVars: { PYTHONPATH: "/app" } } })).toThrow("runtimeEnv.envVars.PYTHONPATH: would replace the path to the runtime library");
   });
 
   it("rejects unpinned packages, reserved variables and unknown fields, each with its path", () => {

@@ -13,7 +13,7 @@ MODEL_TYPES = {
     "llama-2": "llama", "llama-3.1": "llama", "llama-3.2": "llama", "mistral": "mistral", "qwen2.5": "qwen2",
     "gemma": "gemma", "gemma-2": "gemma2", "phi-3": "phi3", "qwen2-vl": "qwen2_vl", "bge-v1.5": "bert",
     "bge-m3": "xlm-roberta", "e5-v2": "bert", "multilingual-e5": "xlm-roberta", "sentence-transformers": "bert",
-    "nomic-embed": "bert",
+    "nomic-embed": "bert", "llava-1.5": "llava",
 }
 SMOKE_VOCAB = 512
 SMOKE_HIDDEN = 64
@@ -47,7 +47,7 @@ def tiny_config(family: str) -> Any:
     return AutoConfig.for_model(kind, **common, num_key_value_heads=2, max_position_embeddings=4096, head_dim=16)
 
 
-def causal_lm(model: str, family: str, smoke: bool) -> Any:
+def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False) -> Any:
     """The model to train or serve: pretrained weights, or a tiny random one of the same family for --smoke."""
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
@@ -57,7 +57,8 @@ def causal_lm(model: str, family: str, smoke: bool) -> Any:
     if smoke:
         torch.manual_seed(0)
         return cls.from_config(tiny_config(family))
-    return cls.from_pretrained(model, torch_dtype=torch.bfloat16)
+    # LoRA keeps frozen bf16 base weights; full training keeps fp32 master weights (DeepSpeed or autocast compute in bf16).
+    return cls.from_pretrained(model, dtype=torch.bfloat16 if frozen_base else torch.float32)
 
 
 class HashTokenizer:
@@ -68,7 +69,7 @@ class HashTokenizer:
 
     def __call__(self, texts: list[str], max_length: int) -> dict[str, np.ndarray]:
         rows = [[self.reserved + (zlib.crc32(w.encode()) % (self.vocab - 2 * self.reserved)) for w in t.split()][:max_length] for t in texts]
-        width = max(1, max(len(r) for r in rows))
+        width = max_length  # fixed width, so rows from different blocks batch together
         ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros((len(rows), width), dtype=np.int64)
         for i, r in enumerate(rows):

@@ -1,7 +1,7 @@
 """EmbeddingPipeline example: Ray Data batch embeddings with a fixed-size GPU actor pool, CPU tokenization sized
 to feed it, and block sizes and object-store limits that keep the working set in memory (no spilling).
 
-    python -m ray_gpu.examples.embed            # on the cluster: reads data.uri, writes parquet to data.outputUri
+    python -m ray_gpu.examples.embed            # on the cluster: reads data.uri (a text column, optional id), writes parquet to data.outputUri
     python -m ray_gpu.examples.embed --smoke    # CPU: writes a synthetic parquet dataset, tiny random encoder
     python -m ray_gpu.examples.embed --smoke --ray-defaults   # same pipeline with Ray's defaults (for comparison)
 """
@@ -19,7 +19,7 @@ import ray
 import ray_gpu
 from ray_gpu.examples import common
 
-SMOKE_FILES = 4
+SMOKE_FILES = 40  # files of ~70 MB: Ray 2.58 reads parquet one task per file, whatever override_num_blocks says
 SMOKE_ROW_GROUP_ROWS = 1024
 SMOKE_TOKENS = 32
 
@@ -54,7 +54,12 @@ def byte_tokens(batch: dict[str, Any], max_length: int) -> dict[str, Any]:
     for i, t in enumerate(batch["text"]):
         b = np.frombuffer(t[:max_length].encode()[:max_length], dtype=np.uint8)
         ids[i, : len(b)] = b.astype(np.int64) % (common.SMOKE_VOCAB - 4) + 4
-    return {"id": batch["id"], "input_ids": ids, "attention_mask": (ids > 0).astype(np.int64)}
+    return {**_ids(batch), "input_ids": ids, "attention_mask": (ids > 0).astype(np.int64)}
+
+
+def _ids(batch: dict[str, Any]) -> dict[str, Any]:
+    """The row ids, when the dataset has an ``id`` column (outputs then join back to inputs)."""
+    return {"id": batch["id"]} if "id" in batch else {}
 
 
 class Embedder:
@@ -70,7 +75,7 @@ class Embedder:
             torch.manual_seed(0)
             self.model = AutoModel.from_config(common.tiny_config(family))
         else:
-            self.model = AutoModel.from_pretrained(model, torch_dtype=torch.float16 if self.device == "cuda" else torch.float32)
+            self.model = AutoModel.from_pretrained(model, dtype=torch.float16 if self.device == "cuda" else torch.float32)
         self.model = self.model.to(self.device).eval()
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +86,7 @@ class Embedder:
             hidden = self.model(input_ids=ids, attention_mask=mask).last_hidden_state
             pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
             emb = torch.nn.functional.normalize(pooled.float(), dim=-1).cpu().numpy()
-        return {"id": batch["id"], "embedding": list(emb)}
+        return {**_ids(batch), "embedding": list(emb)}
 
 
 def read(tuning: ray_gpu.Tuning, args: Any, uri: str, fmt: str) -> Any:
@@ -103,7 +108,7 @@ def main() -> None:
     else:
         uri, fmt = data["uri"], data["format"]
         tok, max_length = common.tokenizer(tuning.model, False), tuning.knob("sequenceLength")
-        preprocess = lambda b: {"id": b["id"], **tok(list(b["text"]), max_length)}  # noqa: E731
+        preprocess = lambda b: {**_ids(b), **tok(list(b["text"]), max_length)}  # noqa: E731
     ds = read(tuning, args, uri, fmt)
     if rows is not None:
         ds = ds.limit(rows)
@@ -115,7 +120,7 @@ def main() -> None:
         ds = ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke), **tuning.actor_pool_kwargs())
     tuning.report()
     started = time.time()
-    ds.write_parquet(output)
+    ds.write_parquet(output, mode="overwrite")
     print(f"ray-gpu example: embedded rows into {output} in {time.time() - started:.1f}s", flush=True)
     print(ds.stats(), flush=True)
 

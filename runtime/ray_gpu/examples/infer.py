@@ -2,7 +2,7 @@
 becomes one row per setting, so every replica stays busy; replicas are a fixed actor pool, each with its
 tensor-parallel GPUs, the planned concurrent sequences, KV-cache share and context length (vLLM).
 
-    python -m ray_gpu.examples.infer            # on the cluster (vLLM in the image)
+    python -m ray_gpu.examples.infer            # on the cluster (vLLM installed): reads a prompt column (optional id)
     python -m ray_gpu.examples.infer --smoke    # CPU: tiny random model of the same family, transformers generate
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ def expand(batch: dict[str, Any], grid: list[dict[str, Any]]) -> dict[str, Any]:
     """One row per (prompt, setting); the setting travels as JSON so rows keep one schema."""
     prompts = [p for p in batch["prompt"] for _ in grid]
     settings = [json.dumps(s, sort_keys=True) for _ in batch["prompt"] for s in grid]
-    ids = [i for i in batch["id"] for _ in grid]
-    return {"id": np.array(ids), "prompt": np.array(prompts, dtype=object), "params": np.array(settings, dtype=object)}
+    ids = {"id": np.array([i for i in batch["id"] for _ in grid])} if "id" in batch else {}
+    return {**ids, "prompt": np.array(prompts, dtype=object), "params": np.array(settings, dtype=object)}
 
 
 class Generator:
@@ -58,9 +58,12 @@ class Generator:
         else:
             from vllm import SamplingParams
 
-            results = self.llm.generate(list(batch["prompt"]), [SamplingParams(max_tokens=self.engine["max_tokens"], **p) for p in params])
-            outputs = [r.outputs[0].text for r in results]
-        return {"id": batch["id"], "params": batch["params"], "output": np.array(outputs, dtype=object)}
+            # Prompts longer than the planned context minus the new tokens keep their last tokens; a sweep may set max_tokens itself.
+            budget = self.engine["max_model_len"] - self.engine["max_tokens"]
+            sampling = [SamplingParams(**{"max_tokens": self.engine["max_tokens"], "truncate_prompt_tokens": budget, **p}) for p in params]
+            outputs = [r.outputs[0].text for r in self.llm.generate(list(batch["prompt"]), sampling)]
+        ids = {"id": batch["id"]} if "id" in batch else {}
+        return {**ids, "params": batch["params"], "output": np.array(outputs, dtype=object)}
 
 
 def main() -> None:
@@ -79,19 +82,22 @@ def main() -> None:
         ds = ray.data.from_items([{"id": i, "prompt": t} for i, t in enumerate(common.synthetic_texts(0, n, 24))], **tuning.read_kwargs())
     else:
         data = tuning.document["data"]
-        readers = {"parquet": ray.data.read_parquet, "jsonl": ray.data.read_json, "csv": ray.data.read_csv}
+        readers = {"parquet": ray.data.read_parquet, "jsonl": ray.data.read_json, "csv": ray.data.read_csv, "text": ray.data.read_text}
         ds = readers[data["format"]](data["uri"], **tuning.read_kwargs())
+        if data["format"] == "text":
+            ds = ds.rename_columns({"text": "prompt"})
         if rows is not None:
             ds = ds.limit(rows)
+    prompts = ds.count()
     ds = ds.map_batches(lambda b: expand(b, grid), **tuning.preprocess_kwargs())
     ds = ds.map_batches(Generator, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke, engine), **tuning.actor_pool_kwargs())
     tuning.report()
     started = time.time()
-    ds.write_parquet(output)
+    ds.write_parquet(output, mode="overwrite")
     written = ray.data.read_parquet(output).count()
-    print(f"ray-gpu example: {written} generations ({len(grid)} settings per prompt) into {output} in {time.time() - started:.1f}s", flush=True)
-    if written % len(grid):
-        raise SystemExit(f"expected a multiple of {len(grid)} rows, got {written}")
+    print(f"ray-gpu example: {written} generations ({prompts} prompts x {len(grid)} settings) into {output} in {time.time() - started:.1f}s", flush=True)
+    if written != prompts * len(grid):
+        raise SystemExit(f"expected {prompts} x {len(grid)} = {prompts * len(grid)} generations, got {written}")
 
 
 if __name__ == "__main__":

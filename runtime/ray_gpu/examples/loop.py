@@ -3,6 +3,7 @@ checkpoints to the stack's bucket every N optimizer steps, and resume from the l
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import tempfile
@@ -50,11 +51,20 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     if cfg["deepspeed"] is not None:
         import deepspeed  # the image must have it when the plan uses ZeRO
 
-        engine, optimizer, _, _ = deepspeed.initialize(model=model, model_parameters=trainable, config=cfg["deepspeed"])
+        if cfg.get("optimizer_class") == "deepspeed.ops.adam.DeepSpeedCPUAdam":
+            from deepspeed.ops.adam import DeepSpeedCPUAdam  # offloaded optimizer steps run only with it
+
+            base_optimizer = DeepSpeedCPUAdam(trainable, lr=cfg["learning_rate"])
+        else:
+            base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"])
+        # DeepSpeed applies bf16, ZeRO partitioning, accumulation and clipping from the planned config.
+        engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=base_optimizer, config=cfg["deepspeed"])
         model = engine
     else:
         model = ray.train.torch.prepare_model(model)
         optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"])
+    # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if engine is None and torch.cuda.is_available() else contextlib.nullcontext()
     step = 0
     checkpoint = ray.train.get_checkpoint()
     if checkpoint:
@@ -64,7 +74,10 @@ def _train_loop(cfg: dict[str, Any]) -> None:
                 step = client["step"]
             else:
                 state = torch.load(os.path.join(d, STATE_FILE), weights_only=False)
-                (model.module if hasattr(model, "module") else model).load_state_dict(state["model"], strict=False)
+                # LoRA checkpoints hold only the adapters: missing base weights are expected, unknown keys are not.
+                unexpected = (model.module if hasattr(model, "module") else model).load_state_dict(state["model"], strict=False).unexpected_keys
+                if unexpected:
+                    raise RuntimeError(f"checkpoint keys the model does not have: {unexpected[:5]}")
                 optimizer.load_state_dict(state["optimizer"])
                 step = state["step"]
         if rank == 0:
@@ -89,15 +102,19 @@ def _train_loop(cfg: dict[str, Any]) -> None:
                 # DDP all-reduces gradients only on the last micro-batch of each optimizer step.
                 boundary = micro_steps % accumulation == 0
                 with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
-                    loss = model(**batch, labels=labels).loss
+                    with autocast:
+                        loss = model(**batch, labels=labels).loss
                     (loss / accumulation).backward()
             if micro_steps % accumulation:
                 continue
             if engine is None:
+                torch.nn.utils.clip_grad_norm_(trainable, 1.0)
                 optimizer.step()
                 optimizer.zero_grad()
             step += 1
-            metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2)}
+            # What this worker really ran with, for the driver to compare with the plan.
+            ran = {"world_size": ray.train.get_context().get_world_size(), "micro_batch_rows": int(batch["input_ids"].shape[0]), "accumulation": accumulation}
+            metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **ran}
             if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
                 with tempfile.TemporaryDirectory() as d:
                     if engine is not None:
@@ -115,17 +132,20 @@ def _train_loop(cfg: dict[str, Any]) -> None:
 def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any) -> Any:
     """Trains with the planned Ray Train, DeepSpeed and batch settings; returns Ray Train's result."""
     loop = tuning.train_loop_config()
-    deepspeed = tuning.deepspeed_config()
-    if deepspeed is not None and tuning.cpu_standin:
-        log.info("stand-in: DeepSpeed ZeRO-%s needs GPUs; this CPU run uses DDP (gloo) with the same batch settings", loop["zero_stage"])
-        deepspeed = None
+    deepspeed = None
+    if "deepspeedConfigFile" in tuning.document["train"]:
+        if tuning.cpu_standin:
+            tuning.stand_in("train.deepspeedConfigFile", "deepspeed_config", None, f"DeepSpeed ZeRO-{loop['zero_stage']} needs GPUs: DDP (gloo) with the same batch settings")
+        else:
+            deepspeed = tuning.deepspeed_config()
     scaling, run_config = tuning.scaling_config(), tuning.run_config()
-    max_length = min(loop["sequence_length"], SMOKE_TOKENS) if args.smoke else loop["sequence_length"]
+    max_length = loop["sequence_length"]
     if args.smoke:
-        log.info("smoke: synthetic rows of %d tokens (the plan's sequences are %d)", max_length, loop["sequence_length"])
+        max_length = tuning.stand_in("knobs.sequenceLength", "max_length", min(max_length, SMOKE_TOKENS), "smoke rows are short synthetic text")
     global_batch = loop["global_batch_size"]
     dataset = training_dataset(args, tuning, max_length, **dataset_kwargs)
-    steps = args.steps or math.ceil(dataset.count() / global_batch)
+    # Count rows before preprocessing (cheap) rather than tokenizing everything twice.
+    steps = args.steps or math.ceil((args.rows if args.smoke else ray.data.read_parquet(args.data, columns=[dataset_kwargs.get("columns", ("text",))[0]]).count()) / global_batch)
     tuning.report()
     trainer = TorchTrainer(
         _train_loop,
@@ -139,6 +159,8 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
         datasets={"train": dataset},
     )
     result = trainer.fit()
+    ran = {k: result.metrics.get(k) for k in ("world_size", "micro_batch_rows", "accumulation")}
+    print(f"ray-gpu example: ran with {json.dumps(ran, sort_keys=True)}", flush=True)
     print(f"ray-gpu example: finished at step {result.metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
     return result
 

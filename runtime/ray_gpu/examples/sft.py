@@ -23,7 +23,7 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText, BitsAndBytesConfig
 
     if smoke or lora["quantization"] == "none":
-        base = common.causal_lm(model, family, smoke)
+        base = common.causal_lm(model, family, smoke, frozen_base=True)
     else:
         quant = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=lora["quantization"] == "nf4-double", bnb_4bit_compute_dtype=torch.bfloat16)
         cls = AutoModelForImageTextToText if common.model_type(family) == "qwen2_vl" else AutoModelForCausalLM
@@ -52,7 +52,7 @@ def _processor(model: str) -> Any:
 
 
 def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any:
-    """Ray Data preprocessing of (image bytes, text) rows: every image resized to the planned token count
+    """Ray Data preprocessing of (image bytes, text) rows, one image per row: every image resized to the planned token count
     (one LLM token per 28 x 28 px after Qwen2-VL's 2 x 2 merge), so rows have one shape and batch together."""
     side = max(1, int(math.isqrt(image_tokens))) * 28
 
@@ -61,9 +61,11 @@ def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any
 
         processor = _processor(model)
         images = [Image.open(io.BytesIO(b)).convert("RGB").resize((side, side)) for b in batch["image"]]
-        chats = [[{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}] for t in batch["text"]]
+        # Text is cut to the planned tokens first, so image tokens are never truncated and every row has one length.
+        texts = [processor.tokenizer.decode(processor.tokenizer(t, truncation=True, max_length=text_tokens)["input_ids"], skip_special_tokens=True) for t in batch["text"]]
+        chats = [[{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}] for t in texts]
         prompts = [processor.apply_chat_template(c, tokenize=False) for c in chats]
-        out = processor(text=prompts, images=images, padding="max_length", truncation=False, max_length=text_tokens + image_tokens + 16, return_tensors="np", return_mm_token_type_ids=True)
+        out = processor(text=prompts, images=images, padding="max_length", max_length=text_tokens + image_tokens + 32, return_tensors="np", return_mm_token_type_ids=True)
         n = len(images)
         return {
             "input_ids": out["input_ids"], "attention_mask": out["attention_mask"], "mm_token_type_ids": out["mm_token_type_ids"],
@@ -78,10 +80,12 @@ def main() -> None:
     tuning = ray_gpu.load(args.tuning)
     lora = tuning.lora_config_kwargs()
     if args.smoke and lora["quantization"] != "none":
-        log.info("stand-in: %s quantization needs bitsandbytes on a GPU; the smoke run trains LoRA on unquantized base weights", lora["quantization"])
+        lora["quantization"] = tuning.stand_in("lora.quantization", "quantization", "none", "4-bit base weights need bitsandbytes on a GPU: LoRA on unquantized weights")
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     checkpointing = bool(tuning.knobs.get("gradientCheckpointing"))
     vl = tuning.model_type == "vision-language"
+    if vl and common.model_type(family) != "qwen2_vl":
+        raise SystemExit(f"this example handles Qwen2-VL image inputs; {model} ({family}) needs its own processor code in vision_language_rows")
     dataset: dict[str, Any] = {}
     if vl:
         # Full scale reads parquet rows with an encoded image (bytes) and its text.
