@@ -8,7 +8,6 @@ import type { Taint } from "../../core/pools";
 import type { Container, EnvVar, PodSpec, RayJob, ResourceList, Toleration, Volume, VolumeMount } from "./types";
 import { STORAGE_CONFIGMAP, TUNING_FILE, TUNING_MOUNT_PATH } from "../tuning/file";
 import { RUNTIME_MOUNT, RUNTIME_PYTHONPATH } from "../tuning/runtime";
-
 import { RAY_VERSION } from "../../core/ray";
 
 /** Ray version we test against; the RayCluster's `rayVersion`, to match the image. */

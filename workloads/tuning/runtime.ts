@@ -21,7 +21,7 @@ export const runtimeConfigMapName = (workload: string) => `${workload}-runtime`;
 export function runtimeFiles(dir: string = RUNTIME_SOURCE_DIR): Record<string, string> {
   const files: Record<string, string> = {};
   const walk = (d: string): void => {
-    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const full = join(d, entry.name);
       if (entry.isDirectory() && entry.name !== "__pycache__") walk(full);
       else if (entry.isFile() && entry.name.endsWith(".py")) {
