@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -248,34 +249,56 @@ def spill_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], ar
 
 
 def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> list[dict[str, Any]]:
-    """Kill a training worker after the first checkpoint; resubmitting must resume from it and finish."""
+    """Kill a training worker once Ray Train has registered a checkpoint; resubmitting must resume from it and finish."""
+    storage = f"{name}-resume"
     killed: dict[str, Any] = {}
+
+    def registered_step(doc: dict[str, Any]) -> int | None:
+        """Step of the latest checkpoint Ray Train registered (its snapshot in the run's storage), if any."""
+        prefix = doc["train"]["checkpointPrefix"].rstrip("/")
+        try:
+            with open(os.path.join(args.work, "storage", storage, prefix, "checkpoint_manager_snapshot.json"), encoding="utf-8") as f:
+                latest = json.load(f).get("latest_checkpoint_result")
+        except (OSError, ValueError):
+            return None
+        return latest["metrics"]["step"] if latest else None
 
     def on_line(line: str, proc: Any) -> None:
         if killed or "Checkpoint successfully created" not in line:
             return
-        time.sleep(1.0)  # let the checkpoint register (snapshot written) before the kill
-        pids = subprocess.run(["pgrep", "-f", "ray::RayTrainWorker"], capture_output=True, text=True).stdout.split()
-        for pid in pids[:1]:
-            os.kill(int(pid), signal.SIGKILL)
-        killed["pids"] = pids[:1]
-        print(f"  killed training worker pid {pids[:1]} after the first checkpoint", flush=True)
+        killed["pending"] = True
+        doc = json.loads(objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"])
+
+        def kill_when_registered() -> None:
+            # A checkpoint counts once the controller has written it to the snapshot; killing earlier loses it.
+            deadline = time.time() + 120
+            while proc.poll() is None and time.time() < deadline:
+                step = registered_step(doc)
+                if step is not None:
+                    pids = subprocess.run(["pgrep", "-f", "ray::RayTrainWorker"], capture_output=True, text=True).stdout.split()[:1]
+                    for pid in pids:
+                        os.kill(int(pid), signal.SIGKILL)
+                    killed.update(pids=pids, step=step)
+                    print(f"  killed training worker pid {pids} after Ray Train registered the checkpoint of step {step}", flush=True)
+                    return
+                time.sleep(0.2)
+
+        threading.Thread(target=kill_when_registered, daemon=True).start()
 
     steps = " --steps 20 --checkpoint-every 5"
-    first = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (killed)", storage=f"{name}-resume", extra_args=steps, on_line=on_line, expect_failure=True)
-    failures.check(bool(killed.get("pids")), f"{name}: no training worker to kill")
+    first = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (killed)", storage=storage, extra_args=steps, on_line=on_line, expect_failure=True)
+    failures.check(bool(killed.get("pids")), f"{name}: no training worker was killed (the run ended before a checkpoint registered)")
     failures.check(first["rc"] != 0, f"{name}: the killed run exited 0 (maxFailures 0 in dev should fail it)")
-    first["verdict"] = f"worker killed after the first checkpoint: exit {first['rc']}"
-    second = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (resumed)", storage=f"{name}-resume", extra_args=steps)
+    first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}: exit {first['rc']}"
+    second = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (resumed)", storage=storage, extra_args=steps)
     with open(second["log"], encoding="utf-8") as f:
         text = f.read()
     resumed = re.search(r"resumed from checkpoint at step (\d+)", text)
     finished = re.search(r"finished at step (\d+) of (\d+)", text)
-    failures.check(bool(resumed) and int(resumed.group(1)) > 0, f"{name}: the second run did not resume from a checkpoint")
+    failures.check(bool(resumed) and int(resumed.group(1)) == killed.get("step"), f"{name}: the second run did not resume from the checkpoint of step {killed.get('step')} (resumed: {resumed.group(1) if resumed else 'no'})")
     failures.check(bool(finished) and finished.group(1) == finished.group(2), f"{name}: the resumed run did not finish")
     second["verdict"] = f"resumed at step {resumed.group(1) if resumed else '?'}, finished {finished.group(1) if finished else '?'}" if resumed and finished else "did not resume"
     return [first, second]
-
 
 if __name__ == "__main__":
     sys.exit(main())
