@@ -28,6 +28,19 @@ def arguments(description: str, extra: "callable | None" = None) -> argparse.Nam
     return parser.parse_args()
 
 
+def read_dataset(fmt: str, uri: str, **kwargs: Any) -> Any:
+    """``ray.data.read_*`` for a tuning file's ``data.format`` (parquet, jsonl, csv, text)."""
+    import ray.data
+
+    readers = {"parquet": ray.data.read_parquet, "jsonl": ray.data.read_json, "csv": ray.data.read_csv, "text": ray.data.read_text}
+    return readers[fmt](uri, **kwargs)
+
+
+def ids_of(batch: dict[str, Any]) -> dict[str, Any]:
+    """The row ids, when the dataset has an ``id`` column (outputs then join back to inputs)."""
+    return {"id": batch["id"]} if "id" in batch else {}
+
+
 def model_type(family: str) -> str:
     return MODEL_TYPES.get(family, "llama")
 

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import ray
 
 import ray_gpu
 from ray_gpu.examples import common
@@ -54,12 +53,7 @@ def byte_tokens(batch: dict[str, Any], max_length: int) -> dict[str, Any]:
     for i, t in enumerate(batch["text"]):
         b = np.frombuffer(t[:max_length].encode()[:max_length], dtype=np.uint8)
         ids[i, : len(b)] = b.astype(np.int64) % (common.SMOKE_VOCAB - 4) + 4
-    return {**_ids(batch), "input_ids": ids, "attention_mask": (ids > 0).astype(np.int64)}
-
-
-def _ids(batch: dict[str, Any]) -> dict[str, Any]:
-    """The row ids, when the dataset has an ``id`` column (outputs then join back to inputs)."""
-    return {"id": batch["id"]} if "id" in batch else {}
+    return {**common.ids_of(batch), "input_ids": ids, "attention_mask": (ids > 0).astype(np.int64)}
 
 
 class Embedder:
@@ -86,13 +80,7 @@ class Embedder:
             hidden = self.model(input_ids=ids, attention_mask=mask).last_hidden_state
             pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
             emb = torch.nn.functional.normalize(pooled.float(), dim=-1).cpu().numpy()
-        return {**_ids(batch), "embedding": list(emb)}
-
-
-def read(tuning: ray_gpu.Tuning, args: Any, uri: str, fmt: str) -> Any:
-    kwargs = {} if args.ray_defaults else tuning.read_kwargs()
-    readers = {"parquet": ray.data.read_parquet, "jsonl": ray.data.read_json, "csv": ray.data.read_csv, "text": ray.data.read_text}
-    return readers[fmt](uri, **kwargs)
+        return {**common.ids_of(batch), "embedding": list(emb)}
 
 
 def main() -> None:
@@ -108,8 +96,8 @@ def main() -> None:
     else:
         uri, fmt = data["uri"], data["format"]
         tok, max_length = common.tokenizer(tuning.model, False), tuning.knob("sequenceLength")
-        preprocess = lambda b: {**_ids(b), **tok(list(b["text"]), max_length)}  # noqa: E731
-    ds = read(tuning, args, uri, fmt)
+        preprocess = lambda b: {**common.ids_of(b), **tok(list(b["text"]), max_length)}  # noqa: E731
+    ds = common.read_dataset(fmt, uri, **({} if args.ray_defaults else tuning.read_kwargs()))
     if rows is not None:
         ds = ds.limit(rows)
     if args.ray_defaults:

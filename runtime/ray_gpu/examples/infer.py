@@ -62,8 +62,7 @@ class Generator:
             budget = self.engine["max_model_len"] - self.engine["max_tokens"]
             sampling = [SamplingParams(**{"max_tokens": self.engine["max_tokens"], "truncate_prompt_tokens": budget, **p}) for p in params]
             outputs = [r.outputs[0].text for r in self.llm.generate(list(batch["prompt"]), sampling)]
-        ids = {"id": batch["id"]} if "id" in batch else {}
-        return {**ids, "params": batch["params"], "output": np.array(outputs, dtype=object)}
+        return {**common.ids_of(batch), "params": batch["params"], "output": np.array(outputs, dtype=object)}
 
 
 def main() -> None:
@@ -82,8 +81,7 @@ def main() -> None:
         ds = ray.data.from_items([{"id": i, "prompt": t} for i, t in enumerate(common.synthetic_texts(0, n, 24))], **tuning.read_kwargs())
     else:
         data = tuning.document["data"]
-        readers = {"parquet": ray.data.read_parquet, "jsonl": ray.data.read_json, "csv": ray.data.read_csv, "text": ray.data.read_text}
-        ds = readers[data["format"]](data["uri"], **tuning.read_kwargs())
+        ds = common.read_dataset(data["format"], data["uri"], **tuning.read_kwargs())
         if data["format"] == "text":
             ds = ds.rename_columns({"text": "prompt"})
         if rows is not None:
