@@ -35,12 +35,16 @@ export function runtimeFiles(dir: string = RUNTIME_SOURCE_DIR): Record<string, s
   return files;
 }
 
+/** The repository's package, read once per process: every rendered workload ships the same files. */
+let shipped: Readonly<Record<string, string>> | undefined;
+const shippedFiles = () => (shipped ??= runtimeFiles());
+
 /** ConfigMap keys cannot hold `/`: `examples/train.py` is stored as `examples.train.py` and mapped back by the volume. */
 const keyOf = (path: string) => path.replaceAll("/", ".");
 
 /** The ConfigMap with the runtime package. */
 export function runtimeConfigMap(args: { workload: string; namespace: string; labels: Readonly<Record<string, string>>; files?: Readonly<Record<string, string>> }): ConfigMap {
-  const files = args.files ?? runtimeFiles();
+  const files = args.files ?? shippedFiles();
   const data = Object.fromEntries(Object.keys(files).map((p) => [keyOf(p), files[p]!]));
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name: runtimeConfigMapName(args.workload), namespace: args.namespace, labels: { ...args.labels } }, data };
 }
