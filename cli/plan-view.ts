@@ -39,6 +39,7 @@ export function workloadView(w: WorkloadPlan) {
     ...m.knobs,
     name: w.name,
     kind: w.kind,
+    example: w.example,
     environment: w.environment,
     nodePool: w.nodePool,
     instanceType: w.instanceType,
@@ -109,7 +110,8 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
   for (const w of plan.workloads) {
     const s = w.shape;
     const mem = w.memory.memory;
-    out.push(`Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} x ${w.instanceType}`);
+    const example = w.example ? " [example: rendered, not submitted by pulumi up]" : "";
+    out.push(`Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} x ${w.instanceType}${example}`);
     out.push(`  GPU memory: ${mem.fits ? "fits" : "DOES NOT FIT"}: requires ${mem.requiredGiB} GiB of ${mem.usableGiB} GiB per GPU (allocated peak ${mem.allocatedPeakGiB} GiB: ${Object.entries(mem.breakdownGiB).filter(([k, v]) => v > 0 && k !== "modelStates").map(([k, v]) => `${k} ${v}`).join(", ")})`);
     out.push(`  knobs: ${Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`).join(", ")}`);
     for (const a of w.memory.advice) out.push(`  ! ${a}`);

@@ -40,13 +40,18 @@ const plan = orRunError(() => planStack(config, { requireRender: true }));
 // One explicit AWS provider for the region the config names; nothing reads `aws:region`.
 const awsProvider = new aws.Provider("aws", { region: config.region as aws.Region });
 const platform = new RayGpuPlatform("ray-gpu", { config }, { providers: [awsProvider] });
-const workloads = plan.objects.map(
-  ({ workload, objects }) =>
-    new RayWorkload(workload, { objects, provider: platform.provider, dependsOn: [platform.kuberayOperator.release, platform.storage.serviceAccount] }, { providers: [awsProvider] }),
-);
+// Example workloads (placeholder data) are planned and rendered by the CLI but never submitted.
+const workloads = plan.objects
+  .filter((o) => !o.example)
+  .map(
+    ({ workload, objects }) =>
+      new RayWorkload(workload, { objects, provider: platform.provider, dependsOn: [platform.kuberayOperator.release, platform.storage.serviceAccount] }, { providers: [awsProvider] }),
+  );
 
 /** RayJob names, in config order. */
 export const rayJobs = pulumi.all(workloads.map((w) => w.rayJobName));
+/** Workloads marked `example: true`: planned and checked, not submitted. Drop the flag once a job's image and data are yours. */
+export const examplesNotSubmitted = plan.objects.filter((o) => o.example).map((o) => o.workload);
 /** The environment the stack was planned for. */
 export const environment = config.environment;
 export const clusterName = platform.clusterName;

@@ -17,8 +17,11 @@ export interface StackPlan {
   readonly namespace: string;
   readonly pools: PoolsPlan;
   readonly workloads: readonly WorkloadPlan[];
-  /** Kubernetes objects per rendered workload, in workload order. */
-  readonly objects: readonly { readonly workload: string; readonly objects: readonly KubeObject[] }[];
+  /**
+   * Kubernetes objects per rendered workload, in workload order. `example` workloads are rendered too; the Pulumi
+   * program does not submit them.
+   */
+  readonly objects: readonly { readonly workload: string; readonly example: boolean; readonly objects: readonly KubeObject[] }[];
   /** Workloads planned but not rendered, and why (no image or entrypoint yet, or not fitting). */
   readonly notRendered: readonly { readonly workload: string; readonly reason: string }[];
 }
@@ -60,7 +63,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions = {}): 
   const pools = planPools(config.platform);
   const issues: ConfigIssue[] = [];
   const workloads: WorkloadPlan[] = [];
-  const objects: { workload: string; objects: KubeObject[] }[] = [];
+  const objects: { workload: string; example: boolean; objects: KubeObject[] }[] = [];
   const notRendered: { workload: string; reason: string }[] = [];
   config.workloads.forEach((spec, i) => {
     const ctx = {
@@ -77,7 +80,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions = {}): 
       try {
         const rendered = construct.render(ctx, plan);
         for (const obj of rendered) if (obj.kind === "RayJob") issues.push(...checkRayJob(obj, pools));
-        objects.push({ workload: spec.name, objects: rendered });
+        objects.push({ workload: spec.name, example: spec.example, objects: rendered });
       } catch (err) {
         if (!(err instanceof ConfigError) || options.requireRender) throw err;
         notRendered.push({ workload: spec.name, reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; ") });

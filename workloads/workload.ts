@@ -30,6 +30,8 @@ import type { KubeObject } from "./rayjob/types";
 export interface WorkloadPlan {
   readonly name: string;
   readonly kind: WorkloadKind;
+  /** An example on placeholder data: rendered, never submitted by `pulumi up`. */
+  readonly example: boolean;
   readonly environment: WorkloadContext["environment"];
   readonly nodePool: string;
   readonly instanceType: string;
@@ -114,6 +116,7 @@ export class Workload<S extends WorkloadSpec = WorkloadSpec> {
     return {
       name: this.spec.name,
       kind: this.spec.kind,
+      example: this.spec.example,
       environment: ctx.environment,
       nodePool: pool!.name,
       instanceType: pool!.instanceType,

@@ -52,7 +52,7 @@ export const ModelRefSchema = z.union([
     const hint = suggest(name, MODEL_NAMES);
     ctx.addIssue({
       code: "custom",
-      message: `unknown model${hint ? `; did you mean "${hint}"?` : ""}; use a catalog id (see the model catalog in the README) or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, intermediateSize, vocabSize, mlp }`,
+      message: `unknown model${hint ? `; did you mean "${hint}"?` : ""}; use a catalog id (see docs/memory.md#models) or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, intermediateSize, vocabSize, mlp }`,
     });
   }),
   ModelArchitectureSchema,

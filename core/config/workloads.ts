@@ -40,6 +40,12 @@ export const DatasetSchema = z.strictObject({
 
 /** Fields every workload kind has. */
 const workloadBase = {
+  /**
+   * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
+   * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.
+   * @default false
+   */
+  example: z.boolean().default(false),
   /** Input data. @default - none: the entrypoint reads its own data */
   dataset: DatasetSchema.optional(),
   /** Where results go (embeddings, generations). @default - `<prefix>results/<name>/` in the stack's bucket */

@@ -108,6 +108,28 @@ export function knownKeysAt(schema: z.ZodType, input: unknown, path: Path): stri
   return def.type === "object" && def.shape ? Object.keys(def.shape) : [];
 }
 
+/**
+ * Every key path a schema accepts, e.g. `platform.gpuNodeGroups[].instanceType`: union members merged, records (user
+ * keys) not descended. The configuration reference is checked against it.
+ */
+export function schemaKeyPaths(schema: z.ZodType): Set<string> {
+  const out = new Set<string>();
+  const walk = (def: Def, path: string): void => {
+    const d = unwrap(def);
+    if (d.type === "array" && d.element) walk(d.element._zod.def, `${path}[]`);
+    else if (d.type === "union") for (const o of d.options ?? []) walk(o._zod.def, path);
+    else if (d.type === "object") {
+      for (const [key, child] of Object.entries(d.shape ?? {})) {
+        const p = path ? `${path}.${key}` : key;
+        out.add(p);
+        walk(child._zod.def, p);
+      }
+    }
+  };
+  walk((schema as unknown as { _zod: { def: Def } })._zod.def, "");
+  return out;
+}
+
 function describe(issue: z.core.$ZodIssue, value: unknown): string {
   switch (issue.code) {
     case "invalid_type":

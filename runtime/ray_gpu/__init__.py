@@ -7,7 +7,7 @@ so no image change is needed. Three lines in an existing script::
     tuning = ray_gpu.load()  # reads $RAY_GPU_TUNING_FILE, applies Ray Data settings, logs every value
     trainer = TorchTrainer(loop, scaling_config=tuning.scaling_config(), run_config=tuning.run_config())
 
-The contract (file path, environment variables, keys) is documented in the README under "Runtime contract (v1)".
+The contract (file path, environment variables, keys) is documented in docs/runtime.md of pulumi-ray-gpu.
 Standard library and Ray only.
 """
 from .contract import API_VERSION, DEFAULT_TUNING_FILE, TUNING_FILE_ENV, TuningError, validate

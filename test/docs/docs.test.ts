@@ -1,0 +1,95 @@
+/**
+ * The docs stay true: links resolve, every config key is documented (and nothing else), the JSON and cost figures shown
+ * match what the tool prints, and user pages describe the product, not the machines it was developed on. The shell
+ * blocks marked `runnable` are run by runnable.test.ts.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { describe, expect, it } from "vitest";
+import { StackConfigSchema } from "../../core/config/stack";
+import { schemaKeyPaths } from "../../core/config/zod-issues";
+import { planPools } from "../../core/pools";
+import { planStack } from "../../workloads/stack";
+import { planDocument } from "../../cli/plan-view";
+import { repoRoot, repoStack } from "../helpers/fixtures";
+import { anchors, codeBlocks, pages, readPage, relativeLinks, tableRows } from "./markdown";
+
+describe("docs", () => {
+  it("links every docs page from the README, and every relative link resolves (anchors included)", () => {
+    const readme = relativeLinks("README.md");
+    for (const page of pages().filter((p) => p.startsWith("docs/") && p !== "docs/README.md")) expect(readme, page).toContain(page);
+    for (const page of pages()) {
+      for (const link of relativeLinks(page)) {
+        const [file, anchor] = link.split("#") as [string, string | undefined];
+        const target = file === "" ? page : normalize(join(dirname(page), file));
+        expect(existsSync(join(repoRoot, target)), `${page} links ${link}`).toBe(true);
+        if (anchor && target.endsWith(".md")) expect([...anchors(target)], `${page} links ${link}`).toContain(anchor);
+      }
+    }
+  });
+
+  it("documents every key of the config schema in the configuration reference, and no key the schema lacks", () => {
+    const documented = new Set(
+      tableRows(readPage("docs/configuration.md"))
+        .map((row) => /^`ray-gpu:([^`]+)`$/.exec(row[0] ?? "")?.[1])
+        .filter((k): k is string => k !== undefined),
+    );
+    const schema = schemaKeyPaths(StackConfigSchema);
+    expect([...schema].filter((k) => !documented.has(k)), "undocumented keys").toEqual([]);
+    expect([...documented].filter((k) => !schema.has(k)), "documented keys the schema does not have").toEqual([]);
+  });
+
+  it("shows an excerpt of plan --json whose every key and value exists in the real document", () => {
+    const block = codeBlocks("docs/cli.md").find((b) => b.info[0] === "json" && b.body.includes('"workloads"'))!;
+    const excerpt = JSON.parse(block.body) as Record<string, unknown>;
+    const real = JSON.parse(JSON.stringify(planDocument("dev", planStack(repoStack("dev"))))) as Record<string, unknown>;
+    expectExcerptOf(excerpt, real, "plan");
+  });
+
+  it("quotes each example pool's hourly cost at max as the plan computes it", () => {
+    const rows = tableRows(readPage("docs/deploy.md")).filter((r) => /^(dev|prod) `/.test(r[0] ?? ""));
+    expect(rows.length).toBe(6);
+    for (const [stackPool, instance, , perNode, atMax] of rows) {
+      const [stack, pool] = stackPool!.split(" ") as ["dev" | "prod", string];
+      const plan = planPools(repoStack(stack).platform);
+      const p = [plan.cpu, ...plan.gpu].find((x) => `\`${x.name}\`` === pool)!;
+      expect(instance!.startsWith(p.instanceType), stackPool).toBe(true);
+      expect(Number(atMax), stackPool).toBe(Math.round(p.usdPerHourAtMax * 100) / 100);
+      expect(Number(perNode) * p.maxNodes, stackPool).toBeCloseTo(p.usdPerHourAtMax, 3);
+    }
+  });
+
+  it("keeps notes about the development machine out of user pages", () => {
+    const banned = /offline index|local index|this machine|2[- ]cores?\b|2-CPU machine|no GPU (here|was available)|sandbox|the shared folder|\.\.\/shared\//i;
+    for (const page of pages()) {
+      const hits = readPage(page)
+        .split("\n")
+        .map((line, i) => ({ line: i + 1, text: line }))
+        .filter((l) => banned.test(l.text));
+      expect(hits, page).toEqual([]);
+    }
+  });
+});
+
+/** Every key of `excerpt` exists in `real`, objects recursively; arrays match their elements by `name` or `key`, else by position. */
+function expectExcerptOf(excerpt: unknown, real: unknown, path: string): void {
+  if (Array.isArray(excerpt)) {
+    expect(Array.isArray(real), path).toBe(true);
+    excerpt.forEach((item, i) => {
+      const id = item && typeof item === "object" ? ((item as Record<string, unknown>)["name"] ?? (item as Record<string, unknown>)["key"]) : undefined;
+      const match = id === undefined ? (real as unknown[])[i] : (real as Record<string, unknown>[]).find((r) => r["name"] === id || r["key"] === id);
+      expect(match, `${path}[${String(id ?? i)}]`).toBeDefined();
+      expectExcerptOf(item, match, `${path}[${String(id ?? i)}]`);
+    });
+    return;
+  }
+  if (excerpt && typeof excerpt === "object") {
+    expect(real && typeof real === "object", path).toBe(true);
+    for (const [k, v] of Object.entries(excerpt)) {
+      expect(Object.keys(real as object), `${path}.${k}`).toContain(k);
+      expectExcerptOf(v, (real as Record<string, unknown>)[k], `${path}.${k}`);
+    }
+    return;
+  }
+  expect(real, path).toEqual(excerpt);
+}
