@@ -7,6 +7,9 @@ import { performance } from "node:perf_hooks";
 import { loadStackConfig } from "../cli/stack-file";
 import { stableYaml } from "../core/serialize";
 import { planStack } from "../workloads/stack";
+import { loadRuntimePackage } from "../io/runtime-package";
+
+const runtime = loadRuntimePackage();
 
 const RUNS = 200;
 const root = resolve(__dirname, "..");
@@ -30,8 +33,8 @@ for (const stack of ["dev", "prod"]) {
   for (let i = 0; i < RUNS; i++) {
     let config = loadStackConfig(root, stack).config;
     load.push(time(() => (config = loadStackConfig(root, stack).config)));
-    let p = planStack(config);
-    plan.push(time(() => (p = planStack(config))));
+    let p = planStack(config, { runtime });
+    plan.push(time(() => (p = planStack(config, { runtime }))));
     render.push(time(() => p.objects.flatMap((o) => o.objects).forEach((o) => stableYaml(o))));
   }
   const [l, pl, r] = [median(load), median(plan), median(render)];

@@ -12,6 +12,7 @@ import { writeRender } from "./render";
 import { loadStackConfig, UsageError } from "./stack-file";
 import { loadWorkloadFile, standaloneStack } from "./workload-file";
 import { previewStack, previewText } from "./preview/run";
+import { loadRuntimePackage } from "../io/runtime-package";
 
 /** Exit codes of the CLI; a stable contract for scripts. */
 export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
@@ -76,7 +77,7 @@ function build(io: Io, setCode: (c: number) => void): Command {
     .requiredOption("-o, --out <dir>", "output folder (its *.yaml and plan.json are replaced)")
     .action((opts: { stack: string; out: string }) => {
       const dir = program.opts<{ dir: string }>().dir;
-      const plan = planStack(loadStackConfig(dir, opts.stack).config, { requireRender: true });
+      const plan = planStack(loadStackConfig(dir, opts.stack).config, { runtime: loadRuntimePackage(), requireRender: true });
       const files = writeRender(opts.stack, plan, opts.out);
       io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
     });
@@ -98,9 +99,10 @@ function build(io: Io, setCode: (c: number) => void): Command {
 
 /** Plans; a workload file's problems are reported against the file, as `workload.<field>`. */
 function planStackOrThrow(config: StackConfig, workloadFile: string | undefined) {
-  if (workloadFile === undefined) return planStack(config);
+  const runtime = loadRuntimePackage();
+  if (workloadFile === undefined) return planStack(config, { runtime });
   try {
-    return planStack(config, { workloadPath: () => "workload" });
+    return planStack(config, { runtime, workloadPath: () => "workload" });
   } catch (e) {
     if (e instanceof ConfigError) throw new ConfigError(e.issues, workloadFile);
     throw e;

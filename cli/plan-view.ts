@@ -28,7 +28,13 @@ export function poolView(p: PoolPlan) {
 
 /** Every reason of a workload's plan, in the order both views print them: memory, tuning, cluster shape. */
 function allDecisions(w: WorkloadPlan) {
-  return [...w.memory.decisions, ...w.tuningDecisions, ...w.shape.decisions];
+  return [...w.memory.decisions, ...w.tuning.decisions, ...w.shape.decisions];
+}
+
+/** The kind's tuning as `plan --json` shows it: `train` (training kinds) or `data` (Ray Data kinds). */
+function tuningView(w: WorkloadPlan): object {
+  const { decisions: _decisions, ...sections } = w.tuning;
+  return sections;
 }
 
 /** One workload as `plan --json` prints it: the chosen knobs at the top level, then memory, shape and reasons. */
@@ -47,7 +53,7 @@ export function workloadView(w: WorkloadPlan) {
     model: w.modelName,
     fits: m.fits,
     memory: m.memory,
-    ...(m.kvCacheBytesPerToken !== undefined ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences } : {}),
+    ...("kvCacheBytesPerToken" in m ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences } : {}),
     advice: m.advice,
     head: { cpus: head.cpus, memoryGiB: head.memoryGiB, objectStoreGiB: head.objectStoreGiB, shmGiB: head.shmGiB },
     worker: {
@@ -62,8 +68,7 @@ export function workloadView(w: WorkloadPlan) {
       env: worker.env,
     },
     lifecycle,
-    train: w.train,
-    data: w.data,
+    ...tuningView(w),
     decisions: allDecisions(w),
   };
 }

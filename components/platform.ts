@@ -8,6 +8,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { StackConfig } from "../core/config/stack";
 import { planPlatform, type PlatformPlan } from "../core/platform/plan";
+import type { NodeGroupPlan } from "../core/platform/node-groups";
 import { ClusterAutoscaler, KubeRayOperator, NvidiaDevicePlugin } from "./addons";
 import { EksCluster } from "./cluster";
 import { Network } from "./network";
@@ -41,10 +42,9 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       { cluster: plan.cluster, region: plan.region, privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds },
       child,
     );
-    const groupArgs = (p: PlatformPlan["nodeGroups"][number]) => ({ plan: p, clusterName: cluster.clusterName, nodeRoleArn: cluster.nodeRoleArn, subnetIds: cluster.nodeSubnetIds, vpcId: cluster.vpcId });
-    const [cpuPlan, ...gpuPlans] = plan.nodeGroups;
-    const cpu = new CpuNodeGroup(`${name}-${cpuPlan!.pool}`, groupArgs(cpuPlan!), { ...child, dependsOn: cluster.ready });
-    this.gpuNodeGroups = gpuPlans.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), { ...child, dependsOn: cluster.ready }));
+    const groupArgs = (p: NodeGroupPlan) => ({ plan: p, clusterName: cluster.clusterName, nodeRoleArn: cluster.nodeRoleArn, subnetIds: cluster.nodeSubnetIds, vpcId: cluster.vpcId });
+    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), { ...child, dependsOn: cluster.ready });
+    this.gpuNodeGroups = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), { ...child, dependsOn: cluster.ready }));
     const inCluster = { provider: cluster.provider, dependsOn: [...cluster.ready, cpu] };
     new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin, ...inCluster }, child);
     new ClusterAutoscaler(`${name}-cluster-autoscaler`, { release: plan.helm.clusterAutoscaler, clusterName: cluster.clusterName, plannedClusterName: plan.cluster.name, ...inCluster }, child);

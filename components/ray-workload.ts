@@ -4,7 +4,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { KubeObject } from "../workloads/rayjob/types";
+import type { KubeObject } from "../workloads/k8s/types";
 
 /** Arguments of {@link RayWorkload}. */
 export interface RayWorkloadArgs {

@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { bucketAccessPolicy, podIdentityTrustPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
 import type { StoragePlan } from "../core/platform/storage";
-import { STORAGE_CONFIGMAP } from "../workloads/tuning/file";
+import { STORAGE_CONFIGMAP } from "../core/platform/storage";
 
 export interface StorageArgs {
   /** From `planStorage(...)`. */

@@ -68,6 +68,11 @@ export interface EnvironmentProfile {
   };
 }
 
+/** Whether a GPU pool of `capacityType` may run in `environment` (spot only where the profile allows it). */
+export function capacityAllowed(environment: Environment, capacityType: "on-demand" | "spot"): boolean {
+  return capacityType === "on-demand" || ENVIRONMENT_PROFILES[environment].spotAllowed;
+}
+
 /** How long prod keeps a failed job's head (logs, dashboard) before deleting it. */
 export const PROD_FAILED_HEAD_TTL_SECONDS = 3600;
 

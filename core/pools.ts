@@ -58,6 +58,10 @@ export interface GpuPoolPlan extends PoolPlanBase {
   readonly instanceType: GpuInstanceType;
   readonly availabilityZone: string | undefined;
   readonly efa: boolean;
+  /** Launch the pool's nodes in a cluster placement group (needs `availabilityZone`). */
+  readonly clusterPlacementGroup: boolean;
+  /** Root EBS volume (gp3) in GiB. */
+  readonly rootVolumeGiB: number;
 }
 
 export type PoolPlan = CpuPoolPlan | GpuPoolPlan;
@@ -116,6 +120,8 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       usdPerHourAtMax: cost(GPU_INSTANCES[g.instanceType].usdPerHourUsEast1, g.maxNodes),
       availabilityZone: g.availabilityZone,
       efa: g.efa,
+      clusterPlacementGroup: g.clusterPlacementGroup,
+      rootVolumeGiB: g.rootVolumeGiB,
     };
   });
   return { cpu, gpu };

@@ -22,7 +22,7 @@ const platform = PlatformSchema.parse({
 const pool = planPools(platform).gpu[0]!;
 
 export const gpuPool = new GpuNodeGroup("a10g-4x", {
-  plan: planGpuNodeGroup(pool, clusterName, "prod", 200, false),
+  plan: planGpuNodeGroup(pool, { clusterName, environment: "prod" }),
   clusterName,
   nodeRoleArn,
   subnetIds: privateSubnetIds,

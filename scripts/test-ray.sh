@@ -18,6 +18,9 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements.sha256" 2>/dev/n
 fi
 export PATH="$PWD/$VENV/bin:$PATH"
 
+echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library"
+(cd runtime && ruff check . && ruff format --check . && mypy)
+
 echo "test:ray: runtime library tests"
 python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests
 

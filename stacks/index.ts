@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { namespaceKeys, parseStackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { planStack } from "../workloads/stack";
+import { loadRuntimePackage } from "../io/runtime-package";
 import { RayWorkload } from "../components/ray-workload";
 import { RayGpuPlatform } from "../components/platform";
 
@@ -35,7 +36,7 @@ function orRunError<T>(fn: () => T): T {
 }
 
 const config = orRunError(() => parseStackConfig(readRayGpuConfig(), `Pulumi.${pulumi.getStack()}.yaml`));
-const plan = orRunError(() => planStack(config, { requireRender: true }));
+const plan = orRunError(() => planStack(config, { runtime: loadRuntimePackage(), requireRender: true }));
 
 // One explicit AWS provider for the region the config names; nothing reads `aws:region`.
 const awsProvider = new aws.Provider("aws", { region: config.region as aws.Region });

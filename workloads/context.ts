@@ -1,8 +1,9 @@
 /** What every workload construct needs from its stack to plan and render. */
 import type { Environment } from "../core/config/stack";
-import { IssueCollector } from "../core/errors";
+import { ConfigError } from "../core/errors";
 import type { GpuPoolPlan, PoolsPlan } from "../core/pools";
 import type { GpuInstanceType } from "../core/catalog/instances";
+import type { RuntimePackage } from "./contract/configmaps";
 
 /** The stack a workload is planned for. */
 export interface WorkloadContext {
@@ -10,6 +11,8 @@ export interface WorkloadContext {
   readonly pools: PoolsPlan;
   /** Namespace of the rendered objects. */
   readonly namespace: string;
+  /** The runtime package every RayJob mounts; read once at the edge with `loadRuntimePackage()`. */
+  readonly runtime: RuntimePackage;
   /**
    * Service account of the Ray pods; the platform binds it to the bucket's IAM role.
    * @default "ray-workloads" (what `RayGpuPlatform` creates)
@@ -28,32 +31,27 @@ export interface WorkloadContext {
 }
 
 /**
- * The GPU pool a workload runs on: `nodePool` by name, else the first pool of `instanceType`, else the first
- * GPU pool. Records a problem (and returns undefined) when the choice is impossible.
+ * The GPU pool a workload runs on: `nodePool` by name, else the first pool of `instanceType`, else the first GPU pool.
+ * @throws ConfigError when the choice is impossible, naming the pools there are.
  */
 export function resolveGpuPool(
   spec: { readonly nodePool?: string | undefined; readonly instanceType?: GpuInstanceType | undefined },
   pools: PoolsPlan,
   path: string,
-  issues: IssueCollector,
-): GpuPoolPlan | undefined {
+): GpuPoolPlan {
   const names = pools.gpu.map((p) => `"${p.name}" (${p.instanceType})`).join(", ");
+  const fail = (field: string, message: string, value: unknown): never => {
+    throw new ConfigError([{ path: `${path}.${field}`, message, value }]);
+  };
   if (spec.nodePool !== undefined) {
-    const pool = pools.gpu.find((p) => p.name === spec.nodePool);
-    if (!pool) {
-      issues.add(`${path}.nodePool`, `no GPU pool has this name; pools are ${names}`, spec.nodePool);
-      return undefined;
-    }
+    const pool = pools.gpu.find((p) => p.name === spec.nodePool) ?? fail("nodePool", `no GPU pool has this name; pools are ${names}`, spec.nodePool);
     if (spec.instanceType !== undefined && spec.instanceType !== pool.instanceType) {
-      issues.add(`${path}.instanceType`, `pool "${pool.name}" runs ${pool.instanceType}; drop instanceType or pick a pool that runs it`, spec.instanceType);
-      return undefined;
+      fail("instanceType", `pool "${pool.name}" runs ${pool.instanceType}; drop instanceType or pick a pool that runs it`, spec.instanceType);
     }
     return pool;
   }
   if (spec.instanceType !== undefined) {
-    const pool = pools.gpu.find((p) => p.instanceType === spec.instanceType);
-    if (!pool) issues.add(`${path}.instanceType`, `no GPU pool runs this instance type; pools are ${names}`, spec.instanceType);
-    return pool;
+    return pools.gpu.find((p) => p.instanceType === spec.instanceType) ?? fail("instanceType", `no GPU pool runs this instance type; pools are ${names}`, spec.instanceType);
   }
-  return pools.gpu[0];
+  return pools.gpu[0] ?? fail("nodePool", "the stack has no GPU pool", undefined);
 }

@@ -1,12 +1,13 @@
-/** Typed workload constructs that emit tuned KubeRay RayJobs. Pure: no Pulumi imports. */
+/** Typed workload constructs that emit tuned KubeRay RayJobs. Pure: no Pulumi imports, no file I/O. */
 export * from "./context";
 export * from "./workload";
-export * from "./memory";
-export * from "./needs";
 export * from "./stack";
-export * from "./rayjob/types";
+export * from "./k8s/types";
 export * from "./rayjob/render";
 export * from "./rayjob/checks";
-export * from "./tuning/training";
-export * from "./tuning/file";
-export * from "./tuning/data";
+export * from "./rayjob/runtime-env";
+export * from "./contract/document";
+export * from "./contract/configmaps";
+export * from "./contract/json-schema";
+export * from "./kinds/api/strategy";
+export * from "./kinds/table";

@@ -3,12 +3,13 @@
  * objects, checked against KubeRay's rules before anything is applied. Pure; the CLI and `stacks/` share it.
  */
 import type { StackConfig } from "../core/config/stack";
-import type { WorkloadSpec } from "../core/config/workloads";
 import { ConfigError, type ConfigIssue } from "../core/errors";
 import { planPools, type PoolsPlan } from "../core/pools";
+import type { RuntimePackage } from "./contract/configmaps";
 import { checkRayJob } from "./rayjob/checks";
-import type { KubeObject } from "./rayjob/types";
-import { BatchInference, EmbeddingPipeline, LoRAFineTune, TrainingJob, type Workload, type WorkloadPlan } from "./workload";
+import type { KubeObject } from "./k8s/types";
+import { Workload, type WorkloadPlan } from "./workload";
+import type { WorkloadContext } from "./context";
 
 /** Everything `ray-gpu plan` shows and `ray-gpu render` writes for one stack. */
 export interface StackPlan {
@@ -26,22 +27,10 @@ export interface StackPlan {
   readonly notRendered: readonly { readonly workload: string; readonly reason: string }[];
 }
 
-/** The construct for a workload entry. */
-export function constructFor(spec: WorkloadSpec): Workload {
-  switch (spec.kind) {
-    case "TrainingJob":
-      return new TrainingJob(spec);
-    case "LoRAFineTune":
-      return new LoRAFineTune(spec);
-    case "EmbeddingPipeline":
-      return new EmbeddingPipeline(spec);
-    case "BatchInference":
-      return new BatchInference(spec);
-  }
-}
-
 /** Options of {@link planStack}. */
 export interface PlanStackOptions {
+  /** The runtime package every RayJob mounts (`loadRuntimePackage()`). */
+  readonly runtime: RuntimePackage;
   /**
    * Every workload must render (image, entrypoint, fits in memory); otherwise their problems are errors.
    * @default false: workloads that cannot render yet are listed in `notRendered`
@@ -54,42 +43,58 @@ export interface PlanStackOptions {
   readonly workloadPath?: (index: number) => string;
 }
 
+/** One workload's plan and objects (or why it cannot be rendered yet), its problems added to `issues`. */
+function planWorkload(spec: StackConfig["workloads"][number], ctx: WorkloadContext, options: PlanStackOptions, issues: ConfigIssue[]) {
+  try {
+    const construct = new Workload(spec);
+    // A Workload of any kind plans one kind at a time: its plan is one member of the union.
+    const plan = construct.plan(ctx) as WorkloadPlan;
+    try {
+      const objects = construct.render(ctx, plan);
+      for (const obj of objects) if (obj.kind === "RayJob") issues.push(...checkRayJob(obj, ctx.pools));
+      return { plan, rendered: { workload: spec.name, example: spec.example, objects } };
+    } catch (err) {
+      if (!(err instanceof ConfigError) || options.requireRender) throw err;
+      return { plan, notRendered: { workload: spec.name, reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; ") } };
+    }
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    issues.push(...err.issues);
+    return {};
+  }
+}
+
 /**
  * Plans the stack.
  * @throws ConfigError listing every workload problem (placement, KubeRay rules, and with `requireRender` the
  *   fields rendering needs and memory fit) at once.
  */
-export function planStack(config: StackConfig, options: PlanStackOptions = {}): StackPlan {
+export function planStack(config: StackConfig, options: PlanStackOptions): StackPlan {
   const pools = planPools(config.platform);
   const issues: ConfigIssue[] = [];
-  const workloads: WorkloadPlan[] = [];
-  const objects: { workload: string; example: boolean; objects: KubeObject[] }[] = [];
-  const notRendered: { workload: string; reason: string }[] = [];
-  config.workloads.forEach((spec, i) => {
-    const ctx = {
-      environment: config.environment,
-      pools,
-      namespace: config.platform.workloadNamespace,
-      storagePrefix: config.platform.storage.prefix,
-      path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`,
-    };
-    try {
-      const construct = constructFor(spec);
-      const plan = construct.plan(ctx);
-      workloads.push(plan);
-      try {
-        const rendered = construct.render(ctx, plan);
-        for (const obj of rendered) if (obj.kind === "RayJob") issues.push(...checkRayJob(obj, pools));
-        objects.push({ workload: spec.name, example: spec.example, objects: rendered });
-      } catch (err) {
-        if (!(err instanceof ConfigError) || options.requireRender) throw err;
-        notRendered.push({ workload: spec.name, reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; ") });
-      }
-    } catch (err) {
-      if (err instanceof ConfigError) issues.push(...err.issues);
-      else throw err;
-    }
-  });
+  const results = config.workloads.map((spec, i) =>
+    planWorkload(
+      spec,
+      {
+        environment: config.environment,
+        pools,
+        namespace: config.platform.workloadNamespace,
+        storagePrefix: config.platform.storage.prefix,
+        runtime: options.runtime,
+        path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`,
+      },
+      options,
+      issues,
+    ),
+  );
   if (issues.length > 0) throw new ConfigError(issues);
-  return { environment: config.environment, region: config.region, namespace: config.platform.workloadNamespace, pools, workloads, objects, notRendered };
+  return {
+    environment: config.environment,
+    region: config.region,
+    namespace: config.platform.workloadNamespace,
+    pools,
+    workloads: results.flatMap((r) => (r.plan ? [r.plan] : [])),
+    objects: results.flatMap((r) => (r.rendered ? [r.rendered] : [])),
+    notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
+  };
 }

@@ -1,277 +1,194 @@
 /**
- * Workload constructs: a small typed spec in, a plan (memory, knobs, cluster shape, a reason per value) and a
- * `ray.io/v1` RayJob out. One class per kind over a shared core; the kinds differ in their memory planner and
- * in what their worker pods need.
+ * Workload constructs: a small typed spec in, a plan (memory and knobs, cluster shape, tuning, a reason per value) and
+ * a `ray.io/v1` RayJob out. `plan` and `render` are short pipelines shared by every kind; what differs per kind lives
+ * in its strategy (`kinds/table.ts`).
  */
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
-import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
-import { resolveModel } from "../core/config/model-ref";
-import { GPU_INSTANCES } from "../core/catalog/instances";
-import type { GpuPoolPlan } from "../core/pools";
-import {
-  BatchInferenceSpecSchema, EmbeddingPipelineSpecSchema, LoRAFineTuneSpecSchema, TrainingJobSpecSchema, WorkloadSpecSchema,
-  type WorkloadKind, type WorkloadSpec, type WorkloadSpecInput,
-} from "../core/config/workloads";
+import type { Environment } from "../core/config/stack";
+import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../core/config/workloads";
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
 import { ConfigError, IssueCollector } from "../core/errors";
+import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
+import type { GpuPoolPlan } from "../core/pools";
 import type { z } from "zod";
-import { resolveGpuPool, type WorkloadContext } from "./context";
-import { planWorkloadMemory, type WorkloadMemoryPlan } from "./memory";
-import { WORKER_NEEDS } from "./needs";
+import { configMapBytes, contractMounts, MAX_CONFIGMAP_BYTES, runtimeConfigMap, tuningConfigMap, type ConfigMapTarget } from "./contract/configmaps";
+import { API_VERSION, type TuningDocument } from "./contract/document";
+import type { KubeObject } from "./k8s/types";
+import { strategyOf } from "./kinds/table";
+import type { InputOf, KindStrategy, MemoryPlanOf, SpecOf, TuneInput, TuningOf } from "./kinds/api/strategy";
 import { MANAGED_BY, renderRayJob } from "./rayjob/render";
-import { tuneTraining, type TrainTuning } from "./tuning/training";
-import { tuneData, type ActorPoolTuning, type DataTuning, type InferenceSweep } from "./tuning/data";
-import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, tuningConfigMap } from "./tuning/file";
-import { runtimeConfigMap, runtimeEnvYAML, runtimeVolume } from "./tuning/runtime";
-import type { Decision } from "../core/decisions";
-import type { KubeObject } from "./rayjob/types";
+import { runtimeEnvYAML } from "./rayjob/runtime-env";
+import { resolveGpuPool, type WorkloadContext } from "./context";
 
-/** A planned workload. */
-export interface WorkloadPlan {
+/** A planned workload of kind `K`. */
+export interface WorkloadPlanOf<K extends WorkloadKind> {
   readonly name: string;
-  readonly kind: WorkloadKind;
+  readonly kind: K;
   /** An example on placeholder data: rendered, never submitted by `pulumi up`. */
   readonly example: boolean;
-  readonly environment: WorkloadContext["environment"];
+  readonly environment: Environment;
   readonly nodePool: string;
   readonly instanceType: string;
   readonly gpus: number;
   /** The model as the workload named it (catalog id), or "custom". */
   readonly modelName: string;
-  readonly memory: WorkloadMemoryPlan;
+  /** Memory estimate and the kind's typed knobs. */
+  readonly memory: MemoryPlanOf<K>;
   readonly shape: ClusterShapePlan;
-  /** Ray Train and DeepSpeed settings (training kinds), with their reasons. */
-  readonly train: TrainTuning | undefined;
-  /** Ray Data, actor pool and sweep settings (embedding and inference kinds). */
-  readonly data: { readonly data: DataTuning; readonly pool: ActorPoolTuning; readonly sweep: InferenceSweep | undefined } | undefined;
-  readonly tuningDecisions: readonly Decision[];
+  /** Ray Train (training kinds) or Ray Data (embedding and inference) settings, with their reasons. */
+  readonly tuning: TuningOf<K>;
 }
 
+/** A planned workload of any kind. */
+export type WorkloadPlan = { [K in WorkloadKind]: WorkloadPlanOf<K> }[WorkloadKind];
+
 /** Shared machinery of every kind. */
-export class Workload<S extends WorkloadSpec = WorkloadSpec> {
+export class Workload<K extends WorkloadKind = WorkloadKind> {
   /** The validated spec, defaults applied. */
-  readonly spec: S;
+  readonly spec: SpecOf<K>;
+  private readonly strategy: KindStrategy<K>;
 
   /** @throws ConfigError listing every invalid field of `spec`. */
-  constructor(spec: WorkloadSpecInput | WorkloadSpec, schema: z.ZodType = WorkloadSpecSchema) {
+  constructor(spec: InputOf<K> | SpecOf<K>, schema: z.ZodType = WorkloadSpecSchema) {
     const result = schema.safeParse(spec);
     if (!result.success) {
       const kind = (spec as { kind?: unknown }).kind;
       throw new ConfigError(toConfigIssues(result.error, schema, spec, (p) => joinPath(p) || "(root)"), typeof kind === "string" ? kind : "workload");
     }
-    this.spec = result.data as S;
+    this.spec = result.data as SpecOf<K>;
+    this.strategy = strategyOf(this.spec.kind as K);
   }
 
   /**
-   * Plans the workload for a stack: pool, memory and knobs, cluster shape.
-   * @throws ConfigError when the job cannot be placed on the stack's pools. A job that does not fit in GPU
-   *   memory still plans, with `memory.fits` false and the ways out in `memory.advice`.
+   * Plans the workload for a stack: pool, cluster shape, memory and knobs, tuning.
+   * @throws ConfigError when the job cannot be placed on the stack's pools. A job that does not fit in GPU memory still
+   *   plans, with `memory.fits` false and the ways out in `memory.advice`.
    */
-  plan(ctx: WorkloadContext): WorkloadPlan {
+  plan(ctx: WorkloadContext): WorkloadPlanOf<K> {
     const path = ctx.path ?? "workload";
-    const issues = new IssueCollector();
-    const pool = resolveGpuPool(this.spec, ctx.pools, path, issues);
-    issues.throwIfAny();
-    checkBatchArithmetic(this.spec, path, issues);
-    checkModelLimits(this.spec, pool!, path, issues);
-    let shape: ClusterShapePlan | undefined;
-    try {
-      shape = planClusterShape({
-        environment: ctx.environment,
-        gpus: this.spec.gpus,
-        gpuPool: pool!,
-        headPool: ctx.pools.cpu,
-        needs: WORKER_NEEDS[this.spec.kind],
-        maxRuntimeMinutes: this.spec.maxRuntimeMinutes,
-        path,
-      });
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      issues.addAll(e.issues);
-    }
-    issues.throwIfAny();
-    const planned = planWorkloadMemory(this.spec, pool!);
-    const memory = withHostMemoryCheck(planned, shape!);
-    const spec = this.spec;
-    const tuned =
-      spec.kind === "TrainingJob" || spec.kind === "LoRAFineTune"
-        ? tuneTraining({ spec, memory, shape: shape!, environment: ctx.environment, storagePrefix: ctx.storagePrefix ?? "" })
-        : undefined;
-    const dataTuned =
-      spec.kind === "EmbeddingPipeline" || spec.kind === "BatchInference"
-        ? tuneData({
-            spec,
-            model: memory.model,
-            knobs: memory.knobs,
-            shape: shape!,
-            environment: ctx.environment,
-            gpusPerActor: spec.kind === "EmbeddingPipeline" ? Number(memory.knobs["gpusPerActor"]) : Number(memory.knobs["tensorParallelSize"]),
-            batchSizePerActor: spec.kind === "EmbeddingPipeline" ? Number(memory.knobs["batchSize"]) : Math.max(1, Number(memory.knobs["maxConcurrentSequences"])),
-          })
-        : undefined;
-    if (dataTuned && dataTuned.data.workingSetBytes > dataTuned.data.objectStoreLimitBytes) {
-      issues.add(`${path}.gpus`, `the Ray Data working set (${dataTuned.data.workingSetBytes} B) would exceed its object-store limit (${dataTuned.data.objectStoreLimitBytes} B) and spill: use nodes with more memory`, spec.gpus);
-      issues.throwIfAny();
-    }
-    return {
-      name: this.spec.name,
-      kind: this.spec.kind,
-      example: this.spec.example,
-      environment: ctx.environment,
-      nodePool: pool!.name,
-      instanceType: pool!.instanceType,
-      gpus: this.spec.gpus,
-      modelName: typeof this.spec.model === "string" ? this.spec.model : "custom",
-      memory,
-      shape: shape!,
-      train: tuned?.tuning,
-      data: dataTuned && { data: dataTuned.data, pool: dataTuned.pool, sweep: dataTuned.sweep },
-      tuningDecisions: [...(tuned?.decisions ?? []), ...(dataTuned?.decisions ?? [])],
-    };
+    const pool = resolveGpuPool(this.spec, ctx.pools, path);
+    const shape = this.shapeOn(pool, ctx, path);
+    const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape);
+    const tuning = this.strategy.tune(this.tuneInput(ctx, memory, shape, path));
+    const { spec } = this;
+    const modelName = typeof spec.model === "string" ? spec.model : "custom";
+    const base = { name: spec.name, example: spec.example, environment: ctx.environment, nodePool: pool.name, instanceType: pool.instanceType, gpus: spec.gpus };
+    return { ...base, kind: spec.kind as K, modelName, memory, shape, tuning };
   }
 
   /**
    * The Kubernetes objects this workload needs: the tuning ConfigMap, the runtime-package ConfigMap and the RayJob.
    * @throws ConfigError when `image` or `entrypoint` is missing, or the job does not fit in GPU memory.
    */
-  render(ctx: WorkloadContext, plan: WorkloadPlan = this.plan(ctx)): KubeObject[] {
+  render(ctx: WorkloadContext, plan: WorkloadPlanOf<K> = this.plan(ctx)): KubeObject[] {
     const path = ctx.path ?? "workload";
-    const issues = new IssueCollector();
-    if (this.spec.image === undefined) issues.add(`${path}.image`, "required to render: the container image with Ray and your code");
-    if (this.spec.entrypoint === undefined) issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
-    if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
-    issues.throwIfAny();
-    const labels = { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name };
-    const { deepspeed, ...train } = plan.train ?? { deepspeed: undefined };
-    const configMap = tuningConfigMap({
-      workload: this.spec.name,
-      namespace: ctx.namespace,
-      labels,
-      deepspeed,
-      document: {
-        apiVersion: "ray-gpu.io/v1",
-        kind: "Tuning",
-        workload: { name: this.spec.name, kind: this.spec.kind, environment: ctx.environment, model: plan.modelName, modelFamily: plan.memory.model.family, modelType: plan.memory.model.type },
-        knobs: plan.memory.knobs,
-        ...(plan.train ? { train: { ...(train as Omit<TrainTuning, "deepspeed">), ...(deepspeed ? { deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` } : {}) } } : {}),
-        ...(plan.data
-          ? {
-              // Default output: a key prefix of the stack's bucket (RAY_GPU_STORAGE_BUCKET).
-              data: { ...plan.data.data, outputUri: this.spec.outputUri ?? `${ctx.storagePrefix ?? ""}results/${this.spec.name}/` },
-              actorPool: plan.data.pool,
-              ...(plan.data.sweep ? { sweep: plan.data.sweep } : {}),
-            }
-          : {}),
-        ...(this.spec.kind === "LoRAFineTune"
-          ? {
-              lora: {
-                rank: this.spec.lora.rank,
-                alpha: Number(plan.memory.knobs["loraAlpha"]),
-                targetModules: this.spec.lora.targetModules,
-                quantization: this.spec.lora.quantization,
-                imageTokensPerSample: plan.memory.decisions.find((d) => d.key === "imageTokensPerSample")?.value as number | undefined,
-              },
-            }
-          : {}),
-      },
-    });
-    const size = Object.values(configMap.data).reduce((n, v) => n + Buffer.byteLength(v), 0);
-    if (size > MAX_CONFIGMAP_BYTES) {
-      throw new ConfigError([{ path: `${path}.sweep`, message: `the tuning ConfigMap would hold ${size} bytes, over Kubernetes' 1 MiB limit: use fewer sweep settings` }]);
+    const { image, entrypoint } = this.renderable(plan, path);
+    const target: ConfigMapTarget = { workload: this.spec.name, namespace: ctx.namespace, labels: { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name } };
+    const kindDoc = this.strategy.document({ ...this.tuneInput(ctx, plan.memory, plan.shape, path), tuning: plan.tuning });
+    const tuning = tuningConfigMap(target, this.document(plan, kindDoc.sections), kindDoc.files);
+    if (configMapBytes(tuning) > MAX_CONFIGMAP_BYTES) {
+      throw new ConfigError([{ path: `${path}.sweep`, message: `the tuning ConfigMap would hold ${configMapBytes(tuning)} bytes, over Kubernetes' 1 MiB limit: use fewer sweep settings` }]);
     }
-    const runtime = runtimeConfigMap({ workload: this.spec.name, namespace: ctx.namespace, labels });
-    return [
-      configMap,
-      runtime,
-      renderRayJob({
-        name: this.spec.name,
-        namespace: ctx.namespace,
-        kind: this.spec.kind,
-        environment: ctx.environment,
-        image: this.spec.image!,
-        entrypoint: this.spec.entrypoint!,
-        shape: plan.shape,
-        userEnv: this.spec.env,
-        serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
-        knobs: plan.memory.knobs,
-        tuningConfigMap: configMap.metadata.name,
-        runtimeVolume: runtimeVolume(runtime),
-        runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),
-      }),
-    ];
+    const runtime = runtimeConfigMap(target, ctx.runtime);
+    const job = renderRayJob({
+      name: this.spec.name,
+      namespace: ctx.namespace,
+      kind: this.spec.kind,
+      environment: ctx.environment,
+      image,
+      entrypoint,
+      shape: plan.shape,
+      userEnv: this.spec.env,
+      serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
+      knobs: plan.memory.knobs,
+      contract: contractMounts(tuning, runtime, ctx.runtime, this.spec.env["PYTHONPATH"]),
+      runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),
+    });
+    return [tuning, runtime, job];
+  }
+
+  /** The kind's own rules and the cluster shape, all problems reported together. */
+  private shapeOn(pool: GpuPoolPlan, ctx: WorkloadContext, path: string): ClusterShapePlan {
+    const issues = new IssueCollector();
+    this.strategy.check(this.spec, pool, path, issues);
+    const { spec } = this;
+    const input = { environment: ctx.environment, gpus: spec.gpus, gpuPool: pool, headPool: ctx.pools.cpu, needs: this.strategy.needs, maxRuntimeMinutes: spec.maxRuntimeMinutes, path };
+    const shape = collectIssues(() => planClusterShape(input), issues);
+    if (shape && issues.issues.length === 0) return shape;
+    throw new ConfigError(issues.issues);
+  }
+
+  private tuneInput(ctx: WorkloadContext, memory: MemoryPlanOf<K>, shape: ClusterShapePlan, path: string): TuneInput<K> {
+    return { spec: this.spec, memory, shape, environment: ctx.environment, storagePrefix: ctx.storagePrefix ?? "", path };
+  }
+
+  /** The image and entrypoint, or every reason the workload cannot be rendered yet. */
+  private renderable(plan: WorkloadPlanOf<K>, path: string): { image: string; entrypoint: string } {
+    const issues = new IssueCollector();
+    const { image, entrypoint } = this.spec;
+    if (image === undefined) issues.add(`${path}.image`, "required to render: the container image with Ray and your code");
+    if (entrypoint === undefined) issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
+    if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
+    if (image !== undefined && entrypoint !== undefined && issues.issues.length === 0) return { image, entrypoint };
+    throw new ConfigError(issues.issues);
+  }
+
+  /** The whole tuning document: the workload, its knobs and its kind's sections. */
+  private document(plan: WorkloadPlanOf<K>, sections: object): TuningDocument {
+    const model = plan.memory.model;
+    const workload = { name: plan.name, kind: plan.kind, environment: plan.environment, model: plan.modelName, modelFamily: model.family, modelType: model.type };
+    return { apiVersion: API_VERSION, kind: "Tuning", workload, knobs: plan.memory.knobs, ...sections };
   }
 }
 
-/** Kubernetes stores a ConfigMap in one etcd value of at most 1 MiB; stay clear of it. */
-const MAX_CONFIGMAP_BYTES = 1_000_000;
-
-/** The global batch must split evenly over GPUs and micro-batches, or it cannot be kept exactly. */
-function checkBatchArithmetic(spec: WorkloadSpec, path: string, issues: IssueCollector): void {
-  if (spec.kind !== "TrainingJob" && spec.kind !== "LoRAFineTune") return;
-  const { globalBatchSize: global, microBatchSize: micro, gpus } = spec;
-  if (global === undefined) return;
-  if (global % gpus !== 0) {
-    issues.add(`${path}.globalBatchSize`, `must be a multiple of gpus (${gpus}) so every GPU gets the same share; use ${Math.max(gpus, Math.round(global / gpus) * gpus)}`, global);
-  } else if (micro !== undefined && (global / gpus) % micro !== 0) {
-    issues.add(`${path}.microBatchSize`, `must divide the per-GPU batch ${global / gpus} (globalBatchSize ${global} / ${gpus} GPUs)`, micro);
-  }
-}
-
-/** Tensor parallelism must fit in a node and divide the GPUs; sequences must fit the model's context. */
-function checkModelLimits(spec: WorkloadSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
-  const model = resolveModel(spec.model);
-  const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
-  if (spec.kind === "BatchInference" && spec.tensorParallelSize !== undefined) {
-    const tp = spec.tensorParallelSize;
-    if (tp > gpusPerNode) issues.add(`${path}.tensorParallelSize`, `must be at most ${gpusPerNode}, the GPUs of one ${pool.instanceType} node (tensor parallelism stays inside a node)`, tp);
-    else if (spec.gpus % tp !== 0) issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
-  }
-  const context = model.maxSequenceLength ?? model.maxPositionEmbeddings;
-  const seq = spec.kind === "BatchInference" ? spec.maxPromptTokens + spec.maxNewTokens : spec.sequenceLength;
-  if (seq !== undefined && context !== undefined && seq > context) {
-    const field = spec.kind === "BatchInference" ? "maxPromptTokens" : "sequenceLength";
-    issues.add(`${path}.${field}`, `${seq} tokens exceed the model's context of ${context} tokens`, spec.kind === "BatchInference" ? spec.maxPromptTokens : seq);
+/** Runs `fn`; a ConfigError's issues go to `issues` instead of propagating. */
+function collectIssues<T>(fn: () => T, issues: IssueCollector): T | undefined {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    issues.addAll(e.issues);
+    return undefined;
   }
 }
 
 /** CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. */
-function withHostMemoryCheck(m: WorkloadMemoryPlan, shape: ClusterShapePlan): WorkloadMemoryPlan {
+function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(m: M, shape: ClusterShapePlan): M {
   const need = m.memory.cpuOffloadGiBPerNode;
   if (need === 0 || need <= shape.worker.heapGiB) return m;
-  return {
-    ...m,
-    fits: false,
-    advice: [...m.advice, `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ${shape.worker.heapGiB} GiB outside /dev/shm: use more GPUs, or g5.48xlarge (more RAM per GPU)`],
-  };
+  const advice = `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ${shape.worker.heapGiB} GiB outside /dev/shm: use more GPUs, or g5.48xlarge (more RAM per GPU)`;
+  return { ...m, fits: false, advice: [...m.advice, advice] };
 }
 
-type SpecOf<K extends WorkloadKind> = Extract<WorkloadSpec, { kind: K }>;
-type InputOf<K extends WorkloadKind> = Extract<WorkloadSpecInput, { kind: K }>;
-
 /** Multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */
-export class TrainingJob extends Workload<SpecOf<"TrainingJob">> {
+export class TrainingJob extends Workload<"TrainingJob"> {
   constructor(spec: InputOf<"TrainingJob">) {
-    super(spec, TrainingJobSpecSchema);
+    super(spec, strategyOf("TrainingJob").schema);
   }
 }
 
 /** Supervised fine-tuning with LoRA or QLoRA, text or vision-language. */
-export class LoRAFineTune extends Workload<SpecOf<"LoRAFineTune">> {
+export class LoRAFineTune extends Workload<"LoRAFineTune"> {
   constructor(spec: InputOf<"LoRAFineTune">) {
-    super(spec, LoRAFineTuneSpecSchema);
+    super(spec, strategyOf("LoRAFineTune").schema);
   }
 }
 
 /** Ray Data batch embeddings with an encoder. */
-export class EmbeddingPipeline extends Workload<SpecOf<"EmbeddingPipeline">> {
+export class EmbeddingPipeline extends Workload<"EmbeddingPipeline"> {
   constructor(spec: InputOf<"EmbeddingPipeline">) {
-    super(spec, EmbeddingPipelineSpecSchema);
+    super(spec, strategyOf("EmbeddingPipeline").schema);
   }
 }
 
 /** Offline LLM inference over a dataset. */
-export class BatchInference extends Workload<SpecOf<"BatchInference">> {
+export class BatchInference extends Workload<"BatchInference"> {
   constructor(spec: InputOf<"BatchInference">) {
-    super(spec, BatchInferenceSpecSchema);
+    super(spec, strategyOf("BatchInference").schema);
   }
+}
+
+/** The construct for a workload entry of any kind. */
+export function constructFor(spec: WorkloadSpec): Workload {
+  return new Workload(spec);
 }

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { sortKeys } from "../../core/serialize";
 import { planStack } from "../../workloads/stack";
 import { loadStackConfig, pulumiConfigMap } from "../stack-file";
+import { loadRuntimePackage } from "../../io/runtime-package";
 import { installPreviewMocks, settlePreview, type RecordedResource } from "./mocks";
 
 /** One resource of the preview. */
@@ -43,7 +44,7 @@ function toPreview(r: RecordedResource): PreviewResource {
  */
 export async function previewStack(dir: string, stack: string): Promise<{ resources: PreviewResource[] }> {
   const { config, file } = loadStackConfig(dir, stack);
-  planStack(config, { requireRender: true });
+  planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
   const recorded = await installPreviewMocks(pulumiConfigMap(file), stack);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the Pulumi program is a CommonJS module run for its side effects
   require(resolve(__dirname, "../../stacks/index.ts"));

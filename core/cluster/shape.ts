@@ -77,82 +77,88 @@ export interface ClusterShapePlan {
   readonly decisions: readonly Decision[];
 }
 
+/** How a worker pod's memory splits: object store, /dev/shm (store plus per-GPU extra) and the heap left. */
+function memorySplit(pool: GpuPoolPlan, needs: WorkerNeeds, gpusPerNode: number) {
+  const objectStoreGiB = Math.max(1, Math.floor(pool.podBudget.memoryGiB * needs.objectStoreFraction));
+  const shmGiB = objectStoreGiB + needs.shmExtraGiBPerGpu * gpusPerNode;
+  return { objectStoreGiB, shmGiB, heapGiB: pool.podBudget.memoryGiB - shmGiB };
+}
+
+/** Whole nodes of the pool, within its size, each leaving the worker enough CPU, memory and heap. */
+function checkFit(input: ClusterShapeInput, gpusPerNode: number, issues: IssueCollector): void {
+  const { gpuPool: pool, needs, path, gpus } = input;
+  const { cpus, memoryGiB } = pool.podBudget;
+  if (gpus % gpusPerNode !== 0) {
+    const lower = Math.floor(gpus / gpusPerNode) * gpusPerNode;
+    const options = [lower, lower + gpusPerNode].filter((n) => n > 0).join(" or ");
+    issues.add(`${path}.gpus`, `must be a multiple of ${gpusPerNode} (GPUs per ${pool.instanceType} node of pool "${pool.name}"): use ${options}, or a pool of 1-GPU instances`, gpus);
+  }
+  const replicas = Math.ceil(gpus / gpusPerNode);
+  if (replicas > pool.maxNodes) {
+    issues.add(`${path}.gpus`, `needs ${replicas} ${pool.instanceType} nodes but pool "${pool.name}" has maxNodes ${pool.maxNodes}; raise its maxNodes or ask for fewer GPUs`, gpus);
+  }
+  if (cpus < gpusPerNode || memoryGiB < 2 * gpusPerNode) {
+    const reserve = `${pool.daemonSetReserve.cpuMillis}m, ${pool.daemonSetReserve.memoryMiB} MiB`;
+    const message = `a ${pool.instanceType} node of pool "${pool.name}" leaves ${cpus} CPUs and ${memoryGiB} GiB for the Ray worker after DaemonSets (${reserve}); it needs at least 1 CPU and 2 GiB per GPU: lower daemonSetReserve or use a larger size`;
+    issues.add(`${path}.nodePool`, message, pool.name);
+  }
+  const { shmGiB, heapGiB } = memorySplit(pool, needs, gpusPerNode);
+  if (heapGiB < needs.minHeapGiBPerGpu * gpusPerNode) {
+    const message = `a ${pool.instanceType} worker has ${memoryGiB} GiB; after ${shmGiB} GiB of /dev/shm only ${heapGiB} GiB of heap remain, below the ${needs.minHeapGiBPerGpu * gpusPerNode} GiB this workload needs; use a larger g5 size`;
+    issues.add(`${path}.instanceType`, message, pool.instanceType);
+  }
+}
+
+/** The worker group: one pod per node with all its GPUs, the memory split, spill on NVMe, and its environment. */
+function planWorker(input: ClusterShapeInput, gpusPerNode: number, log: DecisionLog): WorkerPlan {
+  const { gpuPool: pool, needs } = input;
+  const { cpus, memoryGiB } = pool.podBudget;
+  const replicas = Math.ceil(input.gpus / gpusPerNode);
+  const { objectStoreGiB, shmGiB, heapGiB } = memorySplit(pool, needs, gpusPerNode);
+  const reserve = pool.daemonSetReserve;
+  const nvmeGB = GPU_INSTANCES[pool.instanceType].nvme.totalGB;
+  const spillGiB = Math.floor((nvmeGB * 1e9 * SPILL_NVME_FRACTION) / 2 ** 30);
+  log.decide("worker.replicas", replicas, `${input.gpus} GPUs / ${gpusPerNode} per ${pool.instanceType} node = ${replicas} worker pod(s), one per node; min = max = replicas, so the job starts at full size`);
+  log.decide("worker.gpus", gpusPerNode, `each worker takes all ${gpusPerNode} GPU(s) of its node: one large Ray pod per node shares one object store and keeps NCCL traffic inside the node`);
+  log.decide("worker.cpus", cpus, `${pool.allocatable.cpuMillis}m allocatable on ${pool.instanceType} minus ${reserve.cpuMillis}m for DaemonSets, rounded down to whole CPUs (KubeRay rounds CPU up, so a fractional limit would over-advertise)`);
+  log.decide("worker.memoryGiB", memoryGiB, `${pool.allocatable.memoryMiB} MiB allocatable (AL2023 kube-reserved, eviction threshold, 7.5% VM overhead) minus ${reserve.memoryMiB} MiB for DaemonSets, rounded down; request = limit because KubeRay ignores memory requests`);
+  log.decide("worker.objectStoreGiB", objectStoreGiB, `${Math.round(needs.objectStoreFraction * 100)}% of ${memoryGiB} GiB: ${needs.why.objectStore}`);
+  log.decide("worker.shmGiB", shmGiB, `memory-backed /dev/shm = object store ${objectStoreGiB} GiB + ${needs.shmExtraGiBPerGpu} GiB per GPU (${needs.why.shmExtra}); it counts against the pod's memory`);
+  log.decide("worker.heapGiB", heapGiB, `memory left outside /dev/shm for the training processes (${needs.why.minHeap})`);
+  log.decide("worker.spillGiB", spillGiB, `object spilling goes to ${SPILL_PATH}, an emptyDir on the node's instance-store NVMe (${nvmeGB} GB), capped at ${SPILL_NVME_FRACTION * 100}% of it`);
+  const env = workerEnv({ environment: input.environment, multiNode: replicas > 1, efa: pool.efa, log });
+  const placement = { nodeSelector: { [POOL_LABEL]: pool.name }, tolerations: pool.taints, efa: pool.efa };
+  return { groupName: `gpu-${pool.name}`.slice(0, 63), replicas, gpusPerWorker: gpusPerNode, cpus, memoryGiB, objectStoreGiB, shmGiB, heapGiB, spillGiB, ...placement, env };
+}
+
+/** The environment's lifecycle: retries, deadlines and cleanup, with the workload's own run limit. */
+function planLifecycle(input: ClusterShapeInput, log: DecisionLog): LifecyclePlan {
+  const profile = ENVIRONMENT_PROFILES[input.environment];
+  const minutes = input.maxRuntimeMinutes ?? profile.defaultMaxRuntimeMinutes;
+  const runLimitReason = input.maxRuntimeMinutes === undefined ? profile.why.defaultMaxRuntimeMinutes : `the workload's maxRuntimeMinutes (${minutes})`;
+  const lifecycle: LifecyclePlan = {
+    cleanup: profile.cleanup,
+    backoffLimit: log.decide("lifecycle.backoffLimit", profile.backoffLimit, profile.why.backoffLimit),
+    preRunningDeadlineSeconds: log.decide("lifecycle.preRunningDeadlineSeconds", profile.preRunningDeadlineSeconds, profile.why.preRunningDeadlineSeconds),
+    activeDeadlineSeconds: log.decide("lifecycle.activeDeadlineSeconds", minutes * 60, runLimitReason),
+  };
+  const cleanup = profile.cleanup.mode === "shutdown" ? `shutdownAfterJobFinishes, ttl ${profile.cleanup.ttlSeconds}s` : "deletionRules";
+  log.decide("lifecycle.cleanup", cleanup, profile.why.cleanup);
+  return lifecycle;
+}
+
 /**
  * Plans head, workers and lifecycle for `input.gpus` GPUs on `input.gpuPool`.
  * @throws ConfigError when the GPUs are not a whole number of nodes, exceed the pool, or the pods do not fit.
  */
 export function planClusterShape(input: ClusterShapeInput): ClusterShapePlan {
-  const { gpuPool, needs, path } = input;
   const log = new DecisionLog();
   const issues = new IssueCollector();
-  const gpusPerNode = GPU_INSTANCES[gpuPool.instanceType].gpus;
-  const budget = gpuPool.podBudget;
-
-  if (input.gpus % gpusPerNode !== 0) {
-    const lower = Math.floor(input.gpus / gpusPerNode) * gpusPerNode;
-    const options = [lower, lower + gpusPerNode].filter((n) => n > 0).join(" or ");
-    issues.add(`${path}.gpus`, `must be a multiple of ${gpusPerNode} (GPUs per ${gpuPool.instanceType} node of pool "${gpuPool.name}"): use ${options}, or a pool of 1-GPU instances`, input.gpus);
-  }
-  const replicas = Math.ceil(input.gpus / gpusPerNode);
-  if (replicas > gpuPool.maxNodes) {
-    issues.add(`${path}.gpus`, `needs ${replicas} ${gpuPool.instanceType} nodes but pool "${gpuPool.name}" has maxNodes ${gpuPool.maxNodes}; raise its maxNodes or ask for fewer GPUs`, input.gpus);
-  }
-
-  if (budget.cpus < gpusPerNode || budget.memoryGiB < 2 * gpusPerNode) {
-    issues.add(`${path}.nodePool`, `a ${gpuPool.instanceType} node of pool "${gpuPool.name}" leaves ${budget.cpus} CPUs and ${budget.memoryGiB} GiB for the Ray worker after DaemonSets (${gpuPool.daemonSetReserve.cpuMillis}m, ${gpuPool.daemonSetReserve.memoryMiB} MiB); it needs at least 1 CPU and 2 GiB per GPU: lower daemonSetReserve or use a larger size`, gpuPool.name);
-  }
-  const objectStoreGiB = Math.max(1, Math.floor(budget.memoryGiB * needs.objectStoreFraction));
-  const shmGiB = objectStoreGiB + needs.shmExtraGiBPerGpu * gpusPerNode;
-  const heapGiB = budget.memoryGiB - shmGiB;
-  if (heapGiB < needs.minHeapGiBPerGpu * gpusPerNode) {
-    issues.add(`${path}.instanceType`, `a ${gpuPool.instanceType} worker has ${budget.memoryGiB} GiB; after ${shmGiB} GiB of /dev/shm only ${heapGiB} GiB of heap remain, below the ${needs.minHeapGiBPerGpu * gpusPerNode} GiB this workload needs; use a larger g5 size`, gpuPool.instanceType);
-  }
-  const head = planHead({ workers: replicas, pool: input.headPool, path, issues, log });
+  const gpusPerNode = GPU_INSTANCES[input.gpuPool.instanceType].gpus;
+  checkFit(input, gpusPerNode, issues);
+  const head = planHead({ workers: Math.ceil(input.gpus / gpusPerNode), pool: input.headPool, path: input.path, issues, log });
   issues.throwIfAny();
-
-  log.decide("worker.replicas", replicas, `${input.gpus} GPUs / ${gpusPerNode} per ${gpuPool.instanceType} node = ${replicas} worker pod(s), one per node; min = max = replicas, so the job starts at full size`);
-  log.decide("worker.gpus", gpusPerNode, `each worker takes all ${gpusPerNode} GPU(s) of its node: one large Ray pod per node shares one object store and keeps NCCL traffic inside the node`);
-  log.decide("worker.cpus", budget.cpus, `${gpuPool.allocatable.cpuMillis}m allocatable on ${gpuPool.instanceType} minus ${gpuPool.daemonSetReserve.cpuMillis}m for DaemonSets, rounded down to whole CPUs (KubeRay rounds CPU up, so a fractional limit would over-advertise)`);
-  log.decide("worker.memoryGiB", budget.memoryGiB, `${gpuPool.allocatable.memoryMiB} MiB allocatable (AL2023 kube-reserved, eviction threshold, 7.5% VM overhead) minus ${gpuPool.daemonSetReserve.memoryMiB} MiB for DaemonSets, rounded down; request = limit because KubeRay ignores memory requests`);
-  log.decide("worker.objectStoreGiB", objectStoreGiB, `${Math.round(needs.objectStoreFraction * 100)}% of ${budget.memoryGiB} GiB: ${needs.why.objectStore}`);
-  log.decide("worker.shmGiB", shmGiB, `memory-backed /dev/shm = object store ${objectStoreGiB} GiB + ${needs.shmExtraGiBPerGpu} GiB per GPU (${needs.why.shmExtra}); it counts against the pod's memory`);
-  log.decide("worker.heapGiB", heapGiB, `memory left outside /dev/shm for the training processes (${needs.why.minHeap})`);
-  const spillGiB = Math.floor((GPU_INSTANCES[gpuPool.instanceType].nvme.totalGB * 1e9 * SPILL_NVME_FRACTION) / 2 ** 30);
-  log.decide("worker.spillGiB", spillGiB, `object spilling goes to ${SPILL_PATH}, an emptyDir on the node's instance-store NVMe (${GPU_INSTANCES[gpuPool.instanceType].nvme.totalGB} GB), capped at ${SPILL_NVME_FRACTION * 100}% of it`);
-  const env = workerEnv({ environment: input.environment, multiNode: replicas > 1, efa: gpuPool.efa, log });
-
-  const profile = ENVIRONMENT_PROFILES[input.environment];
-  const maxRuntimeMinutes = input.maxRuntimeMinutes ?? profile.defaultMaxRuntimeMinutes;
-  const lifecycle: LifecyclePlan = {
-    cleanup: profile.cleanup,
-    backoffLimit: log.decide("lifecycle.backoffLimit", profile.backoffLimit, profile.why.backoffLimit),
-    preRunningDeadlineSeconds: log.decide("lifecycle.preRunningDeadlineSeconds", profile.preRunningDeadlineSeconds, profile.why.preRunningDeadlineSeconds),
-    activeDeadlineSeconds: log.decide(
-      "lifecycle.activeDeadlineSeconds",
-      maxRuntimeMinutes * 60,
-      input.maxRuntimeMinutes === undefined ? profile.why.defaultMaxRuntimeMinutes : `the workload's maxRuntimeMinutes (${maxRuntimeMinutes})`,
-    ),
-  };
-  log.decide("lifecycle.cleanup", profile.cleanup.mode === "shutdown" ? `shutdownAfterJobFinishes, ttl ${profile.cleanup.ttlSeconds}s` : "deletionRules", profile.why.cleanup);
-
-  return {
-    head,
-    worker: {
-      groupName: `gpu-${gpuPool.name}`.slice(0, 63),
-      replicas,
-      gpusPerWorker: gpusPerNode,
-      cpus: budget.cpus,
-      memoryGiB: budget.memoryGiB,
-      objectStoreGiB,
-      shmGiB,
-      heapGiB,
-      spillGiB,
-      efa: gpuPool.efa,
-      nodeSelector: { [POOL_LABEL]: gpuPool.name },
-      tolerations: gpuPool.taints,
-      env,
-    },
-    lifecycle,
-    decisions: log.decisions,
-  };
+  const worker = planWorker(input, gpusPerNode, log);
+  const lifecycle = planLifecycle(input, log);
+  return { head, worker, lifecycle, decisions: log.decisions };
 }

@@ -15,6 +15,7 @@
 import { z } from "zod";
 import { ConfigError, type ConfigIssue } from "../errors";
 import { GPU_INSTANCES } from "../catalog/instances";
+import { capacityAllowed } from "../environments";
 import { PlatformSchema } from "./platform";
 import { WorkloadSpecSchema } from "./workloads";
 import { joinPath, toConfigIssues } from "./zod-issues";
@@ -56,8 +57,9 @@ export const StackConfigSchema = z
     });
     platform.gpuNodeGroups.forEach((pool, i) => {
       const path = ["platform", "gpuNodeGroups", i];
-      if (cfg.environment === "prod" && pool.capacityType === "spot") {
-        addIssue([...path, "capacityType"], 'spot is allowed in dev only: an interruption kills every NCCL rank of a job; use "on-demand" in prod');
+      if (!capacityAllowed(cfg.environment, pool.capacityType)) {
+        const where = ENVIRONMENTS.filter((e) => capacityAllowed(e, "spot")).join(", ");
+        addIssue([...path, "capacityType"], `spot is allowed in ${where} only: an interruption kills every NCCL rank of a job; use "on-demand" in ${cfg.environment}`);
       }
       if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
         addIssue([...path, "efa"], `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`);

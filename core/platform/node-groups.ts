@@ -10,6 +10,7 @@
  */
 import { GPU_INSTANCES } from "../catalog/instances";
 import type { Environment } from "../config/stack";
+import { capacityAllowed } from "../environments";
 import type { CpuPoolPlan, GpuPoolPlan, Taint } from "../pools";
 
 /** EKS's spelling of taint effects. */
@@ -83,8 +84,17 @@ function rootVolume(sizeGiB: number) {
 /** IMDSv2 only; hop limit 2 so add-ons in pods (EBS CSI node) still reach it while tokens are required. */
 const HOP_LIMIT = 2;
 
+/** The cluster and environment a node group is planned for. */
+export interface NodeGroupTarget {
+  /** EKS cluster the group joins (its Cluster Autoscaler discovery tag). */
+  readonly clusterName: string;
+  /** Spot capacity is used only where the environment allows it. */
+  readonly environment: Environment;
+}
+
 /** Plans the CPU pool's node group. */
-export function planCpuNodeGroup(pool: CpuPoolPlan, clusterName: string): NodeGroupPlan {
+export function planCpuNodeGroup(pool: CpuPoolPlan, target: Pick<NodeGroupTarget, "clusterName">): NodeGroupPlan {
+  const { clusterName } = target;
   return {
     pool: pool.name,
     role: "system",
@@ -102,20 +112,21 @@ export function planCpuNodeGroup(pool: CpuPoolPlan, clusterName: string): NodeGr
 }
 
 /** Plans an A10G pool's node group. */
-export function planGpuNodeGroup(pool: GpuPoolPlan, clusterName: string, environment: Environment, rootVolumeGiB: number, clusterPlacementGroup: boolean): NodeGroupPlan {
+export function planGpuNodeGroup(pool: GpuPoolPlan, target: NodeGroupTarget): NodeGroupPlan {
+  const { clusterName, environment } = target;
   const gpus = GPU_INSTANCES[pool.instanceType].gpus;
   return {
     pool: pool.name,
     role: "gpu",
     amiType: "AL2023_x86_64_NVIDIA",
-    capacityType: pool.capacityType === "spot" && environment === "dev" ? "SPOT" : "ON_DEMAND",
+    capacityType: pool.capacityType === "spot" && capacityAllowed(environment, "spot") ? "SPOT" : "ON_DEMAND",
     instanceTypes: [pool.instanceType],
     scaling: { minSize: pool.minNodes, maxSize: pool.maxNodes, desiredSize: pool.minNodes },
     labels: pool.labels,
     taints: pool.taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_EFFECT[t.effect] })),
-    launchTemplate: { httpTokens: "required", httpPutResponseHopLimit: HOP_LIMIT, rootVolume: rootVolume(rootVolumeGiB), userData: nvmeUserData() },
+    launchTemplate: { httpTokens: "required", httpPutResponseHopLimit: HOP_LIMIT, rootVolume: rootVolume(pool.rootVolumeGiB), userData: nvmeUserData() },
     availabilityZone: pool.availabilityZone,
-    clusterPlacementGroup,
+    clusterPlacementGroup: pool.clusterPlacementGroup,
     autoscalerTags: autoscalerTags(clusterName, pool.labels, pool.taints, gpus),
   };
 }

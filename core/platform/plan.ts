@@ -17,8 +17,8 @@ export interface PlatformPlan {
   /** Undefined when an existing cluster is adopted (its subnets are used). */
   readonly network: NetworkPlan | undefined;
   readonly pools: PoolsPlan;
-  /** The CPU pool first, then the GPU pools in config order. */
-  readonly nodeGroups: readonly NodeGroupPlan[];
+  /** The CPU pool's node group and the GPU pools', in config order. */
+  readonly nodeGroups: { readonly cpu: NodeGroupPlan; readonly gpu: readonly NodeGroupPlan[] };
   readonly helm: { readonly kuberayOperator: HelmReleasePlan; readonly nvidiaDevicePlugin: HelmReleasePlan; readonly clusterAutoscaler: HelmReleasePlan };
   readonly workloadNamespace: string;
   readonly storage: StoragePlan;
@@ -35,13 +35,10 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     cluster: platform.cluster,
     network: platform.cluster.mode === "create" ? planNetwork(platform.network, environment, region, clusterName) : undefined,
     pools,
-    nodeGroups: [
-      planCpuNodeGroup(pools.cpu, clusterName),
-      ...pools.gpu.map((g, i) => {
-        const cfg = platform.gpuNodeGroups[i]!;
-        return planGpuNodeGroup(g, clusterName, environment, cfg.rootVolumeGiB, cfg.clusterPlacementGroup);
-      }),
-    ],
+    nodeGroups: {
+      cpu: planCpuNodeGroup(pools.cpu, { clusterName }),
+      gpu: pools.gpu.map((g) => planGpuNodeGroup(g, { clusterName, environment })),
+    },
     helm: {
       kuberayOperator: kuberayOperatorRelease(pools.cpu.name),
       nvidiaDevicePlugin: nvidiaDevicePluginRelease(),

@@ -9,6 +9,8 @@ import { ENVIRONMENT_PROFILES } from "../environments";
 
 /** Service account every Ray pod of the stack runs as. */
 export const RAY_SERVICE_ACCOUNT = "ray-workloads";
+/** ConfigMap the platform creates in the workload namespace with the bucket's name; RayJobs read it (optional). */
+export const STORAGE_CONFIGMAP = "ray-gpu-storage";
 
 export interface StoragePlan {
   readonly bucketName: string | undefined;

@@ -1,6 +1,7 @@
 """A local Ray cluster built from a rendered RayJob: the head and worker groups with their rendered
 ``rayStartParams`` and container environments, the ConfigMap volumes laid out on disk, and the adjustments a
 2-CPU machine without GPUs needs, each one recorded in ``adjustments`` so the run can say what it changed."""
+
 from __future__ import annotations
 
 import os
@@ -89,7 +90,7 @@ class LocalCluster:
             if "value" in var:
                 env[var["name"]] = self.rewrite(var["value"])
             else:
-                self.adjustments.append(f"env {var['name']}: from {list(var['valueFrom'])[0]} (no Kubernetes here), left unset")
+                self.adjustments.append(f"env {var['name']}: from {next(iter(var['valueFrom']))} (no Kubernetes here), left unset")
         return env
 
     def nodes(self) -> tuple[NodeSpec, list[NodeSpec]]:
@@ -116,7 +117,9 @@ class LocalCluster:
             params.setdefault("num-cpus", str(int(float(limits["cpu"]))))
             gpus = limits.get("nvidia.com/gpu", "0")
             params["num-gpus"] = "0"
-            self.adjustments.append(f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus {params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here")
+            self.adjustments.append(
+                f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus {params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here"
+            )
             for _ in range(group["replicas"]):
                 workers.append(NodeSpec(group["groupName"], params, self._env(c)))
         return head, workers
@@ -128,7 +131,9 @@ class LocalCluster:
             self.adjustments.append(f"{node.group}: object-store-memory {planned} -> {self.store_override} (undersized on purpose)")
             return str(self.store_override)
         local = max(MIN_OBJECT_STORE_BYTES, planned // OBJECT_STORE_SCALE)
-        self.adjustments.append(f"{node.group}: object-store-memory {planned} -> {local} (1/{OBJECT_STORE_SCALE}: {_gib(planned)} GiB does not fit this machine's RAM)")
+        self.adjustments.append(
+            f"{node.group}: object-store-memory {planned} -> {local} (1/{OBJECT_STORE_SCALE}: {_gib(planned)} GiB does not fit this machine's RAM)"
+        )
         return str(local)
 
     def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str], index: int) -> None:
@@ -136,7 +141,12 @@ class LocalCluster:
         args += ["--head", f"--port={self.port}", "--include-dashboard=false"] if head else [f"--address=127.0.0.1:{self.port}"]
         # Agents of several raylets on one host need their own ports.
         base = self.port + 100 * (index + 1)
-        args += [f"--dashboard-agent-listen-port={base}", f"--dashboard-agent-grpc-port={base + 1}", f"--metrics-export-port={base + 2}", f"--runtime-env-agent-port={base + 3}"]
+        args += [
+            f"--dashboard-agent-listen-port={base}",
+            f"--dashboard-agent-grpc-port={base + 1}",
+            f"--metrics-export-port={base + 2}",
+            f"--runtime-env-agent-port={base + 3}",
+        ]
         for key, value in sorted(node.params.items()):
             if key == "object-store-memory":
                 value = self._scaled_store(node)
@@ -176,7 +186,9 @@ class LocalCluster:
         env = {**_base_env(), **self.head_env, "RAY_ADDRESS": self.address()}
         started = time.time()
         with open(log_path, "w", encoding="utf-8") as log:
-            proc = subprocess.Popen(entrypoint, shell=True, env=env, cwd=self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            proc = subprocess.Popen(
+                entrypoint, shell=True, env=env, cwd=self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+            )
             assert proc.stdout is not None
 
             def watch() -> None:

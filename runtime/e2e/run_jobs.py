@@ -7,6 +7,7 @@ equal the rendered plan, and that nothing spilled. Then two experiments that cou
 with Ray's defaults and an undersized object store must spill, and the training job killed mid-run must resume
 from its last checkpoint and finish. Exit code 0 only when every check passes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,7 @@ import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cluster import LocalCluster, load_rendered  # noqa: E402
+from cluster import LocalCluster, load_rendered
 
 REPORT_PREFIX = "RAY_GPU_APPLIED "
 #: Keys the plan explains but no Ray API takes (arithmetic shown in `ray-gpu plan`), or that smoke runs replace.
@@ -82,7 +83,10 @@ def check_applied(report: dict[str, Any] | None, local_doc: dict[str, Any], fail
         return []
     flat = {**leaves(local_doc), **{f"knobs.{k}": v for k, v in local_doc["knobs"].items()}}
     for entry in report["applied"]:
-        failures.check(entry["key"] in flat and flat[entry["key"]] == entry["value"], f"{entry['key']}: applied {entry['value']!r}, the plan says {flat.get(entry['key'])!r}")
+        failures.check(
+            entry["key"] in flat and flat[entry["key"]] == entry["value"],
+            f"{entry['key']}: applied {entry['value']!r}, the plan says {flat.get(entry['key'])!r}",
+        )
     missing = expected_keys(local_doc) - {e["key"] for e in report["applied"]}
     failures.check(not missing, f"planned values never applied: {sorted(missing)}")
     # Read back from the Ray objects the runtime built (ScalingConfig, RunConfig, ActorPoolStrategy, DataContext).
@@ -102,10 +106,15 @@ def check_ran_with(log_path: str, doc: dict[str, Any], failures: Failures) -> No
     ran, knobs = json.loads(found[-1]), doc["knobs"]
     failures.check(ran["world_size"] == doc["train"]["numWorkers"], f"workers: ran {ran['world_size']}, planned {doc['train']['numWorkers']}")
     failures.check(ran["micro_batch_rows"] == knobs["microBatchSize"], f"micro-batch: ran {ran['micro_batch_rows']} rows, planned {knobs['microBatchSize']}")
-    failures.check(ran["accumulation"] == knobs["gradientAccumulationSteps"], f"accumulation: ran {ran['accumulation']}, planned {knobs['gradientAccumulationSteps']}")
+    failures.check(
+        ran["accumulation"] == knobs["gradientAccumulationSteps"], f"accumulation: ran {ran['accumulation']}, planned {knobs['gradientAccumulationSteps']}"
+    )
     global_batch = ran["world_size"] * ran["micro_batch_rows"] * ran["accumulation"]
     failures.check(global_batch == knobs["globalBatchSize"], f"global batch: ran {global_batch}, planned {knobs['globalBatchSize']}")
-    print(f"  ran with {ran['world_size']} workers x {ran['micro_batch_rows']} rows x {ran['accumulation']} micro-batches = global batch {global_batch}", flush=True)
+    print(
+        f"  ran with {ran['world_size']} workers x {ran['micro_batch_rows']} rows x {ran['accumulation']} micro-batches = global batch {global_batch}",
+        flush=True,
+    )
 
 
 def local_tuning(cluster: LocalCluster, name: str) -> tuple[dict[str, Any], str]:
@@ -118,7 +127,9 @@ def local_tuning(cluster: LocalCluster, name: str) -> tuple[dict[str, Any], str]
     if "data" in doc:
         planned = doc["data"]["objectStoreLimitBytes"]
         doc["data"]["objectStoreLimitBytes"] = planned // OBJECT_STORE_SCALE
-        cluster.adjustments.append(f"tuning data.objectStoreLimitBytes {planned} -> {planned // OBJECT_STORE_SCALE} (1/{OBJECT_STORE_SCALE}, with the object store it is 50% of)")
+        cluster.adjustments.append(
+            f"tuning data.objectStoreLimitBytes {planned} -> {planned // OBJECT_STORE_SCALE} (1/{OBJECT_STORE_SCALE}, with the object store it is 50% of)"
+        )
         if doc["data"]["workingSetBytes"] > doc["data"]["objectStoreLimitBytes"]:
             raise SystemExit(f"{name}: the planned working set does not fit the scaled limit; raise OBJECT_STORE_SCALE's budget")
         with open(path, "w", encoding="utf-8") as f:
@@ -229,7 +240,9 @@ def main() -> int:
     return 0
 
 
-def spill_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures, tuned: dict[str, Any]) -> dict[str, Any]:
+def spill_experiment(
+    name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures, tuned: dict[str, Any]
+) -> dict[str, Any]:
     """The tuned run's dataset must outweigh the object store several times; Ray's defaults must spill."""
     worker = job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
     from cluster import MIN_OBJECT_STORE_BYTES, OBJECT_STORE_SCALE
@@ -242,8 +255,23 @@ def spill_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], ar
     # Ray's own backpressure keeps defaults from spilling on a store this size when files are small, so the
     # control run gets an undersized store: a quarter, below a few of Ray's default 128 MiB blocks.
     small = store // 4
-    result = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (Ray defaults)", extra_args=" --ray-defaults", stop_on_spill=True, expect_failure=True, store_bytes=small)
-    failures.check(result["spilledBytes"] > 0, f"{name} with Ray's defaults on an undersized {small} B object store did not spill: the no-spill check cannot tell a spilling run from a clean one")
+    result = run_job(
+        name,
+        json.loads(json.dumps(job)),
+        objects,
+        args.work,
+        args,
+        failures,
+        label=f"{name} (Ray defaults)",
+        extra_args=" --ray-defaults",
+        stop_on_spill=True,
+        expect_failure=True,
+        store_bytes=small,
+    )
+    failures.check(
+        result["spilledBytes"] > 0,
+        f"{name} with Ray's defaults on an undersized {small} B object store did not spill: the no-spill check cannot tell a spilling run from a clean one",
+    )
     result["verdict"] = f"spilled, as expected ({result['spilledObjects']} objects; stopped once it did)" if result["spilledBytes"] > 0 else "did not spill"
     return result
 
@@ -286,7 +314,19 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
         threading.Thread(target=kill_when_registered, daemon=True).start()
 
     steps = " --steps 20 --checkpoint-every 5"
-    first = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (killed)", storage=storage, extra_args=steps, on_line=on_line, expect_failure=True)
+    first = run_job(
+        name,
+        json.loads(json.dumps(job)),
+        objects,
+        args.work,
+        args,
+        failures,
+        label=f"{name} (killed)",
+        storage=storage,
+        extra_args=steps,
+        on_line=on_line,
+        expect_failure=True,
+    )
     failures.check(bool(killed.get("pids")), f"{name}: no training worker was killed (the run ended before a checkpoint registered)")
     failures.check(first["rc"] != 0, f"{name}: the killed run exited 0 (maxFailures 0 in dev should fail it)")
     first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}: exit {first['rc']}"
@@ -295,10 +335,18 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
         text = f.read()
     resumed = re.search(r"resumed from checkpoint at step (\d+)", text)
     finished = re.search(r"finished at step (\d+) of (\d+)", text)
-    failures.check(bool(resumed) and int(resumed.group(1)) == killed.get("step"), f"{name}: the second run did not resume from the checkpoint of step {killed.get('step')} (resumed: {resumed.group(1) if resumed else 'no'})")
+    failures.check(
+        bool(resumed) and int(resumed.group(1)) == killed.get("step"),
+        f"{name}: the second run did not resume from the checkpoint of step {killed.get('step')} (resumed: {resumed.group(1) if resumed else 'no'})",
+    )
     failures.check(bool(finished) and finished.group(1) == finished.group(2), f"{name}: the resumed run did not finish")
-    second["verdict"] = f"resumed at step {resumed.group(1) if resumed else '?'}, finished {finished.group(1) if finished else '?'}" if resumed and finished else "did not resume"
+    second["verdict"] = (
+        f"resumed at step {resumed.group(1) if resumed else '?'}, finished {finished.group(1) if finished else '?'}"
+        if resumed and finished
+        else "did not resume"
+    )
     return [first, second]
+
 
 if __name__ == "__main__":
     sys.exit(main())

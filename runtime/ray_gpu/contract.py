@@ -1,26 +1,42 @@
-"""The tuning document, version 1: its keys, their types, and the validator.
+"""The tuning document, version 1: read it and validate it against its JSON Schema.
 
-This mirrors ``workloads/tuning/file.ts`` (the TypeScript side writes the file, this side reads it); a test
-renders every example workload and validates its file here, so the two cannot drift apart. Standard library only.
+The schema (``tuning.schema.json``, shipped in this package) is generated from the planner's one definition of the
+contract, together with the ``RAY_GPU_*`` variable of each knob (``x-env``) and the sections and knobs each workload kind
+carries (``x-sections``, ``x-knobs``). This module interprets the part of JSON Schema that file uses, and reports every
+problem with its key path. Standard library only.
 """
+
 from __future__ import annotations
 
 import difflib
 import json
 import os
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, cast
 
-API_VERSION = "ray-gpu.io/v1"
-KIND = "Tuning"
+from .types import JsonSchema, TuningDocument
+
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tuning.schema.json")
 #: Where the RayJob mounts the tuning ConfigMap; ``RAY_GPU_TUNING_FILE`` points at the file.
 DEFAULT_TUNING_FILE = "/etc/ray-gpu/tuning.json"
 TUNING_FILE_ENV = "RAY_GPU_TUNING_FILE"
-WORKLOAD_KINDS = ("TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference")
-# The enums below equal the TypeScript schema's (core/config/workloads.ts, core/memory/model-states.ts); a test checks.
-QUANTIZATIONS = ("none", "nf4", "nf4-double")
-OFFLOADS = ("none", "optimizer", "optimizer-and-parameters")
-FORMATS = ("parquet", "jsonl", "csv", "text")
+#: Documents nested deeper than this are refused (a real one is four levels deep).
+MAX_DEPTH = 32
+
+
+def _load_schema() -> JsonSchema:
+    with open(SCHEMA_FILE, encoding="utf-8") as f:
+        return cast(JsonSchema, json.load(f))
+
+
+SCHEMA: JsonSchema = _load_schema()
+API_VERSION: str = SCHEMA["properties"]["apiVersion"]["const"]
+KIND: str = SCHEMA["properties"]["kind"]["const"]
+#: Sections and knobs each kind's document carries, exactly.
+SECTIONS_BY_KIND: dict[str, list[str]] = SCHEMA["x-sections"]
+KNOBS_BY_KIND: dict[str, list[str]] = SCHEMA["x-knobs"]
+#: ``knob -> RAY_GPU_*`` variable, as the RayJob sets them.
+KNOB_ENV: dict[str, str] = {name: spec["x-env"] for name, spec in SCHEMA["properties"]["knobs"]["properties"].items()}
 
 
 class TuningError(ValueError):
@@ -33,240 +49,191 @@ class TuningError(ValueError):
         super().__init__(f"ray-gpu: {source} is not a valid tuning document ({API_VERSION}):\n{lines}")
 
 
-Check = Callable[[Any], "str | None"]
-
-
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def integer(minimum: int = 0) -> Check:
-    return lambda v: None if _is_int(v) and v >= minimum else f"expected an integer >= {minimum}"
-
-
-def number(minimum: float = 0.0, maximum: float | None = None) -> Check:
-    def check(v: Any) -> str | None:
-        if _is_num(v) and v >= minimum and (maximum is None or v <= maximum):
-            return None
-        return f"expected a number in [{minimum}, {maximum if maximum is not None else 'inf'}]"
-
-    return check
-
-
-def string(choices: tuple[str, ...] | None = None) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, str) or v == "":
-            return "expected a non-empty string"
-        if choices is not None and v not in choices:
-            return f"expected one of {', '.join(choices)}"
-        return None
-
-    return check
-
-
-def constant(value: str) -> Check:
-    return lambda v: None if v == value else f"expected {value!r}"
-
-
-def scalar(v: Any) -> str | None:
-    return None if isinstance(v, (str, int, float, bool)) else "expected a string, number or boolean"
-
-
-def list_of(item: Check, min_items: int = 0) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, list) or len(v) < min_items:
-            return f"expected a list of at least {min_items} item(s)"
-        bad = [i for i, x in enumerate(v) if item(x) is not None]
-        return f"item(s) {bad} invalid: {item(v[bad[0]])}" if bad else None
-
-    return check
-
-
-def map_of(value: Check) -> Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, dict):
-            return "expected an object"
-        bad = sorted(k for k, x in v.items() if value(x) is not None)
-        return f"key(s) {bad} invalid: {value(v[bad[0]])}" if bad else None
-
-    return check
-
-
-@dataclass(frozen=True)
-class Field:
-    check: "Check | dict[str, Field]"
-    required: bool = True
-
-
-def opt(check: "Check | dict[str, Field]") -> Field:
-    return Field(check, required=False)
-
-
-def req(check: "Check | dict[str, Field]") -> Field:
-    return Field(check)
-
-
-#: Every knob the planners write (also the ``RAY_GPU_*`` variables); which ones appear depends on the kind.
-KNOBS: dict[str, Check] = {
-    "batchSize": integer(1),
-    "globalBatchSize": integer(1),
-    "gpuMemoryUtilization": number(0.05, 1.0),
-    "gpus": integer(1),
-    "gpusPerActor": number(0.01, 8),
-    "gradientAccumulationSteps": integer(1),
-    "gradientCheckpointing": lambda v: None if isinstance(v, bool) else "expected true or false",
-    "loraAlpha": integer(1),
-    "loraQuantization": string(QUANTIZATIONS),
-    "loraRank": integer(1),
-    "maxConcurrentSequences": integer(1),
-    "maxModelLength": integer(1),
-    "maxNewTokens": integer(1),
-    "microBatchSize": integer(1),
-    "offload": string(OFFLOADS),
-    "replicas": integer(1),
-    "sequenceLength": integer(1),
-    "tensorParallelSize": integer(1),
-    "zeroStage": integer(0),
-}
-
-SCHEMA: dict[str, Field] = {
-    "apiVersion": req(constant(API_VERSION)),
-    "kind": req(constant(KIND)),
-    "workload": req(
-        {
-            "name": req(string()),
-            "kind": req(string(WORKLOAD_KINDS)),
-            "environment": req(string(("dev", "prod"))),
-            "model": req(string()),
-            "modelFamily": req(string()),
-            "modelType": req(string(("decoder-llm", "vision-language", "encoder-embedding", "encoder-decoder"))),
-        }
-    ),
-    "knobs": req({k: opt(c) for k, c in KNOBS.items()}),
-    "train": opt(
-        {
-            "numWorkers": req(integer(1)),
-            "resourcesPerWorker": req({"CPU": req(integer(1)), "GPU": req(integer(1))}),
-            "dataloaderWorkers": req(integer(0)),
-            "checkpointPrefix": req(string()),
-            "checkpointsToKeep": req(integer(1)),
-            "maxFailures": req(integer(0)),
-            "deepspeedConfigFile": opt(string()),
-            "offloadOptimizerClass": opt(string()),
-        }
-    ),
-    "data": opt(
-        {
-            "uri": opt(string()),
-            "format": opt(string(FORMATS)),
-            "sampleFraction": req(number(0.0, 1.0)),
-            "rowsToRead": opt(integer(1)),
-            "blockSizeBytes": req(integer(1)),
-            "rowsPerBlock": req(integer(1)),
-            "readParallelism": req(integer(1)),
-            "objectStoreLimitBytes": req(integer(1)),
-            "workingSetBytes": req(integer(1)),
-            "outputUri": req(string()),
-        }
-    ),
-    "actorPool": opt(
-        {
-            "actorPoolSize": req(integer(1)),
-            "gpusPerActor": req(number(0.01, 8)),
-            "batchSize": req(integer(1)),
-            "maxTasksInFlightPerActor": req(integer(1)),
-            "preprocessConcurrency": req(integer(1)),
-        }
-    ),
-    "sweep": opt({"parameters": req(map_of(list_of(scalar, 1))), "grid": req(list_of(map_of(scalar), 1)), "rowsPerPrompt": req(integer(1))}),
-    "lora": opt(
-        {
-            "rank": req(integer(1)),
-            "alpha": req(integer(1)),
-            "targetModules": req(list_of(string(), 1)),
-            "quantization": req(string(QUANTIZATIONS)),
-            "imageTokensPerSample": opt(integer(1)),
-        }
-    ),
-}
-
-#: Sections each kind's file must carry (others are rejected as belonging to another kind).
-SECTIONS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "TrainingJob": ("train",),
-    "LoRAFineTune": ("train", "lora"),
-    "EmbeddingPipeline": ("data", "actorPool"),
-    "BatchInference": ("data", "actorPool", "sweep"),
-}
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and v not in (float("inf"), float("-inf"))
 
 
 def _describe(v: Any) -> str:
-    text = json.dumps(v, sort_keys=True) if not isinstance(v, str) else repr(v)
+    try:
+        text = repr(v) if isinstance(v, str) else json.dumps(v, sort_keys=True)
+    except (TypeError, ValueError):
+        text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _validate(value: Any, schema: Mapping[str, Field], path: str, problems: list[str]) -> None:
+def _integer(s: JsonSchema, v: Any) -> str | None:
+    lo, hi = s.get("minimum"), s.get("maximum")
+    if _is_int(v) and (lo is None or v >= lo) and (hi is None or v <= hi):
+        return None
+    return f"expected an integer >= {lo}" if hi is None else f"expected an integer in [{lo}, {hi}]"
+
+
+def _number(s: JsonSchema, v: Any) -> str | None:
+    lo, hi, above = s.get("minimum"), s.get("maximum"), s.get("exclusiveMinimum")
+    if _is_num(v) and (lo is None or v >= lo) and (hi is None or v <= hi) and (above is None or v > above):
+        return None
+    if above is not None:
+        return f"expected a number > {float(above)}"
+    return f"expected a number in [{float(lo if lo is not None else 0)}, {float(hi) if hi is not None else 'inf'}]"
+
+
+def _string(s: JsonSchema, v: Any) -> str | None:
+    if not isinstance(v, str) or (s.get("minLength", 0) > 0 and v == ""):
+        return "expected a non-empty string"
+    if "enum" in s and v not in s["enum"]:
+        return f"expected one of {', '.join(s['enum'])}"
+    return None
+
+
+def _scalar(types: list[str], v: Any) -> str | None:
+    ok = {"string": isinstance(v, str), "number": _is_num(v), "integer": _is_int(v), "boolean": isinstance(v, bool)}
+    return None if any(ok.get(t, False) for t in types) else "expected a string, number or boolean"
+
+
+def _leaf(s: JsonSchema, v: Any, depth: int) -> str | None:
+    """The problem of a value that is not an object with named keys, or None."""
+    if "const" in s:
+        return None if v == s["const"] else f"expected {s['const']!r}"
+    kind = s.get("type")
+    if isinstance(kind, list):
+        return _scalar(kind, v)
+    if kind == "integer":
+        return _integer(s, v)
+    if kind == "number":
+        return _number(s, v)
+    if kind == "string":
+        return _string(s, v)
+    if kind == "boolean":
+        return None if isinstance(v, bool) else "expected true or false"
+    if kind == "array":
+        return _list(s, v, depth)
+    if kind == "object":
+        return _map(s, v, depth)
+    raise ValueError(f"tuning.schema.json uses a schema this reader does not know: {s}")
+
+
+def _list(s: JsonSchema, v: Any, depth: int) -> str | None:
+    minimum = s.get("minItems", 0)
+    if not isinstance(v, list) or len(v) < minimum:
+        return f"expected a list of at least {minimum} item(s)"
+    bad = [i for i, x in enumerate(v) if _leaf(s["items"], x, depth + 1) is not None]
+    return f"item(s) {bad} invalid: {_leaf(s['items'], v[bad[0]], depth + 1)}" if bad else None
+
+
+def _map(s: JsonSchema, v: Any, depth: int) -> str | None:
+    if not isinstance(v, dict):
+        return "expected an object"
+    values = s.get("additionalProperties")
+    if not isinstance(values, dict):
+        return None
+    bad = sorted(k for k, x in v.items() if _leaf(values, x, depth + 1) is not None)
+    return f"key(s) {bad} invalid: {_leaf(values, v[bad[0]], depth + 1)}" if bad else None
+
+
+def _unknown_key(path: str, key: str, known: list[str]) -> str:
+    hint = difflib.get_close_matches(key, known, n=1)
+    fix = f"did you mean {hint[0]!r}?" if hint else f"known keys: {', '.join(sorted(known))}"
+    return f"{path}{key}: unknown key ({fix}); this runtime reads {API_VERSION}, so a newer planner may have written it"
+
+
+def _validate(value: Any, schema: JsonSchema, path: str, problems: list[str], depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        problems.append(f"{path.rstrip('.') or '(document)'}: nested deeper than {MAX_DEPTH} levels")
+        return
     if not isinstance(value, dict):
         problems.append(f"{path.rstrip('.') or '(document)'}: expected an object, got {_describe(value)}")
         return
-    for key in sorted(value):
-        if key not in schema:
-            hint = difflib.get_close_matches(key, list(schema), n=1)
-            fix = f"did you mean {hint[0]!r}?" if hint else f"known keys: {', '.join(sorted(schema))}"
-            problems.append(f"{path}{key}: unknown key ({fix}); this runtime reads {API_VERSION}, so a newer planner may have written it")
-    for key, field in schema.items():
+    properties: Mapping[str, JsonSchema] = schema["properties"]
+    for key in sorted(value, key=str):
+        if key not in properties:
+            problems.append(_unknown_key(path, str(key), list(properties)))
+    for key, field in properties.items():
         where = f"{path}{key}"
         if key not in value:
-            if field.required:
+            if key in schema.get("required", []):
                 problems.append(f"{where}: required key is missing")
-            continue
-        if isinstance(field.check, dict):
-            _validate(value[key], field.check, f"{where}.", problems)
+        elif field.get("type") == "object" and "properties" in field:
+            _validate(value[key], field, f"{where}.", problems, depth + 1)
         else:
-            err = field.check(value[key])
+            err = _leaf(field, value[key], depth + 1)
             if err:
                 problems.append(f"{where}: {err}, got {_describe(value[key])}")
+
+
+def _kind_problems(document: Mapping[str, Any]) -> list[str]:
+    """A document carries exactly its kind's sections and knobs."""
+    kind = document["workload"]["kind"]
+    problems = [f"{s}: required for a {kind}, missing" for s in SECTIONS_BY_KIND[kind] if s not in document]
+    sections = {s for listed in SECTIONS_BY_KIND.values() for s in listed}
+    problems += [f"{s}: not part of a {kind} document" for s in sorted(sections) if s in document and s not in SECTIONS_BY_KIND[kind]]
+    knobs = document["knobs"]
+    problems += [f"knobs.{k}: required for a {kind}, missing" for k in KNOBS_BY_KIND[kind] if k not in knobs]
+    problems += [f"knobs.{k}: not a {kind} knob" for k in sorted(knobs) if k not in KNOBS_BY_KIND[kind]]
+    return problems
 
 
 def validate(document: Any) -> list[str]:
     """Every problem of a parsed tuning document, each naming its key path; empty when valid."""
     problems: list[str] = []
     _validate(document, SCHEMA, "", problems)
-    if problems or not isinstance(document, dict):
+    if problems:
         return problems
-    kind = document["workload"]["kind"]
-    needed = SECTIONS_BY_KIND[kind]
-    for section in needed:
-        if section not in document:
-            problems.append(f"{section}: required for a {kind}, missing")
-    for section in ("train", "data", "actorPool", "sweep", "lora"):
-        if section in document and section not in needed:
-            problems.append(f"{section}: not part of a {kind} document")
-    return problems
+    return _kind_problems(document)
 
 
-def read(path: str | None = None) -> tuple[dict[str, Any], str]:
-    """Reads and validates the tuning file (``path``, else ``$RAY_GPU_TUNING_FILE``, else the mount path)."""
-    source = path or os.environ.get(TUNING_FILE_ENV) or DEFAULT_TUNING_FILE
-    origin = "argument" if path else (f"${TUNING_FILE_ENV}" if os.environ.get(TUNING_FILE_ENV) else "default path")
+def knob_env_name(knob: str) -> str:
+    """``microBatchSize`` -> ``RAY_GPU_MICRO_BATCH_SIZE`` (the RayJob's environment variables), from the schema."""
+    if knob not in KNOB_ENV:
+        raise TuningError("the schema", [f"knobs.{knob}: no such knob (known: {', '.join(sorted(KNOB_ENV))})"])
+    return KNOB_ENV[knob]
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r}")
+        seen[key] = value
+    return seen
+
+
+def parse(text: str, source: str) -> TuningDocument:
+    """Parses and validates the document's text; every problem becomes a :class:`TuningError`."""
     try:
-        with open(source, encoding="utf-8") as f:
-            text = f.read()
+        document = json.loads(text, object_pairs_hook=_reject_duplicates)
+    except json.JSONDecodeError as e:
+        raise TuningError(source, [f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}"]) from None
+    except (ValueError, RecursionError) as e:
+        raise TuningError(source, [f"not a valid document: {e}"]) from None
+    problems = validate(document)
+    if problems:
+        raise TuningError(source, problems)
+    return cast(TuningDocument, document)
+
+
+def read(path: str | None = None, env: Mapping[str, str] | None = None) -> tuple[TuningDocument, str]:
+    """Reads and validates the tuning file (``path``, else ``$RAY_GPU_TUNING_FILE`` of ``env``, else the mount path)."""
+    environ = os.environ if env is None else env
+    source = path or environ.get(TUNING_FILE_ENV) or DEFAULT_TUNING_FILE
+    origin = "argument" if path else (f"${TUNING_FILE_ENV}" if environ.get(TUNING_FILE_ENV) else "default path")
+    try:
+        with open(source, "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise TuningError(
             source,
-            [f"file not found (path from {origin}); the RayJob mounts it from the ConfigMap <workload>-tuning: run the job from a RayJob rendered by ray-gpu, or set {TUNING_FILE_ENV}"],
+            [
+                f"file not found (path from {origin}); the RayJob mounts it from the ConfigMap <workload>-tuning: run the job from a RayJob rendered by ray-gpu, or set {TUNING_FILE_ENV}"
+            ],
         ) from None
     except OSError as e:
         raise TuningError(source, [f"cannot read the file: {e.strerror}"]) from None
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TuningError(source, [f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}"]) from None
-    problems = validate(document)
-    if problems:
-        raise TuningError(source, problems)
-    return document, source
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TuningError(source, [f"not UTF-8 text: byte {e.start} is {raw[e.start : e.start + 1]!r}"]) from None
+    return parse(text, source), source

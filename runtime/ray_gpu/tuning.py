@@ -4,35 +4,45 @@ Every value handed out is recorded with the key it came from and logged (``ray-g
 so a job's log shows exactly what was applied; :meth:`Tuning.report` prints the record as one JSON line.
 Ray is imported only by the methods that build Ray objects.
 """
+
 from __future__ import annotations
 
 import json
 import logging
 import os
 import sys
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TextIO, cast
 
 from . import contract
+from .contract import knob_env_name
+from .types import ActorPoolSection, DataSection, Knobs, LoraSection, SweepSection, TrainSection, TuningDocument
 
-class _StdoutHandler(logging.StreamHandler):
+#: The library's logger. It has only a NullHandler: applications decide where records go (``log_to_stdout()`` prints them).
+log = logging.getLogger("ray_gpu")
+log.addHandler(logging.NullHandler())
+
+
+class _StdoutHandler(logging.StreamHandler[TextIO]):
     """Writes to whatever ``sys.stdout`` is at the time (the job log; captured output in tests)."""
 
-    @property  # type: ignore[override]
-    def stream(self) -> Any:
+    @property
+    def stream(self) -> TextIO:
         return sys.stdout
 
     @stream.setter
-    def stream(self, _value: Any) -> None:
+    def stream(self, _value: TextIO) -> None:
         pass
 
 
-log = logging.getLogger("ray_gpu")
-if not log.handlers:
-    _handler = _StdoutHandler()
-    _handler.setFormatter(logging.Formatter("ray-gpu: %(message)s"))
-    log.addHandler(_handler)
-    log.setLevel(logging.INFO)
-    log.propagate = False
+def log_to_stdout(level: int = logging.INFO) -> None:
+    """Prints the library's records to the job's stdout as ``ray-gpu: <message>`` lines (once; repeated calls do nothing)."""
+    if not any(isinstance(h, _StdoutHandler) for h in log.handlers):
+        handler = _StdoutHandler()
+        handler.setFormatter(logging.Formatter("ray-gpu: %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(level)
+
 
 #: Local CPU stand-in for GPUs (tests, laptops): GPU requests become CPU requests and gloo replaces NCCL.
 CPU_STANDIN_ENV = "RAY_GPU_CPU_STANDIN"
@@ -42,12 +52,6 @@ STORAGE_PATH_ENV = "RAY_GPU_STORAGE_PATH"
 STORAGE_BUCKET_ENV = "RAY_GPU_STORAGE_BUCKET"
 #: Prefix of the JSON line :meth:`Tuning.report` prints.
 REPORT_PREFIX = "RAY_GPU_APPLIED "
-
-
-def knob_env_name(knob: str) -> str:
-    """``microBatchSize`` -> ``RAY_GPU_MICRO_BATCH_SIZE`` (the RayJob's environment variables)."""
-    out = "".join(f"_{c}" if c.isupper() and i > 0 and (knob[i - 1].islower() or knob[i - 1].isdigit()) else c for i, c in enumerate(knob))
-    return f"RAY_GPU_{out.upper()}"
 
 
 def _parse_like(text: str, like: Any) -> Any:
@@ -65,8 +69,8 @@ def _parse_like(text: str, like: Any) -> Any:
 class Tuning:
     """A validated tuning document and the arguments built from it. Create it with :func:`ray_gpu.load`."""
 
-    def __init__(self, document: dict[str, Any], source: str, env: dict[str, str] | None = None):
-        self.document = document
+    def __init__(self, document: TuningDocument, source: str, env: Mapping[str, str] | None = None):
+        self.document: TuningDocument = document
         self.source = source
         self.env = dict(os.environ if env is None else env)
         self.applied: list[dict[str, Any]] = []
@@ -107,15 +111,30 @@ class Tuning:
             node = node[part]
         return node
 
-    def _section(self, name: str) -> dict[str, Any]:
+    def _section(self, name: str) -> Any:
         if name not in self.document:
             raise contract.TuningError(self.source, [f"{name}: this {self.kind} document has no {name} section, so this method does not apply to it"])
-        return self.document[name]
+        return self.document[name]  # type: ignore[literal-required]
 
-    def _knobs_checked_against_env(self) -> dict[str, Any]:
+    def _train(self) -> TrainSection:
+        return cast(TrainSection, self._section("train"))
+
+    def _data(self) -> DataSection:
+        return cast(DataSection, self._section("data"))
+
+    def _pool(self) -> ActorPoolSection:
+        return cast(ActorPoolSection, self._section("actorPool"))
+
+    def _sweep(self) -> SweepSection:
+        return cast(SweepSection, self._section("sweep"))
+
+    def _lora(self) -> LoraSection:
+        return cast(LoraSection, self._section("lora"))
+
+    def _knobs_checked_against_env(self) -> Knobs:
         """The RayJob sets each knob twice (file and ``RAY_GPU_*``); both come from one plan and must agree. A
         mismatch means someone changed one of them: re-render instead, since the other settings derive from it."""
-        knobs = dict(self.document["knobs"])
+        knobs = self.document["knobs"]
         problems: list[str] = []
         for name, planned in sorted(knobs.items()):
             var = knob_env_name(name)
@@ -126,7 +145,9 @@ class Tuning:
             except ValueError:
                 value = self.env[var]
             if value != planned:
-                problems.append(f"${var}={self.env[var]!r} disagrees with knobs.{name}={planned!r} in the tuning file: both come from one plan; change the workload and re-render")
+                problems.append(
+                    f"${var}={self.env[var]!r} disagrees with knobs.{name}={planned!r} in the tuning file: both come from one plan; change the workload and re-render"
+                )
         if problems:
             raise contract.TuningError("the environment", problems)
         return knobs
@@ -139,7 +160,7 @@ class Tuning:
         """A planner knob (``microBatchSize``, ``zeroStage``, ...), recorded as applied."""
         if name not in self.knobs:
             raise contract.TuningError(self.source, [f"knobs.{name}: not planned for a {self.kind} (planned: {', '.join(sorted(self.knobs))})"])
-        return self._record(f"knobs.{name}", name, self.knobs[name])
+        return self._record(f"knobs.{name}", name, cast(Mapping[str, Any], self.knobs)[name])
 
     def report(self) -> dict[str, Any]:
         """Prints every applied value as one line, ``RAY_GPU_APPLIED {json}``, and returns it."""
@@ -162,7 +183,9 @@ class Tuning:
             return f"s3://{self.env[STORAGE_BUCKET_ENV]}"
         raise contract.TuningError(
             "the environment",
-            [f"${STORAGE_BUCKET_ENV} and ${STORAGE_PATH_ENV} are both unset: the platform's ConfigMap ray-gpu-storage sets the bucket; set {STORAGE_PATH_ENV} to write elsewhere"],
+            [
+                f"${STORAGE_BUCKET_ENV} and ${STORAGE_PATH_ENV} are both unset: the platform's ConfigMap ray-gpu-storage sets the bucket; set {STORAGE_PATH_ENV} to write elsewhere"
+            ],
         )
 
     def _under_root(self, prefix: str) -> str:
@@ -170,7 +193,7 @@ class Tuning:
 
     def output_path(self) -> str:
         """Where the job writes its results (``data.outputUri``, under the storage root unless it is a URI)."""
-        uri = self._section("data")["outputUri"]
+        uri = self._data()["outputUri"]
         return self._record("data.outputUri", "output_path", uri, applied=self._under_root(uri))
 
     # ---- Ray Data ----------------------------------------------------------------------------------
@@ -178,33 +201,37 @@ class Tuning:
         """Sets block size and Ray Data's object-store limit on ``ctx`` (default: the current DataContext)."""
         import ray.data
 
-        data = self._section("data")
+        data = self._data()
         ctx = ctx or ray.data.DataContext.get_current()
         ctx.target_max_block_size = self._record("data.blockSizeBytes", "DataContext.target_max_block_size", data["blockSizeBytes"])
         limits = ctx.execution_options.resource_limits
-        ctx.execution_options.resource_limits = limits.copy(object_store_memory=self._record("data.objectStoreLimitBytes", "DataContext.execution_options.resource_limits.object_store_memory", data["objectStoreLimitBytes"]))
+        ctx.execution_options.resource_limits = limits.copy(
+            object_store_memory=self._record(
+                "data.objectStoreLimitBytes", "DataContext.execution_options.resource_limits.object_store_memory", data["objectStoreLimitBytes"]
+            )
+        )
         self._data_context = ctx
         return ctx
 
     def read_kwargs(self) -> dict[str, Any]:
         """Arguments for ``ray.data.read_*``: the planned number of read blocks."""
-        return {"override_num_blocks": self._record("data.readParallelism", "read.override_num_blocks", self._section("data")["readParallelism"])}
+        return {"override_num_blocks": self._record("data.readParallelism", "read.override_num_blocks", self._data()["readParallelism"])}
 
     def rows_to_read(self) -> int | None:
         """Rows to process (dev reads a sample); None reads everything."""
-        rows = self._section("data").get("rowsToRead")
+        rows = self._data().get("rowsToRead")
         return None if rows is None else self._record("data.rowsToRead", "rows_to_read", rows)
 
     def preprocess_kwargs(self) -> dict[str, Any]:
         """Arguments for the CPU ``map_batches`` that reads and tokenizes: its task concurrency."""
-        pool = self._section("actorPool")
+        pool = self._pool()
         return {"concurrency": self._record("actorPool.preprocessConcurrency", "preprocess.concurrency", pool["preprocessConcurrency"]), "num_cpus": 1}
 
     def actor_pool_kwargs(self) -> dict[str, Any]:
         """Arguments for the GPU ``map_batches``: a fixed-size actor pool, GPUs per actor, batch size."""
         from ray.data import ActorPoolStrategy
 
-        pool = self._section("actorPool")
+        pool = self._pool()
         size = self._record("actorPool.actorPoolSize", "ActorPoolStrategy.size", pool["actorPoolSize"])
         in_flight = self._record("actorPool.maxTasksInFlightPerActor", "ActorPoolStrategy.max_tasks_in_flight_per_actor", pool["maxTasksInFlightPerActor"])
         batch = self._record("actorPool.batchSize", "map_batches.batch_size", pool["batchSize"])
@@ -219,18 +246,20 @@ class Tuning:
 
     def sweep_grid(self) -> list[dict[str, Any]]:
         """Every generation-parameter setting of the sweep; each prompt runs once per setting."""
-        return self._record("sweep.grid", "sweep_grid", self._section("sweep")["grid"])
+        return self._record("sweep.grid", "sweep_grid", self._sweep()["grid"])
 
     # ---- Ray Train ---------------------------------------------------------------------------------
     def scaling_config(self) -> Any:
         """Ray Train ``ScalingConfig``: one worker per GPU with its share of the node's CPUs."""
         from ray.train import ScalingConfig
 
-        train = self._section("train")
+        train = self._train()
         workers = self._record("train.numWorkers", "ScalingConfig.num_workers", train["numWorkers"])
         per = dict(train["resourcesPerWorker"])
         if self.cpu_standin:
-            self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per, applied={"CPU": per["CPU"]}, standin="GPU dropped, use_gpu False (gloo)")
+            self._record(
+                "train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per, applied={"CPU": per["CPU"]}, standin="GPU dropped, use_gpu False (gloo)"
+            )
             scaling = ScalingConfig(num_workers=workers, use_gpu=False, resources_per_worker={"CPU": per["CPU"]})
         else:
             self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per)
@@ -242,22 +271,25 @@ class Tuning:
         """Ray Train ``RunConfig``: checkpoints in the stack's bucket (so any node resumes), kept and retried as planned."""
         from ray.train import CheckpointConfig, FailureConfig, RunConfig
 
-        train = self._section("train")
+        train = self._train()
         prefix = train["checkpointPrefix"].rstrip("/")
         parent, _, leaf = prefix.rpartition("/")
         run_name = name or leaf
-        storage = self._record("train.checkpointPrefix", "RunConfig.storage_path", train["checkpointPrefix"], applied=self._under_root(parent) if parent else self.storage_root())
+        storage = self._record(
+            "train.checkpointPrefix", "RunConfig.storage_path", train["checkpointPrefix"], applied=self._under_root(parent) if parent else self.storage_root()
+        )
         keep = self._record("train.checkpointsToKeep", "CheckpointConfig.num_to_keep", train["checkpointsToKeep"])
         failures = self._record("train.maxFailures", "FailureConfig.max_failures", train["maxFailures"])
         log.info("RunConfig.name = %s (checkpoints under %s/%s)", json.dumps(run_name), storage, run_name)
-        run = RunConfig(name=run_name, storage_path=storage, checkpoint_config=CheckpointConfig(num_to_keep=keep), failure_config=FailureConfig(max_failures=failures))
-        self.read_back["train.checkpointsToKeep"] = run.checkpoint_config.num_to_keep
-        self.read_back["train.maxFailures"] = run.failure_config.max_failures
+        checkpoints, failure = CheckpointConfig(num_to_keep=keep), FailureConfig(max_failures=failures)
+        run = RunConfig(name=run_name, storage_path=storage, checkpoint_config=checkpoints, failure_config=failure)
+        self.read_back["train.checkpointsToKeep"] = checkpoints.num_to_keep
+        self.read_back["train.maxFailures"] = failure.max_failures
         return run
 
     def deepspeed_config(self) -> dict[str, Any] | None:
         """The DeepSpeed config (ZeRO stage, buckets, micro-batch, accumulation), or None for plain DDP."""
-        path = self._section("train").get("deepspeedConfigFile")
+        path = self._train().get("deepspeedConfigFile")
         if path is None:
             return None
         local = os.path.join(os.path.dirname(self.source), os.path.basename(path))
@@ -274,7 +306,7 @@ class Tuning:
 
     def train_loop_config(self) -> dict[str, Any]:
         """The per-step knobs as a ``train_loop_config`` dict for ``TorchTrainer``."""
-        train = self._section("train")
+        train = self._train()
         config = {
             "micro_batch_size": self.knob("microBatchSize"),
             "gradient_accumulation_steps": self.knob("gradientAccumulationSteps"),
@@ -291,11 +323,11 @@ class Tuning:
 
     def dataloader_workers(self) -> int:
         """``num_workers`` for a torch DataLoader in each training worker (not needed with Ray Data ingest)."""
-        return self._record("train.dataloaderWorkers", "DataLoader.num_workers", self._section("train")["dataloaderWorkers"])
+        return self._record("train.dataloaderWorkers", "DataLoader.num_workers", self._train()["dataloaderWorkers"])
 
     def lora_config_kwargs(self) -> dict[str, Any]:
         """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules) and the planned base-weight quantization."""
-        lora = self._section("lora")
+        lora = self._lora()
         return {
             "r": self._record("lora.rank", "LoraConfig.r", lora["rank"]),
             "lora_alpha": self._record("lora.alpha", "LoraConfig.lora_alpha", lora["alpha"]),
@@ -304,7 +336,7 @@ class Tuning:
         }
 
 
-def load(path: str | None = None, *, env: dict[str, str] | None = None, apply_data_context: bool = True) -> Tuning:
+def load(path: str | None = None, *, env: Mapping[str, str] | None = None, apply_data_context: bool = True) -> Tuning:
     """Reads and validates the tuning file and, for Ray Data jobs, applies the DataContext settings.
 
     :param path: the tuning file; default ``$RAY_GPU_TUNING_FILE``, else ``/etc/ray-gpu/tuning.json``
@@ -312,12 +344,8 @@ def load(path: str | None = None, *, env: dict[str, str] | None = None, apply_da
     :param apply_data_context: set block size and object-store limit on the current DataContext (jobs with a data section)
     :raises TuningError: listing every problem, each with its key path
     """
-    document, source = contract.read(path) if env is None else _read_with_env(path, env)
+    document, source = contract.read(path, env)
     tuning = Tuning(document, source, env)
     if apply_data_context and "data" in document:
         tuning.apply_data_context()
     return tuning
-
-
-def _read_with_env(path: str | None, env: dict[str, str]) -> tuple[dict[str, Any], str]:
-    return contract.read(path or env.get(contract.TUNING_FILE_ENV) or contract.DEFAULT_TUNING_FILE)

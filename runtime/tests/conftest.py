@@ -1,4 +1,5 @@
 """Fixtures: the repo's dev and prod stacks rendered by the real CLI, once per session."""
+
 from __future__ import annotations
 
 import json
@@ -59,3 +60,18 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch):
     for var in list(os.environ):
         if var.startswith("RAY_GPU_"):
             monkeypatch.delenv(var)
+
+
+@pytest.fixture
+def stdout_log():
+    """The library's records printed to stdout for one test (``ray_gpu.log_to_stdout()``), then its handlers restored."""
+    import logging
+
+    import ray_gpu
+
+    logger = logging.getLogger("ray_gpu")
+    handlers, level = list(logger.handlers), logger.level
+    ray_gpu.log_to_stdout()
+    yield
+    logger.handlers[:] = handlers
+    logger.setLevel(level)

@@ -1,4 +1,5 @@
 """The tuning-file contract: every rendered document validates; bad files fail with every problem named."""
+
 from __future__ import annotations
 
 import copy
@@ -27,7 +28,7 @@ def test_missing_file_names_the_path_and_the_fix(tmp_path, monkeypatch):
 
 
 def test_default_path_is_the_mount(monkeypatch):
-    with pytest.raises(ray_gpu.TuningError, match="/etc/ray-gpu/tuning.json"):
+    with pytest.raises(ray_gpu.TuningError, match=r"/etc/ray-gpu/tuning\.json"):
         contract.read()
 
 
@@ -61,7 +62,7 @@ def test_unknown_keys_are_reported_not_ignored(tuning_docs, write_doc):
     problems = contract.validate(doc)
     assert any(p.startswith("data.shuffle: unknown key") for p in problems)
     assert any(p.startswith("telemetry: unknown key") for p in problems)
-    with pytest.raises(ray_gpu.TuningError, match="data.shuffle: unknown key"):
+    with pytest.raises(ray_gpu.TuningError, match=r"data\.shuffle: unknown key"):
         ray_gpu.load(write_doc(doc))
 
 

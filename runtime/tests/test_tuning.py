@@ -1,4 +1,5 @@
 """What the runtime hands to Ray, checked against the rendered plans (real Ray objects, no cluster needed)."""
+
 from __future__ import annotations
 
 import json
@@ -63,7 +64,11 @@ def test_train_configs_on_gpus(tuning_docs, write_doc):
     assert run.failure_config.max_failures == doc["train"]["maxFailures"] == 3
     assert tuning.deepspeed_config() == {"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}}
     loop = tuning.train_loop_config()
-    assert (loop["micro_batch_size"], loop["gradient_accumulation_steps"], loop["backend"]) == (doc["knobs"]["microBatchSize"], doc["knobs"]["gradientAccumulationSteps"], "nccl")
+    assert (loop["micro_batch_size"], loop["gradient_accumulation_steps"], loop["backend"]) == (
+        doc["knobs"]["microBatchSize"],
+        doc["knobs"]["gradientAccumulationSteps"],
+        "nccl",
+    )
 
 
 def test_deepspeed_file_must_agree_with_the_plan(tuning_docs, write_doc):
@@ -121,11 +126,11 @@ def test_lora_sweep_and_report(tuning_docs, write_doc, capsys):
     capsys.readouterr()
     payload = sweep.report()
     line = capsys.readouterr().out.strip().splitlines()[-1]
-    assert line.startswith(ray_gpu.REPORT_PREFIX) and json.loads(line[len(ray_gpu.REPORT_PREFIX):]) == payload
+    assert line.startswith(ray_gpu.REPORT_PREFIX) and json.loads(line[len(ray_gpu.REPORT_PREFIX) :]) == payload
     assert [e["key"] for e in payload["applied"]] == ["sweep.grid", "sweep.grid", "data.outputUri"]
 
 
-def test_every_applied_value_is_logged_with_its_source(tuning_docs, write_doc, capsys):
+def test_every_applied_value_is_logged_with_its_source(tuning_docs, write_doc, capsys, stdout_log):
     load(write_doc, tuning_docs["dev/embed-chunks"])
     out = capsys.readouterr().out
     assert "ray-gpu: DataContext.target_max_block_size = 13811712  (tuning.json data.blockSizeBytes)" in out

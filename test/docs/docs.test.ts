@@ -11,7 +11,7 @@ import { schemaKeyPaths } from "../../core/config/zod-issues";
 import { planPools } from "../../core/pools";
 import { planStack } from "../../workloads/stack";
 import { planDocument } from "../../cli/plan-view";
-import { repoRoot, repoStack } from "../helpers/fixtures";
+import { repoRoot, repoStack , runtime } from "../helpers/fixtures";
 import { anchors, codeBlocks, pages, readPage, relativeLinks, tableRows } from "./markdown";
 
 describe("docs", () => {
@@ -42,7 +42,7 @@ describe("docs", () => {
   it("shows an excerpt of plan --json whose every key and value exists in the real document", () => {
     const block = codeBlocks("docs/cli.md").find((b) => b.info[0] === "json" && b.body.includes('"workloads"'))!;
     const excerpt = JSON.parse(block.body) as Record<string, unknown>;
-    const real = JSON.parse(JSON.stringify(planDocument("dev", planStack(repoStack("dev"))))) as Record<string, unknown>;
+    const real = JSON.parse(JSON.stringify(planDocument("dev", planStack(repoStack("dev"), { runtime })))) as Record<string, unknown>;
     expectExcerptOf(excerpt, real, "plan");
   });
 

@@ -2,6 +2,10 @@
 import { resolve } from "node:path";
 import { parseStackConfig, type StackConfig } from "../../core/config/stack";
 import { loadStackConfig } from "../../cli/stack-file";
+import { loadRuntimePackage } from "../../io/runtime-package";
+
+/** The repository's runtime package, read once per test file (what every RayJob mounts). */
+export const runtime = loadRuntimePackage();
 
 export const repoRoot = resolve(__dirname, "../..");
 

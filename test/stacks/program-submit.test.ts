@@ -3,7 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { planStack } from "../../workloads/stack";
 import { promiseOf, setupPulumiMocks, stackFileConfig } from "../helpers/pulumi-mocks";
-import { repoRoot, repoStack } from "../helpers/fixtures";
+import { repoRoot, repoStack , runtime } from "../helpers/fixtures";
 import { submitExamples } from "../components/run-program";
 
 describe("stacks/index.ts under Pulumi mocks (dev stack, example flags dropped)", () => {
@@ -19,7 +19,7 @@ describe("stacks/index.ts under Pulumi mocks (dev stack, example flags dropped)"
     const job = recorded.find((r) => r.type === "kubernetes:ray.io/v1:RayJob" && r.name === "llm-pretrain-rayjob");
     expect(job?.name).toBe("llm-pretrain-rayjob");
     expect(job?.parent).toContain("RayWorkload::llm-pretrain");
-    const expected = planStack(repoStack("dev")).objects[0]!.objects.find((o) => o.kind === "RayJob")!;
+    const expected = planStack(repoStack("dev"), { runtime }).objects[0]!.objects.find((o) => o.kind === "RayJob")!;
     if (expected.kind !== "RayJob") throw new Error("expected a RayJob");
     expect(job?.inputs).toMatchObject({ apiVersion: "ray.io/v1", kind: "RayJob", metadata: expected.metadata, spec: JSON.parse(JSON.stringify(expected.spec)) });
   });

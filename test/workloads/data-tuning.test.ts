@@ -4,37 +4,39 @@ import { planPools } from "../../core/pools";
 import { PlatformSchema } from "../../core/config/platform";
 import { GPU_INSTANCES } from "../../core/catalog/instances";
 import { BatchInference, EmbeddingPipeline, LoRAFineTune, TrainingJob } from "../../workloads/workload";
-import { sweepGrid, RAY_DATA_OBJECT_STORE_FRACTION } from "../../workloads/tuning/data";
+import { RAY_DATA_OBJECT_STORE_FRACTION } from "../../workloads/kinds/ray-data/tune";
+import { sweepGrid } from "../../workloads/kinds/batch-inference/strategy";
 import { planStack } from "../../workloads/stack";
-import type { ConfigMap } from "../../workloads/rayjob/types";
-import type { TuningDocument } from "../../workloads/tuning/file";
-import { repoStack } from "../helpers/fixtures";
+import type { ConfigMap } from "../../workloads/k8s/types";
+import type { TuningDocument } from "../../workloads/contract/document";
+import { repoStack , runtime } from "../helpers/fixtures";
 
 const ctx = (instanceType: "g5.2xlarge" | "g5.12xlarge" | "g5.48xlarge", maxNodes: number, environment: "dev" | "prod" = "prod") => ({
   environment,
   namespace: "ray-jobs",
+  runtime,
   pools: planPools(PlatformSchema.parse({ cluster: { mode: "create", name: "t" }, cpuNodeGroup: { instanceType: "m6i.8xlarge" }, gpuNodeGroups: [{ name: "gpu", instanceType, maxNodes }] })),
 });
 
 describe("Ray Data tuning", () => {
   it("gives a small encoder two actors per GPU, each planned with half the memory, in a pool that starts at full size", () => {
     const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-small-en-v1.5", gpus: 4 }).plan(ctx("g5.12xlarge", 2));
-    expect(plan.memory.knobs["gpusPerActor"]).toBe(0.5);
+    expect(plan.memory.knobs.gpusPerActor).toBe(0.5);
     expect(plan.memory.memory.usableGiB).toBeCloseTo(21.99 / 2, 5);
-    expect(plan.data!.pool).toMatchObject({ actorPoolSize: 8, gpusPerActor: 0.5, maxTasksInFlightPerActor: 2 });
+    expect(plan.tuning.data.pool).toMatchObject({ actorPoolSize: 8, gpusPerActor: 0.5, maxTasksInFlightPerActor: 2 });
     const large = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 4 }).plan(ctx("g5.12xlarge", 2));
-    expect(large.data!.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1 });
+    expect(large.tuning.data.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1 });
   });
 
   it("feeds the actors with every other CPU of the worker pods", () => {
     const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 8 }).plan(ctx("g5.12xlarge", 2));
-    expect(plan.data!.pool.preprocessConcurrency).toBe(2 * plan.shape.worker.cpus - 8);
+    expect(plan.tuning.data.pool.preprocessConcurrency).toBe(2 * plan.shape.worker.cpus - 8);
   });
 
   it("reads a sample in dev and everything in prod, with read parallelism from the row count", () => {
     const spec = { kind: "EmbeddingPipeline" as const, name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 1, dataset: { uri: "s3://my-bucket/data/", rows: 10_000_000 } };
-    const dev = new EmbeddingPipeline(spec).plan(ctx("g5.2xlarge", 1, "dev")).data!.data;
-    const prod = new EmbeddingPipeline(spec).plan(ctx("g5.2xlarge", 1, "prod")).data!.data;
+    const dev = new EmbeddingPipeline(spec).plan(ctx("g5.2xlarge", 1, "dev")).tuning.data.data;
+    const prod = new EmbeddingPipeline(spec).plan(ctx("g5.2xlarge", 1, "prod")).tuning.data.data;
     expect([dev.sampleFraction, dev.rowsToRead]).toEqual([0.01, 100_000]);
     expect([prod.sampleFraction, prod.rowsToRead]).toEqual([1, 10_000_000]);
     expect(prod.readParallelism).toBe(Math.ceil(10_000_000 / prod.rowsPerBlock));
@@ -45,12 +47,12 @@ describe("Ray Data tuning", () => {
       { temperature: 0.2, top_p: 0.9 }, { temperature: 0.2, top_p: 1 }, { temperature: 0.7, top_p: 0.9 }, { temperature: 0.7, top_p: 1 },
     ]);
     const plan = new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 4, sweep: { temperature: [0.2, 0.7, 1] } }).plan(ctx("g5.12xlarge", 1));
-    expect(plan.data!.sweep).toMatchObject({ rowsPerPrompt: 3 });
-    expect(plan.data!.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1, batchSize: plan.memory.maxConcurrentSequences });
+    expect(plan.tuning.data.sweep).toMatchObject({ rowsPerPrompt: 3 });
+    expect(plan.tuning.data.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1, batchSize: plan.memory.maxConcurrentSequences });
   });
 
   it("writes the data, actor-pool and sweep settings into tuning.json", () => {
-    const objects = planStack(repoStack("prod")).objects.find((o) => o.workload === "llm-sweep")!.objects;
+    const objects = planStack(repoStack("prod"), { runtime }).objects.find((o) => o.workload === "llm-sweep")!.objects;
     const doc = JSON.parse((objects.find((o) => o.kind === "ConfigMap") as ConfigMap).data["tuning.json"]!) as TuningDocument;
     expect(doc.data).toMatchObject({ uri: "s3://example-corpus/prompts/", format: "jsonl", sampleFraction: 1, rowsToRead: 200000 });
     expect(doc.actorPool).toMatchObject({ actorPoolSize: 8, gpusPerActor: 1 });
@@ -69,12 +71,12 @@ describe("Ray Data tuning", () => {
         (model, instanceType, nodes, avgTextChars, rows) => {
           const gpus = nodes * GPU_INSTANCES[instanceType].gpus;
           const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model, gpus, dataset: { uri: "s3://my-bucket/d/", rows, avgTextChars } }).plan(ctx(instanceType, nodes));
-          const d = plan.data!.data;
+          const d = plan.tuning.data.data;
           expect(d.workingSetBytes).toBeLessThanOrEqual(d.objectStoreLimitBytes);
           expect(d.objectStoreLimitBytes).toBe(Math.floor(nodes * plan.shape.worker.objectStoreGiB * 2 ** 30 * RAY_DATA_OBJECT_STORE_FRACTION));
           expect(d.blockSizeBytes).toBeGreaterThanOrEqual(2 ** 20);
           expect(d.blockSizeBytes).toBeLessThanOrEqual(128 * 2 ** 20);
-          expect(plan.data!.pool.actorPoolSize * plan.data!.pool.gpusPerActor).toBe(gpus);
+          expect(plan.tuning.data.pool.actorPoolSize * plan.tuning.data.pool.gpusPerActor).toBe(gpus);
         },
       ),
       { numRuns: 150 },
@@ -100,8 +102,8 @@ describe("the same spec across environments", () => {
         const dev = run("dev", devNodes);
         const prod = run("prod", prodNodes);
         if (!dev.fits || !prod.fits) return;
-        for (const m of [dev, prod]) expect(Number(m.knobs["microBatchSize"]) * Number(m.knobs["gradientAccumulationSteps"]) * Number(m.knobs["gpus"])).toBe(globalBatchSize);
-        for (const key of ["globalBatchSize", "sequenceLength", "loraRank", "loraAlpha"]) expect(dev.knobs[key]).toBe(prod.knobs[key]);
+        for (const m of [dev, prod]) expect(m.knobs.microBatchSize * m.knobs.gradientAccumulationSteps * m.knobs.gpus).toBe(globalBatchSize);
+        for (const key of ["globalBatchSize", "sequenceLength", "loraRank", "loraAlpha"]) expect((dev.knobs as Record<string, unknown>)[key]).toBe((prod.knobs as Record<string, unknown>)[key]);
       }),
       { numRuns: 60 },
     );
@@ -115,15 +117,15 @@ describe("tuning edge cases", () => {
     );
     const one = new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 4 }).plan(ctx("g5.12xlarge", 1));
     const six = new BatchInference({ kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 4, sweep: { temperature: [0.1, 0.5, 1], top_p: [0.9, 1] } }).plan(ctx("g5.12xlarge", 1));
-    const bytes = (p: typeof one) => p.tuningDecisions.find((d) => d.key === "data.bytesPerRowInFlight")!.value as number;
+    const bytes = (p: typeof one) => p.tuning.decisions.find((d) => d.key === "data.bytesPerRowInFlight")!.value as number;
     expect(bytes(six)).toBe(6 * bytes(one));
-    expect(six.data!.data.workingSetBytes).toBeLessThanOrEqual(six.data!.data.objectStoreLimitBytes);
+    expect(six.tuning.data.data.workingSetBytes).toBeLessThanOrEqual(six.tuning.data.data.objectStoreLimitBytes);
   });
 
   it("keeps blocks at least 1 MiB on small datasets", () => {
     const plan = new EmbeddingPipeline({ kind: "EmbeddingPipeline", name: "e", model: "BAAI/bge-large-en-v1.5", gpus: 8, dataset: { uri: "s3://my-bucket/d/", rows: 50 } }).plan(ctx("g5.48xlarge", 1));
-    expect(plan.data!.data.readParallelism).toBeLessThanOrEqual(50);
-    expect(plan.data!.data.readParallelism).toBeGreaterThanOrEqual(1);
+    expect(plan.tuning.data.data.readParallelism).toBeLessThanOrEqual(50);
+    expect(plan.tuning.data.data.readParallelism).toBeGreaterThanOrEqual(1);
   });
 
   it("rejects knob combinations DeepSpeed would refuse", () => {
@@ -135,9 +137,9 @@ describe("tuning edge cases", () => {
 
   it("names DeepSpeed's CPU Adam when the plan offloads, and defaults the output to the stack's bucket", () => {
     const plan = new TrainingJob({ kind: "TrainingJob", name: "t", model: "meta-llama/Llama-3.1-8B", gpus: 8, instanceType: "g5.48xlarge", sequenceLength: 1024 }).plan(ctx("g5.48xlarge", 1));
-    expect(plan.memory.knobs["offload"]).not.toBe("none");
-    expect(plan.train!.offloadOptimizerClass).toBe("deepspeed.ops.adam.DeepSpeedCPUAdam");
-    const objects = planStack(repoStack("prod")).objects.find((o) => o.workload === "embed-chunks")!.objects;
+    expect(plan.memory.knobs.offload).not.toBe("none");
+    expect(plan.tuning.train.offloadOptimizerClass).toBe("deepspeed.ops.adam.DeepSpeedCPUAdam");
+    const objects = planStack(repoStack("prod"), { runtime }).objects.find((o) => o.workload === "embed-chunks")!.objects;
     const doc = JSON.parse((objects.find((o) => o.kind === "ConfigMap") as ConfigMap).data["tuning.json"]!) as TuningDocument;
     expect(doc.data!.outputUri).toBe("ray/results/embed-chunks/");
   });

@@ -3,41 +3,41 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../core/errors";
 import { RAY_IMAGE, RAY_VERSION, rayImageProblem } from "../../core/ray";
-import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
 import { planPools } from "../../core/pools";
 import { planStack } from "../../workloads/stack";
 import { TrainingJob } from "../../workloads/workload";
-import type { ConfigMap, KubeObject, RayJob } from "../../workloads/rayjob/types";
-import { RUNTIME_PYTHONPATH, RUNTIME_SOURCE_DIR, runtimeFiles } from "../../workloads/tuning/runtime";
+import type { ConfigMap, KubeObject, RayJob } from "../../workloads/k8s/types";
+import { RUNTIME_PYTHONPATH } from "../../workloads/contract/configmaps";
+import { runtimePackageDir } from "../../io/runtime-package";
 import { loadWorkloadFile, standaloneStack } from "../../cli/workload-file";
-import { repoRoot, repoStack } from "../helpers/fixtures";
+import { repoRoot, repoStack , runtime } from "../helpers/fixtures";
 
 const byKind = <K extends KubeObject["kind"]>(objects: readonly KubeObject[], kind: K) => objects.filter((o) => o.kind === kind) as Extract<KubeObject, { kind: K }>[];
 
 /** Every rendered workload of the repo: both stacks and the example workload files. */
 function allRendered() {
-  const stacks = (["dev", "prod"] as const).flatMap((env) => planStack(repoStack(env)).objects);
+  const stacks = (["dev", "prod"] as const).flatMap((env) => planStack(repoStack(env), { runtime }).objects);
   const files = readdirSync(join(repoRoot, "examples/workloads")).map((f) => {
     const spec = loadWorkloadFile(join(repoRoot, "examples/workloads", f));
-    return planStack(standaloneStack(spec, "dev")).objects;
+    return planStack(standaloneStack(spec, "dev"), { runtime }).objects;
   });
   return [...stacks, ...files.flat()];
 }
 
 describe("runtime package in every RayJob", () => {
-  const { objects } = planStack(repoStack("dev")).objects[0]!;
-  const runtime = byKind(objects, "ConfigMap").find((c) => c.metadata.name.endsWith("-runtime")) as ConfigMap;
+  const { objects } = planStack(repoStack("dev"), { runtime }).objects[0]!;
+  const runtimeCm = byKind(objects, "ConfigMap").find((c) => c.metadata.name.endsWith("-runtime")) as ConfigMap;
   const job = byKind(objects, "RayJob")[0] as RayJob;
 
-  it("ships every Python file of runtime/ray_gpu byte for byte, laid out as the package tree", () => {
-    const files = runtimeFiles();
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(["__init__.py", "contract.py", "tuning.py", "examples/train.py", "examples/embed.py", "examples/sft.py", "examples/infer.py"]));
+  it("ships every file of runtime/ray_gpu (Python and the contract's schema) byte for byte, laid out as the package tree", () => {
+    const files = runtime.files;
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(["__init__.py", "contract.py", "tuning.py", "tuning.schema.json", "examples/train.py", "examples/embed.py", "examples/sft.py", "examples/infer.py"]));
     const volume = job.spec.rayClusterSpec.headGroupSpec.template.spec.volumes!.find((v) => v.name === "ray-gpu-runtime")!;
-    const laidOut = Object.fromEntries(volume.configMap!.items!.map((i) => [i.path, runtime.data[i.key]]));
+    const laidOut = Object.fromEntries(volume.configMap!.items!.map((i) => [i.path, runtimeCm.data[i.key]]));
     expect(laidOut).toEqual(files);
-    expect(readFileSync(join(RUNTIME_SOURCE_DIR, "tuning.py"), "utf8")).toBe(files["tuning.py"]);
+    expect(readFileSync(join(runtimePackageDir(), "tuning.py"), "utf8")).toBe(files["tuning.py"]);
     // Kubernetes keeps a ConfigMap in one etcd value of at most 1 MiB.
-    expect(Object.values(runtime.data).reduce((n, v) => n + Buffer.byteLength(v), 0)).toBeLessThan(512 * 1024);
+    expect(Object.values(runtimeCm.data).reduce((n, v) => n + Buffer.byteLength(v), 0)).toBeLessThan(512 * 1024);
   });
 
   it("mounts it on the head (driver) and every worker and puts it on PYTHONPATH", () => {
@@ -51,7 +51,7 @@ describe("runtime package in every RayJob", () => {
 
   it("keeps a user's PYTHONPATH first", () => {
     const dev = repoStack("dev");
-    const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
+    const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs", runtime };
     const spec = { kind: "TrainingJob" as const, name: "t", model: "Qwen/Qwen2.5-0.5B", image: RAY_IMAGE, entrypoint: "python x.py", gpus: 1, nodePool: "a10g-1x", env: { PYTHONPATH: "/app" } };
     const rendered = byKind(new TrainingJob(spec).render(ctx), "RayJob")[0]!;
     expect(rendered.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env).toContainEqual({ name: "PYTHONPATH", value: `/app:${RUNTIME_PYTHONPATH}` });
@@ -77,30 +77,9 @@ describe("Ray version pin", () => {
   });
 });
 
-describe("runtime contract: the Python reader knows what the planner writes", () => {
-  const contract = readFileSync(join(RUNTIME_SOURCE_DIR, "contract.py"), "utf8");
-  const tuple = (name: string) => [...new RegExp(`^${name} = \\(([^)]*)\\)`, "m").exec(contract)![1]!.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-
-  it("shares the enums of the TypeScript schema", () => {
-    expect(tuple("QUANTIZATIONS")).toEqual([...QUANTIZATIONS]);
-    expect(tuple("OFFLOADS")).toEqual([...OFFLOADS]);
-  });
-
-  it("lists every knob any repo workload emits (a new knob must be added to contract.py)", () => {
-    const knobs = new Set<string>();
-    for (const { objects } of allRendered()) {
-      for (const cm of byKind(objects, "ConfigMap")) {
-        if (cm.data["tuning.json"]) Object.keys(JSON.parse(cm.data["tuning.json"]).knobs).forEach((k) => knobs.add(k));
-      }
-    }
-    expect(knobs.size).toBeGreaterThan(10);
-    for (const knob of knobs) expect(contract, knob).toContain(`"${knob}":`);
-  });
-});
-
 describe("runtime environment (runtimeEnvYAML)", () => {
   const dev = repoStack("dev");
-  const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
+  const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs", runtime };
   const base = { kind: "TrainingJob" as const, name: "t", model: "Qwen/Qwen2.5-0.5B", image: RAY_IMAGE, entrypoint: "python -m ray_gpu.examples.train", gpus: 1, nodePool: "a10g-1x" };
 
   it("renders pip requirements and variables in Ray's field names, byte-stable", () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { planStack } from "../../workloads/stack";
-import type { ConfigMap, RayJob } from "../../workloads/rayjob/types";
-import type { TuningDocument } from "../../workloads/tuning/file";
-import { repoStack } from "../helpers/fixtures";
+import type { ConfigMap, RayJob } from "../../workloads/k8s/types";
+import type { TuningDocument } from "../../workloads/contract/document";
+import { repoStack , runtime } from "../helpers/fixtures";
 
 function rendered(env: "dev" | "prod", workload: string) {
-  const plan = planStack(repoStack(env));
+  const plan = planStack(repoStack(env), { runtime });
   const objects = plan.objects.find((o) => o.workload === workload)!.objects;
   const cm = objects.find((o): o is ConfigMap => o.kind === "ConfigMap")!;
   const job = objects.find((o): o is RayJob => o.kind === "RayJob")!;
@@ -52,7 +52,7 @@ describe("the tuning handed to user code", () => {
   });
 
   it("explains every Ray Train value in the plan", () => {
-    const keys = rendered("prod", "llm-pretrain").plan.tuningDecisions.map((d) => d.key);
+    const keys = rendered("prod", "llm-pretrain").plan.tuning.decisions.map((d) => d.key);
     expect(keys).toEqual(expect.arrayContaining(["train.numWorkers", "train.resourcesPerWorker.CPU", "train.dataloaderWorkers", "train.checkpointsToKeep", "train.maxFailures", "train.checkpointPrefix", "deepspeed.reduce_bucket_size"]));
   });
 

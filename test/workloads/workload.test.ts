@@ -4,8 +4,8 @@ import { stableYaml } from "../../core/serialize";
 import { TrainingJob } from "../../workloads/workload";
 import { planStack } from "../../workloads/stack";
 import { planPools } from "../../core/pools";
-import { repoStack } from "../helpers/fixtures";
-import type { KubeObject } from "../../workloads/rayjob/types";
+import { repoStack , runtime } from "../helpers/fixtures";
+import type { KubeObject } from "../../workloads/k8s/types";
 
 const digestRuntime = (o: KubeObject): KubeObject =>
   o.kind === "ConfigMap" && o.metadata.name.endsWith("-runtime")
@@ -14,7 +14,7 @@ const digestRuntime = (o: KubeObject): KubeObject =>
 
 describe("TrainingJob", () => {
   const dev = repoStack("dev");
-  const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs" };
+  const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs", runtime };
 
   it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {
     const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "meta-llama/Llama-3.2-1B", image: "img:1", entrypoint: "python train.py", gpus: 8, nodePool: "a10g-4x" });
@@ -67,7 +67,7 @@ describe("TrainingJob", () => {
 
   const workloads = ["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"];
   it.each((["dev", "prod"] as const).flatMap((env) => workloads.map((w) => [env, w] as const)))("renders %s %s (one snapshot per workload and environment)", async (env, workload) => {
-    const plan = planStack(repoStack(env));
+    const plan = planStack(repoStack(env), { runtime });
     // The runtime package's source is checked in runtime.test.ts; here only its file list shows, so Python
     // edits do not churn every snapshot.
     const text = plan.objects.find((o) => o.workload === workload)!.objects.map((o) => stableYaml(digestRuntime(o))).join("---\n");

@@ -1,30 +1,47 @@
 """Shared parts of the example entrypoints: arguments, models (pretrained, or tiny and random for --smoke),
 tokenizers, and synthetic data for smoke runs. Not part of the runtime contract; copy what you need."""
+
 from __future__ import annotations
 
 import argparse
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 #: Hugging Face ``model_type`` of each catalog family, for the tiny smoke models.
 MODEL_TYPES = {
-    "llama-2": "llama", "llama-3.1": "llama", "llama-3.2": "llama", "mistral": "mistral", "qwen2.5": "qwen2",
-    "gemma": "gemma", "gemma-2": "gemma2", "phi-3": "phi3", "qwen2-vl": "qwen2_vl", "bge-v1.5": "bert",
-    "bge-m3": "xlm-roberta", "e5-v2": "bert", "multilingual-e5": "xlm-roberta", "sentence-transformers": "bert",
-    "nomic-embed": "bert", "llava-1.5": "llava",
+    "llama-2": "llama",
+    "llama-3.1": "llama",
+    "llama-3.2": "llama",
+    "mistral": "mistral",
+    "qwen2.5": "qwen2",
+    "gemma": "gemma",
+    "gemma-2": "gemma2",
+    "phi-3": "phi3",
+    "qwen2-vl": "qwen2_vl",
+    "bge-v1.5": "bert",
+    "bge-m3": "xlm-roberta",
+    "e5-v2": "bert",
+    "multilingual-e5": "xlm-roberta",
+    "sentence-transformers": "bert",
+    "nomic-embed": "bert",
+    "llava-1.5": "llava",
 }
 SMOKE_VOCAB = 512
 SMOKE_HIDDEN = 64
 
 
-def arguments(description: str, extra: "callable | None" = None) -> argparse.Namespace:
+def arguments(description: str, extra: Callable[[argparse.ArgumentParser], object] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--smoke", action="store_true", help="CPU smoke run: tiny random model of the same family, a few thousand synthetic rows")
     parser.add_argument("--tuning", default=None, help="tuning file (default: $RAY_GPU_TUNING_FILE)")
     if extra:
         extra(parser)
+    import ray_gpu
+
+    ray_gpu.log_to_stdout()  # the job log shows every applied value
     return parser.parse_args()
 
 
@@ -32,7 +49,12 @@ def read_dataset(fmt: str, uri: str, **kwargs: Any) -> Any:
     """``ray.data.read_*`` for a tuning file's ``data.format`` (parquet, jsonl, csv, text)."""
     import ray.data
 
-    readers = {"parquet": ray.data.read_parquet, "jsonl": ray.data.read_json, "csv": ray.data.read_csv, "text": ray.data.read_text}
+    readers: dict[str, Callable[..., Any]] = {
+        "parquet": ray.data.read_parquet,
+        "jsonl": ray.data.read_json,
+        "csv": ray.data.read_csv,
+        "text": ray.data.read_text,
+    }
     return readers[fmt](uri, **kwargs)
 
 
@@ -52,9 +74,25 @@ def tiny_config(family: str) -> Any:
     kind = model_type(family)
     common = dict(vocab_size=SMOKE_VOCAB, hidden_size=SMOKE_HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
     if kind == "qwen2_vl":
-        text = dict(common, bos_token_id=1, eos_token_id=2, num_key_value_heads=2, max_position_embeddings=4096, rope_scaling={"type": "mrope", "mrope_section": [2, 2, 4]})
-        vision = dict(depth=1, embed_dim=32, num_heads=2, hidden_size=SMOKE_HIDDEN, mlp_ratio=2, patch_size=14, spatial_merge_size=2, temporal_patch_size=2, in_channels=3)
-        return AutoConfig.for_model("qwen2_vl", text_config=text, vision_config=vision, image_token_id=SMOKE_VOCAB - 1, vision_start_token_id=SMOKE_VOCAB - 2, vision_end_token_id=SMOKE_VOCAB - 3)
+        text = dict(
+            common,
+            bos_token_id=1,
+            eos_token_id=2,
+            num_key_value_heads=2,
+            max_position_embeddings=4096,
+            rope_scaling={"type": "mrope", "mrope_section": [2, 2, 4]},
+        )
+        vision = dict(
+            depth=1, embed_dim=32, num_heads=2, hidden_size=SMOKE_HIDDEN, mlp_ratio=2, patch_size=14, spatial_merge_size=2, temporal_patch_size=2, in_channels=3
+        )
+        return AutoConfig.for_model(
+            "qwen2_vl",
+            text_config=text,
+            vision_config=vision,
+            image_token_id=SMOKE_VOCAB - 1,
+            vision_start_token_id=SMOKE_VOCAB - 2,
+            vision_end_token_id=SMOKE_VOCAB - 3,
+        )
     if kind in ("bert", "xlm-roberta"):
         return AutoConfig.for_model(kind, **common, max_position_embeddings=512)
     return AutoConfig.for_model(kind, **common, num_key_value_heads=2, max_position_embeddings=4096, head_dim=16)
@@ -83,8 +121,8 @@ class HashTokenizer:
     def __call__(self, texts: list[str], max_length: int) -> dict[str, np.ndarray]:
         rows = [[self.reserved + (zlib.crc32(w.encode()) % (self.vocab - 2 * self.reserved)) for w in t.split()][:max_length] for t in texts]
         width = max_length  # fixed width, so rows from different blocks batch together
-        ids = np.zeros((len(rows), width), dtype=np.int64)
-        mask = np.zeros((len(rows), width), dtype=np.int64)
+        ids: Any = np.zeros((len(rows), width), dtype=np.int64)
+        mask: Any = np.zeros((len(rows), width), dtype=np.int64)
         for i, r in enumerate(rows):
             ids[i, : len(r)] = r
             mask[i, : len(r)] = 1
@@ -100,7 +138,36 @@ def tokenizer(model: str, smoke: bool) -> Any:
     return lambda texts, max_length: tok(texts, max_length=max_length, truncation=True, padding="max_length", return_tensors="np")
 
 
-WORDS = np.array("the of and to in is was for on that with as by at from this are be or an which have it not has were".split())
+WORDS = np.array(
+    [
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "is",
+        "was",
+        "for",
+        "on",
+        "that",
+        "with",
+        "as",
+        "by",
+        "at",
+        "from",
+        "this",
+        "are",
+        "be",
+        "or",
+        "an",
+        "which",
+        "have",
+        "it",
+        "not",
+        "has",
+        "were",
+    ]
+)
 
 
 def synthetic_texts(start: int, count: int, words_per_row: int, seed: int = 0) -> list[str]:
@@ -124,7 +191,7 @@ def add_smoke_images(config: Any, batch: dict[str, Any]) -> dict[str, Any]:
     ids, mask = batch["input_ids"], batch["attention_mask"]
     n = ids.shape[0]
     vision = torch.tensor([config.vision_start_token_id] + [config.image_token_id] * tokens + [config.vision_end_token_id]).repeat(n, 1)
-    patch = 3 * config.vision_config.temporal_patch_size * config.vision_config.patch_size ** 2
+    patch = 3 * config.vision_config.temporal_patch_size * config.vision_config.patch_size**2
     input_ids = torch.cat([vision, ids], dim=1)
     return {
         "input_ids": input_ids,

@@ -5,6 +5,7 @@ to feed it, and block sizes and object-store limits that keep the working set in
     python -m ray_gpu.examples.embed --smoke    # CPU: writes a synthetic parquet dataset, tiny random encoder
     python -m ray_gpu.examples.embed --smoke --ray-defaults   # same pipeline with Ray's defaults (for comparison)
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,9 @@ SMOKE_TOKENS = 32
 
 def extra(parser: Any) -> None:
     parser.add_argument("--smoke-rows", type=int, default=None, help="--smoke: rows to synthesize (default: the plan's rowsToRead)")
-    parser.add_argument("--smoke-text-chars", type=int, default=7000, help="--smoke: characters per row (the sample then outweighs the scaled object store 3 times)")
+    parser.add_argument(
+        "--smoke-text-chars", type=int, default=7000, help="--smoke: characters per row (the sample then outweighs the scaled object store 3 times)"
+    )
     parser.add_argument("--ray-defaults", action="store_true", help="ignore the tuning's Ray Data settings (block size, limits, read blocks, batch size)")
 
 
@@ -49,7 +52,7 @@ def synthesize(path: str, rows: int, chars: int) -> str:
 
 def byte_tokens(batch: dict[str, Any], max_length: int) -> dict[str, Any]:
     """Smoke tokenizer: the first UTF-8 bytes of each text as token ids (like ByT5), vectorised."""
-    ids = np.zeros((len(batch["text"]), max_length), dtype=np.int64)
+    ids: Any = np.zeros((len(batch["text"]), max_length), dtype=np.int64)
     for i, t in enumerate(batch["text"]):
         b = np.frombuffer(t[:max_length].encode()[:max_length], dtype=np.uint8)
         ids[i, : len(b)] = b.astype(np.int64) % (common.SMOKE_VOCAB - 4) + 4
@@ -102,7 +105,9 @@ def main() -> None:
         ds = ds.limit(rows)
     if args.ray_defaults:
         print("ray-gpu example: --ray-defaults: Ray Data's default block size, limits, read parallelism and batch size", flush=True)
-        ds = ds.map_batches(preprocess).map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke), concurrency=1, batch_size=None)
+        ds = ds.map_batches(preprocess).map_batches(
+            Embedder, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke), concurrency=1, batch_size=None
+        )
     else:
         ds = ds.map_batches(preprocess, **tuning.preprocess_kwargs())
         ds = ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke), **tuning.actor_pool_kwargs())

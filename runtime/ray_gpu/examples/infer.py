@@ -5,10 +5,10 @@ tensor-parallel GPUs, the planned concurrent sequences, KV-cache share and conte
     python -m ray_gpu.examples.infer            # on the cluster (vLLM installed): reads a prompt column (optional id)
     python -m ray_gpu.examples.infer --smoke    # CPU: tiny random model of the same family, transformers generate
 """
+
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
@@ -43,18 +43,23 @@ class Generator:
         else:
             from vllm import LLM
 
-            self.llm = LLM(model=model, tensor_parallel_size=engine["tensor_parallel_size"], gpu_memory_utilization=engine["gpu_memory_utilization"],
-                           max_num_seqs=engine["max_num_seqs"], max_model_len=engine["max_model_len"])
+            self.llm = LLM(
+                model=model,
+                tensor_parallel_size=engine["tensor_parallel_size"],
+                gpu_memory_utilization=engine["gpu_memory_utilization"],
+                max_num_seqs=engine["max_num_seqs"],
+                max_model_len=engine["max_model_len"],
+            )
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         params = [json.loads(p) for p in batch["params"]]
         if self.smoke:
             outputs = []
-            for prompt, p in zip(batch["prompt"], params):
+            for prompt, p in zip(batch["prompt"], params, strict=True):
                 ids = self.torch.as_tensor(self.tokenizer([prompt], 32)["input_ids"])
                 with self.torch.inference_mode():
                     out = self.model.generate(ids, max_new_tokens=SMOKE_NEW_TOKENS, do_sample=p.get("temperature", 1.0) > 0, pad_token_id=0, **p)
-                outputs.append(" ".join(str(t) for t in out[0, ids.shape[1]:].tolist()))
+                outputs.append(" ".join(str(t) for t in out[0, ids.shape[1] :].tolist()))
         else:
             from vllm import SamplingParams
 

@@ -1,5 +1,6 @@
 """The Ray Train loop the training and SFT examples share: DDP or DeepSpeed as planned, gradient accumulation,
 checkpoints to the stack's bucket every N optimizer steps, and resume from the last one."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,20 +9,23 @@ import math
 import os
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ray
 import ray.train
 from ray.train.torch import TorchConfig, TorchTrainer
 
-from ..tuning import Tuning, log
+from ..tuning import Tuning
 from . import common
 
 STATE_FILE = "state.pt"
 SMOKE_TOKENS = 64
 
 
-def training_dataset(args: Any, tuning: Tuning, max_length: int, columns: tuple[str, ...] = ("text",), preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Any:
+def training_dataset(
+    args: Any, tuning: Tuning, max_length: int, columns: tuple[str, ...] = ("text",), preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> Any:
     """Tokenized rows: ``--data`` (parquet with ``columns``), or synthetic text for --smoke. ``preprocess``
     replaces the text tokenizer (vision-language rows)."""
     model, smoke = tuning.model, args.smoke
@@ -135,7 +139,12 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     deepspeed = None
     if "deepspeedConfigFile" in tuning.document["train"]:
         if tuning.cpu_standin:
-            tuning.stand_in("train.deepspeedConfigFile", "deepspeed_config", None, f"DeepSpeed ZeRO-{loop['zero_stage']} needs GPUs: DDP (gloo) with the same batch settings")
+            tuning.stand_in(
+                "train.deepspeedConfigFile",
+                "deepspeed_config",
+                None,
+                f"DeepSpeed ZeRO-{loop['zero_stage']} needs GPUs: DDP (gloo) with the same batch settings",
+            )
         else:
             deepspeed = tuning.deepspeed_config()
     scaling, run_config = tuning.scaling_config(), tuning.run_config()
@@ -145,13 +154,21 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     global_batch = loop["global_batch_size"]
     dataset = training_dataset(args, tuning, max_length, **dataset_kwargs)
     # Count rows before preprocessing (cheap) rather than tokenizing everything twice.
-    steps = args.steps or math.ceil((args.rows if args.smoke else ray.data.read_parquet(args.data, columns=[dataset_kwargs.get("columns", ("text",))[0]]).count()) / global_batch)
+    steps = args.steps or math.ceil(
+        (args.rows if args.smoke else ray.data.read_parquet(args.data, columns=[dataset_kwargs.get("columns", ("text",))[0]]).count()) / global_batch
+    )
     tuning.report()
     trainer = TorchTrainer(
         _train_loop,
         train_loop_config={
-            **loop, "deepspeed": deepspeed, "steps": steps, "checkpoint_every": args.checkpoint_every, "learning_rate": args.learning_rate,
-            "build_model": build_model, "prepare_batch": prepare_batch, "save_all": save_all,
+            **loop,
+            "deepspeed": deepspeed,
+            "steps": steps,
+            "checkpoint_every": args.checkpoint_every,
+            "learning_rate": args.learning_rate,
+            "build_model": build_model,
+            "prepare_batch": prepare_batch,
+            "save_all": save_all,
         },
         torch_config=TorchConfig(backend=loop["backend"]),
         scaling_config=scaling,
@@ -159,9 +176,10 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
         datasets={"train": dataset},
     )
     result = trainer.fit()
-    ran = {k: result.metrics.get(k) for k in ("world_size", "micro_batch_rows", "accumulation")}
+    metrics = result.metrics or {}
+    ran = {k: metrics.get(k) for k in ("world_size", "micro_batch_rows", "accumulation")}
     print(f"ray-gpu example: ran with {json.dumps(ran, sort_keys=True)}", flush=True)
-    print(f"ray-gpu example: finished at step {result.metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
+    print(f"ray-gpu example: finished at step {metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
     return result
 
 

@@ -5,6 +5,7 @@ text or vision-language models, with the planned rank, alpha, target modules, ba
                                                                 # vision-language rows: image bytes and text)
     python -m ray_gpu.examples.sft --smoke                      # CPU, tiny model, LoRA without quantization
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,7 +15,6 @@ from typing import Any
 
 import ray_gpu
 from ray_gpu.examples import common, loop
-from ray_gpu.tuning import log
 
 
 def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_checkpointing: bool) -> Any:
@@ -25,7 +25,9 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
     if smoke or lora["quantization"] == "none":
         base = common.causal_lm(model, family, smoke, frozen_base=True)
     else:
-        quant = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=lora["quantization"] == "nf4-double", bnb_4bit_compute_dtype=torch.bfloat16)
+        quant = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=lora["quantization"] == "nf4-double", bnb_4bit_compute_dtype=torch.bfloat16
+        )
         cls = AutoModelForImageTextToText if common.model_type(family) == "qwen2_vl" else AutoModelForCausalLM
         base = prepare_model_for_kbit_training(cls.from_pretrained(model, quantization_config=quant), use_gradient_checkpointing=gradient_checkpointing)
     config = LoraConfig(r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules=lora["target_modules"], lora_dropout=0.05, task_type="CAUSAL_LM")
@@ -54,7 +56,7 @@ def _processor(model: str) -> Any:
 def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any:
     """Ray Data preprocessing of (image bytes, text) rows, one image per row: every image resized to the planned token count
     (one LLM token per 28 x 28 px after Qwen2-VL's 2 x 2 merge), so rows have one shape and batch together."""
-    side = max(1, int(math.isqrt(image_tokens))) * 28
+    side = max(1, math.isqrt(image_tokens)) * 28
 
     def rows(batch: dict[str, Any]) -> dict[str, Any]:
         from PIL import Image
@@ -62,14 +64,22 @@ def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any
         processor = _processor(model)
         images = [Image.open(io.BytesIO(b)).convert("RGB").resize((side, side)) for b in batch["image"]]
         # Text is cut to the planned tokens first, so image tokens are never truncated and every row has one length.
-        texts = [processor.tokenizer.decode(processor.tokenizer(t, truncation=True, max_length=text_tokens)["input_ids"], skip_special_tokens=True) for t in batch["text"]]
+        texts = [
+            processor.tokenizer.decode(processor.tokenizer(t, truncation=True, max_length=text_tokens)["input_ids"], skip_special_tokens=True)
+            for t in batch["text"]
+        ]
         chats = [[{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}] for t in texts]
         prompts = [processor.apply_chat_template(c, tokenize=False) for c in chats]
-        out = processor(text=prompts, images=images, padding="max_length", max_length=text_tokens + image_tokens + 32, return_tensors="np", return_mm_token_type_ids=True)
+        out = processor(
+            text=prompts, images=images, padding="max_length", max_length=text_tokens + image_tokens + 32, return_tensors="np", return_mm_token_type_ids=True
+        )
         n = len(images)
         return {
-            "input_ids": out["input_ids"], "attention_mask": out["attention_mask"], "mm_token_type_ids": out["mm_token_type_ids"],
-            "pixel_values": out["pixel_values"].reshape(n, -1, out["pixel_values"].shape[-1]), "image_grid_thw": out["image_grid_thw"],
+            "input_ids": out["input_ids"],
+            "attention_mask": out["attention_mask"],
+            "mm_token_type_ids": out["mm_token_type_ids"],
+            "pixel_values": out["pixel_values"].reshape(n, -1, out["pixel_values"].shape[-1]),
+            "image_grid_thw": out["image_grid_thw"],
         }
 
     return rows
@@ -80,7 +90,9 @@ def main() -> None:
     tuning = ray_gpu.load(args.tuning)
     lora = tuning.lora_config_kwargs()
     if args.smoke and lora["quantization"] != "none":
-        lora["quantization"] = tuning.stand_in("lora.quantization", "quantization", "none", "4-bit base weights need bitsandbytes on a GPU: LoRA on unquantized weights")
+        lora["quantization"] = tuning.stand_in(
+            "lora.quantization", "quantization", "none", "4-bit base weights need bitsandbytes on a GPU: LoRA on unquantized weights"
+        )
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     checkpointing = bool(tuning.knobs.get("gradientCheckpointing"))
     vl = tuning.model_type == "vision-language"
@@ -91,7 +103,14 @@ def main() -> None:
         # Full scale reads parquet rows with an encoded image (bytes) and its text.
         image_tokens = tuning.document["lora"].get("imageTokensPerSample") or 1024
         dataset = {"columns": ("image", "text"), "preprocess": vision_language_rows(model, image_tokens, tuning.knobs["sequenceLength"])}
-    loop.run(args, tuning, build_model=lambda: build(model, family, lora, smoke, checkpointing), prepare_batch=with_images if vl else (lambda _m, b: b), save_all=False, **dataset)
+    loop.run(
+        args,
+        tuning,
+        build_model=lambda: build(model, family, lora, smoke, checkpointing),
+        prepare_batch=with_images if vl else (lambda _m, b: b),
+        save_all=False,
+        **dataset,
+    )
 
 
 if __name__ == "__main__":

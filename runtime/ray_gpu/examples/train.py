@@ -4,6 +4,7 @@ checkpoints in the stack's bucket, resume from the last checkpoint.
     python -m ray_gpu.examples.train --data s3://bucket/tokenized/      # on the cluster
     python -m ray_gpu.examples.train --smoke                             # CPU, tiny model
 """
+
 from __future__ import annotations
 
 import ray_gpu

@@ -5,8 +5,8 @@ import { GPU_INSTANCES, GPU_INSTANCE_TYPES, type GpuInstanceType } from "../../.
 import { ConfigError } from "../../../core/errors";
 import { PlatformSchema } from "../../../core/config/platform";
 import { planPools, type PoolsPlan } from "../../../core/pools";
-import { WORKER_NEEDS } from "../../../workloads/needs";
-const TRAINING_WORKER_NEEDS = WORKER_NEEDS.TrainingJob;
+import { KIND_STRATEGIES } from "../../../workloads/kinds/table";
+const TRAINING_WORKER_NEEDS = KIND_STRATEGIES.TrainingJob.needs;
 import { renderRayJob } from "../../../workloads/rayjob/render";
 import { checkRayJob } from "../../../workloads/rayjob/checks";
 

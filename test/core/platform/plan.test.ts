@@ -9,14 +9,14 @@ import { configWith, repoStack } from "../../helpers/fixtures";
 describe("platform plan", () => {
   it("puts the CPU pool first on the standard AMI, and GPU pools on the NVIDIA AMI with their taint", () => {
     const p = planPlatform(repoStack("dev"));
-    expect(p.nodeGroups.map((g) => [g.pool, g.amiType, g.capacityType])).toEqual([
+    expect([p.nodeGroups.cpu, ...p.nodeGroups.gpu].map((g) => [g.pool, g.amiType, g.capacityType])).toEqual([
       ["system", "AL2023_x86_64_STANDARD", "ON_DEMAND"],
       ["a10g-4x", "AL2023_x86_64_NVIDIA", "SPOT"],
       ["a10g-1x", "AL2023_x86_64_NVIDIA", "SPOT"],
     ]);
-    expect(p.nodeGroups[1]!.taints).toEqual([{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
-    expect(p.nodeGroups[0]!.launchTemplate.userData).toBeUndefined();
-    expect(p.nodeGroups[1]!.launchTemplate.userData).toContain("kind: NodeConfig");
+    expect(p.nodeGroups.gpu[0]!.taints).toEqual([{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
+    expect(p.nodeGroups.cpu.launchTemplate.userData).toBeUndefined();
+    expect(p.nodeGroups.gpu[0]!.launchTemplate.userData).toContain("kind: NodeConfig");
   });
 
   it("writes Cluster Autoscaler node-template tags for scale from zero", () => {
@@ -35,7 +35,7 @@ describe("platform plan", () => {
       x.platform.gpuNodeGroups[0]!["availabilityZone"] = "us-east-1b";
       x.platform.gpuNodeGroups[0]!["clusterPlacementGroup"] = true;
     });
-    const g = planPlatform(c).nodeGroups[1]!;
+    const g = planPlatform(c).nodeGroups.gpu[0]!;
     expect([g.availabilityZone, g.clusterPlacementGroup]).toEqual(["us-east-1b", true]);
   });
 
@@ -48,8 +48,8 @@ describe("platform plan", () => {
     const p = planPlatform(repoStack("dev"));
     const values = p.helm.nvidiaDevicePlugin.values as { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: { matchExpressions: { key: string; values: string[] }[] }[] } } }; tolerations: unknown[] };
     const expr = values.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]!.matchExpressions[0]!;
-    for (const g of p.nodeGroups.filter((n) => n.role === "gpu")) expect(expr.values).toContain(g.labels[expr.key]);
-    expect(expr.values).not.toContain(p.nodeGroups[0]!.labels[expr.key]);
+    for (const g of p.nodeGroups.gpu) expect(expr.values).toContain(g.labels[expr.key]);
+    expect(expr.values).not.toContain(p.nodeGroups.cpu.labels[expr.key]);
     expect(values.tolerations).toContainEqual({ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" });
   });
 

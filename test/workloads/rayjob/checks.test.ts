@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { checkRayJob } from "../../../workloads/rayjob/checks";
 import { planStack } from "../../../workloads/stack";
-import type { RayJob } from "../../../workloads/rayjob/types";
-import { configWith } from "../../helpers/fixtures";
+import type { RayJob } from "../../../workloads/k8s/types";
+import { configWith , runtime } from "../../helpers/fixtures";
 
 function fixture(environment: "dev" | "prod" = "dev") {
-  const plan = planStack(configWith((c) => (c.environment = environment)));
+  const plan = planStack(configWith((c) => (c.environment = environment)), { runtime });
   const job = structuredClone(plan.objects[0]!.objects.find((o) => o.kind === "RayJob")) as RayJob;
   return { job, pools: plan.pools };
 }

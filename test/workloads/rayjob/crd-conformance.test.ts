@@ -5,15 +5,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { CrdConformance, crdDirectory } from "../../helpers/crd-conformance";
 import { planStack } from "../../../workloads/stack";
-import type { RayJob } from "../../../workloads/rayjob/types";
-import { repoStack } from "../../helpers/fixtures";
+import type { RayJob } from "../../../workloads/k8s/types";
+import { repoStack , runtime } from "../../helpers/fixtures";
 
 const where = crdDirectory();
 const skip = "missing" in where;
 if (skip) console.warn(`[crd-conformance] skipped: ${where.missing}`);
 
 const rendered = (env: "dev" | "prod") =>
-  planStack(repoStack(env)).objects.flatMap((o) => o.objects).filter((o): o is RayJob => o.kind === "RayJob");
+  planStack(repoStack(env), { runtime }).objects.flatMap((o) => o.objects).filter((o): o is RayJob => o.kind === "RayJob");
 
 describe.skipIf(skip)(`CRD conformance against KubeRay v1.7.0 CRDs${skip ? ` (skipped: ${where.missing})` : ""}`, () => {
   let crds: CrdConformance;

@@ -1,6 +1,6 @@
 /**
  * Hand-written types for the subset of `ray.io/v1` RayJob (KubeRay v1.7.0) and Kubernetes core/v1 that we emit.
- * The full CRD is 1.4 MB; tests check every emitted object against it (test/helpers/crd-conformance.ts).
+ * The full CRD is 1.4 MB; tests check every emitted object against it.
  */
 
 export interface ObjectMeta {

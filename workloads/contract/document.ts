@@ -1,0 +1,187 @@
+/**
+ * The runtime contract, version 1: the tuning document every RayJob mounts at `/etc/ray-gpu/tuning.json`, defined once
+ * as a zod schema. The TypeScript writer's types are inferred from it; the JSON Schema shipped with the Python runtime
+ * (`runtime/ray_gpu/tuning.schema.json`), the `RAY_GPU_*` variable names and the contract table of docs/runtime.md are
+ * generated from it (`npm run generate`), and a test fails when any of them drifts.
+ */
+import { z } from "zod";
+import { ENVIRONMENTS } from "../../core/config/stack";
+import type { WorkloadKind } from "../../core/config/workloads";
+import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
+
+export const API_VERSION = "ray-gpu.io/v1";
+export const TUNING_MOUNT_PATH = "/etc/ray-gpu";
+export const TUNING_FILE = "tuning.json";
+export const DEEPSPEED_FILE = "deepspeed.json";
+/** Environment variable with the tuning file's path. */
+export const TUNING_FILE_ENV = "RAY_GPU_TUNING_FILE";
+
+const int = (min: number) => z.number().int().min(min);
+const num = (min: number, max?: number) => (max === undefined ? z.number().min(min) : z.number().min(min).max(max));
+const text = z.string().min(1);
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const gpuShare = num(0.01, 8);
+
+/** Knobs of a training job: the memory planner's choices. */
+export const TrainingJobKnobsSchema = z.strictObject({
+  microBatchSize: int(1),
+  gradientAccumulationSteps: int(1),
+  globalBatchSize: int(1),
+  zeroStage: int(0).max(3),
+  offload: z.enum(OFFLOADS),
+  gradientCheckpointing: z.boolean(),
+  gpus: int(1),
+  sequenceLength: int(1),
+});
+/** Knobs of a LoRA fine-tune: the training knobs and the adapter's. */
+export const LoRAKnobsSchema = TrainingJobKnobsSchema.extend({ loraRank: int(1), loraAlpha: z.number().positive(), loraQuantization: z.enum(QUANTIZATIONS) });
+/** Knobs of an embedding pipeline. */
+export const EmbeddingKnobsSchema = z.strictObject({ batchSize: int(1), sequenceLength: int(1), gpus: int(1), gpusPerActor: gpuShare });
+/** Knobs of batch LLM inference. */
+export const InferenceKnobsSchema = z.strictObject({
+  tensorParallelSize: int(1),
+  replicas: int(1),
+  gpuMemoryUtilization: num(0.05, 1),
+  maxConcurrentSequences: int(1),
+  gpus: int(1),
+  maxModelLength: int(1),
+  maxNewTokens: int(1),
+});
+
+export type TrainingJobKnobs = z.infer<typeof TrainingJobKnobsSchema>;
+export type LoRAKnobs = z.infer<typeof LoRAKnobsSchema>;
+export type EmbeddingKnobs = z.infer<typeof EmbeddingKnobsSchema>;
+export type InferenceKnobs = z.infer<typeof InferenceKnobsSchema>;
+
+/** The knobs each kind's document carries, exactly. */
+export const KNOBS_BY_KIND = {
+  TrainingJob: TrainingJobKnobsSchema,
+  LoRAFineTune: LoRAKnobsSchema,
+  EmbeddingPipeline: EmbeddingKnobsSchema,
+  BatchInference: InferenceKnobsSchema,
+} as const satisfies { readonly [K in WorkloadKind]: z.ZodObject };
+export type KnobsOf<K extends WorkloadKind> = z.infer<(typeof KNOBS_BY_KIND)[K]>;
+
+/** Ray Train settings (training kinds). */
+export const TrainSectionSchema = z.strictObject({
+  numWorkers: int(1),
+  resourcesPerWorker: z.strictObject({ CPU: int(1), GPU: int(1) }),
+  dataloaderWorkers: int(0),
+  /** Checkpoints go under this key prefix of the stack's bucket (`RAY_GPU_STORAGE_BUCKET`). */
+  checkpointPrefix: text,
+  checkpointsToKeep: int(1),
+  /** Ray Train `FailureConfig.max_failures`: restarts from the last checkpoint. */
+  maxFailures: int(0),
+  /** Set when ZeRO is used: the DeepSpeed config next to tuning.json. */
+  deepspeedConfigFile: text.optional(),
+  /** With optimizer offload: the optimizer class DeepSpeed requires the code to construct. */
+  offloadOptimizerClass: text.optional(),
+});
+
+/** Ray Data settings (embedding and inference kinds). */
+export const DataSectionSchema = z.strictObject({
+  uri: text.optional(),
+  format: z.enum(["parquet", "jsonl", "csv", "text"]).optional(),
+  sampleFraction: num(0, 1),
+  rowsToRead: int(1).optional(),
+  blockSizeBytes: int(1),
+  rowsPerBlock: int(1),
+  readParallelism: int(1),
+  /** Explicit Ray Data object-store limit (DataContext.execution_options.resource_limits.object_store_memory). */
+  objectStoreLimitBytes: int(1),
+  /** Bytes the pipeline keeps in flight at most, by the arithmetic in the plan's decisions. */
+  workingSetBytes: int(1),
+  outputUri: text,
+});
+
+/** The GPU actor pool of a Ray Data job. */
+export const ActorPoolSectionSchema = z.strictObject({
+  /** Fixed pool: min = max = size, so it starts at full size. */
+  actorPoolSize: int(1),
+  gpusPerActor: gpuShare,
+  batchSize: int(1),
+  maxTasksInFlightPerActor: int(1),
+  /** CPU tasks (1 CPU each) for reading and tokenizing. */
+  preprocessConcurrency: int(1),
+});
+
+/** A generation-parameter sweep (batch inference). */
+export const SweepSectionSchema = z.strictObject({
+  parameters: z.record(z.string(), z.array(scalar).min(1)),
+  /** Every combination, in a stable order. */
+  grid: z.array(z.record(z.string(), scalar)).min(1),
+  /** Each prompt becomes one row per combination; Ray Data spreads rows over all replicas. */
+  rowsPerPrompt: int(1),
+});
+
+/** Adapter settings (LoRA fine-tuning). */
+export const LoraSectionSchema = z.strictObject({
+  rank: int(1),
+  alpha: z.number().positive(),
+  targetModules: z.array(text).min(1),
+  quantization: z.enum(QUANTIZATIONS),
+  imageTokensPerSample: int(1).optional(),
+});
+
+/** The sections each kind's document carries (and no others). */
+export const SECTIONS_BY_KIND = {
+  TrainingJob: ["train"],
+  LoRAFineTune: ["train", "lora"],
+  EmbeddingPipeline: ["data", "actorPool"],
+  BatchInference: ["data", "actorPool", "sweep"],
+} as const satisfies { readonly [K in WorkloadKind]: readonly Section[] };
+
+const SECTIONS = { train: TrainSectionSchema, data: DataSectionSchema, actorPool: ActorPoolSectionSchema, sweep: SweepSectionSchema, lora: LoraSectionSchema };
+export type Section = keyof typeof SECTIONS;
+export type TrainSection = z.infer<typeof TrainSectionSchema>;
+export type DataSection = z.infer<typeof DataSectionSchema>;
+export type ActorPoolSection = z.infer<typeof ActorPoolSectionSchema>;
+export type SweepSection = z.infer<typeof SweepSectionSchema>;
+export type LoraSection = z.infer<typeof LoraSectionSchema>;
+/** The sections of a kind's document, typed. */
+export type SectionsOf<K extends WorkloadKind> = { readonly [S in (typeof SECTIONS_BY_KIND)[K][number]]: z.infer<(typeof SECTIONS)[S]> };
+
+/** Every knob any kind writes, each optional: which ones a document must have depends on its kind. */
+const AnyKnobsSchema = z.strictObject({
+  ...TrainingJobKnobsSchema.shape,
+  ...LoRAKnobsSchema.shape,
+  ...EmbeddingKnobsSchema.shape,
+  ...InferenceKnobsSchema.shape,
+}).partial();
+
+/** The tuning document, version 1. */
+export const TuningDocumentSchema = z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal("Tuning"),
+  workload: z.strictObject({
+    name: text,
+    kind: z.enum(Object.keys(SECTIONS_BY_KIND) as [WorkloadKind, ...WorkloadKind[]]),
+    environment: z.enum(ENVIRONMENTS),
+    model: text,
+    /** Catalog family (`llama-3.1`, `qwen2-vl`, `bge-v1.5`, ...) and architecture type of the model. */
+    modelFamily: text,
+    modelType: z.enum(["decoder-llm", "vision-language", "encoder-embedding", "encoder-decoder"]),
+  }),
+  /** The memory planner's knobs, the same values as the `RAY_GPU_*` variables. */
+  knobs: AnyKnobsSchema,
+  ...Object.fromEntries(Object.entries(SECTIONS).map(([name, schema]) => [name, schema.optional()])) as { [S in Section]: z.ZodOptional<(typeof SECTIONS)[S]> },
+});
+
+/** A tuning document of kind `K`: its knobs and its sections, exactly. */
+export type TuningDocumentOf<K extends WorkloadKind> = {
+  readonly apiVersion: typeof API_VERSION;
+  readonly kind: "Tuning";
+  readonly workload: z.infer<typeof TuningDocumentSchema>["workload"] & { readonly kind: K };
+  readonly knobs: KnobsOf<K>;
+} & SectionsOf<K>;
+export type TuningDocument = z.infer<typeof TuningDocumentSchema>;
+
+/** `microBatchSize` → `RAY_GPU_MICRO_BATCH_SIZE`: the variable every Ray container gets for a knob. */
+export function knobEnvName(knob: string): string {
+  return `RAY_GPU_${knob.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`;
+}
+
+/** The knobs as environment variables, set on the head (where the driver runs) and on every worker. */
+export function knobEnv(knobs: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(knobs).map(([k, v]) => [knobEnvName(k), String(v)]));
+}

@@ -1,0 +1,100 @@
+/** BatchInference: offline LLM inference over a dataset with a fixed pool of vLLM replicas, sweeping generation settings. */
+import type { WorkerNeeds } from "../../../core/cluster/shape";
+import { GPU_INSTANCES, usableGpuMemoryGiB } from "../../../core/catalog/instances";
+import { resolveModel } from "../../../core/config/model-ref";
+import { BatchInferenceSpecSchema, type BatchInferenceSpec } from "../../../core/config/workloads";
+import type { IssueCollector } from "../../../core/errors";
+import { planServingMemory } from "../../../core/memory/plan-inference";
+import type { GpuPoolPlan } from "../../../core/pools";
+import { dataSections, tuneData } from "../ray-data/tune";
+import { checkContextLength } from "../shared/context-length";
+import type { InferenceMemoryPlan } from "../api/plans";
+import type { KindStrategy } from "../api/strategy";
+import type { SweepSection } from "../../contract/document";
+
+const NEEDS: WorkerNeeds = {
+  objectStoreFraction: 0.3,
+  shmExtraGiBPerGpu: 1,
+  minHeapGiBPerGpu: 4,
+  why: {
+    objectStore: "prompts and generations stream through Ray Data blocks; Ray's 30% default",
+    shmExtra: "the inference engine's worker processes",
+    minHeap: "the engine loads weights through host memory",
+  },
+};
+
+/** Cartesian product of the sweep, keys sorted. */
+export function sweepGrid(parameters: Readonly<Record<string, readonly (string | number | boolean)[]>>): Record<string, string | number | boolean>[] {
+  let grid: Record<string, string | number | boolean>[] = [{}];
+  for (const key of Object.keys(parameters).sort()) grid = grid.flatMap((g) => parameters[key]!.map((v) => ({ ...g, [key]: v })));
+  return grid;
+}
+
+/** Tensor parallelism stays inside a node and divides the GPUs; prompt and generation fit the model's context. */
+function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
+  const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
+  const tp = spec.tensorParallelSize;
+  if (tp !== undefined && tp > gpusPerNode) {
+    issues.add(`${path}.tensorParallelSize`, `must be at most ${gpusPerNode}, the GPUs of one ${pool.instanceType} node (tensor parallelism stays inside a node)`, tp);
+  } else if (tp !== undefined && spec.gpus % tp !== 0) {
+    issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
+  }
+  checkContextLength(resolveModel(spec.model), spec.maxPromptTokens + spec.maxNewTokens, `${path}.maxPromptTokens`, spec.maxPromptTokens, issues);
+}
+
+function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemoryPlan {
+  const model = resolveModel(spec.model);
+  const plan = planServingMemory({
+    model,
+    gpus: spec.gpus,
+    gpusPerNode: GPU_INSTANCES[pool.instanceType].gpus,
+    maxPromptTokens: spec.maxPromptTokens,
+    maxNewTokens: spec.maxNewTokens,
+    gpuMemoryUtilization: spec.gpuMemoryUtilization,
+    tensorParallelSize: spec.tensorParallelSize,
+    usableGiB: usableGpuMemoryGiB(pool.instanceType),
+  });
+  const knobs = {
+    tensorParallelSize: plan.tensorParallelSize,
+    replicas: plan.replicas,
+    gpuMemoryUtilization: plan.gpuMemoryUtilization,
+    maxConcurrentSequences: plan.maxConcurrentSequences,
+    gpus: spec.gpus,
+    maxModelLength: spec.maxPromptTokens + spec.maxNewTokens,
+    maxNewTokens: spec.maxNewTokens,
+  };
+  const { memory, fits, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences } = plan;
+  return { model, memory, fits, knobs, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences };
+}
+
+const SWEEP_REASON = "each prompt becomes one row per setting, so Ray Data spreads the whole sweep over every replica and no replica idles while another finishes its settings";
+
+export const BATCH_INFERENCE: KindStrategy<"BatchInference"> = {
+  schema: BatchInferenceSpecSchema,
+  needs: NEEDS,
+  check,
+  planMemory,
+  tune({ spec, memory, shape, environment, path }) {
+    const grid = sweepGrid(spec.sweep); // at most MAX_SWEEP_SETTINGS combinations (schema)
+    const sweep: SweepSection = { parameters: spec.sweep, grid, rowsPerPrompt: grid.length };
+    const tuned = tuneData(
+      {
+        spec,
+        shape,
+        environment,
+        gpusPerActor: memory.knobs.tensorParallelSize,
+        batchSizePerActor: Math.max(1, memory.maxConcurrentSequences),
+        sequenceTokens: memory.knobs.maxModelLength,
+        outputBytesPerRow: 4 * spec.maxNewTokens,
+        rowsPerInputRow: grid.length,
+        path,
+      },
+      sweep,
+    );
+    return { ...tuned, decisions: [...tuned.decisions, { key: "inference.sweep", value: `${grid.length} setting(s)`, reason: SWEEP_REASON }] };
+  },
+  document({ spec, tuning, storagePrefix }) {
+    const sections = dataSections(tuning, spec.outputUri ?? `${storagePrefix}results/${spec.name}/`);
+    return { sections: { ...sections, sweep: tuning.data.sweep! }, files: {} };
+  },
+};

@@ -1,0 +1,27 @@
+/** LoRAFineTune: supervised fine-tuning with LoRA or QLoRA adapters, text or vision-language, with Ray Train. */
+import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
+import type { LoRAKnobs } from "../../contract/document";
+import { checkTrainingSpec } from "../ray-train/checks";
+import { planTrainingKindMemory } from "../ray-train/memory";
+import { TRAINING_NEEDS } from "../ray-train/needs";
+import { trainSection, tuneTraining } from "../ray-train/tune";
+import type { KindStrategy } from "../api/strategy";
+
+export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
+  schema: LoRAFineTuneSpecSchema,
+  needs: TRAINING_NEEDS,
+  check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
+  planMemory(spec, pool) {
+    const plan = planTrainingKindMemory(spec, pool);
+    const { rank, alpha, quantization } = spec.lora;
+    const knobs: LoRAKnobs = { ...plan.knobs, loraRank: rank, loraAlpha: alpha ?? 2 * rank, loraQuantization: quantization };
+    return { ...plan, knobs };
+  },
+  tune: ({ spec, memory, shape, environment, storagePrefix }) => tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
+  document({ spec, memory, tuning }) {
+    const { train, files } = trainSection(tuning);
+    const { rank, targetModules, quantization } = spec.lora;
+    const lora = { rank, alpha: memory.knobs.loraAlpha, targetModules, quantization, imageTokensPerSample: memory.imageTokensPerSample };
+    return { sections: { train, lora }, files };
+  },
+};

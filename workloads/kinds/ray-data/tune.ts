@@ -1,0 +1,135 @@
+/**
+ * Ray Data tuning for embedding and batch-inference jobs: GPU actor pools that start at full size, fractional GPUs for
+ * small encoders, CPU preprocessing sized to feed them, and block sizes chosen so the in-flight working set fits Ray
+ * Data's share of the object store (no spilling). The plan shows the arithmetic.
+ *
+ * Ray facts (ray 2.58, `ray/data/context.py`, `ray/data/_internal/execution/resource_manager.py`): Ray Data's streaming
+ * executor may use 50% of the cluster's object store; an actor keeps up to 2 × max_concurrency tasks in flight;
+ * `target_max_block_size` defaults to 128 MiB and blocks should stay above 1 MiB; a GPU `map_batches` needs an explicit
+ * integer `batch_size`.
+ */
+import type { ClusterShapePlan } from "../../../core/cluster/shape";
+import type { Environment } from "../../../core/config/stack";
+import type { BatchInferenceSpec, EmbeddingPipelineSpec } from "../../../core/config/workloads";
+import { DecisionLog } from "../../../core/decisions";
+import { ConfigError } from "../../../core/errors";
+import { GIB, MIB } from "../../../core/quantity";
+import type { ActorPoolSection, DataSection, SweepSection } from "../../contract/document";
+import type { DataJobTuning, DataTuning } from "../api/plans";
+
+/** Ray Data's object-store share (RAY_DATA_OBJECT_STORE_MEMORY_LIMIT_FRACTION default with reservation on). */
+export const RAY_DATA_OBJECT_STORE_FRACTION = 0.5;
+/** We size the working set to this share of Ray Data's budget, leaving room for skew between operators. */
+export const WORKING_SET_TARGET = 0.8;
+/** Tasks in flight per actor (2 × max_concurrency 1): one computing, one prefetched. */
+export const TASKS_IN_FLIGHT_PER_ACTOR = 2;
+const MAX_BLOCK_BYTES = 128 * MIB;
+const MIN_BLOCK_BYTES = 1 * MIB;
+
+
+
+/** What the Ray Data tuner reads. */
+export interface DataJobInput {
+  readonly spec: EmbeddingPipelineSpec | BatchInferenceSpec;
+  readonly shape: ClusterShapePlan;
+  readonly environment: Environment;
+  readonly gpusPerActor: number;
+  /** Rows per GPU batch for one actor (the memory plan's, scaled for fractional GPUs). */
+  readonly batchSizePerActor: number;
+  /** Tokens of one row's sequence (token ids and mask are int64). */
+  readonly sequenceTokens: number;
+  /** Bytes of one row's output (an embedding, or the generated tokens). */
+  readonly outputBytesPerRow: number;
+  /** Rows each input row becomes (a sweep's settings); blocks are sized for the expanded rows. */
+  readonly rowsPerInputRow: number;
+  /** Config path of the workload, for error messages. */
+  readonly path: string;
+}
+
+/** Actors of the pool and the CPU tasks that feed them. */
+function planPool(a: DataJobInput, log: DecisionLog): { actors: number; preprocess: number } {
+  const { spec, shape } = a;
+  const nodes = shape.worker.replicas;
+  const actors = Math.round(spec.gpus / a.gpusPerActor);
+  log.decide("data.actorPoolSize", actors, `${spec.gpus} GPUs / ${a.gpusPerActor} GPU per actor; min = max = ${actors}, so the pool starts at full size instead of autoscaling up from one actor`);
+  // One CPU per GPU actor for its Python loop; the rest read and tokenize.
+  const preprocess = Math.max(1, nodes * shape.worker.cpus - actors);
+  log.decide("data.preprocessConcurrency", preprocess, `${nodes} node(s) x ${shape.worker.cpus} CPUs - ${actors} for the GPU actors: CPU tasks that read and tokenize, sized to keep every actor fed`);
+  return { actors, preprocess };
+}
+
+/** Bytes one row holds while in flight: its text, token ids and attention mask, and its output. */
+function rowBytesInFlight(a: DataJobInput, log: DecisionLog): number {
+  const textBytes = a.spec.dataset?.avgTextChars ?? 1000;
+  const tokenBytes = 16 * a.sequenceTokens;
+  const rowBytes = a.rowsPerInputRow * (textBytes + tokenBytes + a.outputBytesPerRow);
+  const settings = a.rowsPerInputRow > 1 ? `${a.rowsPerInputRow} sweep settings x ` : "";
+  log.decide("data.bytesPerRowInFlight", rowBytes, `${settings}(${textBytes} B of text + ${tokenBytes} B of token ids and mask (2 x int64 x ${a.sequenceTokens}) + ${a.outputBytesPerRow} B of output)`);
+  return rowBytes;
+}
+
+/** Ray Data's limit, and the largest block whose in-flight copies stay within its target share. */
+function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number }, rowBytes: number, log: DecisionLog) {
+  const nodes = a.shape.worker.replicas;
+  const budget = Math.floor(nodes * a.shape.worker.objectStoreGiB * GIB * RAY_DATA_OBJECT_STORE_FRACTION);
+  log.decide("data.objectStoreLimitBytes", budget, `${RAY_DATA_OBJECT_STORE_FRACTION * 100}% of the cluster's object store (${nodes} x ${a.shape.worker.objectStoreGiB} GiB), set explicitly as Ray Data's limit`);
+  const inFlight = pool.preprocess + pool.actors * TASKS_IN_FLIGHT_PER_ACTOR;
+  // Each in-flight block exists as input and output of its operator.
+  const fitBlock = Math.floor((budget * WORKING_SET_TARGET) / (2 * inFlight));
+  const blockBytes = Math.max(MIN_BLOCK_BYTES, Math.min(MAX_BLOCK_BYTES, fitBlock, Math.max(rowBytes, a.batchSizePerActor * rowBytes)));
+  const rowsPerBlock = Math.max(1, Math.floor(blockBytes / rowBytes));
+  const split = `${pool.preprocess} CPU tasks + ${pool.actors} actors x ${TASKS_IN_FLIGHT_PER_ACTOR}`;
+  log.decide("data.blockSizeBytes", blockBytes, `min(128 MiB default, ${WORKING_SET_TARGET * 100}% of the limit / (2 x ${inFlight} blocks in flight: ${split}), one GPU batch = ${a.batchSizePerActor} rows), at least 1 MiB: ${rowsPerBlock} rows per block`);
+  const workingSet = 2 * inFlight * blockBytes;
+  log.decide("data.workingSetBytes", workingSet, `2 x ${inFlight} blocks x ${blockBytes} B = ${(workingSet / GIB).toFixed(2)} GiB <= ${(budget / GIB).toFixed(2)} GiB limit: nothing spills`);
+  return { budget, blockBytes, rowsPerBlock, workingSet };
+}
+
+/** Rows to read (dev reads a sample) and read tasks: Ray Data's heuristic, with no block under 1 MiB. */
+function planRead(a: DataJobInput, rowsPerBlock: number, rowBytes: number, log: DecisionLog) {
+  const dev = a.environment === "dev";
+  const sample = log.decide("data.sampleFraction", dev ? a.spec.devSampleFraction : 1, dev ? "dev reads a sample of the data (devSampleFraction)" : "prod reads the whole dataset");
+  const rows = a.spec.dataset?.rows === undefined ? undefined : Math.max(1, Math.ceil(a.spec.dataset.rows * sample));
+  const cpuFloor = 2 * a.shape.worker.replicas * a.shape.worker.cpus;
+  if (rows === undefined) return { sample, rows, readParallelism: log.decide("data.readParallelism", cpuFloor, "row count unknown: 2 read tasks per CPU (Ray Data's own floor)") };
+  const parallelism = Math.min(rows, Math.max(Math.ceil(rows / rowsPerBlock), Math.min(cpuFloor, Math.ceil((rows * rowBytes) / MIN_BLOCK_BYTES))));
+  const reason = `${rows} rows / ${rowsPerBlock} rows per block, raised toward 2 read tasks per CPU only while blocks stay >= 1 MiB, at most one per row`;
+  return { sample, rows, readParallelism: log.decide("data.readParallelism", parallelism, reason) };
+}
+
+/** Tunes Ray Data and the GPU actor pool of an embedding or batch-inference job. */
+export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
+  const log = new DecisionLog();
+  const pool = planPool(a, log);
+  const rowBytes = rowBytesInFlight(a, log);
+  const blocks = planBlocks(a, pool, rowBytes, log);
+  if (blocks.workingSet > blocks.budget) {
+    const message = `the Ray Data working set (${blocks.workingSet} B) would exceed its object-store limit (${blocks.budget} B) and spill: use nodes with more memory`;
+    throw new ConfigError([{ path: `${a.path}.gpus`, message, value: a.spec.gpus }]);
+  }
+  const read = planRead(a, blocks.rowsPerBlock, rowBytes, log);
+  const data: DataTuning = {
+    uri: a.spec.dataset?.uri,
+    format: a.spec.dataset?.format,
+    sampleFraction: read.sample,
+    rowsToRead: read.rows,
+    blockSizeBytes: blocks.blockBytes,
+    rowsPerBlock: blocks.rowsPerBlock,
+    readParallelism: read.readParallelism,
+    objectStoreLimitBytes: blocks.budget,
+    workingSetBytes: blocks.workingSet,
+  };
+  const actorPool: ActorPoolSection = {
+    actorPoolSize: pool.actors,
+    gpusPerActor: a.gpusPerActor,
+    batchSize: a.batchSizePerActor,
+    maxTasksInFlightPerActor: TASKS_IN_FLIGHT_PER_ACTOR,
+    preprocessConcurrency: pool.preprocess,
+  };
+  return { data: { data, pool: actorPool, sweep }, decisions: log.decisions };
+}
+
+/** The data and actor-pool sections of the document: the tuning, with the output location. */
+export function dataSections(tuning: DataJobTuning, outputUri: string): { data: DataSection; actorPool: ActorPoolSection } {
+  return { data: { ...tuning.data.data, outputUri }, actorPool: tuning.data.pool };
+}

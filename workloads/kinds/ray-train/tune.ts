@@ -1,0 +1,113 @@
+/**
+ * What a training or fine-tuning job's code receives beyond the memory knobs: Ray Train's scaling (one worker per GPU
+ * and its CPUs), DataLoader workers, checkpointing and the failure policy, and the DeepSpeed config when ZeRO is used.
+ * Pure; every value comes with its reason.
+ */
+import type { ClusterShapePlan } from "../../../core/cluster/shape";
+import type { Environment } from "../../../core/config/stack";
+import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
+import { DecisionLog } from "../../../core/decisions";
+import { DEEPSPEED_BUCKET_ELEMENTS } from "../../../core/memory/deepspeed";
+import type { Offload } from "../../../core/memory/model-states";
+import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, type TrainingJobKnobs, type TrainSection } from "../../contract/document";
+import type { DeepSpeedConfig, TrainingTuning } from "../api/plans";
+
+/** More DataLoader workers per GPU rarely help tokenized text; beyond this they only hold memory. */
+export const MAX_DATALOADER_WORKERS = 8;
+/** The optimizer DeepSpeed requires under optimizer offload (`zero_force_ds_cpu_optimizer`). */
+export const OFFLOAD_OPTIMIZER_CLASS = "deepspeed.ops.adam.DeepSpeedCPUAdam";
+
+
+
+
+/** Per environment: how many checkpoints to keep and failures to survive, and why. */
+const RESILIENCE: { readonly [E in Environment]: { readonly keep: number; readonly maxFailures: number; readonly whyKeep: string; readonly whyFailures: string } } = {
+  dev: { keep: 1, maxFailures: 0, whyKeep: "dev keeps only the last checkpoint", whyFailures: "dev fails fast" },
+  prod: {
+    keep: 3,
+    maxFailures: 3,
+    whyKeep: "prod keeps the last 3 checkpoints to resume from (older versions expire by the bucket's lifecycle rule)",
+    whyFailures: "prod restarts failed workers up to 3 times, resuming from the last checkpoint",
+  },
+};
+
+/** ZeRO buckets, offload and batch sizes as DeepSpeed reads them. */
+function deepSpeedConfig(knobs: TrainingJobKnobs, precision: string): DeepSpeedConfig {
+  const stage = knobs.zeroStage;
+  return {
+    train_batch_size: knobs.globalBatchSize,
+    train_micro_batch_size_per_gpu: knobs.microBatchSize,
+    gradient_accumulation_steps: knobs.gradientAccumulationSteps,
+    gradient_clipping: 1.0,
+    bf16: { enabled: precision.startsWith("bf16") },
+    fp16: { enabled: precision === "fp16-mixed" },
+    zero_optimization: {
+      stage,
+      overlap_comm: true,
+      contiguous_gradients: true,
+      reduce_bucket_size: DEEPSPEED_BUCKET_ELEMENTS,
+      ...(stage <= 2 ? { allgather_bucket_size: DEEPSPEED_BUCKET_ELEMENTS, reduce_scatter: true } : { stage3_prefetch_bucket_size: DEEPSPEED_BUCKET_ELEMENTS }),
+      ...offloadDevices(knobs.offload),
+    },
+  };
+}
+
+function offloadDevices(offload: Offload): Record<string, unknown> {
+  if (offload === "none") return {};
+  const cpu = { device: "cpu", pin_memory: true };
+  return offload === "optimizer-and-parameters" ? { offload_optimizer: cpu, offload_param: cpu } : { offload_optimizer: cpu };
+}
+
+const BUCKET_REASON =
+  "2e8 elements (0.4 GB in 16 bit) instead of DeepSpeed's 5e8: the double-buffered buckets (0.8 GB) are counted in the memory plan, " +
+  "and are still large enough to fill TCP over ENA; overlap_comm hides the all-reduce behind backward";
+
+function decideDeepSpeed(knobs: TrainingJobKnobs, precision: string, log: DecisionLog): DeepSpeedConfig | undefined {
+  if (knobs.zeroStage === 0) return undefined;
+  const config = deepSpeedConfig(knobs, precision);
+  log.decide("deepspeed.zero_optimization.stage", knobs.zeroStage, "the memory planner's choice (see zeroStage)");
+  if (knobs.offload !== "none") {
+    log.decide(
+      "train.offloadOptimizerClass",
+      OFFLOAD_OPTIMIZER_CLASS,
+      "DeepSpeed runs offloaded optimizer steps only with its CPU Adam (zero_force_ds_cpu_optimizer): construct it with your learning rate and pass it to deepspeed.initialize",
+    );
+  }
+  log.decide("deepspeed.reduce_bucket_size", DEEPSPEED_BUCKET_ELEMENTS, BUCKET_REASON);
+  return config;
+}
+
+/** Tunes Ray Train (and DeepSpeed) for a planned training job. */
+export function tuneTraining(args: {
+  spec: TrainingJobSpec | LoRAFineTuneSpec;
+  knobs: TrainingJobKnobs;
+  shape: ClusterShapePlan;
+  environment: Environment;
+  storagePrefix: string;
+}): TrainingTuning {
+  const { spec, shape } = args;
+  const log = new DecisionLog();
+  const gpusPerNode = shape.worker.gpusPerWorker;
+  const cpus = Math.max(1, Math.floor((shape.worker.cpus - 1) / gpusPerNode));
+  log.decide("train.numWorkers", spec.gpus, "one Ray Train worker per GPU");
+  log.decide("train.resourcesPerWorker.CPU", cpus, `(${shape.worker.cpus} worker-pod CPUs - 1 left for Ray Data and the raylet) / ${gpusPerNode} GPUs per node`);
+  const loaders = log.decide("train.dataloaderWorkers", Math.min(MAX_DATALOADER_WORKERS, Math.max(0, cpus - 1)), `each worker's CPUs minus its training process, at most ${MAX_DATALOADER_WORKERS}`);
+  const r = RESILIENCE[args.environment];
+  const keep = log.decide("train.checkpointsToKeep", r.keep, r.whyKeep);
+  const maxFailures = log.decide("train.maxFailures", r.maxFailures, r.whyFailures);
+  const checkpointPrefix = `${args.storagePrefix}checkpoints/${spec.name}/`;
+  log.decide("train.checkpointPrefix", checkpointPrefix, "checkpoints go to the stack's bucket (multi-node runs need shared storage), under the workload's name");
+  const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
+  const offloadClass = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
+  return {
+    train: { numWorkers: spec.gpus, resourcesPerWorker: { CPU: cpus, GPU: 1 }, dataloaderWorkers: loaders, checkpointPrefix, checkpointsToKeep: keep, maxFailures, deepspeed, ...offloadClass },
+    decisions: log.decisions,
+  };
+}
+
+/** The train section of the document and, under ZeRO, the DeepSpeed config beside it. */
+export function trainSection(tuning: TrainingTuning): { train: TrainSection; files: Record<string, object> } {
+  const { deepspeed, ...train } = tuning.train;
+  if (!deepspeed) return { train, files: {} };
+  return { train: { ...train, deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` }, files: { [DEEPSPEED_FILE]: deepspeed } };
+}

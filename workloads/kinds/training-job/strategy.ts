@@ -1,0 +1,19 @@
+/** TrainingJob: multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */
+import { TrainingJobSpecSchema } from "../../../core/config/workloads";
+import { checkTrainingSpec } from "../ray-train/checks";
+import { planTrainingKindMemory } from "../ray-train/memory";
+import { TRAINING_NEEDS } from "../ray-train/needs";
+import { trainSection, tuneTraining } from "../ray-train/tune";
+import type { KindStrategy } from "../api/strategy";
+
+export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
+  schema: TrainingJobSpecSchema,
+  needs: TRAINING_NEEDS,
+  check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
+  planMemory: (spec, pool) => planTrainingKindMemory(spec, pool),
+  tune: ({ spec, memory, shape, environment, storagePrefix }) => tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
+  document({ tuning }) {
+    const { train, files } = trainSection(tuning);
+    return { sections: { train }, files };
+  },
+};
