@@ -2,11 +2,14 @@
 // never import Pulumi (a pure core decides; thin components create).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", "out/", ".venv/", ".venv-ray/", "test/**/__snapshots__/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Layout is Prettier's (npm run format); ESLint keeps to correctness.
+  prettier,
   {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
@@ -18,13 +21,27 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["@pulumi/*"], message: "core/ and workloads/ are pure: no Pulumi imports. Put resources in components/." }, { group: ["**/components/**", "**/stacks/**", "**/cli/**"], message: "core/ and workloads/ must not depend on outer layers." }] },
+        {
+          patterns: [
+            {
+              group: ["@pulumi/*"],
+              message: "core/ and workloads/ are pure: no Pulumi imports. Put resources in components/.",
+            },
+            {
+              group: ["**/components/**", "**/stacks/**", "**/cli/**"],
+              message: "core/ and workloads/ must not depend on outer layers.",
+            },
+          ],
+        },
       ],
     },
   },
   {
     files: ["bin/*.js"],
-    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", process: "readonly", console: "readonly" } },
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", process: "readonly", console: "readonly" },
+    },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );

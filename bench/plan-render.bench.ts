@@ -38,5 +38,8 @@ for (const stack of ["dev", "prod"]) {
     render.push(time(() => p.objects.flatMap((o) => o.objects).forEach((o) => stableYaml(o))));
   }
   const [l, pl, r] = [median(load), median(plan), median(render)];
-  console.log(`${stack}: median load+validate ${l.toFixed(3)} ms, plan ${pl.toFixed(3)} ms, render YAML ${r.toFixed(3)} ms (render/plan ${(r / pl).toFixed(2)}x) over ${RUNS} runs`);
+  console.log(
+    `${stack}: median load+validate ${l.toFixed(3)} ms, plan ${pl.toFixed(3)} ms, render YAML ${r.toFixed(3)} ` +
+      `ms (render/plan ${(r / pl).toFixed(2)}x) over ${RUNS} runs`,
+  );
 }

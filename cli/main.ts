@@ -23,11 +23,17 @@ interface Io {
   cwd: string;
 }
 
-const defaultIo = (): Io => ({ out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), cwd: process.cwd() });
+const defaultIo = (): Io => ({
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  cwd: process.cwd(),
+});
 
 function build(io: Io, setCode: (c: number) => void): Command {
   const program = new Command("ray-gpu")
-    .description("Plan and render Ray-on-A10G stacks offline: node pools, tuned KubeRay RayJobs and the reason for every value.")
+    .description(
+      "Plan and render Ray-on-A10G stacks offline: node pools, tuned KubeRay RayJobs and the reason for every value.",
+    )
     .option("-C, --dir <dir>", "folder with Pulumi.yaml and the Pulumi.<stack>.yaml files", io.cwd)
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
@@ -38,7 +44,11 @@ function build(io: Io, setCode: (c: number) => void): Command {
     .description("Show the node pools (allocatable per node, cost at max) and each workload's plan with its reasons.")
     .option("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to plan")
     .option("-w, --workload <file>", "plan one workload file (YAML or JSON, same schema as a ray-gpu:workloads entry)")
-    .addOption(new Option("-e, --env <env>", "environment for --workload (default: the stack's, else dev)").choices(ENVIRONMENTS))
+    .addOption(
+      new Option("-e, --env <env>", "environment for --workload (default: the stack's, else dev)").choices(
+        ENVIRONMENTS,
+      ),
+    )
     .option("--json", "print the plan as JSON: { stack, environment, region, namespace, pools, workloads }")
     .action((opts: { stack?: string; workload?: string; env?: Environment; json?: boolean }) => {
       const dir = program.opts<{ dir: string }>().dir;
@@ -52,20 +62,26 @@ function build(io: Io, setCode: (c: number) => void): Command {
         if (opts.stack) {
           const stack = loadStackConfig(dir, opts.stack).config;
           // Re-validated: the environment's rules (spot only in dev, …) apply to the stack's pools too.
-          config = parseStackConfig({ ...stack, environment: opts.env ?? stack.environment, workloads: [spec] }, `${opts.stack} with --env ${opts.env ?? stack.environment}`);
+          config = parseStackConfig(
+            { ...stack, environment: opts.env ?? stack.environment, workloads: [spec] },
+            `${opts.stack} with --env ${opts.env ?? stack.environment}`,
+          );
         } else {
           config = standaloneStack(spec, opts.env ?? "dev");
           stackName = undefined;
         }
       } else {
-        if (opts.env) throw new UsageError("--env applies to --workload only; a stack's environment comes from its config");
+        if (opts.env)
+          throw new UsageError("--env applies to --workload only; a stack's environment comes from its config");
         config = loadStackConfig(dir, opts.stack!).config;
       }
       const plan = planStackOrThrow(config, source);
       io.out(opts.json ? stableJson(planDocument(stackName, plan)) : `${planText(stackName, plan)}\n`);
       const misfits = plan.workloads.filter((w) => !w.memory.fits);
       if (misfits.length > 0) {
-        io.err(`ray-gpu: ${misfits.map((w) => `${w.name} does not fit in GPU memory: ${w.memory.advice.join("; or ")}`).join("\n")}\n`);
+        io.err(
+          `ray-gpu: ${misfits.map((w) => `${w.name} does not fit in GPU memory: ${w.memory.advice.join("; or ")}`).join("\n")}\n`,
+        );
         setCode(EXIT.invalidInput);
       }
     });
@@ -77,14 +93,19 @@ function build(io: Io, setCode: (c: number) => void): Command {
     .requiredOption("-o, --out <dir>", "output folder (its *.yaml and plan.json are replaced)")
     .action((opts: { stack: string; out: string }) => {
       const dir = program.opts<{ dir: string }>().dir;
-      const plan = planStack(loadStackConfig(dir, opts.stack).config, { runtime: loadRuntimePackage(), requireRender: true });
+      const plan = planStack(loadStackConfig(dir, opts.stack).config, {
+        runtime: loadRuntimePackage(),
+        requireRender: true,
+      });
       const files = writeRender(opts.stack, plan, opts.out);
       io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
     });
 
   program
     .command("preview")
-    .description("List every resource `pulumi up` would create for the stack, with inputs (secrets redacted), offline under Pulumi's mock runtime.")
+    .description(
+      "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted), offline under Pulumi's mock runtime.",
+    )
     .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
     .option("--json", 'print { "resources": [ { "type", "name", "parent", "inputs" } ] }')
     .action(async (opts: { stack: string; json?: boolean }) => {

@@ -53,7 +53,9 @@ export function workloadView(w: WorkloadPlan) {
     model: w.modelName,
     fits: m.fits,
     memory: m.memory,
-    ...("kvCacheBytesPerToken" in m ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences } : {}),
+    ...("kvCacheBytesPerToken" in m
+      ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences }
+      : {}),
     advice: m.advice,
     head: { cpus: head.cpus, memoryGiB: head.memoryGiB, objectStoreGiB: head.objectStoreGiB, shmGiB: head.shmGiB },
     worker: {
@@ -91,11 +93,30 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join("  ")}`.trimEnd());
 }
 
+/** One line on a workload's GPU memory: the verdict, the requirement, and the breakdown of its peak. */
+function memoryLine(mem: WorkloadPlan["memory"]["memory"]): string {
+  const parts = Object.entries(mem.breakdownGiB)
+    .filter(([k, v]) => v > 0 && k !== "modelStates")
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  const verdict = mem.fits ? "fits" : "DOES NOT FIT";
+  return (
+    `  GPU memory: ${verdict}: requires ${mem.requiredGiB} GiB ` +
+    `of ${mem.usableGiB} GiB per GPU (allocated peak ${mem.allocatedPeakGiB} ` +
+    `GiB: ${parts})`
+  );
+}
+
 /** The text of `ray-gpu plan`. */
 export function planText(stack: string | undefined, plan: StackPlan): string {
   const out: string[] = [];
-  out.push(`Stack ${stack ?? "(workload file)"}: environment ${plan.environment}, region ${plan.region}, namespace ${plan.namespace}`, "");
-  out.push("Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after DaemonSets)");
+  out.push(
+    `Stack ${stack ?? "(workload file)"}: environment ${plan.environment}, region ${plan.region}, namespace ${plan.namespace}`,
+    "",
+  );
+  out.push(
+    "Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after DaemonSets)",
+  );
   const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H AT MAX"]];
   for (const p of [plan.pools.cpu, ...plan.pools.gpu]) {
     const gpus = p.allocatable.gpus ? `, ${p.allocatable.gpus} GPU` : "";
@@ -116,12 +137,25 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
     const s = w.shape;
     const mem = w.memory.memory;
     const example = w.example ? " [example: rendered, not submitted by pulumi up]" : "";
-    out.push(`Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} x ${w.instanceType}${example}`);
-    out.push(`  GPU memory: ${mem.fits ? "fits" : "DOES NOT FIT"}: requires ${mem.requiredGiB} GiB of ${mem.usableGiB} GiB per GPU (allocated peak ${mem.allocatedPeakGiB} GiB: ${Object.entries(mem.breakdownGiB).filter(([k, v]) => v > 0 && k !== "modelStates").map(([k, v]) => `${k} ${v}`).join(", ")})`);
-    out.push(`  knobs: ${Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`).join(", ")}`);
+    out.push(
+      `Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} ` +
+        `x ${w.instanceType}${example}`,
+    );
+    out.push(memoryLine(mem));
+    out.push(
+      `  knobs: ${Object.entries(w.memory.knobs)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(", ")}`,
+    );
     for (const a of w.memory.advice) out.push(`  ! ${a}`);
-    out.push(`  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`);
-    out.push(`  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} GiB on NVMe)`);
+    out.push(
+      `  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`,
+    );
+    out.push(
+      `  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} ` +
+        `GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} ` +
+        `GiB on NVMe)`,
+    );
     out.push("  why:");
     for (const d of allDecisions(w)) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
     out.push("");

@@ -23,7 +23,8 @@ export function objectFileName(kind: string, name: string): string {
 export function writeRender(stack: string, plan: StackPlan, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
   const existing = readdirSync(outDir);
-  if (existing.some((f) => /^Pulumi(\..+)?\.yaml$/.test(f))) throw new UsageError(`${outDir} holds a Pulumi project; render into a folder of its own, e.g. out/${stack}`);
+  if (existing.some((f) => /^Pulumi(\..+)?\.yaml$/.test(f)))
+    throw new UsageError(`${outDir} holds a Pulumi project; render into a folder of its own, e.g. out/${stack}`);
   for (const f of existing) if (RENDERED_FILE.test(f)) rmSync(join(outDir, f));
   const files = new Map<string, string>();
   for (const { objects } of plan.objects) {

@@ -24,7 +24,10 @@ export function parseYamlFile(text: string, file: string): unknown {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
-      doc.errors.map((e) => ({ path: `${file}:${(e.linePos?.[0]?.line ?? 0).toString()}`, message: e.message.split("\n")[0] ?? e.message })),
+      doc.errors.map((e) => ({
+        path: `${file}:${(e.linePos?.[0]?.line ?? 0).toString()}`,
+        message: e.message.split("\n")[0] ?? e.message,
+      })),
       file,
     );
   }
@@ -35,12 +38,26 @@ export function parseYamlFile(text: string, file: string): unknown {
 export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> {
   const config = doc && typeof doc === "object" ? (doc as Record<string, unknown>)["config"] : undefined;
   if (!config || typeof config !== "object" || Array.isArray(config)) {
-    throw new ConfigError([{ path: `${file}: config`, message: "the file needs a `config:` map with the ray-gpu: keys" }], file);
+    throw new ConfigError(
+      [{ path: `${file}: config`, message: "the file needs a `config:` map with the ray-gpu: keys" }],
+      file,
+    );
   }
   const raw = namespaceKeys(config as Record<string, unknown>);
   const awsRegion = (config as Record<string, unknown>)["aws:region"];
   if (awsRegion !== undefined && raw["region"] !== undefined && awsRegion !== raw["region"]) {
-    throw new ConfigError([{ path: "aws:region", message: `differs from ray-gpu:region (${JSON.stringify(raw["region"])}); the stack uses ray-gpu:region, so drop aws:region or make them equal`, value: awsRegion }], file);
+    throw new ConfigError(
+      [
+        {
+          path: "aws:region",
+          message:
+            `differs from ray-gpu:region (${JSON.stringify(raw["region"])}); the stack uses ray-gpu:region, ` +
+            `so drop aws:region or make them equal`,
+          value: awsRegion,
+        },
+      ],
+      file,
+    );
   }
   return raw;
 }
@@ -51,7 +68,9 @@ export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> 
  */
 export function pulumiConfigMap(file: string): Record<string, string> {
   const doc = parseYamlFile(readFileSync(file, "utf8"), file) as { config?: Record<string, unknown> };
-  return Object.fromEntries(Object.entries(doc.config ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  return Object.fromEntries(
+    Object.entries(doc.config ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
 }
 
 /**
@@ -62,7 +81,9 @@ export function loadStackConfig(dir: string, stack: string): { config: StackConf
   const file = join(dir, `Pulumi.${stack}.yaml`);
   if (!existsSync(file)) {
     const known = listStacks(dir);
-    throw new UsageError(`no stack "${stack}": ${file} does not exist${known.length ? `; stacks here: ${known.join(", ")}` : ""}`);
+    throw new UsageError(
+      `no stack "${stack}": ${file} does not exist${known.length ? `; stacks here: ${known.join(", ")}` : ""}`,
+    );
   }
   const raw = rayGpuKeys(parseYamlFile(readFileSync(file, "utf8"), file), file);
   return { config: parseStackConfig(raw, file), file };

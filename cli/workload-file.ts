@@ -21,7 +21,11 @@ export function loadWorkloadFile(file: string): WorkloadSpec {
   if (!existsSync(file)) throw new UsageError(`no workload file ${file}`);
   const raw = parseYamlFile(readFileSync(file, "utf8"), file);
   const result = WorkloadSpecSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(toConfigIssues(result.error, WorkloadSpecSchema, raw, (p) => joinPath(p) || "(root)"), file);
+  if (!result.success)
+    throw new ConfigError(
+      toConfigIssues(result.error, WorkloadSpecSchema, raw, (p) => joinPath(p) || "(root)"),
+      file,
+    );
   return result.data;
 }
 

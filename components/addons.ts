@@ -74,11 +74,24 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
   constructor(name: string, args: ClusterAutoscalerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:ClusterAutoscaler", name, {}, opts);
     const child = { parent: this };
-    const role = new aws.iam.Role(`${name}-role`, { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) }, child);
-    new aws.iam.RolePolicy(`${name}-policy`, { role: role.id, policy: JSON.stringify(clusterAutoscalerPolicy(args.plannedClusterName)) }, child);
+    const role = new aws.iam.Role(
+      `${name}-role`,
+      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      child,
+    );
+    new aws.iam.RolePolicy(
+      `${name}-policy`,
+      { role: role.id, policy: JSON.stringify(clusterAutoscalerPolicy(args.plannedClusterName)) },
+      child,
+    );
     const association = new aws.eks.PodIdentityAssociation(
       `${name}-identity`,
-      { clusterName: args.clusterName, namespace: SERVICE_ACCOUNTS.clusterAutoscaler.namespace, serviceAccount: SERVICE_ACCOUNTS.clusterAutoscaler.name, roleArn: role.arn },
+      {
+        clusterName: args.clusterName,
+        namespace: SERVICE_ACCOUNTS.clusterAutoscaler.namespace,
+        serviceAccount: SERVICE_ACCOUNTS.clusterAutoscaler.name,
+        roleArn: role.arn,
+      },
       child,
     );
     this.release = helmRelease(name, { ...args, dependsOn: [...(args.dependsOn ?? []), association] }, this);

@@ -18,7 +18,12 @@ export interface EksClusterArgs {
 }
 
 /** Kubeconfig that authenticates with `aws eks get-token` (no long-lived secret in state). */
-function kubeconfig(name: pulumi.Input<string>, endpoint: pulumi.Input<string>, ca: pulumi.Input<string>, region: string): pulumi.Output<string> {
+function kubeconfig(
+  name: pulumi.Input<string>,
+  endpoint: pulumi.Input<string>,
+  ca: pulumi.Input<string>,
+  region: string,
+): pulumi.Output<string> {
   return pulumi.all([name, endpoint, ca]).apply(([n, e, c]) =>
     JSON.stringify({
       apiVersion: "v1",
@@ -26,7 +31,18 @@ function kubeconfig(name: pulumi.Input<string>, endpoint: pulumi.Input<string>, 
       clusters: [{ name: n, cluster: { server: e, "certificate-authority-data": c } }],
       contexts: [{ name: n, context: { cluster: n, user: n } }],
       "current-context": n,
-      users: [{ name: n, user: { exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: "aws", args: ["eks", "get-token", "--cluster-name", n, "--region", region] } } }],
+      users: [
+        {
+          name: n,
+          user: {
+            exec: {
+              apiVersion: "client.authentication.k8s.io/v1beta1",
+              command: "aws",
+              args: ["eks", "get-token", "--cluster-name", n, "--region", region],
+            },
+          },
+        },
+      ],
     }),
   );
 }
@@ -45,13 +61,35 @@ export class EksCluster extends pulumi.ComponentResource {
     super("ray-gpu:index:EksCluster", name, {}, opts);
     const child = { parent: this };
     const c = args.cluster;
-    const nodeRole = new aws.iam.Role(`${name}-node-role`, { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("ec2.amazonaws.com")) }, child);
-    NODE_ROLE_MANAGED_POLICIES.forEach((arn) => new aws.iam.RolePolicyAttachment(`${name}-node-${arn.split("/").pop()}`, { role: nodeRole.name, policyArn: arn }, child));
+    const nodeRole = new aws.iam.Role(
+      `${name}-node-role`,
+      { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("ec2.amazonaws.com")) },
+      child,
+    );
+    NODE_ROLE_MANAGED_POLICIES.forEach(
+      (arn) =>
+        new aws.iam.RolePolicyAttachment(
+          `${name}-node-${arn.split("/").pop()}`,
+          { role: nodeRole.name, policyArn: arn },
+          child,
+        ),
+    );
     this.nodeRoleArn = nodeRole.arn;
     this.ready = [];
     if (c.mode === "create") {
-      const role = new aws.iam.Role(`${name}-cluster-role`, { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("eks.amazonaws.com")) }, child);
-      const attachments = CLUSTER_ROLE_MANAGED_POLICIES.map((arn) => new aws.iam.RolePolicyAttachment(`${name}-cluster-${arn.split("/").pop()}`, { role: role.name, policyArn: arn }, child));
+      const role = new aws.iam.Role(
+        `${name}-cluster-role`,
+        { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("eks.amazonaws.com")) },
+        child,
+      );
+      const attachments = CLUSTER_ROLE_MANAGED_POLICIES.map(
+        (arn) =>
+          new aws.iam.RolePolicyAttachment(
+            `${name}-cluster-${arn.split("/").pop()}`,
+            { role: role.name, policyArn: arn },
+            child,
+          ),
+      );
       const cluster = new aws.eks.Cluster(
         `${name}-eks`,
         {
@@ -59,7 +97,9 @@ export class EksCluster extends pulumi.ComponentResource {
           version: c.kubernetesVersion,
           roleArn: role.arn,
           vpcConfig: {
-            subnetIds: pulumi.all([args.privateSubnetIds ?? [], args.publicSubnetIds ?? []]).apply(([a, b]) => [...a, ...b]),
+            subnetIds: pulumi
+              .all([args.privateSubnetIds ?? [], args.publicSubnetIds ?? []])
+              .apply(([a, b]) => [...a, ...b]),
             endpointPrivateAccess: true,
             endpointPublicAccess: c.publicEndpoint,
           },
@@ -68,33 +108,77 @@ export class EksCluster extends pulumi.ComponentResource {
         { ...child, dependsOn: attachments },
       );
       this.ready.push(
-        ...EKS_ADDONS.map((addon) => new aws.eks.Addon(`${name}-${addon}`, { clusterName: cluster.name, addonName: addon, resolveConflictsOnCreate: "OVERWRITE" }, child)),
+        ...EKS_ADDONS.map(
+          (addon) =>
+            new aws.eks.Addon(
+              `${name}-${addon}`,
+              { clusterName: cluster.name, addonName: addon, resolveConflictsOnCreate: "OVERWRITE" },
+              child,
+            ),
+        ),
       );
       c.adminRoleArns.forEach((arn) => {
         const role = arn.split("/").pop()!;
-        const entry = new aws.eks.AccessEntry(`${name}-admin-${role}`, { clusterName: cluster.name, principalArn: arn, type: "STANDARD" }, child);
+        const entry = new aws.eks.AccessEntry(
+          `${name}-admin-${role}`,
+          { clusterName: cluster.name, principalArn: arn, type: "STANDARD" },
+          child,
+        );
         new aws.eks.AccessPolicyAssociation(
           `${name}-admin-${role}-policy`,
-          { clusterName: cluster.name, principalArn: arn, policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy", accessScope: { type: "cluster" } },
+          {
+            clusterName: cluster.name,
+            principalArn: arn,
+            policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+            accessScope: { type: "cluster" },
+          },
           { ...child, dependsOn: [entry] },
         );
       });
       this.clusterName = cluster.name;
       this.nodeSubnetIds = pulumi.output(args.privateSubnetIds ?? []);
       this.vpcId = cluster.vpcConfig.vpcId;
-      this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region), enableServerSideApply: true }, child);
+      this.provider = new k8s.Provider(
+        `${name}-k8s`,
+        {
+          kubeconfig: kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
+          enableServerSideApply: true,
+        },
+        child,
+      );
     } else {
       const existing = aws.eks.getClusterOutput({ name: c.name }, child);
       // Node groups we add to an adopted cluster join through an access entry for their role.
-      new aws.eks.AccessEntry(`${name}-node-access`, { clusterName: c.name, principalArn: nodeRole.arn, type: "EC2_LINUX" }, child);
+      new aws.eks.AccessEntry(
+        `${name}-node-access`,
+        { clusterName: c.name, principalArn: nodeRole.arn, type: "EC2_LINUX" },
+        child,
+      );
       this.clusterName = existing.name;
       // Nodes go to the cluster's private subnets only (its subnet list may include public ones).
       this.nodeSubnetIds = aws.ec2.getSubnetsOutput(
-        { filters: [{ name: "subnet-id", values: existing.vpcConfig.subnetIds }, { name: "map-public-ip-on-launch", values: ["false"] }] },
+        {
+          filters: [
+            { name: "subnet-id", values: existing.vpcConfig.subnetIds },
+            { name: "map-public-ip-on-launch", values: ["false"] },
+          ],
+        },
         child,
       ).ids;
       this.vpcId = existing.vpcConfig.vpcId;
-      this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: kubeconfig(existing.name, existing.endpoint, existing.certificateAuthorities[0]!.data, args.region), enableServerSideApply: true }, child);
+      this.provider = new k8s.Provider(
+        `${name}-k8s`,
+        {
+          kubeconfig: kubeconfig(
+            existing.name,
+            existing.endpoint,
+            existing.certificateAuthorities[0]!.data,
+            args.region,
+          ),
+          enableServerSideApply: true,
+        },
+        child,
+      );
     }
     this.registerOutputs({ clusterName: this.clusterName, nodeRoleArn: this.nodeRoleArn, vpcId: this.vpcId });
   }

@@ -20,7 +20,9 @@ export class Network extends pulumi.ComponentResource {
       `${name}-vpc`,
       {
         cidrBlock: p.cidrBlock,
-        ...(p.availabilityZoneNames ? { availabilityZoneNames: [...p.availabilityZoneNames] } : { numberOfAvailabilityZones: p.availabilityZones }),
+        ...(p.availabilityZoneNames
+          ? { availabilityZoneNames: [...p.availabilityZoneNames] }
+          : { numberOfAvailabilityZones: p.availabilityZones }),
         enableDnsHostnames: true,
         enableDnsSupport: true,
         natGateways: { strategy: p.natGateways },
@@ -36,6 +38,10 @@ export class Network extends pulumi.ComponentResource {
     this.vpcId = vpc.vpcId;
     this.privateSubnetIds = vpc.privateSubnetIds;
     this.publicSubnetIds = vpc.publicSubnetIds;
-    this.registerOutputs({ vpcId: this.vpcId, privateSubnetIds: this.privateSubnetIds, publicSubnetIds: this.publicSubnetIds });
+    this.registerOutputs({
+      vpcId: this.vpcId,
+      privateSubnetIds: this.privateSubnetIds,
+      publicSubnetIds: this.publicSubnetIds,
+    });
   }
 }

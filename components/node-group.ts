@@ -22,16 +22,29 @@ export interface NodeGroupArgs {
 function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.ComponentResource): aws.eks.NodeGroup {
   const p = args.plan;
   const child = { parent };
-  const placement = p.clusterPlacementGroup ? new aws.ec2.PlacementGroup(`${name}-placement`, { strategy: "cluster" }, child) : undefined;
+  const placement = p.clusterPlacementGroup
+    ? new aws.ec2.PlacementGroup(`${name}-placement`, { strategy: "cluster" }, child)
+    : undefined;
   const lt = p.launchTemplate;
   const template = new aws.ec2.LaunchTemplate(
     `${name}-lt`,
     {
-      metadataOptions: { httpTokens: lt.httpTokens, httpEndpoint: "enabled", httpPutResponseHopLimit: lt.httpPutResponseHopLimit },
+      metadataOptions: {
+        httpTokens: lt.httpTokens,
+        httpEndpoint: "enabled",
+        httpPutResponseHopLimit: lt.httpPutResponseHopLimit,
+      },
       blockDeviceMappings: [
         {
           deviceName: lt.rootVolume.deviceName,
-          ebs: { volumeSize: lt.rootVolume.sizeGiB, volumeType: lt.rootVolume.type, iops: lt.rootVolume.iops, throughput: lt.rootVolume.throughputMiBps, encrypted: "true", deleteOnTermination: "true" },
+          ebs: {
+            volumeSize: lt.rootVolume.sizeGiB,
+            volumeType: lt.rootVolume.type,
+            iops: lt.rootVolume.iops,
+            throughput: lt.rootVolume.throughputMiBps,
+            encrypted: "true",
+            deleteOnTermination: "true",
+          },
         },
       ],
       userData: lt.userData === undefined ? undefined : Buffer.from(lt.userData).toString("base64"),
@@ -41,7 +54,16 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
     child,
   );
   const subnetIds = p.availabilityZone
-    ? aws.ec2.getSubnetsOutput({ filters: [{ name: "vpc-id", values: [args.vpcId] }, { name: "availability-zone", values: [p.availabilityZone] }, { name: "map-public-ip-on-launch", values: ["false"] }] }, child).ids
+    ? aws.ec2.getSubnetsOutput(
+        {
+          filters: [
+            { name: "vpc-id", values: [args.vpcId] },
+            { name: "availability-zone", values: [p.availabilityZone] },
+            { name: "map-public-ip-on-launch", values: ["false"] },
+          ],
+        },
+        child,
+      ).ids
     : args.subnetIds;
   const group = new aws.eks.NodeGroup(
     `${name}-ng`,
@@ -66,7 +88,11 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
   const asgName = group.resources.apply((r) => r?.[0]?.autoscalingGroups?.[0]?.name ?? "");
   for (const [key, value] of Object.entries(p.autoscalerTags)) {
     const slug = key.replace(/^k8s\.io\/cluster-autoscaler\//, "").replace(/[^A-Za-z0-9]+/g, "-");
-    new aws.autoscaling.Tag(`${name}-asg-${slug}`, { autoscalingGroupName: asgName, tag: { key, value, propagateAtLaunch: false } }, child);
+    new aws.autoscaling.Tag(
+      `${name}-asg-${slug}`,
+      { autoscalingGroupName: asgName, tag: { key, value, propagateAtLaunch: false } },
+      child,
+    );
   }
   return group;
 }
@@ -81,7 +107,8 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
 
   constructor(name: string, args: NodeGroupArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:GpuNodeGroup", name, {}, opts);
-    if (args.plan.role !== "gpu") throw new Error(`GpuNodeGroup ${name} needs a GPU pool plan (planGpuNodeGroup), got role ${args.plan.role}`);
+    if (args.plan.role !== "gpu")
+      throw new Error(`GpuNodeGroup ${name} needs a GPU pool plan (planGpuNodeGroup), got role ${args.plan.role}`);
     this.nodeGroupName = createNodeGroup(name, args, this).nodeGroupName;
     this.labels = args.plan.labels;
     this.taints = args.plan.taints;

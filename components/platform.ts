@@ -39,19 +39,59 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     const network = plan.network ? new Network(`${name}-network`, { plan: plan.network }, child) : undefined;
     const cluster = new EksCluster(
       `${name}-cluster`,
-      { cluster: plan.cluster, region: plan.region, privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds },
+      {
+        cluster: plan.cluster,
+        region: plan.region,
+        privateSubnetIds: network?.privateSubnetIds,
+        publicSubnetIds: network?.publicSubnetIds,
+      },
       child,
     );
-    const groupArgs = (p: NodeGroupPlan) => ({ plan: p, clusterName: cluster.clusterName, nodeRoleArn: cluster.nodeRoleArn, subnetIds: cluster.nodeSubnetIds, vpcId: cluster.vpcId });
-    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), { ...child, dependsOn: cluster.ready });
-    this.gpuNodeGroups = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), { ...child, dependsOn: cluster.ready }));
+    const groupArgs = (p: NodeGroupPlan) => ({
+      plan: p,
+      clusterName: cluster.clusterName,
+      nodeRoleArn: cluster.nodeRoleArn,
+      subnetIds: cluster.nodeSubnetIds,
+      vpcId: cluster.vpcId,
+    });
+    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), {
+      ...child,
+      dependsOn: cluster.ready,
+    });
+    this.gpuNodeGroups = plan.nodeGroups.gpu.map(
+      (p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), { ...child, dependsOn: cluster.ready }),
+    );
     const inCluster = { provider: cluster.provider, dependsOn: [...cluster.ready, cpu] };
-    new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin, ...inCluster }, child);
-    new ClusterAutoscaler(`${name}-cluster-autoscaler`, { release: plan.helm.clusterAutoscaler, clusterName: cluster.clusterName, plannedClusterName: plan.cluster.name, ...inCluster }, child);
-    this.kuberayOperator = new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator, ...inCluster }, child);
+    new NvidiaDevicePlugin(
+      `${name}-nvidia-device-plugin`,
+      { release: plan.helm.nvidiaDevicePlugin, ...inCluster },
+      child,
+    );
+    new ClusterAutoscaler(
+      `${name}-cluster-autoscaler`,
+      {
+        release: plan.helm.clusterAutoscaler,
+        clusterName: cluster.clusterName,
+        plannedClusterName: plan.cluster.name,
+        ...inCluster,
+      },
+      child,
+    );
+    this.kuberayOperator = new KubeRayOperator(
+      `${name}-kuberay`,
+      { release: plan.helm.kuberayOperator, ...inCluster },
+      child,
+    );
     this.storage = new Storage(
       `${name}-storage`,
-      { plan: plan.storage, clusterName: cluster.clusterName, provider: cluster.provider, dependsOn: inCluster.dependsOn, fsxSubnetId: cluster.nodeSubnetIds.apply((ids) => ids[0] ?? ""), vpcId: cluster.vpcId },
+      {
+        plan: plan.storage,
+        clusterName: cluster.clusterName,
+        provider: cluster.provider,
+        dependsOn: inCluster.dependsOn,
+        fsxSubnetId: cluster.nodeSubnetIds.apply((ids) => ids[0] ?? ""),
+        vpcId: cluster.vpcId,
+      },
       child,
     );
     this.plan = plan;

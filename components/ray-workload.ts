@@ -32,7 +32,14 @@ export class RayWorkload extends pulumi.ComponentResource {
     const child = { parent: this, provider: args.provider };
     const configMaps = args.objects
       .filter((o) => o.kind === "ConfigMap")
-      .map((o) => new k8s.core.v1.ConfigMap(`${name}-${o.metadata.name}-configmap`, { metadata: o.metadata, data: o.data }, child));
+      .map(
+        (o) =>
+          new k8s.core.v1.ConfigMap(
+            `${name}-${o.metadata.name}-configmap`,
+            { metadata: o.metadata, data: o.data },
+            child,
+          ),
+      );
     const rayJobs = args.objects
       .filter((o) => o.kind === "RayJob")
       .map(
@@ -41,7 +48,12 @@ export class RayWorkload extends pulumi.ComponentResource {
             `${name}-rayjob`,
             { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
             // KubeRay does not act on spec changes to a submitted RayJob: replace it so a change re-runs the job.
-            { ...child, dependsOn: [...(args.dependsOn ?? []), ...configMaps], replaceOnChanges: ["spec"], deleteBeforeReplace: true },
+            {
+              ...child,
+              dependsOn: [...(args.dependsOn ?? []), ...configMaps],
+              replaceOnChanges: ["spec"],
+              deleteBeforeReplace: true,
+            },
           ),
       );
     if (rayJobs.length !== 1) throw new Error(`RayWorkload ${name} needs exactly one RayJob, got ${rayJobs.length}`);

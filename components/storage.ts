@@ -36,33 +36,96 @@ export class Storage extends pulumi.ComponentResource {
     const p = args.plan;
     const child = { parent: this };
     const bucket = new aws.s3.Bucket(`${name}-bucket`, { bucket: p.bucketName, forceDestroy: p.forceDestroy }, child);
-    new aws.s3.BucketServerSideEncryptionConfiguration(`${name}-encryption`, { bucket: bucket.id, rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" }, bucketKeyEnabled: true }] }, child);
-    new aws.s3.BucketVersioning(`${name}-versioning`, { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } }, child);
-    const block = new aws.s3.BucketPublicAccessBlock(`${name}-public-access`, { bucket: bucket.id, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true }, child);
-    new aws.s3.BucketPolicy(`${name}-tls-only`, { bucket: bucket.id, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyBucketPolicy(arn))) }, { ...child, dependsOn: [block] });
+    new aws.s3.BucketServerSideEncryptionConfiguration(
+      `${name}-encryption`,
+      {
+        bucket: bucket.id,
+        rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" }, bucketKeyEnabled: true }],
+      },
+      child,
+    );
+    new aws.s3.BucketVersioning(
+      `${name}-versioning`,
+      { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } },
+      child,
+    );
+    const block = new aws.s3.BucketPublicAccessBlock(
+      `${name}-public-access`,
+      {
+        bucket: bucket.id,
+        blockPublicAcls: true,
+        blockPublicPolicy: true,
+        ignorePublicAcls: true,
+        restrictPublicBuckets: true,
+      },
+      child,
+    );
+    new aws.s3.BucketPolicy(
+      `${name}-tls-only`,
+      { bucket: bucket.id, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyBucketPolicy(arn))) },
+      { ...child, dependsOn: [block] },
+    );
     new aws.s3.BucketLifecycleConfiguration(
       `${name}-lifecycle`,
       {
         bucket: bucket.id,
         rules: [
-          { id: "expire-old-checkpoints", status: "Enabled", filter: { prefix: p.checkpointPrefix }, noncurrentVersionExpiration: { noncurrentDays: p.checkpointRetentionDays } },
-          { id: "abort-incomplete-uploads", status: "Enabled", filter: { prefix: p.prefix }, abortIncompleteMultipartUpload: { daysAfterInitiation: p.abortIncompleteUploadDays } },
+          {
+            id: "expire-old-checkpoints",
+            status: "Enabled",
+            filter: { prefix: p.checkpointPrefix },
+            noncurrentVersionExpiration: { noncurrentDays: p.checkpointRetentionDays },
+          },
+          {
+            id: "abort-incomplete-uploads",
+            status: "Enabled",
+            filter: { prefix: p.prefix },
+            abortIncompleteMultipartUpload: { daysAfterInitiation: p.abortIncompleteUploadDays },
+          },
         ],
       },
       child,
     );
-    const role = new aws.iam.Role(`${name}-ray-role`, { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) }, child);
-    new aws.iam.RolePolicy(`${name}-ray-bucket-access`, { role: role.id, policy: bucket.arn.apply((arn) => JSON.stringify(bucketAccessPolicy(arn, p.prefix))) }, child);
+    const role = new aws.iam.Role(
+      `${name}-ray-role`,
+      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      child,
+    );
+    new aws.iam.RolePolicy(
+      `${name}-ray-bucket-access`,
+      { role: role.id, policy: bucket.arn.apply((arn) => JSON.stringify(bucketAccessPolicy(arn, p.prefix))) },
+      child,
+    );
     const k8sChild = { parent: this, provider: args.provider, dependsOn: args.dependsOn ?? [] };
-    const ns = new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: p.serviceAccount.namespace } }, k8sChild);
-    this.serviceAccount = new k8s.core.v1.ServiceAccount(`${name}-service-account`, { metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace } }, { ...k8sChild, dependsOn: [ns] });
+    const ns = new k8s.core.v1.Namespace(
+      `${name}-namespace`,
+      { metadata: { name: p.serviceAccount.namespace } },
+      k8sChild,
+    );
+    this.serviceAccount = new k8s.core.v1.ServiceAccount(
+      `${name}-service-account`,
+      { metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace } },
+      { ...k8sChild, dependsOn: [ns] },
+    );
     // RayJobs read the bucket from here (RAY_GPU_STORAGE_BUCKET): its name is known only once it exists.
     new k8s.core.v1.ConfigMap(
       `${name}-configmap`,
-      { metadata: { name: STORAGE_CONFIGMAP, namespace: p.serviceAccount.namespace }, data: { bucket: bucket.bucket, prefix: p.prefix } },
+      {
+        metadata: { name: STORAGE_CONFIGMAP, namespace: p.serviceAccount.namespace },
+        data: { bucket: bucket.bucket, prefix: p.prefix },
+      },
       { ...k8sChild, dependsOn: [ns] },
     );
-    new aws.eks.PodIdentityAssociation(`${name}-identity`, { clusterName: args.clusterName, namespace: p.serviceAccount.namespace, serviceAccount: p.serviceAccount.name, roleArn: role.arn }, child);
+    new aws.eks.PodIdentityAssociation(
+      `${name}-identity`,
+      {
+        clusterName: args.clusterName,
+        namespace: p.serviceAccount.namespace,
+        serviceAccount: p.serviceAccount.name,
+        roleArn: role.arn,
+      },
+      child,
+    );
     if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
     this.bucketName = bucket.bucket;
     this.bucketArn = bucket.arn;
@@ -72,8 +135,14 @@ export class Storage extends pulumi.ComponentResource {
   }
 
   /** FSx for Lustre linked to the bucket: SCRATCH_2 imports through `importPath`, PERSISTENT_2 through a data repository association. */
-  private createFsx(name: string, fsx: NonNullable<StoragePlan["fsx"]>, bucket: aws.s3.Bucket, args: StorageArgs): void {
-    if (args.fsxSubnetId === undefined || args.vpcId === undefined) throw new Error(`Storage ${name}: plan.fsx needs fsxSubnetId and vpcId`);
+  private createFsx(
+    name: string,
+    fsx: NonNullable<StoragePlan["fsx"]>,
+    bucket: aws.s3.Bucket,
+    args: StorageArgs,
+  ): void {
+    if (args.fsxSubnetId === undefined || args.vpcId === undefined)
+      throw new Error(`Storage ${name}: plan.fsx needs fsxSubnetId and vpcId`);
     const child = { parent: this };
     const cidr = aws.ec2.getVpcOutput({ id: args.vpcId }, child).cidrBlock;
     const sg = new aws.ec2.SecurityGroup(
@@ -99,7 +168,9 @@ export class Storage extends pulumi.ComponentResource {
         deploymentType: fsx.deploymentType,
         subnetIds: args.fsxSubnetId,
         securityGroupIds: [sg.id],
-        ...(scratch ? { importPath: path, autoImportPolicy: "NEW_CHANGED_DELETED" } : { perUnitStorageThroughput: 125, fileSystemTypeVersion: "2.15" }),
+        ...(scratch
+          ? { importPath: path, autoImportPolicy: "NEW_CHANGED_DELETED" }
+          : { perUnitStorageThroughput: 125, fileSystemTypeVersion: "2.15" }),
       },
       child,
     );
@@ -110,7 +181,10 @@ export class Storage extends pulumi.ComponentResource {
           fileSystemId: fs.id,
           dataRepositoryPath: path,
           fileSystemPath: "/data",
-          s3: { autoImportPolicy: { events: ["NEW", "CHANGED", "DELETED"] }, autoExportPolicy: { events: ["NEW", "CHANGED", "DELETED"] } },
+          s3: {
+            autoImportPolicy: { events: ["NEW", "CHANGED", "DELETED"] },
+            autoExportPolicy: { events: ["NEW", "CHANGED", "DELETED"] },
+          },
         },
         child,
       );

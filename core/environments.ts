@@ -96,7 +96,8 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     why: {
       cleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
       backoffLimit: "dev does not retry: a failing dev job should fail fast and visibly",
-      preRunningDeadlineSeconds: "20 min covers a GPU node scaling up from zero (about 5 min) and pulling a multi-GB ML image",
+      preRunningDeadlineSeconds:
+        "20 min covers a GPU node scaling up from zero (about 5 min) and pulling a multi-GB ML image",
       defaultMaxRuntimeMinutes: "dev runs are short samples; 2 h caps a forgotten job's cost",
     },
   },
@@ -108,7 +109,10 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
         { policy: "DeleteWorkers", condition: { jobStatus: "FAILED", ttlSeconds: 0 } },
         { policy: "DeleteCluster", condition: { jobStatus: "FAILED", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS } },
         { policy: "DeleteWorkers", condition: { jobDeploymentStatus: "Failed", ttlSeconds: 0 } },
-        { policy: "DeleteCluster", condition: { jobDeploymentStatus: "Failed", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS } },
+        {
+          policy: "DeleteCluster",
+          condition: { jobDeploymentStatus: "Failed", ttlSeconds: PROD_FAILED_HEAD_TTL_SECONDS },
+        },
       ],
     },
     backoffLimit: 2,
@@ -122,12 +126,15 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
       scaleDownUnneededTime: "10m",
       scaleDownDelayAfterAdd: "10m",
       bucketForceDestroy: false,
-      why: "prod: a NAT gateway per zone, three zones, idle GPU nodes removed after 10 min (fewer scale flaps between jobs), a bucket destroy never empties",
+      why:
+        "prod: a NAT gateway per zone, three zones, idle GPU nodes removed after 10 min (fewer scale flaps " +
+        "between jobs), a bucket destroy never empties",
     },
     why: {
       cleanup:
         "prod deletes the cluster at once on success; on failure it frees the GPU workers at once and keeps the head " +
-        `(logs, dashboard) for ${PROD_FAILED_HEAD_TTL_SECONDS / 60} min for debugging (deletionRules; no shutdownAfterJobFinishes, as KubeRay requires)`,
+        (`(logs, dashboard) for ${PROD_FAILED_HEAD_TTL_SECONDS / 60} min for debugging (deletionRules; no ` +
+          `shutdownAfterJobFinishes, as KubeRay requires)`),
       backoffLimit: "prod retries twice on a new cluster; training resumes from its last checkpoint",
       preRunningDeadlineSeconds: "45 min allows for scarce on-demand g5 capacity and image pulls before giving up",
       defaultMaxRuntimeMinutes: "24 h unless the workload sets maxRuntimeMinutes",

@@ -8,13 +8,15 @@ export const GIB = 1024 ** 3;
 
 /** Whole GiB as a Kubernetes quantity: `gibQuantity(64)` is `"64Gi"`. */
 export function gibQuantity(gib: number): string {
-  if (!Number.isInteger(gib) || gib < 0) throw new RangeError(`gibQuantity needs a whole, non-negative GiB count, got ${gib}`);
+  if (!Number.isInteger(gib) || gib < 0)
+    throw new RangeError(`gibQuantity needs a whole, non-negative GiB count, got ${gib}`);
   return `${gib}Gi`;
 }
 
 /** Whole CPUs as a Kubernetes quantity: `cpuQuantity(46)` is `"46"`. */
 export function cpuQuantity(cpus: number): string {
-  if (!Number.isInteger(cpus) || cpus < 0) throw new RangeError(`cpuQuantity needs a whole, non-negative CPU count, got ${cpus}`);
+  if (!Number.isInteger(cpus) || cpus < 0)
+    throw new RangeError(`cpuQuantity needs a whole, non-negative CPU count, got ${cpus}`);
   return String(cpus);
 }
 
@@ -34,7 +36,16 @@ export function round2(x: number): number {
 }
 
 const QUANTITY_SUFFIX: Readonly<Record<string, number>> = {
-  "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: MIB, Gi: GIB, Ti: 1024 ** 4,
+  "": 1,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 1024,
+  Mi: MIB,
+  Gi: GIB,
+  Ti: 1024 ** 4,
 };
 
 /** Parses a Kubernetes quantity ("46", "500m", "168Gi", "1e3") into a plain number (cores or bytes). */

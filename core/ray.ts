@@ -23,5 +23,8 @@ export function rayImageProblem(image: string): string | undefined {
   if (match[1] === undefined && image.includes("@")) return undefined;
   const tag = match[1] ?? "latest";
   if (tag === RAY_VERSION || tag.startsWith(`${RAY_VERSION}-`)) return undefined;
-  return `Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is tested with (tag "${tag}"): use ${RAY_IMAGE}, or your own image built from it`;
+  return (
+    `Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library ` +
+    `is tested with (tag "${tag}"): use ${RAY_IMAGE}, or your own image built from it`
+  );
 }

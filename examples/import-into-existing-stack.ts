@@ -5,7 +5,16 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { GpuNodeGroup, KubeRayOperator, NvidiaDevicePlugin, PlatformSchema, kuberayOperatorRelease, nvidiaDevicePluginRelease, planGpuNodeGroup, planPools } from "../index";
+import {
+  GpuNodeGroup,
+  KubeRayOperator,
+  NvidiaDevicePlugin,
+  PlatformSchema,
+  kuberayOperatorRelease,
+  nvidiaDevicePluginRelease,
+  planGpuNodeGroup,
+  planPools,
+} from "../index";
 
 // Your cluster's values (from your own stack, e.g. `new pulumi.StackReference(...)`).
 const clusterName = "my-eks";
@@ -29,7 +38,10 @@ export const gpuPool = new GpuNodeGroup("a10g-4x", {
   vpcId,
 });
 // The NVIDIA AMI has the driver, not the device plugin; without it no pod can request nvidia.com/gpu.
-export const devicePlugin = new NvidiaDevicePlugin("nvidia-device-plugin", { release: nvidiaDevicePluginRelease(), provider });
+export const devicePlugin = new NvidiaDevicePlugin("nvidia-device-plugin", {
+  release: nvidiaDevicePluginRelease(),
+  provider,
+});
 // No node selector: an existing cluster's nodes do not carry ray-gpu.io/pool labels.
 export const kuberay = new KubeRayOperator("kuberay", { release: kuberayOperatorRelease(), provider });
 // A pool with minNodes 0 also needs a Cluster Autoscaler that discovers it (ClusterAutoscaler, or your own).

@@ -15,7 +15,8 @@ export function runtimePackageDir(from: string = __dirname): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const candidate = join(dir, "runtime", "ray_gpu");
     if (existsSync(join(candidate, "__init__.py"))) return candidate;
-    if (dirname(dir) === dir) throw new Error(`the runtime package is missing: no runtime/ray_gpu/__init__.py above ${from}`);
+    if (dirname(dir) === dir)
+      throw new Error(`the runtime package is missing: no runtime/ray_gpu/__init__.py above ${from}`);
   }
 }
 
@@ -23,10 +24,13 @@ export function runtimePackageDir(from: string = __dirname): string {
 export function loadRuntimePackage(dir: string = runtimePackageDir()): RuntimePackage {
   const files: Record<string, string> = {};
   const walk = (d: string): void => {
-    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       const full = join(d, entry.name);
       if (entry.isDirectory() && entry.name !== "__pycache__") walk(full);
-      else if (entry.isFile() && SHIPPED.test(entry.name)) files[relative(dir, full).split(sep).join("/")] = readFileSync(full, "utf8");
+      else if (entry.isFile() && SHIPPED.test(entry.name))
+        files[relative(dir, full).split(sep).join("/")] = readFileSync(full, "utf8");
     }
   };
   walk(resolve(dir));

@@ -46,7 +46,15 @@ const workloads = plan.objects
   .filter((o) => !o.example)
   .map(
     ({ workload, objects }) =>
-      new RayWorkload(workload, { objects, provider: platform.provider, dependsOn: [platform.kuberayOperator.release, platform.storage.serviceAccount] }, { providers: [awsProvider] }),
+      new RayWorkload(
+        workload,
+        {
+          objects,
+          provider: platform.provider,
+          dependsOn: [platform.kuberayOperator.release, platform.storage.serviceAccount],
+        },
+        { providers: [awsProvider] },
+      ),
   );
 
 /** RayJob names, in config order. */

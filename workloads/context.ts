@@ -44,14 +44,23 @@ export function resolveGpuPool(
     throw new ConfigError([{ path: `${path}.${field}`, message, value }]);
   };
   if (spec.nodePool !== undefined) {
-    const pool = pools.gpu.find((p) => p.name === spec.nodePool) ?? fail("nodePool", `no GPU pool has this name; pools are ${names}`, spec.nodePool);
+    const pool =
+      pools.gpu.find((p) => p.name === spec.nodePool) ??
+      fail("nodePool", `no GPU pool has this name; pools are ${names}`, spec.nodePool);
     if (spec.instanceType !== undefined && spec.instanceType !== pool.instanceType) {
-      fail("instanceType", `pool "${pool.name}" runs ${pool.instanceType}; drop instanceType or pick a pool that runs it`, spec.instanceType);
+      fail(
+        "instanceType",
+        `pool "${pool.name}" runs ${pool.instanceType}; drop instanceType or pick a pool that runs it`,
+        spec.instanceType,
+      );
     }
     return pool;
   }
   if (spec.instanceType !== undefined) {
-    return pools.gpu.find((p) => p.instanceType === spec.instanceType) ?? fail("instanceType", `no GPU pool runs this instance type; pools are ${names}`, spec.instanceType);
+    return (
+      pools.gpu.find((p) => p.instanceType === spec.instanceType) ??
+      fail("instanceType", `no GPU pool runs this instance type; pools are ${names}`, spec.instanceType)
+    );
   }
   return pools.gpu[0] ?? fail("nodePool", "the stack has no GPU pool", undefined);
 }

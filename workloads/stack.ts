@@ -22,7 +22,11 @@ export interface StackPlan {
    * Kubernetes objects per rendered workload, in workload order. `example` workloads are rendered too; the Pulumi
    * program does not submit them.
    */
-  readonly objects: readonly { readonly workload: string; readonly example: boolean; readonly objects: readonly KubeObject[] }[];
+  readonly objects: readonly {
+    readonly workload: string;
+    readonly example: boolean;
+    readonly objects: readonly KubeObject[];
+  }[];
   /** Workloads planned but not rendered, and why (no image or entrypoint yet, or not fitting). */
   readonly notRendered: readonly { readonly workload: string; readonly reason: string }[];
 }
@@ -44,7 +48,12 @@ export interface PlanStackOptions {
 }
 
 /** One workload's plan and objects (or why it cannot be rendered yet), its problems added to `issues`. */
-function planWorkload(spec: StackConfig["workloads"][number], ctx: WorkloadContext, options: PlanStackOptions, issues: ConfigIssue[]) {
+function planWorkload(
+  spec: StackConfig["workloads"][number],
+  ctx: WorkloadContext,
+  options: PlanStackOptions,
+  issues: ConfigIssue[],
+) {
   try {
     const construct = new Workload(spec);
     // A Workload of any kind plans one kind at a time: its plan is one member of the union.
@@ -55,7 +64,10 @@ function planWorkload(spec: StackConfig["workloads"][number], ctx: WorkloadConte
       return { plan, rendered: { workload: spec.name, example: spec.example, objects } };
     } catch (err) {
       if (!(err instanceof ConfigError) || options.requireRender) throw err;
-      return { plan, notRendered: { workload: spec.name, reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; ") } };
+      return {
+        plan,
+        notRendered: { workload: spec.name, reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; ") },
+      };
     }
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

@@ -11,7 +11,14 @@ import { ConfigError, IssueCollector } from "../core/errors";
 import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
 import type { GpuPoolPlan } from "../core/pools";
 import type { z } from "zod";
-import { configMapBytes, contractMounts, MAX_CONFIGMAP_BYTES, runtimeConfigMap, tuningConfigMap, type ConfigMapTarget } from "./contract/configmaps";
+import {
+  configMapBytes,
+  contractMounts,
+  MAX_CONFIGMAP_BYTES,
+  runtimeConfigMap,
+  tuningConfigMap,
+  type ConfigMapTarget,
+} from "./contract/configmaps";
 import { API_VERSION, type TuningDocument } from "./contract/document";
 import type { KubeObject } from "./k8s/types";
 import { strategyOf } from "./kinds/table";
@@ -53,7 +60,10 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const result = schema.safeParse(spec);
     if (!result.success) {
       const kind = (spec as { kind?: unknown }).kind;
-      throw new ConfigError(toConfigIssues(result.error, schema, spec, (p) => joinPath(p) || "(root)"), typeof kind === "string" ? kind : "workload");
+      throw new ConfigError(
+        toConfigIssues(result.error, schema, spec, (p) => joinPath(p) || "(root)"),
+        typeof kind === "string" ? kind : "workload",
+      );
     }
     this.spec = result.data as SpecOf<K>;
     this.strategy = strategyOf(this.spec.kind as K);
@@ -72,7 +82,14 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const tuning = this.strategy.tune(this.tuneInput(ctx, memory, shape, path));
     const { spec } = this;
     const modelName = typeof spec.model === "string" ? spec.model : "custom";
-    const base = { name: spec.name, example: spec.example, environment: ctx.environment, nodePool: pool.name, instanceType: pool.instanceType, gpus: spec.gpus };
+    const base = {
+      name: spec.name,
+      example: spec.example,
+      environment: ctx.environment,
+      nodePool: pool.name,
+      instanceType: pool.instanceType,
+      gpus: spec.gpus,
+    };
     return { ...base, kind: spec.kind as K, modelName, memory, shape, tuning };
   }
 
@@ -83,11 +100,25 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   render(ctx: WorkloadContext, plan: WorkloadPlanOf<K> = this.plan(ctx)): KubeObject[] {
     const path = ctx.path ?? "workload";
     const { image, entrypoint } = this.renderable(plan, path);
-    const target: ConfigMapTarget = { workload: this.spec.name, namespace: ctx.namespace, labels: { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name } };
-    const kindDoc = this.strategy.document({ ...this.tuneInput(ctx, plan.memory, plan.shape, path), tuning: plan.tuning });
+    const target: ConfigMapTarget = {
+      workload: this.spec.name,
+      namespace: ctx.namespace,
+      labels: { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name },
+    };
+    const kindDoc = this.strategy.document({
+      ...this.tuneInput(ctx, plan.memory, plan.shape, path),
+      tuning: plan.tuning,
+    });
     const tuning = tuningConfigMap(target, this.document(plan, kindDoc.sections), kindDoc.files);
     if (configMapBytes(tuning) > MAX_CONFIGMAP_BYTES) {
-      throw new ConfigError([{ path: `${path}.sweep`, message: `the tuning ConfigMap would hold ${configMapBytes(tuning)} bytes, over Kubernetes' 1 MiB limit: use fewer sweep settings` }]);
+      throw new ConfigError([
+        {
+          path: `${path}.sweep`,
+          message:
+            `the tuning ConfigMap would hold ${configMapBytes(tuning)} bytes, over Kubernetes' 1 MiB limit: ` +
+            `use fewer sweep settings`,
+        },
+      ]);
     }
     const runtime = runtimeConfigMap(target, ctx.runtime);
     const job = renderRayJob({
@@ -112,22 +143,44 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const issues = new IssueCollector();
     this.strategy.check(this.spec, pool, path, issues);
     const { spec } = this;
-    const input = { environment: ctx.environment, gpus: spec.gpus, gpuPool: pool, headPool: ctx.pools.cpu, needs: this.strategy.needs, maxRuntimeMinutes: spec.maxRuntimeMinutes, path };
+    const input = {
+      environment: ctx.environment,
+      gpus: spec.gpus,
+      gpuPool: pool,
+      headPool: ctx.pools.cpu,
+      needs: this.strategy.needs,
+      maxRuntimeMinutes: spec.maxRuntimeMinutes,
+      path,
+    };
     const shape = collectIssues(() => planClusterShape(input), issues);
     if (shape && issues.issues.length === 0) return shape;
     throw new ConfigError(issues.issues);
   }
 
-  private tuneInput(ctx: WorkloadContext, memory: MemoryPlanOf<K>, shape: ClusterShapePlan, path: string): TuneInput<K> {
-    return { spec: this.spec, memory, shape, environment: ctx.environment, storagePrefix: ctx.storagePrefix ?? "", path };
+  private tuneInput(
+    ctx: WorkloadContext,
+    memory: MemoryPlanOf<K>,
+    shape: ClusterShapePlan,
+    path: string,
+  ): TuneInput<K> {
+    return {
+      spec: this.spec,
+      memory,
+      shape,
+      environment: ctx.environment,
+      storagePrefix: ctx.storagePrefix ?? "",
+      path,
+    };
   }
 
   /** The image and entrypoint, or every reason the workload cannot be rendered yet. */
   private renderable(plan: WorkloadPlanOf<K>, path: string): { image: string; entrypoint: string } {
     const issues = new IssueCollector();
     const { image, entrypoint } = this.spec;
-    if (image === undefined) issues.add(`${path}.image`, "required to render: the container image with Ray and your code");
-    if (entrypoint === undefined) issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
+    if (image === undefined)
+      issues.add(`${path}.image`, "required to render: the container image with Ray and your code");
+    if (entrypoint === undefined)
+      issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
     if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
     if (image !== undefined && entrypoint !== undefined && issues.issues.length === 0) return { image, entrypoint };
     throw new ConfigError(issues.issues);
@@ -136,7 +189,14 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   /** The whole tuning document: the workload, its knobs and its kind's sections. */
   private document(plan: WorkloadPlanOf<K>, sections: object): TuningDocument {
     const model = plan.memory.model;
-    const workload = { name: plan.name, kind: plan.kind, environment: plan.environment, model: plan.modelName, modelFamily: model.family, modelType: model.type };
+    const workload = {
+      name: plan.name,
+      kind: plan.kind,
+      environment: plan.environment,
+      model: plan.modelName,
+      modelFamily: model.family,
+      modelType: model.type,
+    };
     return { apiVersion: API_VERSION, kind: "Tuning", workload, knobs: plan.memory.knobs, ...sections };
   }
 }
@@ -156,7 +216,9 @@ function collectIssues<T>(fn: () => T, issues: IssueCollector): T | undefined {
 function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(m: M, shape: ClusterShapePlan): M {
   const need = m.memory.cpuOffloadGiBPerNode;
   if (need === 0 || need <= shape.worker.heapGiB) return m;
-  const advice = `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ${shape.worker.heapGiB} GiB outside /dev/shm: use more GPUs, or g5.48xlarge (more RAM per GPU)`;
+  const advice =
+    `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ` +
+    `${shape.worker.heapGiB} GiB outside /dev/shm: use more GPUs, or g5.48xlarge (more RAM per GPU)`;
   return { ...m, fits: false, advice: [...m.advice, advice] };
 }
 

@@ -25,8 +25,14 @@ function placeholderState(type: string, name: string, inputs: Record<string, unk
   switch (type) {
     case "awsx:ec2:Vpc": {
       const zones = Number(inputs["numberOfAvailabilityZones"] ?? 2);
-      const subnets = (kind: string) => Array.from({ length: zones }, (_, i) => computed(`${kind} subnet ${i + 1}`, name));
-      return { ...base, vpcId: computed("vpcId", name), privateSubnetIds: subnets("private"), publicSubnetIds: subnets("public") };
+      const subnets = (kind: string) =>
+        Array.from({ length: zones }, (_, i) => computed(`${kind} subnet ${i + 1}`, name));
+      return {
+        ...base,
+        vpcId: computed("vpcId", name),
+        privateSubnetIds: subnets("private"),
+        publicSubnetIds: subnets("public"),
+      };
     }
     case "aws:eks/cluster:Cluster":
       return {
@@ -36,7 +42,11 @@ function placeholderState(type: string, name: string, inputs: Record<string, unk
         vpcConfig: { ...(inputs["vpcConfig"] as object), vpcId: computed("vpcId", name) },
       };
     case "aws:eks/nodeGroup:NodeGroup":
-      return { ...base, nodeGroupName: computed("nodeGroupName", name), resources: [{ autoscalingGroups: [{ name: computed("Auto Scaling group", name) }] }] };
+      return {
+        ...base,
+        nodeGroupName: computed("nodeGroupName", name),
+        resources: [{ autoscalingGroups: [{ name: computed("Auto Scaling group", name) }] }],
+      };
     case "aws:iam/role:Role":
       return { ...base, name: computed("name", name), arn: `arn:aws:iam::<computed account>:role/${name}` };
     case "aws:s3/bucket:Bucket": {
@@ -59,7 +69,10 @@ function placeholderCall(token: string, inputs: Record<string, unknown>): Record
         ...inputs,
         endpoint: computed("endpoint", name),
         certificateAuthorities: [{ data: computed("certificate authority", name) }],
-        vpcConfig: { subnetIds: [computed("subnet 1", name), computed("subnet 2", name)], vpcId: computed("vpcId", name) },
+        vpcConfig: {
+          subnetIds: [computed("subnet 1", name), computed("subnet 2", name)],
+          vpcId: computed("vpcId", name),
+        },
       };
     }
     case "aws:ec2/getSubnets:getSubnets": {
@@ -101,7 +114,13 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
       newResource(args) {
         const inputs = args.inputs as Record<string, unknown>;
         const seen = parents.get(`${args.type}::${args.name}`);
-        recorded.push({ type: args.type, name: args.name, inputs, parent: seen?.parent || undefined, dependencies: seen?.dependencies ?? [] });
+        recorded.push({
+          type: args.type,
+          name: args.name,
+          inputs,
+          parent: seen?.parent || undefined,
+          dependencies: seen?.dependencies ?? [],
+        });
         const state = placeholderState(args.type, args.name, inputs);
         return { id: String(state["id"]), state };
       },
@@ -118,7 +137,10 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
   const monitor = settings.getMonitor();
   const register = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req, callback) => {
-    parents.set(`${req.getType()}::${req.getName()}`, { parent: req.getParent(), dependencies: req.getDependenciesList() });
+    parents.set(`${req.getType()}::${req.getName()}`, {
+      parent: req.getParent(),
+      dependencies: req.getDependenciesList(),
+    });
     return register(req, callback);
   };
   return recorded;

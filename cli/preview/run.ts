@@ -35,7 +35,12 @@ export function redact(value: unknown, key = ""): unknown {
 }
 
 function toPreview(r: RecordedResource): PreviewResource {
-  return { type: r.type, name: r.name, parent: r.parent ? (r.parent.split("::").pop() ?? r.parent) : null, inputs: sortKeys(redact(r.inputs)) as Record<string, unknown> };
+  return {
+    type: r.type,
+    name: r.name,
+    parent: r.parent ? (r.parent.split("::").pop() ?? r.parent) : null,
+    inputs: sortKeys(redact(r.inputs)) as Record<string, unknown>,
+  };
 }
 
 /**
@@ -49,7 +54,9 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the Pulumi program is a CommonJS module run for its side effects
   require(resolve(__dirname, "../../stacks/index.ts"));
   await settlePreview();
-  const resources = recorded.map(toPreview).sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+  const resources = recorded
+    .map(toPreview)
+    .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
   return { resources };
 }
 
@@ -57,6 +64,17 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
 export function previewText(stack: string, doc: { resources: PreviewResource[] }): string {
   const rows = doc.resources.map((r) => [r.type, r.name, r.parent ?? "-"]);
   const widths = [0, 1, 2].map((i) => Math.max(...[["TYPE", "NAME", "PARENT"], ...rows].map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [`Preview of stack ${stack}: ${doc.resources.length} resources (offline, Pulumi mock runtime; <computed: …> marks values the cloud assigns)`, "", line(["TYPE", "NAME", "PARENT"]), ...rows.map(line), ""].join("\n");
+  const line = (row: string[]) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [
+    `Preview of stack ${stack}: ${doc.resources.length} resources (offline, Pulumi mock runtime; <computed: ` +
+      `…> marks values the cloud assigns)`,
+    "",
+    line(["TYPE", "NAME", "PARENT"]),
+    ...rows.map(line),
+    "",
+  ].join("\n");
 }

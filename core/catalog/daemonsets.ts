@@ -21,13 +21,15 @@ export const NODE_DAEMONSETS: readonly DaemonSetRequest[] = [
     name: "aws-node (VPC CNI + network policy agent)",
     cpuMillis: 50,
     memoryMiB: 0,
-    source: "aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/values.yaml: requests.cpu 25m, applied to aws-node and aws-eks-nodeagent",
+    source:
+      "aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/values.yaml: requests.cpu 25m, applied to aws-node and aws-eks-nodeagent",
   },
   {
     name: "kube-proxy",
     cpuMillis: 100,
     memoryMiB: 0,
-    source: "EKS add-on; 100m is the commonly quoted request (not verified from a manifest), no memory request (aws/containers-roadmap#1509)",
+    source:
+      "EKS add-on; 100m is the commonly quoted request (not verified from a manifest), no memory request (aws/containers-roadmap#1509)",
   },
   {
     name: "ebs-csi-node",

@@ -12,7 +12,14 @@
  * - Whether EKS managed node groups reserve memory for the MNG-capped max pods (250) or the ENI value (737 on
  *   g5.12xlarge) is not verified; we reserve for the ENI value, the larger (safer) reservation.
  */
-import { CPU_INSTANCES, GPU_INSTANCES, isGpuInstanceType, maxPodsByEni, type CpuInstanceType, type GpuInstanceType } from "./instances";
+import {
+  CPU_INSTANCES,
+  GPU_INSTANCES,
+  isGpuInstanceType,
+  maxPodsByEni,
+  type CpuInstanceType,
+  type GpuInstanceType,
+} from "./instances";
 
 /** Assumptions of the allocatable model; the defaults reproduce Karpenter's conservative estimate. */
 export interface AllocatableAssumptions {

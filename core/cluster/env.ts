@@ -11,21 +11,48 @@ import type { DecisionLog } from "../decisions";
 import { ENVIRONMENT_PROFILES } from "../environments";
 
 /** Builds the worker environment and records why each variable is set. */
-export function workerEnv(args: { environment: Environment; multiNode: boolean; efa: boolean; log: DecisionLog }): Record<string, string> {
+export function workerEnv(args: {
+  environment: Environment;
+  multiNode: boolean;
+  efa: boolean;
+  log: DecisionLog;
+}): Record<string, string> {
   const { log } = args;
   const env: Record<string, string> = {};
   const set = (name: string, value: string, reason: string) => {
     env[name] = log.decide(`env.${name}`, value, reason);
   };
-  set("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", "lets the caching allocator grow segments instead of fragmenting, the fix PyTorch's OOM message suggests; A10G has only ~22 GiB");
-  set("NCCL_SOCKET_IFNAME", "eth0", "pins NCCL bootstrap and socket traffic to the pod interface; a wrong interface hangs multi-node jobs (ray-project/ray#26663)");
+  set(
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "expandable_segments:True",
+    "lets the caching allocator grow segments instead of fragmenting, the fix PyTorch's OOM message suggests; A10G has only ~22 GiB",
+  );
+  set(
+    "NCCL_SOCKET_IFNAME",
+    "eth0",
+    "pins NCCL bootstrap and socket traffic to the pod interface; a wrong interface hangs multi-node jobs (ray-project/ray#26663)",
+  );
   if (args.efa) {
-    set("FI_PROVIDER", "efa", "the pool uses its EFA interface: libfabric's EFA provider carries NCCL traffic through aws-ofi-nccl (must be in the image)");
+    set(
+      "FI_PROVIDER",
+      "efa",
+      "the pool uses its EFA interface: libfabric's EFA provider carries NCCL traffic through aws-ofi-nccl (must be in the image)",
+    );
   } else if (args.multiNode) {
-    set("NCCL_SOCKET_NTHREADS", "2", "TCP over ENA: NCCL's AWS socket tuning only fires on the ENA PCI device, not a pod's veth, so set it explicitly (2 threads x 8 sockets)");
+    set(
+      "NCCL_SOCKET_NTHREADS",
+      "2",
+      "TCP over ENA: NCCL's AWS socket tuning only fires on the ENA PCI device, not a pod's veth, so set " +
+        "it explicitly (2 threads x 8 sockets)",
+    );
     set("NCCL_NSOCKS_PERTHREAD", "8", "TCP over ENA: 8 sockets per thread, product 16 <= NCCL's 64-socket limit");
   }
   const debug = ENVIRONMENT_PROFILES[args.environment].ncclDebug;
-  if (debug) set("NCCL_DEBUG", debug, `${args.environment} logs NCCL warnings; prod leaves NCCL_DEBUG unset as NCCL's docs advise`);
+  if (debug)
+    set(
+      "NCCL_DEBUG",
+      debug,
+      `${args.environment} logs NCCL warnings; prod leaves NCCL_DEBUG unset as NCCL's docs advise`,
+    );
   return env;
 }

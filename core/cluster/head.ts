@@ -39,12 +39,47 @@ export function headSize(workers: number): { cpus: number; memoryGiB: number } {
 }
 
 /** Smallest CPU instance type whose pod budget fits `cpus` and `memoryGiB`, for the error's fix. */
-function smallestFitting(cpus: number, memoryGiB: number, reserve: CpuPoolPlan["daemonSetReserve"]): CpuInstanceType | undefined {
+function smallestFitting(
+  cpus: number,
+  memoryGiB: number,
+  reserve: CpuPoolPlan["daemonSetReserve"],
+): CpuInstanceType | undefined {
   const fits = CPU_INSTANCE_TYPES.filter((t) => {
     const b = podBudget(nodeAllocatable(t), reserve);
     return b.cpus >= cpus && b.memoryGiB >= memoryGiB;
   });
   return fits.toSorted((a, b) => nodeAllocatable(a).cpuMillis - nodeAllocatable(b).cpuMillis)[0];
+}
+
+/** Why each head value is what it is. */
+const WHY_HEAD = {
+  numCpus:
+    'rayStartParams num-cpus "0" and no GPU: Ray schedules no task or actor on the head, which keeps GCS and the ' +
+    "driver responsive",
+  cpus: (workers: number, pool: CpuPoolPlan, h = HEAD_SIZING) =>
+    `${h.baseCpus} CPUs for GCS, dashboard and the driver + 1 per ${h.workersPerExtraCpu} worker nodes (${workers}), ` +
+    `at most ${h.maxCpus}; on the CPU pool "${pool.name}"`,
+  memory: (workers: number, h = HEAD_SIZING) =>
+    `${h.baseMemoryGiB} GiB + ${h.memoryGiBPerWorker} GiB per worker node (${workers}), at most ${h.maxMemoryGiB}: ` +
+    "GCS and dashboard memory grow with the node count",
+  objectStore: (h = HEAD_SIZING) =>
+    `${h.objectStoreFraction * 100}% of the head's memory, for objects the driver puts or fetches; the rest stays ` +
+    "for GCS, dashboard and driver heap",
+};
+
+/** The head must fit one node of the CPU pool; the error names the smallest size that would. */
+function checkHeadFits(
+  size: { cpus: number; memoryGiB: number },
+  args: { workers: number; pool: CpuPoolPlan; path: string; issues: IssueCollector },
+) {
+  const { pool } = args;
+  if (size.cpus <= pool.podBudget.cpus && size.memoryGiB <= pool.podBudget.memoryGiB) return;
+  const fix = smallestFitting(size.cpus, size.memoryGiB, pool.daemonSetReserve);
+  const message =
+    `the Ray head of ${args.path} (${args.workers} worker nodes) needs ${size.cpus} CPUs and ${size.memoryGiB} GiB, ` +
+    `but a ${pool.instanceType} node offers ${pool.podBudget.cpus} CPUs and ${pool.podBudget.memoryGiB} GiB` +
+    (fix ? `; use ${fix} or larger` : "");
+  args.issues.add("ray-gpu:platform.cpuNodeGroup.instanceType", message, pool.instanceType);
 }
 
 /** Plans the head for `workers` worker nodes on `pool`, recording decisions and problems. */
@@ -55,27 +90,20 @@ export function planHead(args: {
   issues: IssueCollector;
   log: DecisionLog;
 }): HeadPlan {
-  const { workers, pool, issues, log } = args;
-  const h = HEAD_SIZING;
+  const { workers, pool, log } = args;
   const size = headSize(workers);
-  if (size.cpus > pool.podBudget.cpus || size.memoryGiB > pool.podBudget.memoryGiB) {
-    const fix = smallestFitting(size.cpus, size.memoryGiB, pool.daemonSetReserve);
-    issues.add(
-      "ray-gpu:platform.cpuNodeGroup.instanceType",
-      `the Ray head of ${args.path} (${workers} worker nodes) needs ${size.cpus} CPUs and ${size.memoryGiB} GiB, but a ${pool.instanceType} node offers ${pool.podBudget.cpus} CPUs and ${pool.podBudget.memoryGiB} GiB${fix ? `; use ${fix} or larger` : ""}`,
-      pool.instanceType,
-    );
-  }
-  const objectStoreGiB = Math.max(1, Math.floor(size.memoryGiB * h.objectStoreFraction));
-  log.decide("head.numCpus", "0", "rayStartParams num-cpus \"0\" and no GPU: Ray schedules no task or actor on the head, which keeps GCS and the driver responsive");
-  log.decide("head.cpus", size.cpus, `${h.baseCpus} CPUs for GCS, dashboard and the driver + 1 per ${h.workersPerExtraCpu} worker nodes (${workers}), at most ${h.maxCpus}; on the CPU pool "${pool.name}"`);
-  log.decide("head.memoryGiB", size.memoryGiB, `${h.baseMemoryGiB} GiB + ${h.memoryGiBPerWorker} GiB per worker node (${workers}), at most ${h.maxMemoryGiB}: GCS and dashboard memory grow with the node count`);
-  log.decide("head.objectStoreGiB", objectStoreGiB, `${h.objectStoreFraction * 100}% of the head's memory, for objects the driver puts or fetches; the rest stays for GCS, dashboard and driver heap`);
+  checkHeadFits(size, args);
+  const objectStoreGiB = Math.max(1, Math.floor(size.memoryGiB * HEAD_SIZING.objectStoreFraction));
+  log.decide("head.numCpus", "0", WHY_HEAD.numCpus);
+  log.decide("head.cpus", size.cpus, WHY_HEAD.cpus(workers, pool));
+  log.decide("head.memoryGiB", size.memoryGiB, WHY_HEAD.memory(workers));
+  log.decide("head.objectStoreGiB", objectStoreGiB, WHY_HEAD.objectStore());
+  const shmGiB = objectStoreGiB + HEAD_SIZING.shmExtraGiB;
   return {
     cpus: size.cpus,
     memoryGiB: size.memoryGiB,
     objectStoreGiB,
-    shmGiB: objectStoreGiB + h.shmExtraGiB,
+    shmGiB,
     nodeSelector: { [POOL_LABEL]: pool.name },
   };
 }

@@ -91,58 +91,125 @@ function checkFit(input: ClusterShapeInput, gpusPerNode: number, issues: IssueCo
   if (gpus % gpusPerNode !== 0) {
     const lower = Math.floor(gpus / gpusPerNode) * gpusPerNode;
     const options = [lower, lower + gpusPerNode].filter((n) => n > 0).join(" or ");
-    issues.add(`${path}.gpus`, `must be a multiple of ${gpusPerNode} (GPUs per ${pool.instanceType} node of pool "${pool.name}"): use ${options}, or a pool of 1-GPU instances`, gpus);
+    issues.add(
+      `${path}.gpus`,
+      `must be a multiple of ${gpusPerNode} (GPUs per ${pool.instanceType} node of pool "${pool.name}"): ` +
+        `use ${options}, or a pool of 1-GPU instances`,
+      gpus,
+    );
   }
   const replicas = Math.ceil(gpus / gpusPerNode);
   if (replicas > pool.maxNodes) {
-    issues.add(`${path}.gpus`, `needs ${replicas} ${pool.instanceType} nodes but pool "${pool.name}" has maxNodes ${pool.maxNodes}; raise its maxNodes or ask for fewer GPUs`, gpus);
+    issues.add(
+      `${path}.gpus`,
+      `needs ${replicas} ${pool.instanceType} nodes but pool "${pool.name}" has maxNodes ${pool.maxNodes}; ` +
+        `raise its maxNodes or ask for fewer GPUs`,
+      gpus,
+    );
   }
   if (cpus < gpusPerNode || memoryGiB < 2 * gpusPerNode) {
     const reserve = `${pool.daemonSetReserve.cpuMillis}m, ${pool.daemonSetReserve.memoryMiB} MiB`;
-    const message = `a ${pool.instanceType} node of pool "${pool.name}" leaves ${cpus} CPUs and ${memoryGiB} GiB for the Ray worker after DaemonSets (${reserve}); it needs at least 1 CPU and 2 GiB per GPU: lower daemonSetReserve or use a larger size`;
+    const message =
+      `a ${pool.instanceType} node of pool "${pool.name}" leaves ${cpus} CPUs and ${memoryGiB} GiB for ` +
+      `the Ray worker after DaemonSets (${reserve}); it needs at least 1 CPU and 2 GiB per GPU: lower ` +
+      `daemonSetReserve or use a larger size`;
     issues.add(`${path}.nodePool`, message, pool.name);
   }
   const { shmGiB, heapGiB } = memorySplit(pool, needs, gpusPerNode);
   if (heapGiB < needs.minHeapGiBPerGpu * gpusPerNode) {
-    const message = `a ${pool.instanceType} worker has ${memoryGiB} GiB; after ${shmGiB} GiB of /dev/shm only ${heapGiB} GiB of heap remain, below the ${needs.minHeapGiBPerGpu * gpusPerNode} GiB this workload needs; use a larger g5 size`;
+    const message =
+      `a ${pool.instanceType} worker has ${memoryGiB} GiB; after ${shmGiB} GiB of /dev/shm only ${heapGiB} ` +
+      `GiB of heap remain, below the ${needs.minHeapGiBPerGpu * gpusPerNode} GiB this workload needs; ` +
+      `use a larger g5 size`;
     issues.add(`${path}.instanceType`, message, pool.instanceType);
   }
 }
 
+/** Why each worker value is what it is, one named function per value. */
+const WHY_WORKER = {
+  replicas: (gpus: number, perNode: number, pool: GpuPoolPlan, replicas: number) =>
+    `${gpus} GPUs / ${perNode} per ${pool.instanceType} node = ${replicas} worker pod(s), one per node; ` +
+    "min = max = replicas, so the job starts at full size",
+  gpus: (perNode: number) =>
+    `each worker takes all ${perNode} GPU(s) of its node: one large Ray pod per node shares one object store ` +
+    "and keeps NCCL traffic inside the node",
+  cpus: (pool: GpuPoolPlan) =>
+    `${pool.allocatable.cpuMillis}m allocatable on ${pool.instanceType} minus ${pool.daemonSetReserve.cpuMillis}m ` +
+    "for DaemonSets, rounded down to whole CPUs (KubeRay rounds CPU up, so a fractional limit would over-advertise)",
+  memory: (pool: GpuPoolPlan) =>
+    `${pool.allocatable.memoryMiB} MiB allocatable (AL2023 kube-reserved, eviction threshold, 7.5% VM overhead) ` +
+    `minus ${pool.daemonSetReserve.memoryMiB} MiB for DaemonSets, rounded down; request = limit because KubeRay ` +
+    "ignores memory requests",
+  objectStore: (needs: WorkerNeeds, memoryGiB: number) =>
+    `${Math.round(needs.objectStoreFraction * 100)}% of ${memoryGiB} GiB: ${needs.why.objectStore}`,
+  shm: (needs: WorkerNeeds, objectStoreGiB: number) =>
+    `memory-backed /dev/shm = object store ${objectStoreGiB} GiB + ${needs.shmExtraGiBPerGpu} GiB per GPU ` +
+    `(${needs.why.shmExtra}); it counts against the pod's memory`,
+  heap: (needs: WorkerNeeds) => `memory left outside /dev/shm for the training processes (${needs.why.minHeap})`,
+  spill: (nvmeGB: number) =>
+    `object spilling goes to ${SPILL_PATH}, an emptyDir on the node's instance-store NVMe (${nvmeGB} GB), ` +
+    `capped at ${SPILL_NVME_FRACTION * 100}% of it`,
+};
+
+/** Replicas and each pod's GPUs, CPUs and memory. */
+function decideWorkerSize(input: ClusterShapeInput, gpusPerNode: number, log: DecisionLog) {
+  const pool = input.gpuPool;
+  const replicas = Math.ceil(input.gpus / gpusPerNode);
+  log.decide("worker.replicas", replicas, WHY_WORKER.replicas(input.gpus, gpusPerNode, pool, replicas));
+  log.decide("worker.gpus", gpusPerNode, WHY_WORKER.gpus(gpusPerNode));
+  const cpus = log.decide("worker.cpus", pool.podBudget.cpus, WHY_WORKER.cpus(pool));
+  const memoryGiB = log.decide("worker.memoryGiB", pool.podBudget.memoryGiB, WHY_WORKER.memory(pool));
+  return { replicas, gpusPerWorker: gpusPerNode, cpus, memoryGiB };
+}
+
+/** Object store, /dev/shm, heap and the spill volume on NVMe. */
+function decideWorkerMemory(input: ClusterShapeInput, gpusPerNode: number, memoryGiB: number, log: DecisionLog) {
+  const { gpuPool: pool, needs } = input;
+  const { objectStoreGiB, shmGiB, heapGiB } = memorySplit(pool, needs, gpusPerNode);
+  log.decide("worker.objectStoreGiB", objectStoreGiB, WHY_WORKER.objectStore(needs, memoryGiB));
+  log.decide("worker.shmGiB", shmGiB, WHY_WORKER.shm(needs, objectStoreGiB));
+  log.decide("worker.heapGiB", heapGiB, WHY_WORKER.heap(needs));
+  const nvmeGB = GPU_INSTANCES[pool.instanceType].nvme.totalGB;
+  const spillGiB = log.decide(
+    "worker.spillGiB",
+    Math.floor((nvmeGB * 1e9 * SPILL_NVME_FRACTION) / 2 ** 30),
+    WHY_WORKER.spill(nvmeGB),
+  );
+  return { objectStoreGiB, shmGiB, heapGiB, spillGiB };
+}
+
 /** The worker group: one pod per node with all its GPUs, the memory split, spill on NVMe, and its environment. */
 function planWorker(input: ClusterShapeInput, gpusPerNode: number, log: DecisionLog): WorkerPlan {
-  const { gpuPool: pool, needs } = input;
-  const { cpus, memoryGiB } = pool.podBudget;
-  const replicas = Math.ceil(input.gpus / gpusPerNode);
-  const { objectStoreGiB, shmGiB, heapGiB } = memorySplit(pool, needs, gpusPerNode);
-  const reserve = pool.daemonSetReserve;
-  const nvmeGB = GPU_INSTANCES[pool.instanceType].nvme.totalGB;
-  const spillGiB = Math.floor((nvmeGB * 1e9 * SPILL_NVME_FRACTION) / 2 ** 30);
-  log.decide("worker.replicas", replicas, `${input.gpus} GPUs / ${gpusPerNode} per ${pool.instanceType} node = ${replicas} worker pod(s), one per node; min = max = replicas, so the job starts at full size`);
-  log.decide("worker.gpus", gpusPerNode, `each worker takes all ${gpusPerNode} GPU(s) of its node: one large Ray pod per node shares one object store and keeps NCCL traffic inside the node`);
-  log.decide("worker.cpus", cpus, `${pool.allocatable.cpuMillis}m allocatable on ${pool.instanceType} minus ${reserve.cpuMillis}m for DaemonSets, rounded down to whole CPUs (KubeRay rounds CPU up, so a fractional limit would over-advertise)`);
-  log.decide("worker.memoryGiB", memoryGiB, `${pool.allocatable.memoryMiB} MiB allocatable (AL2023 kube-reserved, eviction threshold, 7.5% VM overhead) minus ${reserve.memoryMiB} MiB for DaemonSets, rounded down; request = limit because KubeRay ignores memory requests`);
-  log.decide("worker.objectStoreGiB", objectStoreGiB, `${Math.round(needs.objectStoreFraction * 100)}% of ${memoryGiB} GiB: ${needs.why.objectStore}`);
-  log.decide("worker.shmGiB", shmGiB, `memory-backed /dev/shm = object store ${objectStoreGiB} GiB + ${needs.shmExtraGiBPerGpu} GiB per GPU (${needs.why.shmExtra}); it counts against the pod's memory`);
-  log.decide("worker.heapGiB", heapGiB, `memory left outside /dev/shm for the training processes (${needs.why.minHeap})`);
-  log.decide("worker.spillGiB", spillGiB, `object spilling goes to ${SPILL_PATH}, an emptyDir on the node's instance-store NVMe (${nvmeGB} GB), capped at ${SPILL_NVME_FRACTION * 100}% of it`);
-  const env = workerEnv({ environment: input.environment, multiNode: replicas > 1, efa: pool.efa, log });
+  const pool = input.gpuPool;
+  const size = decideWorkerSize(input, gpusPerNode, log);
+  const memory = decideWorkerMemory(input, gpusPerNode, size.memoryGiB, log);
+  const env = workerEnv({ environment: input.environment, multiNode: size.replicas > 1, efa: pool.efa, log });
   const placement = { nodeSelector: { [POOL_LABEL]: pool.name }, tolerations: pool.taints, efa: pool.efa };
-  return { groupName: `gpu-${pool.name}`.slice(0, 63), replicas, gpusPerWorker: gpusPerNode, cpus, memoryGiB, objectStoreGiB, shmGiB, heapGiB, spillGiB, ...placement, env };
+  return { groupName: `gpu-${pool.name}`.slice(0, 63), ...size, ...memory, ...placement, env };
 }
 
 /** The environment's lifecycle: retries, deadlines and cleanup, with the workload's own run limit. */
 function planLifecycle(input: ClusterShapeInput, log: DecisionLog): LifecyclePlan {
   const profile = ENVIRONMENT_PROFILES[input.environment];
   const minutes = input.maxRuntimeMinutes ?? profile.defaultMaxRuntimeMinutes;
-  const runLimitReason = input.maxRuntimeMinutes === undefined ? profile.why.defaultMaxRuntimeMinutes : `the workload's maxRuntimeMinutes (${minutes})`;
+  const runLimitReason =
+    input.maxRuntimeMinutes === undefined
+      ? profile.why.defaultMaxRuntimeMinutes
+      : `the workload's maxRuntimeMinutes (${minutes})`;
   const lifecycle: LifecyclePlan = {
     cleanup: profile.cleanup,
     backoffLimit: log.decide("lifecycle.backoffLimit", profile.backoffLimit, profile.why.backoffLimit),
-    preRunningDeadlineSeconds: log.decide("lifecycle.preRunningDeadlineSeconds", profile.preRunningDeadlineSeconds, profile.why.preRunningDeadlineSeconds),
+    preRunningDeadlineSeconds: log.decide(
+      "lifecycle.preRunningDeadlineSeconds",
+      profile.preRunningDeadlineSeconds,
+      profile.why.preRunningDeadlineSeconds,
+    ),
     activeDeadlineSeconds: log.decide("lifecycle.activeDeadlineSeconds", minutes * 60, runLimitReason),
   };
-  const cleanup = profile.cleanup.mode === "shutdown" ? `shutdownAfterJobFinishes, ttl ${profile.cleanup.ttlSeconds}s` : "deletionRules";
+  const cleanup =
+    profile.cleanup.mode === "shutdown"
+      ? `shutdownAfterJobFinishes, ttl ${profile.cleanup.ttlSeconds}s`
+      : "deletionRules";
   log.decide("lifecycle.cleanup", cleanup, profile.why.cleanup);
   return lifecycle;
 }
@@ -156,7 +223,13 @@ export function planClusterShape(input: ClusterShapeInput): ClusterShapePlan {
   const issues = new IssueCollector();
   const gpusPerNode = GPU_INSTANCES[input.gpuPool.instanceType].gpus;
   checkFit(input, gpusPerNode, issues);
-  const head = planHead({ workers: Math.ceil(input.gpus / gpusPerNode), pool: input.headPool, path: input.path, issues, log });
+  const head = planHead({
+    workers: Math.ceil(input.gpus / gpusPerNode),
+    pool: input.headPool,
+    path: input.path,
+    issues,
+    log,
+  });
   issues.throwIfAny();
   const worker = planWorker(input, gpusPerNode, log);
   const lifecycle = planLifecycle(input, log);

@@ -52,7 +52,10 @@ export const ModelRefSchema = z.union([
     const hint = suggest(name, MODEL_NAMES);
     ctx.addIssue({
       code: "custom",
-      message: `unknown model${hint ? `; did you mean "${hint}"?` : ""}; use a catalog id (see docs/memory.md#models) or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, intermediateSize, vocabSize, mlp }`,
+      message:
+        `unknown model${hint ? `; did you mean "${hint}"?` : ""}; use a catalog id (see docs/memory.md#models) ` +
+        `or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, ` +
+        `intermediateSize, vocabSize, mlp }`,
     });
   }),
   ModelArchitectureSchema,
@@ -68,7 +71,8 @@ export function resolveModel(ref: ModelRef): ModelArchitecture {
     family: "custom",
     type: ref.type,
     parameters: ref.parameters,
-    largestLayerParameters: ref.largestLayerParameters ?? Math.max(ref.vocabSize * ref.hiddenSize, ref.hiddenSize * ref.intermediateSize),
+    largestLayerParameters:
+      ref.largestLayerParameters ?? Math.max(ref.vocabSize * ref.hiddenSize, ref.hiddenSize * ref.intermediateSize),
     layers: ref.layers,
     hiddenSize: ref.hiddenSize,
     attentionHeads: ref.attentionHeads,

@@ -10,7 +10,10 @@ export const dnsLabel = (max: number) =>
   z
     .string()
     .max(max)
-    .regex(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, "must be lowercase letters, digits and '-', start with a letter and not end with '-'");
+    .regex(
+      /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
+      "must be lowercase letters, digits and '-', start with a letter and not end with '-'",
+    );
 
 /** Kubernetes version of a new EKS cluster. Pinned; bump deliberately. */
 export const DEFAULT_KUBERNETES_VERSION = "1.33";
@@ -21,17 +24,27 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
     /** Create a new EKS control plane. */
     mode: z.literal("create"),
     /** EKS cluster name. */
-    name: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit"),
+    name: z
+      .string()
+      .regex(
+        /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+        "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit",
+      ),
     /**
      * Kubernetes minor version.
      * @default "1.33"
      */
-    kubernetesVersion: z.string().regex(/^1\.\d{2}$/, 'must look like "1.33"').default(DEFAULT_KUBERNETES_VERSION),
+    kubernetesVersion: z
+      .string()
+      .regex(/^1\.\d{2}$/, 'must look like "1.33"')
+      .default(DEFAULT_KUBERNETES_VERSION),
     /**
      * IAM role ARNs granted cluster admin through EKS access entries (the stack's own identity always is).
      * @default []
      */
-    adminRoleArns: z.array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN")).default([]),
+    adminRoleArns: z
+      .array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN"))
+      .default([]),
     /**
      * Expose the Kubernetes API endpoint publicly (it is always reachable from inside the VPC).
      * @default true
@@ -42,7 +55,12 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
     /** Adopt an existing EKS cluster by name; only node groups, add-ons and workloads are created. */
     mode: z.literal("existing"),
     /** Name of the existing EKS cluster. */
-    name: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit"),
+    name: z
+      .string()
+      .regex(
+        /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
+        "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit",
+      ),
   }),
 ]);
 
@@ -105,7 +123,10 @@ export const GpuNodeGroupSchema = z.strictObject({
    * One availability zone for the whole pool (multi-node training wants nodes close together).
    * @default - any zone of the VPC's private subnets
    */
-  availabilityZone: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"').optional(),
+  availabilityZone: z
+    .string()
+    .regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"')
+    .optional(),
   /**
    * Use the node's EFA interface for NCCL (g5.8xlarge and larger; needs the EFA device plugin and aws-ofi-nccl
    * in the image). Without it NCCL uses TCP sockets over ENA.
@@ -138,13 +159,19 @@ export const StorageSchema = z.strictObject({
    */
   bucketName: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be a valid S3 bucket name (3-63 lowercase letters, digits, '.' or '-')")
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      "must be a valid S3 bucket name (3-63 lowercase letters, digits, '.' or '-')",
+    )
     .optional(),
   /**
    * Key prefix Ray pods may read and write.
    * @default "" (the whole bucket)
    */
-  prefix: z.string().regex(/^([a-z0-9][a-z0-9._-]*\/)*$/, 'must be empty or end with "/", e.g. "ray/"').default(""),
+  prefix: z
+    .string()
+    .regex(/^([a-z0-9][a-z0-9._-]*\/)*$/, 'must be empty or end with "/", e.g. "ray/"')
+    .default(""),
   /**
    * Days before non-current checkpoint objects expire.
    * @default 30
@@ -157,7 +184,10 @@ export const StorageSchema = z.strictObject({
   fsx: z
     .strictObject({
       /** Capacity in GiB: 1200, 2400, or a multiple of 2400 (SCRATCH_2 / PERSISTENT_2 rules). */
-      storageCapacityGiB: z.number().int().refine((n) => n === 1200 || (n >= 2400 && n % 2400 === 0), "must be 1200, 2400 or a multiple of 2400"),
+      storageCapacityGiB: z
+        .number()
+        .int()
+        .refine((n) => n === 1200 || (n >= 2400 && n % 2400 === 0), "must be 1200, 2400 or a multiple of 2400"),
       /**
        * SCRATCH_2 (no replication, cheapest) or PERSISTENT_2.
        * @default "SCRATCH_2"
@@ -173,7 +203,10 @@ export const NetworkSchema = z.strictObject({
    * VPC CIDR block.
    * @default "10.0.0.0/16"
    */
-  cidrBlock: z.string().regex(/^(\d{1,3}\.){3}\d{1,3}\/(1[6-9]|2[0-4])$/, 'must be an IPv4 CIDR from /16 to /24, e.g. "10.0.0.0/16"').default("10.0.0.0/16"),
+  cidrBlock: z
+    .string()
+    .regex(/^(\d{1,3}\.){3}\d{1,3}\/(1[6-9]|2[0-4])$/, 'must be an IPv4 CIDR from /16 to /24, e.g. "10.0.0.0/16"')
+    .default("10.0.0.0/16"),
   /**
    * Availability zones with private subnets.
    * @default - the environment's (dev 2, prod 3)
@@ -183,7 +216,11 @@ export const NetworkSchema = z.strictObject({
    * Exact zones for the subnets (needed when a GPU pool pins `availabilityZone`, so the VPC has a subnet there).
    * @default - the first `availabilityZones` zones of the region
    */
-  availabilityZoneNames: z.array(z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"')).min(2).max(6).optional(),
+  availabilityZoneNames: z
+    .array(z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"'))
+    .min(2)
+    .max(6)
+    .optional(),
 });
 
 /** Everything under `ray-gpu:platform`. */

@@ -59,20 +59,40 @@ export const StackConfigSchema = z
       const path = ["platform", "gpuNodeGroups", i];
       if (!capacityAllowed(cfg.environment, pool.capacityType)) {
         const where = ENVIRONMENTS.filter((e) => capacityAllowed(e, "spot")).join(", ");
-        addIssue([...path, "capacityType"], `spot is allowed in ${where} only: an interruption kills every NCCL rank of a job; use "on-demand" in ${cfg.environment}`);
+        addIssue(
+          [...path, "capacityType"],
+          `spot is allowed in ${where} only: an interruption kills every NCCL rank of a job; use "on-demand" in ${cfg.environment}`,
+        );
       }
       if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
-        addIssue([...path, "efa"], `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`);
+        addIssue(
+          [...path, "efa"],
+          `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`,
+        );
       } else if (pool.efa) {
-        addIssue([...path, "efa"], "the platform does not set up EFA yet (EFA interface in the launch template, EFA device plugin, aws-ofi-nccl): set efa: false; NCCL then uses TCP over ENA");
+        addIssue(
+          [...path, "efa"],
+          "the platform does not set up EFA yet (EFA interface in the launch template, EFA device plugin, " +
+            "aws-ofi-nccl): set efa: false; NCCL then uses TCP over ENA",
+        );
       }
       if (pool.clusterPlacementGroup && !pool.availabilityZone) {
-        addIssue([...path, "clusterPlacementGroup"], "a cluster placement group lives in one zone: set availabilityZone too");
+        addIssue(
+          [...path, "clusterPlacementGroup"],
+          "a cluster placement group lives in one zone: set availabilityZone too",
+        );
       }
       if (pool.availabilityZone && !pool.availabilityZone.startsWith(cfg.region)) {
         addIssue([...path, "availabilityZone"], `zone "${pool.availabilityZone}" is not in region ${cfg.region}`);
-      } else if (pool.availabilityZone && platform.cluster.mode === "create" && !platform.network.availabilityZoneNames?.includes(pool.availabilityZone)) {
-        addIssue([...path, "availabilityZone"], `the new VPC needs a subnet in "${pool.availabilityZone}": list it in ray-gpu:platform.network.availabilityZoneNames`);
+      } else if (
+        pool.availabilityZone &&
+        platform.cluster.mode === "create" &&
+        !platform.network.availabilityZoneNames?.includes(pool.availabilityZone)
+      ) {
+        addIssue(
+          [...path, "availabilityZone"],
+          `the new VPC needs a subnet in "${pool.availabilityZone}": list it in ray-gpu:platform.network.availabilityZoneNames`,
+        );
       }
     });
     cfg.workloads.forEach((w, i) => {
@@ -88,7 +108,11 @@ export type StackConfigInput = z.input<typeof StackConfigSchema>;
 /** The `ray-gpu:` entries of a Pulumi config map, namespace stripped; other namespaces (aws:, …) are left out. */
 export function namespaceKeys(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const prefix = `${CONFIG_NAMESPACE}:`;
-  return Object.fromEntries(Object.entries(config).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  return Object.fromEntries(
+    Object.entries(config)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => [k.slice(prefix.length), v]),
+  );
 }
 
 /** Renders a schema path as a Pulumi config path: `ray-gpu:platform.gpuNodeGroups[0].instanceType`. */

@@ -29,7 +29,9 @@ const positiveInt = z.number().int().min(1);
 /** Where a workload reads its data, and how much there is (drives block sizes and read parallelism). */
 export const DatasetSchema = z.strictObject({
   /** `s3://bucket/key/` or a path on shared storage. */
-  uri: z.string().regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"'),
+  uri: z
+    .string()
+    .regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"'),
   /** @default "parquet" */
   format: z.enum(["parquet", "jsonl", "csv", "text"]).default("parquet"),
   /** Rows in the full dataset. @default - unknown: read parallelism follows the cluster's CPUs */
@@ -49,7 +51,10 @@ const workloadBase = {
   /** Input data. @default - none: the entrypoint reads its own data */
   dataset: DatasetSchema.optional(),
   /** Where results go (embeddings, generations). @default - `<prefix>results/<name>/` in the stack's bucket */
-  outputUri: z.string().regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"').optional(),
+  outputUri: z
+    .string()
+    .regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"')
+    .optional(),
   /**
    * Share of the dataset a dev run reads (prod reads everything).
    * @default 0.01
@@ -109,9 +114,27 @@ const workloadBase = {
   runtimeEnv: z
     .strictObject({
       /** pip requirements, pinned (`torch==2.13.0`). */
-      pip: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*(==|~=|>=|<=|!=|>|<)\s*\S+$/, "must be a pinned requirement such as torch==2.13.0")).min(1).optional(),
+      pip: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*(==|~=|>=|<=|!=|>|<)\s*\S+$/,
+              "must be a pinned requirement such as torch==2.13.0",
+            ),
+        )
+        .min(1)
+        .optional(),
       /** Variables for the driver and every worker process of the job. */
-      envVars: z.record(userEnvName.refine((n) => n !== "PYTHONPATH", "would replace the path to the runtime library: set PYTHONPATH in env, which keeps it first"), z.string()).optional(),
+      envVars: z
+        .record(
+          userEnvName.refine(
+            (n) => n !== "PYTHONPATH",
+            "would replace the path to the runtime library: set PYTHONPATH in env, which keeps it first",
+          ),
+          z.string(),
+        )
+        .optional(),
     })
     .optional(),
 };
@@ -144,18 +167,50 @@ const trainingKnobs = {
 
 /** Pinned knobs that exclude each other, reported before any planning. */
 function knobConflicts(
-  spec: { zeroStage?: number | undefined; offload?: string | undefined; strategy?: string; kind: string; optimizer?: string; precision?: string },
+  spec: {
+    zeroStage?: number | undefined;
+    offload?: string | undefined;
+    strategy?: string;
+    kind: string;
+    optimizer?: string;
+    precision?: string;
+  },
   ctx: z.RefinementCtx,
 ): void {
   const add = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-  if (spec.strategy === "ddp" && spec.zeroStage !== undefined && spec.zeroStage > 0) add("zeroStage", `strategy "ddp" is plain DDP (ZeRO 0); use strategy "deepspeed" or "auto" for ZeRO ${spec.zeroStage}`);
-  if (spec.strategy === "deepspeed" && spec.zeroStage === 0) add("zeroStage", 'strategy "deepspeed" uses ZeRO 1 to 3; for ZeRO 0 use strategy "ddp"');
-  if (spec.offload !== undefined && spec.offload !== "none" && spec.optimizer !== undefined && spec.optimizer !== "adamw") add("offload", `DeepSpeed offloads only its CPU Adam; use optimizer "adamw" or no offload (optimizer is "${spec.optimizer}")`);
-  if (spec.precision === "bf16-true" && (spec.strategy === "deepspeed" || (spec.zeroStage ?? 0) > 0)) add("precision", 'DeepSpeed keeps fp32 master weights and optimizer states: use "bf16-mixed" with ZeRO, or strategy "ddp" for pure bf16');
-  if (spec.strategy === "ddp" && spec.offload !== undefined && spec.offload !== "none") add("offload", 'offloading needs DeepSpeed: use strategy "deepspeed" or "auto"');
-  if (spec.kind === "LoRAFineTune" && spec.offload !== undefined && spec.offload !== "none") add("offload", "LoRA adapters and their optimizer states are small; offloading them saves nothing: leave offload out, or use QLoRA");
-  if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2) add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
-  if (spec.offload === "optimizer-and-parameters" && spec.zeroStage !== undefined && spec.zeroStage < 3) add("offload", `parameter offload needs ZeRO 3 (zeroStage is ${spec.zeroStage})`);
+  if (spec.strategy === "ddp" && spec.zeroStage !== undefined && spec.zeroStage > 0)
+    add(
+      "zeroStage",
+      `strategy "ddp" is plain DDP (ZeRO 0); use strategy "deepspeed" or "auto" for ZeRO ${spec.zeroStage}`,
+    );
+  if (spec.strategy === "deepspeed" && spec.zeroStage === 0)
+    add("zeroStage", 'strategy "deepspeed" uses ZeRO 1 to 3; for ZeRO 0 use strategy "ddp"');
+  if (
+    spec.offload !== undefined &&
+    spec.offload !== "none" &&
+    spec.optimizer !== undefined &&
+    spec.optimizer !== "adamw"
+  )
+    add(
+      "offload",
+      `DeepSpeed offloads only its CPU Adam; use optimizer "adamw" or no offload (optimizer is "${spec.optimizer}")`,
+    );
+  if (spec.precision === "bf16-true" && (spec.strategy === "deepspeed" || (spec.zeroStage ?? 0) > 0))
+    add(
+      "precision",
+      'DeepSpeed keeps fp32 master weights and optimizer states: use "bf16-mixed" with ZeRO, or strategy "ddp" for pure bf16',
+    );
+  if (spec.strategy === "ddp" && spec.offload !== undefined && spec.offload !== "none")
+    add("offload", 'offloading needs DeepSpeed: use strategy "deepspeed" or "auto"');
+  if (spec.kind === "LoRAFineTune" && spec.offload !== undefined && spec.offload !== "none")
+    add(
+      "offload",
+      "LoRA adapters and their optimizer states are small; offloading them saves nothing: leave offload out, or use QLoRA",
+    );
+  if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2)
+    add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
+  if (spec.offload === "optimizer-and-parameters" && spec.zeroStage !== undefined && spec.zeroStage < 3)
+    add("offload", `parameter offload needs ZeRO 3 (zeroStage is ${spec.zeroStage})`);
 }
 
 /** Multi-node data-parallel training with Ray Train (full fine-tuning or pre-training). */
@@ -233,13 +288,27 @@ export const BatchInferenceSpecSchema = z.strictObject({
    * @default {} (one setting)
    */
   sweep: z
-    .record(z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(64))
+    .record(
+      z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"),
+      z
+        .array(z.union([z.number(), z.string(), z.boolean()]))
+        .min(1)
+        .max(64),
+    )
     .default({})
-    .refine((s) => Object.values(s).reduce((n, v) => n * v.length, 1) <= MAX_SWEEP_SETTINGS, `the sweep may have at most ${1024} combinations (the product of the value counts)`),
+    .refine(
+      (s) => Object.values(s).reduce((n, v) => n * v.length, 1) <= MAX_SWEEP_SETTINGS,
+      `the sweep may have at most ${1024} combinations (the product of the value counts)`,
+    ),
 });
 
 /** Any workload entry. */
-export const WorkloadSpecSchema = z.discriminatedUnion("kind", [TrainingJobSpecSchema, LoRAFineTuneSpecSchema, EmbeddingPipelineSpecSchema, BatchInferenceSpecSchema]);
+export const WorkloadSpecSchema = z.discriminatedUnion("kind", [
+  TrainingJobSpecSchema,
+  LoRAFineTuneSpecSchema,
+  EmbeddingPipelineSpecSchema,
+  BatchInferenceSpecSchema,
+]);
 
 export type TrainingJobSpec = z.infer<typeof TrainingJobSpecSchema>;
 export type TrainingJobSpecInput = z.input<typeof TrainingJobSpecSchema>;

@@ -36,7 +36,11 @@ function distance(a: string, b: string): number {
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      row[j] = Math.min(
+        row[j]! + 1,
+        row[j - 1]! + 1,
+        prev + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+      );
       prev = cur;
     }
   }
@@ -67,7 +71,10 @@ interface Def {
 
 function unwrap(def: Def): Def {
   let d = def;
-  while ((d.type === "optional" || d.type === "default" || d.type === "nullable" || d.type === "prefault") && d.innerType) {
+  while (
+    (d.type === "optional" || d.type === "default" || d.type === "nullable" || d.type === "prefault") &&
+    d.innerType
+  ) {
     d = d.innerType._zod.def;
   }
   if (d.type === "pipe" && d.in) return unwrap(d.in._zod.def);
@@ -99,7 +106,8 @@ export function knownKeysAt(schema: z.ZodType, input: unknown, path: Path): stri
   let cur: unknown = input;
   for (const seg of path) {
     if (def.type === "union") def = pickOption(def, cur) ?? def;
-    if (def.type === "object" && def.shape && typeof seg === "string" && def.shape[seg]) def = unwrap(def.shape[seg]._zod.def);
+    if (def.type === "object" && def.shape && typeof seg === "string" && def.shape[seg])
+      def = unwrap(def.shape[seg]._zod.def);
     else if (def.type === "array" && def.element && typeof seg === "number") def = unwrap(def.element._zod.def);
     else return [];
     cur = valueAt(cur, [seg]);
@@ -169,9 +177,13 @@ function flattenUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] 
   const out: z.core.$ZodIssue[] = [];
   for (const issue of issues) {
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
-      const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
+      const typed = issue.errors.filter(
+        (branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0),
+      );
       if (typed.length === 1) {
-        out.push(...flattenUnions(typed[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue)));
+        out.push(
+          ...flattenUnions(typed[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue)),
+        );
         continue;
       }
     }

@@ -105,7 +105,13 @@ export function logitsBytesPerToken(m: Pick<ModelArchitecture, "vocabSize">): nu
  * Korthikanti et al. 2022, Table 2: activation bytes of one GPT-style layer with 16-bit activations, eager
  * attention and dropout: `s·b·h·(34 + 5·a·s/h)`; with full recomputation only the layer input, `2·s·b·h`.
  */
-export function korthikantiLayerBytes(args: { seq: number; batch: number; hidden: number; heads: number; recompute?: boolean }): number {
+export function korthikantiLayerBytes(args: {
+  seq: number;
+  batch: number;
+  hidden: number;
+  heads: number;
+  recompute?: boolean;
+}): number {
   const { seq: s, batch: b, hidden: h, heads: a } = args;
   return args.recompute ? 2 * s * b * h : s * b * h * (34 + (5 * a * s) / h);
 }

@@ -37,7 +37,10 @@ export function zero2ModelStates(args: {
   if (cpuOffload) {
     return { gpuBytes: Math.trunc(2 * p), cpuBytes: Math.trunc(p * Math.max(4 * totalGpus, 16) * buffer) };
   }
-  return { gpuBytes: Math.trunc(2 * p + Math.trunc((18 * p) / totalGpus)), cpuBytes: Math.trunc(p * 4 * gpusPerNode * buffer) };
+  return {
+    gpuBytes: Math.trunc(2 * p + Math.trunc((18 * p) / totalGpus)),
+    cpuBytes: Math.trunc(p * 4 * gpusPerNode * buffer),
+  };
 }
 
 /** ZeRO-3 model states per GPU: the largest layer gathered (4 bytes/param) plus shards of everything. */

@@ -43,9 +43,19 @@ export interface MemoryEstimate {
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-function finish(parts: Omit<MemoryBreakdownGiB, "framework" | "modelStates"> & { peakBytes: number }, gpus: number, usableGiB: number, cpuBytes: number, extraFrameworkGiB = 0): MemoryEstimate {
+function finish(
+  parts: Omit<MemoryBreakdownGiB, "framework" | "modelStates"> & { peakBytes: number },
+  gpus: number,
+  usableGiB: number,
+  cpuBytes: number,
+  extraFrameworkGiB = 0,
+): MemoryEstimate {
   const allocated = parts.peakBytes / GIB;
-  const framework = FRAMEWORK.cudaContextGiB + (gpus > 1 ? FRAMEWORK.ncclGiB : 0) + FRAMEWORK.allocatorHeadroomFraction * allocated + extraFrameworkGiB;
+  const framework =
+    FRAMEWORK.cudaContextGiB +
+    (gpus > 1 ? FRAMEWORK.ncclGiB : 0) +
+    FRAMEWORK.allocatorHeadroomFraction * allocated +
+    extraFrameworkGiB;
   const required = allocated + framework;
   const b = (x: number) => r3(x / GIB);
   return {
@@ -99,13 +109,26 @@ export function estimateTraining(t: TrainingMemoryInput): MemoryEstimate {
   const layers = m.layers + (m.decoderLayers ?? 0);
   const perLayer = layerBytesPerToken(m, t.lora, bytesPerAct);
   const layerInputs = t.gradientCheckpointing ? layers * m.hiddenSize * bytesPerAct + perLayer : layers * perLayer;
-  const activations = tokens * (layerInputs + headBytesPerToken(m, t.lora !== undefined, bytesPerAct)) + (t.visionBytes ?? 0);
+  const activations =
+    tokens * (layerInputs + headBytesPerToken(m, t.lora !== undefined, bytesPerAct)) + (t.visionBytes ?? 0);
   const logits = m.type === "encoder-embedding" ? 0 : tokens * logitsBytesPerToken(m);
   const buckets = t.ddpBuckets ? t.states.gradients : 0;
   const stepTemporaries = 4 * t.trainableLocalParameters;
-  const peak = t.states.weights + t.states.optimizerStates + buckets + Math.max(activations + logits, t.states.gradients + stepTemporaries);
+  const peak =
+    t.states.weights +
+    t.states.optimizerStates +
+    buckets +
+    Math.max(activations + logits, t.states.gradients + stepTemporaries);
   return finish(
-    { weights: t.states.weights, gradients: t.states.gradients + buckets, optimizerStates: t.states.optimizerStates, activations, logits, kvCache: 0, peakBytes: peak },
+    {
+      weights: t.states.weights,
+      gradients: t.states.gradients + buckets,
+      optimizerStates: t.states.optimizerStates,
+      activations,
+      logits,
+      kvCache: 0,
+      peakBytes: peak,
+    },
     t.gpus,
     t.usableGiB,
     t.states.cpuBytesPerNode,
@@ -113,17 +136,30 @@ export function estimateTraining(t: TrainingMemoryInput): MemoryEstimate {
 }
 
 /** Forward working set of a no-grad transformer pass, per token: two intermediate-size and a few hidden-size tensors. */
-export function forwardWorkingSetBytesPerToken(m: Pick<ModelArchitecture, "hiddenSize" | "intermediateSize">, bytes = 2): number {
+export function forwardWorkingSetBytesPerToken(
+  m: Pick<ModelArchitecture, "hiddenSize" | "intermediateSize">,
+  bytes = 2,
+): number {
   return bytes * (2 * m.intermediateSize + 4 * m.hiddenSize);
 }
 
 /** Encoder inference (embeddings): 16-bit weights plus one layer's working set for the batch. */
-export function estimateEncoderInference(args: { model: ModelArchitecture; batchSize: number; sequenceLength: number; usableGiB: number }): MemoryEstimate {
+export function estimateEncoderInference(args: {
+  model: ModelArchitecture;
+  batchSize: number;
+  sequenceLength: number;
+  usableGiB: number;
+}): MemoryEstimate {
   const { model: m } = args;
   const weights = 2 * m.parameters;
   const tokens = args.batchSize * args.sequenceLength;
   const activations = tokens * forwardWorkingSetBytesPerToken(m) + tokens * m.hiddenSize * 2;
-  return finish({ weights, gradients: 0, optimizerStates: 0, activations, logits: 0, kvCache: 0, peakBytes: weights + activations }, 1, args.usableGiB, 0);
+  return finish(
+    { weights, gradients: 0, optimizerStates: 0, activations, logits: 0, kvCache: 0, peakBytes: weights + activations },
+    1,
+    args.usableGiB,
+    0,
+  );
 }
 
 /**
@@ -153,7 +189,15 @@ export function estimateLlmServing(args: {
   const kvPerToken = kvCacheBytesPerToken(m) / args.tensorParallel;
   const kv = Math.max(0, budget - weights - activations);
   const est = finish(
-    { weights, gradients: 0, optimizerStates: 0, activations, logits: 0, kvCache: kv, peakBytes: weights + activations + kv },
+    {
+      weights,
+      gradients: 0,
+      optimizerStates: 0,
+      activations,
+      logits: 0,
+      kvCache: kv,
+      peakBytes: weights + activations + kv,
+    },
     args.tensorParallel,
     args.usableGiB,
     0,

@@ -69,8 +69,19 @@ export function fullTrainingStates(s: FullStatesInput): ModelStates {
   const nodes = Math.max(1, Math.ceil(s.gpus / s.gpusPerNode));
   const fp32 = s.precision === "fp32";
   if (s.zeroStage === 0) {
-    if (s.precision === "bf16-true") return { weights: 2 * p, gradients: 2 * p, optimizerStates: optimizerStateBytes(s.optimizer, true) * p, cpuBytesPerNode: 0 };
-    return { weights: (fp32 ? 4 : 6) * p, gradients: 4 * p, optimizerStates: optimizerStateBytes(s.optimizer, false) * p, cpuBytesPerNode: 0 };
+    if (s.precision === "bf16-true")
+      return {
+        weights: 2 * p,
+        gradients: 2 * p,
+        optimizerStates: optimizerStateBytes(s.optimizer, true) * p,
+        cpuBytesPerNode: 0,
+      };
+    return {
+      weights: (fp32 ? 4 : 6) * p,
+      gradients: 4 * p,
+      optimizerStates: optimizerStateBytes(s.optimizer, false) * p,
+      cpuBytesPerNode: 0,
+    };
   }
   // DeepSpeed keeps fp32 master weights and fp32 gradient partitions whenever it trains in 16 bit.
   const k = optimizerStateBytes(s.optimizer, false);
@@ -78,12 +89,28 @@ export function fullTrainingStates(s: FullStatesInput): ModelStates {
   const master = fp32 ? 0 : 4;
   const grad32 = fp32 ? 0 : 4;
   if (s.zeroStage === 1) {
-    return { weights: w16 * p, gradients: w16 * p + Math.trunc((grad32 * p) / n), optimizerStates: Math.trunc(((master + k) * p) / n), cpuBytesPerNode: 0 };
+    return {
+      weights: w16 * p,
+      gradients: w16 * p + Math.trunc((grad32 * p) / n),
+      optimizerStates: Math.trunc(((master + k) * p) / n),
+      cpuBytesPerNode: 0,
+    };
   }
   if (s.zeroStage === 2) {
-    const ds = zero2ModelStates({ totalParams: p, gpusPerNode: s.gpusPerNode, nodes, cpuOffload: s.offload !== "none" });
-    if (s.offload !== "none") return { weights: w16 * p, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
-    return { weights: w16 * p, gradients: Math.trunc(((w16 + grad32) * p) / n), optimizerStates: Math.trunc(((master + k) * p) / n), cpuBytesPerNode: 0 };
+    const ds = zero2ModelStates({
+      totalParams: p,
+      gpusPerNode: s.gpusPerNode,
+      nodes,
+      cpuOffload: s.offload !== "none",
+    });
+    if (s.offload !== "none")
+      return { weights: w16 * p, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
+    return {
+      weights: w16 * p,
+      gradients: Math.trunc(((w16 + grad32) * p) / n),
+      optimizerStates: Math.trunc(((master + k) * p) / n),
+      cpuBytesPerNode: 0,
+    };
   }
   const ds = zero3ModelStates({
     totalParams: p,
@@ -94,8 +121,15 @@ export function fullTrainingStates(s: FullStatesInput): ModelStates {
     cpuOffloadParams: s.offload === "optimizer-and-parameters",
   });
   const gathered = (fp32 ? 2 : 1) * ds.largestLayerBytes;
-  if (s.offload === "optimizer-and-parameters") return { weights: gathered, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
-  if (s.offload === "optimizer") return { weights: gathered + Math.trunc((w16 * p) / n), gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
+  if (s.offload === "optimizer-and-parameters")
+    return { weights: gathered, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
+  if (s.offload === "optimizer")
+    return {
+      weights: gathered + Math.trunc((w16 * p) / n),
+      gradients: 0,
+      optimizerStates: 0,
+      cpuBytesPerNode: ds.cpuBytes,
+    };
   return {
     weights: gathered + Math.trunc((w16 * p) / n),
     gradients: Math.trunc((4 * p) / n),

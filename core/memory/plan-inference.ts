@@ -24,13 +24,29 @@ export interface EmbeddingMemoryPlan extends InferencePlanBase<MemoryEstimate> {
 }
 
 /** Batch size for encoder inference: pinned, or the largest power of two up to 1024 that fits. */
-export function planEmbeddingMemory(args: { model: ModelArchitecture; sequenceLength: number; batchSize?: number | undefined; usableGiB: number }): EmbeddingMemoryPlan {
+export function planEmbeddingMemory(args: {
+  model: ModelArchitecture;
+  sequenceLength: number;
+  batchSize?: number | undefined;
+  usableGiB: number;
+}): EmbeddingMemoryPlan {
   const target = args.usableGiB * (1 - SAFETY_MARGIN);
-  const sizes = args.batchSize !== undefined ? [args.batchSize] : Array.from({ length: 11 }, (_, k) => MAX_EMBEDDING_BATCH >> k);
+  const sizes =
+    args.batchSize !== undefined ? [args.batchSize] : Array.from({ length: 11 }, (_, k) => MAX_EMBEDDING_BATCH >> k);
   let pick = sizes[sizes.length - 1]!;
-  let memory = estimateEncoderInference({ model: args.model, batchSize: pick, sequenceLength: args.sequenceLength, usableGiB: args.usableGiB });
+  let memory = estimateEncoderInference({
+    model: args.model,
+    batchSize: pick,
+    sequenceLength: args.sequenceLength,
+    usableGiB: args.usableGiB,
+  });
   for (const b of sizes) {
-    const m = estimateEncoderInference({ model: args.model, batchSize: b, sequenceLength: args.sequenceLength, usableGiB: args.usableGiB });
+    const m = estimateEncoderInference({
+      model: args.model,
+      batchSize: b,
+      sequenceLength: args.sequenceLength,
+      usableGiB: args.usableGiB,
+    });
     if (m.requiredGiB <= target) {
       pick = b;
       memory = m;
@@ -39,8 +55,16 @@ export function planEmbeddingMemory(args: { model: ModelArchitecture; sequenceLe
   }
   const fits = memory.fits;
   const log = new DecisionLog();
-  log.decide("batchSize", pick, `${args.batchSize !== undefined ? "pinned by the workload" : `largest power of two up to ${MAX_EMBEDDING_BATCH} that fits`}: weights ${memory.breakdownGiB.weights} GiB + working set ${memory.breakdownGiB.activations} GiB for ${pick} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`);
-  const advice = fits ? [] : [`does not fit: ${memory.requiredGiB} GiB per GPU at batch ${pick}; use a smaller batchSize or sequenceLength`];
+  log.decide(
+    "batchSize",
+    pick,
+    `${args.batchSize !== undefined ? "pinned by the workload" : `largest power of two up to ${MAX_EMBEDDING_BATCH} that fits`}: ` +
+      `weights ${memory.breakdownGiB.weights} GiB + working set ${memory.breakdownGiB.activations} GiB ` +
+      `for ${pick} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`,
+  );
+  const advice = fits
+    ? []
+    : [`does not fit: ${memory.requiredGiB} GiB per GPU at batch ${pick}; use a smaller batchSize or sequenceLength`];
   return { batchSize: pick, sequenceLength: args.sequenceLength, memory, fits, decisions: log.decisions, advice };
 }
 
@@ -70,8 +94,18 @@ export function planServingMemory(args: {
 }): ServingMemoryPlan {
   const seqTokens = args.maxPromptTokens + args.maxNewTokens;
   const maxBatchedTokens = Math.max(8192, seqTokens);
-  const options = args.tensorParallelSize !== undefined ? [args.tensorParallelSize] : [1, 2, 4, 8].filter((t) => t <= args.gpusPerNode && args.gpus % t === 0);
-  const evaluate = (tp: number) => estimateLlmServing({ model: args.model, tensorParallel: tp, gpuMemoryUtilization: args.gpuMemoryUtilization, maxBatchedTokens, usableGiB: args.usableGiB });
+  const options =
+    args.tensorParallelSize !== undefined
+      ? [args.tensorParallelSize]
+      : [1, 2, 4, 8].filter((t) => t <= args.gpusPerNode && args.gpus % t === 0);
+  const evaluate = (tp: number) =>
+    estimateLlmServing({
+      model: args.model,
+      tensorParallel: tp,
+      gpuMemoryUtilization: args.gpuMemoryUtilization,
+      maxBatchedTokens,
+      usableGiB: args.usableGiB,
+    });
   let tp = options[options.length - 1] ?? 1;
   let memory = evaluate(tp);
   for (const t of options) {
@@ -85,12 +119,37 @@ export function planServingMemory(args: {
   const concurrency = Math.min(MAX_NUM_SEQS, Math.floor(memory.kvCacheTokens / seqTokens));
   const fits = memory.fits && concurrency >= 1;
   const log = new DecisionLog();
-  log.decide("tensorParallelSize", tp, args.tensorParallelSize !== undefined ? "pinned by the workload" : `smallest size whose KV cache holds at least ${MIN_CONCURRENCY} sequences of ${seqTokens} tokens; g5 GPUs talk over PCIe only, so tensor parallelism is kept small`);
-  log.decide("gpuMemoryUtilization", args.gpuMemoryUtilization, `vLLM may use this share of the ${args.usableGiB} GiB; the rest is CUDA context and headroom`);
-  log.decide("kvCacheBytesPerToken", kvCacheBytesPerToken(args.model), `2 (K,V) x ${args.model.layers} layers x ${args.model.kvHeads} KV heads x ${args.model.headDim} head dim x 2 bytes`);
-  log.decide("maxConcurrentSequences", concurrency, `KV cache ${memory.breakdownGiB.kvCache} GiB = ${memory.kvCacheTokens} tokens per replica / ${seqTokens} tokens per sequence (prompt ${args.maxPromptTokens} + new ${args.maxNewTokens}), at most ${MAX_NUM_SEQS}`);
+  log.decide(
+    "tensorParallelSize",
+    tp,
+    args.tensorParallelSize !== undefined
+      ? "pinned by the workload"
+      : `smallest size whose KV cache holds at least ${MIN_CONCURRENCY} sequences of ${seqTokens} tokens; ` +
+          `g5 GPUs talk over PCIe only, so tensor parallelism is kept small`,
+  );
+  log.decide(
+    "gpuMemoryUtilization",
+    args.gpuMemoryUtilization,
+    `vLLM may use this share of the ${args.usableGiB} GiB; the rest is CUDA context and headroom`,
+  );
+  log.decide(
+    "kvCacheBytesPerToken",
+    kvCacheBytesPerToken(args.model),
+    `2 (K,V) x ${args.model.layers} layers x ${args.model.kvHeads} KV heads x ${args.model.headDim} head dim x 2 bytes`,
+  );
+  log.decide(
+    "maxConcurrentSequences",
+    concurrency,
+    `KV cache ${memory.breakdownGiB.kvCache} GiB = ${memory.kvCacheTokens} tokens per replica / ${seqTokens} ` +
+      `tokens per sequence (prompt ${args.maxPromptTokens} + new ${args.maxNewTokens}), at most ${MAX_NUM_SEQS}`,
+  );
   log.decide("replicas", Math.floor(args.gpus / tp), `${args.gpus} GPUs / tensor parallel ${tp}`);
-  const advice = fits ? [] : [`does not fit: weights ${memory.breakdownGiB.weights} GiB per GPU leave no room for a ${seqTokens}-token KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`];
+  const advice = fits
+    ? []
+    : [
+        `does not fit: weights ${memory.breakdownGiB.weights} GiB per GPU leave no room for a ${seqTokens}-token ` +
+          `KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`,
+      ];
   return {
     tensorParallelSize: tp,
     replicas: Math.floor(args.gpus / tp),

@@ -10,7 +10,15 @@ import { blockLinearParameters } from "../models";
 import { estimateTraining, forwardWorkingSetBytesPerToken, type MemoryEstimate } from "./estimate";
 import { adapterParameters, type LoraTarget } from "./lora";
 import { DEEPSPEED_BUCKET_BYTES } from "./deepspeed";
-import { fullTrainingStates, loraStates, type Offload, type Optimizer, type Precision, type Quantization, type ZeroStage } from "./model-states";
+import {
+  fullTrainingStates,
+  loraStates,
+  type Offload,
+  type Optimizer,
+  type Precision,
+  type Quantization,
+  type ZeroStage,
+} from "./model-states";
 
 /** Share of usable memory the planner keeps free when it picks knobs. */
 export const SAFETY_MARGIN = 0.05;
@@ -32,7 +40,9 @@ export interface TrainingRequest {
   readonly zeroStage?: ZeroStage | undefined;
   readonly offload?: Offload | undefined;
   readonly gradientCheckpointing?: boolean | undefined;
-  readonly lora?: { readonly rank: number; readonly targetModules: readonly LoraTarget[]; readonly quantization: Quantization } | undefined;
+  readonly lora?:
+    | { readonly rank: number; readonly targetModules: readonly LoraTarget[]; readonly quantization: Quantization }
+    | undefined;
   /** Image tokens per sample (vision-language models). */
   readonly imageTokensPerSample?: number | undefined;
 }
@@ -69,9 +79,13 @@ interface Candidate {
 export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
   const m = r.model;
   const tokensPerSample = r.sequenceLength + (r.imageTokensPerSample ?? 0);
-  const vision = m.vision && r.imageTokensPerSample
-    ? c.microBatchSize * r.imageTokensPerSample * (m.vision.dynamicResolution ? 4 : 1) * forwardWorkingSetBytesPerToken({ hiddenSize: m.vision.hiddenSize, intermediateSize: m.vision.intermediateSize })
-    : 0;
+  const vision =
+    m.vision && r.imageTokensPerSample
+      ? c.microBatchSize *
+        r.imageTokensPerSample *
+        (m.vision.dynamicResolution ? 4 : 1) *
+        forwardWorkingSetBytesPerToken({ hiddenSize: m.vision.hiddenSize, intermediateSize: m.vision.intermediateSize })
+      : 0;
   if (r.lora) {
     const adapters = adapterParameters(m, r.lora.rank, r.lora.targetModules);
     const states = loraStates({
@@ -85,22 +99,45 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
       zeroStage: c.zeroStage,
     });
     return estimateTraining({
-      model: m, states, precision: r.precision, microBatchSize: c.microBatchSize, tokensPerSample,
-      gradientCheckpointing: c.gradientCheckpointing, lora: { rank: r.lora.rank, targetModules: r.lora.targetModules },
-      gpus: r.gpus, ddpBuckets: c.zeroStage === 0 && r.gpus > 1, trainableLocalParameters: adapters, visionBytes: vision, usableGiB: r.usableGiB,
+      model: m,
+      states,
+      precision: r.precision,
+      microBatchSize: c.microBatchSize,
+      tokensPerSample,
+      gradientCheckpointing: c.gradientCheckpointing,
+      lora: { rank: r.lora.rank, targetModules: r.lora.targetModules },
+      gpus: r.gpus,
+      ddpBuckets: c.zeroStage === 0 && r.gpus > 1,
+      trainableLocalParameters: adapters,
+      visionBytes: vision,
+      usableGiB: r.usableGiB,
     });
   }
   const states = fullTrainingStates({
-    parameters: m.parameters, largestLayerParameters: m.largestLayerParameters, gpus: r.gpus, gpusPerNode: r.gpusPerNode,
-    precision: r.precision, optimizer: r.optimizer, zeroStage: c.zeroStage, offload: c.offload,
+    parameters: m.parameters,
+    largestLayerParameters: m.largestLayerParameters,
+    gpus: r.gpus,
+    gpusPerNode: r.gpusPerNode,
+    precision: r.precision,
+    optimizer: r.optimizer,
+    zeroStage: c.zeroStage,
+    offload: c.offload,
   });
   const trainableLocal = c.offload !== "none" ? 0 : c.zeroStage === 0 ? m.parameters : m.parameters / r.gpus;
   // ZeRO's double-buffered reduce buckets live next to the gradients.
   const withBuckets = c.zeroStage >= 1 ? { ...states, gradients: states.gradients + DEEPSPEED_BUCKET_BYTES } : states;
   return estimateTraining({
-    model: m, states: withBuckets, precision: r.precision, microBatchSize: c.microBatchSize, tokensPerSample,
-    gradientCheckpointing: c.gradientCheckpointing, gpus: r.gpus, ddpBuckets: c.zeroStage === 0 && r.gpus > 1,
-    trainableLocalParameters: trainableLocal, visionBytes: vision, usableGiB: r.usableGiB,
+    model: m,
+    states: withBuckets,
+    precision: r.precision,
+    microBatchSize: c.microBatchSize,
+    tokensPerSample,
+    gradientCheckpointing: c.gradientCheckpointing,
+    gpus: r.gpus,
+    ddpBuckets: c.zeroStage === 0 && r.gpus > 1,
+    trainableLocalParameters: trainableLocal,
+    visionBytes: vision,
+    usableGiB: r.usableGiB,
   });
 }
 
@@ -121,14 +158,23 @@ function microBatchCandidates(r: TrainingRequest): number[] {
 /** (stage, offload) pairs in order of preference, limited by the strategy and pinned knobs. */
 function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offload }[] {
   const stages: ZeroStage[] =
-    r.zeroStage !== undefined ? [r.zeroStage]
-    : r.strategy === "ddp" ? [0]
-    : r.strategy === "deepspeed" ? [1, 2, 3]
-    : r.lora?.quantization && r.lora.quantization !== "none" ? [0, 1, 2]
-    : [0, 1, 2, 3];
+    r.zeroStage !== undefined
+      ? [r.zeroStage]
+      : r.strategy === "ddp"
+        ? [0]
+        : r.strategy === "deepspeed"
+          ? [1, 2, 3]
+          : r.lora?.quantization && r.lora.quantization !== "none"
+            ? [0, 1, 2]
+            : [0, 1, 2, 3];
   const out: { zeroStage: ZeroStage; offload: Offload }[] = [];
   // DeepSpeed offloads only its own CPU Adam; LoRA's small states gain nothing from offloading.
-  const offloads = r.offload !== undefined ? [r.offload] : r.optimizer !== "adamw" || r.lora ? (["none"] as const) : (["none", "optimizer", "optimizer-and-parameters"] as const);
+  const offloads =
+    r.offload !== undefined
+      ? [r.offload]
+      : r.optimizer !== "adamw" || r.lora
+        ? (["none"] as const)
+        : (["none", "optimizer", "optimizer-and-parameters"] as const);
   for (const offload of offloads) {
     for (const zeroStage of stages) {
       if (offload === "optimizer" && zeroStage < 2) continue;
@@ -159,7 +205,10 @@ function searchKnobs(r: TrainingRequest): { c: Candidate; mem: MemoryEstimate; f
       }
     }
   }
-  if (!last) throw new RangeError("no ZeRO stage and offload combination to try: the pinned knobs exclude each other (the workload schema rejects this)");
+  if (!last)
+    throw new RangeError(
+      "no ZeRO stage and offload combination to try: the pinned knobs exclude each other (the workload schema rejects this)",
+    );
   const pick = chosen ?? last;
   return { ...pick, found: chosen !== undefined };
 }
@@ -173,21 +222,79 @@ export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
   return describe(r, c, mem, found, r.usableGiB * (1 - SAFETY_MARGIN));
 }
 
-function describe(r: TrainingRequest, c: Candidate, mem: MemoryEstimate, found: boolean, target: number): TrainingMemoryPlan {
+function describe(
+  r: TrainingRequest,
+  c: Candidate,
+  mem: MemoryEstimate,
+  found: boolean,
+  target: number,
+): TrainingMemoryPlan {
   const log = new DecisionLog();
   const perGpu = r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus : c.microBatchSize;
   const accumulation = perGpu / c.microBatchSize;
   const pinned = (v: unknown) => v !== undefined;
-  const req = `requires ${mem.requiredGiB} GiB of ${r.usableGiB} GiB (target ${target.toFixed(2)} GiB with a ${SAFETY_MARGIN * 100}% margin)`;
-  log.decide("zeroStage", c.zeroStage, pinned(r.zeroStage) ? "pinned by the workload" : c.zeroStage === 0 ? `plain DDP: full model states (${mem.breakdownGiB.modelStates} GiB) fit on each GPU` : `ZeRO-${c.zeroStage}: the lowest stage whose per-GPU model states (${mem.breakdownGiB.modelStates} GiB) leave room for activations`);
-  log.decide("offload", c.offload, pinned(r.offload) ? "pinned by the workload" : c.offload === "none" ? "no offload: the states fit on the GPUs" : `offload to CPU needed; the node must hold ${mem.cpuOffloadGiBPerNode} GiB (DeepSpeed's estimate)`);
-  log.decide("gradientCheckpointing", c.gradientCheckpointing, pinned(r.gradientCheckpointing) ? "pinned by the workload" : c.gradientCheckpointing ? "needed: without it even micro-batch 1 does not fit; recomputation keeps only each layer's input" : "not needed: activations fit, so no recomputation cost");
-  log.decide("microBatchSize", c.microBatchSize, pinned(r.microBatchSize) ? `pinned by the workload; ${req}` : `largest that fits: ${req}`);
-  log.decide("gradientAccumulationSteps", accumulation, r.globalBatchSize !== undefined ? `global batch ${r.globalBatchSize} = ${c.microBatchSize} micro-batch x ${accumulation} steps x ${r.gpus} GPUs, kept exactly whatever the GPU count` : "no globalBatchSize given: one micro-batch per step");
-  if (!found && mem.fits) log.decide("safetyMargin", false, `no choice stays under the ${SAFETY_MARGIN * 100}% planning margin; the closest (${mem.requiredGiB} GiB) still fits the ${r.usableGiB} GiB, with little room for allocator fragmentation`);
+  const req =
+    `requires ${mem.requiredGiB} GiB of ${r.usableGiB} GiB (target ${target.toFixed(2)} GiB with a ${SAFETY_MARGIN * 100}% ` +
+    `margin)`;
+  log.decide(
+    "zeroStage",
+    c.zeroStage,
+    pinned(r.zeroStage)
+      ? "pinned by the workload"
+      : c.zeroStage === 0
+        ? `plain DDP: full model states (${mem.breakdownGiB.modelStates} GiB) fit on each GPU`
+        : `ZeRO-${c.zeroStage}: the lowest stage whose per-GPU model states (${mem.breakdownGiB.modelStates} ` +
+          `GiB) leave room for activations`,
+  );
+  log.decide(
+    "offload",
+    c.offload,
+    pinned(r.offload)
+      ? "pinned by the workload"
+      : c.offload === "none"
+        ? "no offload: the states fit on the GPUs"
+        : `offload to CPU needed; the node must hold ${mem.cpuOffloadGiBPerNode} GiB (DeepSpeed's estimate)`,
+  );
+  log.decide(
+    "gradientCheckpointing",
+    c.gradientCheckpointing,
+    pinned(r.gradientCheckpointing)
+      ? "pinned by the workload"
+      : c.gradientCheckpointing
+        ? "needed: without it even micro-batch 1 does not fit; recomputation keeps only each layer's input"
+        : "not needed: activations fit, so no recomputation cost",
+  );
+  log.decide(
+    "microBatchSize",
+    c.microBatchSize,
+    pinned(r.microBatchSize) ? `pinned by the workload; ${req}` : `largest that fits: ${req}`,
+  );
+  log.decide(
+    "gradientAccumulationSteps",
+    accumulation,
+    r.globalBatchSize !== undefined
+      ? `global batch ${r.globalBatchSize} = ${c.microBatchSize} micro-batch x ${accumulation} steps x ${r.gpus} ` +
+          `GPUs, kept exactly whatever the GPU count`
+      : "no globalBatchSize given: one micro-batch per step",
+  );
+  if (!found && mem.fits)
+    log.decide(
+      "safetyMargin",
+      false,
+      `no choice stays under the ${SAFETY_MARGIN * 100}% planning margin; the closest (${mem.requiredGiB} ` +
+        `GiB) still fits the ${r.usableGiB} GiB, with little room for allocator fragmentation`,
+    );
   const advice = mem.fits ? [] : adviceFor(r, c, mem);
   return {
-    knobs: { microBatchSize: c.microBatchSize, gradientAccumulationSteps: accumulation, globalBatchSize: perGpu * r.gpus, zeroStage: c.zeroStage, offload: c.offload, gradientCheckpointing: c.gradientCheckpointing, gpus: r.gpus },
+    knobs: {
+      microBatchSize: c.microBatchSize,
+      gradientAccumulationSteps: accumulation,
+      globalBatchSize: perGpu * r.gpus,
+      zeroStage: c.zeroStage,
+      offload: c.offload,
+      gradientCheckpointing: c.gradientCheckpointing,
+      gpus: r.gpus,
+    },
     memory: mem,
     fits: mem.fits,
     decisions: log.decisions,
@@ -196,22 +303,36 @@ function describe(r: TrainingRequest, c: Candidate, mem: MemoryEstimate, found: 
 }
 
 function adviceFor(r: TrainingRequest, c: Candidate, mem: MemoryEstimate): string[] {
-  const out = [`does not fit: needs ${mem.requiredGiB} GiB per GPU (model states ${mem.breakdownGiB.modelStates} GiB, activations ${mem.breakdownGiB.activations} GiB, logits ${mem.breakdownGiB.logits} GiB) but an A10G offers ${r.usableGiB} GiB`];
-  const free: TrainingRequest = { ...r, microBatchSize: 1, globalBatchSize: undefined, zeroStage: undefined, offload: undefined, gradientCheckpointing: undefined, strategy: r.strategy === "ddp" && !r.lora ? "ddp" : "auto" };
+  const out = [
+    `does not fit: needs ${mem.requiredGiB} GiB per GPU (model states ${mem.breakdownGiB.modelStates} ` +
+      `GiB, activations ${mem.breakdownGiB.activations} GiB, logits ${mem.breakdownGiB.logits} GiB) but ` +
+      `an A10G offers ${r.usableGiB} GiB`,
+  ];
+  const free: TrainingRequest = {
+    ...r,
+    microBatchSize: 1,
+    globalBatchSize: undefined,
+    zeroStage: undefined,
+    offload: undefined,
+    gradientCheckpointing: undefined,
+    strategy: r.strategy === "ddp" && !r.lora ? "ddp" : "auto",
+  };
   for (const gpus of [2, 4, 8, 16, 32, 64].filter((g) => g > r.gpus)) {
     if (planFits({ ...free, gpus })) {
       out.push(`use ${gpus} GPUs${free.strategy === "ddp" ? "" : " (ZeRO shards the states)"}`);
       break;
     }
   }
-  if (r.lora && r.lora.quantization === "none" && planFits({ ...free, lora: { ...r.lora, quantization: "nf4" } })) out.push('use QLoRA: lora.quantization: "nf4"');
+  if (r.lora && r.lora.quantization === "none" && planFits({ ...free, lora: { ...r.lora, quantization: "nf4" } }))
+    out.push('use QLoRA: lora.quantization: "nf4"');
   for (let seq = Math.floor(r.sequenceLength / 2); seq >= 128; seq = Math.floor(seq / 2)) {
     if (planFits({ ...free, sequenceLength: seq })) {
       out.push(`use a shorter sequence: sequenceLength ${seq}`);
       break;
     }
   }
-  if (c.offload !== "none" || r.offload !== undefined) out.push("offloading needs host memory: a larger g5 size (g5.24xlarge or g5.48xlarge) has more RAM per GPU");
+  if (c.offload !== "none" || r.offload !== undefined)
+    out.push("offloading needs host memory: a larger g5 size (g5.24xlarge or g5.48xlarge) has more RAM per GPU");
   return out;
 }
 

@@ -35,7 +35,11 @@ export const MODEL_ALIASES: Readonly<Record<string, CatalogModelId>> = {
 };
 
 /** Every name a workload may use for a catalog model. */
-export const MODEL_NAMES = [...DECODER_MODEL_IDS, ...ENCODER_MODEL_IDS, ...Object.keys(MODEL_ALIASES)] as readonly string[];
+export const MODEL_NAMES = [
+  ...DECODER_MODEL_IDS,
+  ...ENCODER_MODEL_IDS,
+  ...Object.keys(MODEL_ALIASES),
+] as readonly string[];
 
 /** Looks up a catalog model or alias. */
 export function catalogModel(name: string): ModelArchitecture | undefined {

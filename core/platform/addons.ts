@@ -25,12 +25,22 @@ export interface HelmReleasePlan {
 
 export const CHART_PINS = {
   kuberayOperator: { chart: "kuberay-operator", version: "1.7.0", repo: "https://ray-project.github.io/kuberay-helm/" },
-  nvidiaDevicePlugin: { chart: "nvidia-device-plugin", version: "0.18.0", repo: "https://nvidia.github.io/k8s-device-plugin" },
-  clusterAutoscaler: { chart: "cluster-autoscaler", version: "9.47.0", repo: "https://kubernetes.github.io/autoscaler" },
+  nvidiaDevicePlugin: {
+    chart: "nvidia-device-plugin",
+    version: "0.18.0",
+    repo: "https://nvidia.github.io/k8s-device-plugin",
+  },
+  clusterAutoscaler: {
+    chart: "cluster-autoscaler",
+    version: "9.47.0",
+    repo: "https://kubernetes.github.io/autoscaler",
+  },
 } as const;
 
 /** Service account names the IAM roles are bound to (EKS Pod Identity). */
-export const SERVICE_ACCOUNTS = { clusterAutoscaler: { namespace: "kube-system", name: "cluster-autoscaler" } } as const;
+export const SERVICE_ACCOUNTS = {
+  clusterAutoscaler: { namespace: "kube-system", name: "cluster-autoscaler" },
+} as const;
 
 /** EKS managed add-ons of a created cluster (versions: EKS's default for the cluster version). */
 export const EKS_ADDONS = ["vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent"] as const;
@@ -73,7 +83,12 @@ export function nvidiaDevicePluginRelease(): HelmReleasePlan {
 }
 
 /** Cluster Autoscaler: discovers the node groups by tag, scales GPU pools from and back to zero. */
-export function clusterAutoscalerRelease(args: { clusterName: string; region: string; environment: Environment; cpuPool: string }): HelmReleasePlan {
+export function clusterAutoscalerRelease(args: {
+  clusterName: string;
+  region: string;
+  environment: Environment;
+  cpuPool: string;
+}): HelmReleasePlan {
   const p = ENVIRONMENT_PROFILES[args.environment].platform;
   return {
     ...CHART_PINS.clusterAutoscaler,

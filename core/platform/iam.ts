@@ -34,7 +34,13 @@ export function bucketAccessPolicy(bucketArn: string, prefix: string): PolicyDoc
       {
         Sid: "ReadWriteObjects",
         Effect: "Allow",
-        Action: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
+        Action: [
+          "s3:GetObject",
+          "s3:PutObject",
+          "s3:DeleteObject",
+          "s3:AbortMultipartUpload",
+          "s3:ListMultipartUploadParts",
+        ],
         Resource: `${bucketArn}/${prefix}*`,
       },
     ],
@@ -62,13 +68,22 @@ export function tlsOnlyBucketPolicy(bucketArn: string): PolicyDocument {
 export function podIdentityTrustPolicy(): PolicyDocument {
   return {
     Version: "2012-10-17",
-    Statement: [{ Effect: "Allow", Principal: { Service: "pods.eks.amazonaws.com" }, Action: ["sts:AssumeRole", "sts:TagSession"] }],
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { Service: "pods.eks.amazonaws.com" },
+        Action: ["sts:AssumeRole", "sts:TagSession"],
+      },
+    ],
   };
 }
 
 /** Trust policy for an AWS service role (EKS control plane, EC2 nodes). */
 export function serviceTrustPolicy(service: string): PolicyDocument {
-  return { Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: "sts:AssumeRole" }] };
+  return {
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: "sts:AssumeRole" }],
+  };
 }
 
 /** AWS managed policies of the node role. */

@@ -14,14 +14,23 @@ export interface NetworkPlan {
   readonly availabilityZoneNames: readonly string[] | undefined;
   readonly natGateways: "Single" | "OnePerAz";
   /** Subnet layout per zone, with the tags EKS and the AWS Load Balancer Controller discover subnets by. */
-  readonly subnets: readonly { readonly type: "Public" | "Private"; readonly cidrMask: number; readonly tags: Readonly<Record<string, string>> }[];
+  readonly subnets: readonly {
+    readonly type: "Public" | "Private";
+    readonly cidrMask: number;
+    readonly tags: Readonly<Record<string, string>>;
+  }[];
   /** `com.amazonaws.<region>.s3`, a Gateway endpoint on every route table. */
   readonly s3EndpointService: string;
   readonly tags: Readonly<Record<string, string>>;
 }
 
 /** Plans the VPC for `clusterName` in `region`. */
-export function planNetwork(cfg: NetworkConfig, environment: Environment, region: string, clusterName: string): NetworkPlan {
+export function planNetwork(
+  cfg: NetworkConfig,
+  environment: Environment,
+  region: string,
+  clusterName: string,
+): NetworkPlan {
   const profile = ENVIRONMENT_PROFILES[environment].platform;
   const vpcMask = Number(cfg.cidrBlock.split("/")[1]);
   const cluster = { [`kubernetes.io/cluster/${clusterName}`]: "shared" };
@@ -32,7 +41,11 @@ export function planNetwork(cfg: NetworkConfig, environment: Environment, region
     natGateways: profile.natGateways,
     subnets: [
       // Private subnets hold every node and pod IP (VPC CNI): make them large. Public ones only NAT and LBs.
-      { type: "Private", cidrMask: Math.min(vpcMask + 3, 28), tags: { ...cluster, "kubernetes.io/role/internal-elb": "1" } },
+      {
+        type: "Private",
+        cidrMask: Math.min(vpcMask + 3, 28),
+        tags: { ...cluster, "kubernetes.io/role/internal-elb": "1" },
+      },
       { type: "Public", cidrMask: Math.min(vpcMask + 6, 28), tags: { ...cluster, "kubernetes.io/role/elb": "1" } },
     ],
     s3EndpointService: `com.amazonaws.${region}.s3`,

@@ -14,7 +14,11 @@ import { capacityAllowed } from "../environments";
 import type { CpuPoolPlan, GpuPoolPlan, Taint } from "../pools";
 
 /** EKS's spelling of taint effects. */
-const EKS_EFFECT = { NoSchedule: "NO_SCHEDULE", PreferNoSchedule: "PREFER_NO_SCHEDULE", NoExecute: "NO_EXECUTE" } as const;
+const EKS_EFFECT = {
+  NoSchedule: "NO_SCHEDULE",
+  PreferNoSchedule: "PREFER_NO_SCHEDULE",
+  NoExecute: "NO_EXECUTE",
+} as const;
 
 /** An EKS managed node group, planned. */
 export interface NodeGroupPlan {
@@ -26,12 +30,23 @@ export interface NodeGroupPlan {
   readonly instanceTypes: readonly string[];
   readonly scaling: { readonly minSize: number; readonly maxSize: number; readonly desiredSize: number };
   readonly labels: Readonly<Record<string, string>>;
-  readonly taints: readonly { readonly key: string; readonly value: string; readonly effect: "NO_SCHEDULE" | "PREFER_NO_SCHEDULE" | "NO_EXECUTE" }[];
+  readonly taints: readonly {
+    readonly key: string;
+    readonly value: string;
+    readonly effect: "NO_SCHEDULE" | "PREFER_NO_SCHEDULE" | "NO_EXECUTE";
+  }[];
   /** Launch template settings. */
   readonly launchTemplate: {
     readonly httpTokens: "required";
     readonly httpPutResponseHopLimit: number;
-    readonly rootVolume: { readonly deviceName: "/dev/xvda"; readonly sizeGiB: number; readonly type: "gp3"; readonly iops: number; readonly throughputMiBps: number; readonly encrypted: true };
+    readonly rootVolume: {
+      readonly deviceName: "/dev/xvda";
+      readonly sizeGiB: number;
+      readonly type: "gp3";
+      readonly iops: number;
+      readonly throughputMiBps: number;
+      readonly encrypted: true;
+    };
     /** MIME multi-part user data with an AL2023 nodeadm NodeConfig; undefined when none is needed. */
     readonly userData: string | undefined;
   };
@@ -66,7 +81,12 @@ export function nvmeUserData(): string {
 }
 
 /** Cluster Autoscaler tags: discovery, plus node-template labels, taints and GPU count for scale from zero. */
-export function autoscalerTags(clusterName: string, labels: Readonly<Record<string, string>>, taints: readonly Taint[], gpus: number): Record<string, string> {
+export function autoscalerTags(
+  clusterName: string,
+  labels: Readonly<Record<string, string>>,
+  taints: readonly Taint[],
+  gpus: number,
+): Record<string, string> {
   const tags: Record<string, string> = {
     "k8s.io/cluster-autoscaler/enabled": "true",
     [`k8s.io/cluster-autoscaler/${clusterName}`]: "owned",
@@ -78,7 +98,14 @@ export function autoscalerTags(clusterName: string, labels: Readonly<Record<stri
 }
 
 function rootVolume(sizeGiB: number) {
-  return { deviceName: "/dev/xvda" as const, sizeGiB, type: "gp3" as const, iops: 3000, throughputMiBps: 250, encrypted: true as const };
+  return {
+    deviceName: "/dev/xvda" as const,
+    sizeGiB,
+    type: "gp3" as const,
+    iops: 3000,
+    throughputMiBps: 250,
+    encrypted: true as const,
+  };
 }
 
 /** IMDSv2 only; hop limit 2 so add-ons in pods (EBS CSI node) still reach it while tokens are required. */
@@ -104,7 +131,12 @@ export function planCpuNodeGroup(pool: CpuPoolPlan, target: Pick<NodeGroupTarget
     scaling: { minSize: pool.minNodes, maxSize: pool.maxNodes, desiredSize: pool.minNodes },
     labels: pool.labels,
     taints: [],
-    launchTemplate: { httpTokens: "required", httpPutResponseHopLimit: HOP_LIMIT, rootVolume: rootVolume(100), userData: undefined },
+    launchTemplate: {
+      httpTokens: "required",
+      httpPutResponseHopLimit: HOP_LIMIT,
+      rootVolume: rootVolume(100),
+      userData: undefined,
+    },
     availabilityZone: undefined,
     clusterPlacementGroup: false,
     autoscalerTags: autoscalerTags(clusterName, pool.labels, [], 0),
@@ -124,7 +156,12 @@ export function planGpuNodeGroup(pool: GpuPoolPlan, target: NodeGroupTarget): No
     scaling: { minSize: pool.minNodes, maxSize: pool.maxNodes, desiredSize: pool.minNodes },
     labels: pool.labels,
     taints: pool.taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_EFFECT[t.effect] })),
-    launchTemplate: { httpTokens: "required", httpPutResponseHopLimit: HOP_LIMIT, rootVolume: rootVolume(pool.rootVolumeGiB), userData: nvmeUserData() },
+    launchTemplate: {
+      httpTokens: "required",
+      httpPutResponseHopLimit: HOP_LIMIT,
+      rootVolume: rootVolume(pool.rootVolumeGiB),
+      userData: nvmeUserData(),
+    },
     availabilityZone: pool.availabilityZone,
     clusterPlacementGroup: pool.clusterPlacementGroup,
     autoscalerTags: autoscalerTags(clusterName, pool.labels, pool.taints, gpus),

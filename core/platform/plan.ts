@@ -5,7 +5,12 @@
 import type { ClusterConfig } from "../config/platform";
 import type { StackConfig } from "../config/stack";
 import { planPools, type PoolsPlan } from "../pools";
-import { clusterAutoscalerRelease, kuberayOperatorRelease, nvidiaDevicePluginRelease, type HelmReleasePlan } from "./addons";
+import {
+  clusterAutoscalerRelease,
+  kuberayOperatorRelease,
+  nvidiaDevicePluginRelease,
+  type HelmReleasePlan,
+} from "./addons";
 import { planNetwork, type NetworkPlan } from "./network";
 import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-groups";
 import { planStorage, type StoragePlan } from "./storage";
@@ -19,7 +24,11 @@ export interface PlatformPlan {
   readonly pools: PoolsPlan;
   /** The CPU pool's node group and the GPU pools', in config order. */
   readonly nodeGroups: { readonly cpu: NodeGroupPlan; readonly gpu: readonly NodeGroupPlan[] };
-  readonly helm: { readonly kuberayOperator: HelmReleasePlan; readonly nvidiaDevicePlugin: HelmReleasePlan; readonly clusterAutoscaler: HelmReleasePlan };
+  readonly helm: {
+    readonly kuberayOperator: HelmReleasePlan;
+    readonly nvidiaDevicePlugin: HelmReleasePlan;
+    readonly clusterAutoscaler: HelmReleasePlan;
+  };
   readonly workloadNamespace: string;
   readonly storage: StoragePlan;
 }
@@ -33,7 +42,8 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     environment,
     region,
     cluster: platform.cluster,
-    network: platform.cluster.mode === "create" ? planNetwork(platform.network, environment, region, clusterName) : undefined,
+    network:
+      platform.cluster.mode === "create" ? planNetwork(platform.network, environment, region, clusterName) : undefined,
     pools,
     nodeGroups: {
       cpu: planCpuNodeGroup(pools.cpu, { clusterName }),

@@ -21,7 +21,13 @@ export interface StoragePlan {
   readonly checkpointRetentionDays: number;
   readonly abortIncompleteUploadDays: number;
   readonly serviceAccount: { readonly namespace: string; readonly name: string };
-  readonly fsx: { readonly storageCapacityGiB: number; readonly deploymentType: "SCRATCH_2" | "PERSISTENT_2"; readonly importPath: string } | undefined;
+  readonly fsx:
+    | {
+        readonly storageCapacityGiB: number;
+        readonly deploymentType: "SCRATCH_2" | "PERSISTENT_2";
+        readonly importPath: string;
+      }
+    | undefined;
 }
 
 /** Plans storage for the workload namespace. */

@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
+import { runCli } from "../helpers/run-cli";
 import { repoRoot } from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
@@ -19,8 +19,12 @@ describe("ray-gpu CLI", () => {
   it("plan --stack dev prints pools and every workload decision", async () => {
     const r = await run("plan", "--stack", "dev");
     expect(r.code).toBe(0);
-    expect(r.out).toContain("a10g-4x  gpu     g5.12xlarge  0-2    spot       47810m CPU, 169.3 GiB, 4 GPU  47 CPU, 168 GiB, 4 GPU  11.34");
-    expect(r.out).toContain("Workload llm-pretrain (TrainingJob, meta-llama/Llama-3.2-1B): 4 GPUs on pool a10g-4x = 1 x g5.12xlarge");
+    expect(r.out).toContain(
+      "a10g-4x  gpu     g5.12xlarge  0-2    spot       47810m CPU, 169.3 GiB, 4 GPU  47 CPU, 168 GiB, 4 GPU  11.34",
+    );
+    expect(r.out).toContain(
+      "Workload llm-pretrain (TrainingJob, meta-llama/Llama-3.2-1B): 4 GPUs on pool a10g-4x = 1 x g5.12xlarge",
+    );
     expect(r.out).toMatch(/GPU memory: fits: requires [\d.]+ GiB of 21.99 GiB per GPU/);
     expect(r.out).toContain("gradientAccumulationSteps = 8: global batch 64 = 2 micro-batch x 8 steps x 4 GPUs");
     expect(r.out).toMatch(/worker\.objectStoreGiB = 33: 20% of 168 GiB/);
@@ -29,7 +33,10 @@ describe("ray-gpu CLI", () => {
   it("plan --stack prod --json lists the pools with allocatable and cost", async () => {
     const r = await run("plan", "--stack", "prod", "--json");
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.out) as { pools: Record<string, unknown>[]; workloads: { worker: { replicas: number }; decisions: unknown[] }[] };
+    const doc = JSON.parse(r.out) as {
+      pools: Record<string, unknown>[];
+      workloads: { worker: { replicas: number }; decisions: unknown[] }[];
+    };
     const train = doc.pools.find((p) => p["name"] === "train-a10g-4x")!;
     expect(train).toMatchObject({
       instanceType: "g5.12xlarge",
@@ -48,7 +55,14 @@ describe("ray-gpu CLI", () => {
     writeFileSync(join(a, "rayjob-removed.yaml"), "stale");
     expect((await run("render", "--stack", "prod", "--out", a)).code).toBe(0);
     expect((await run("render", "--stack", "prod", "--out", b)).code).toBe(0);
-    expect(readdirSync(a).sort()).toEqual(["plan.json", ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap((n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`])].sort());
+    expect(readdirSync(a).sort()).toEqual(
+      [
+        "plan.json",
+        ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap(
+          (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`],
+        ),
+      ].sort(),
+    );
     for (const f of readdirSync(a)) expect(readFileSync(join(a, f), "utf8")).toBe(readFileSync(join(b, f), "utf8"));
     const yaml = readFileSync(join(a, "rayjob-llm-pretrain.yaml"), "utf8");
     expect(yaml.indexOf("apiVersion")).toBeLessThan(yaml.indexOf("kind"));
@@ -61,7 +75,10 @@ describe("ray-gpu CLI", () => {
     writeFileSync(file, "kind: TrainingJob\nname: solo\nmodel: meta-llama/Llama-3.2-1B\ngpus: 8\n");
     const r = await run("plan", "--workload", file, "--env", "prod", "--json");
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.out) as { environment: string; workloads: { instanceType: string; worker: { replicas: number } }[] };
+    const doc = JSON.parse(r.out) as {
+      environment: string;
+      workloads: { instanceType: string; worker: { replicas: number } }[];
+    };
     expect(doc.environment).toBe("prod");
     expect(doc.workloads[0]).toMatchObject({ instanceType: "g5.12xlarge", worker: { replicas: 2 } });
   });
@@ -69,7 +86,17 @@ describe("ray-gpu CLI", () => {
   it("a malformed workload file gets one message naming each bad path, exit 1", async () => {
     const dir = tmp();
     const file = join(dir, "w.json");
-    writeFileSync(file, JSON.stringify({ kind: "TrainingJob", name: "solo", model: "meta-llama/Llama-3.1-8b", gpus: -1, microBatchSise: 4, precision: "bf16" }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        kind: "TrainingJob",
+        name: "solo",
+        model: "meta-llama/Llama-3.1-8b",
+        gpus: -1,
+        microBatchSise: 4,
+        precision: "bf16",
+      }),
+    );
     const r = await run("plan", "--workload", file);
     expect(r.code).toBe(1);
     expect(r.err).toBe(
@@ -81,7 +108,7 @@ describe("ray-gpu CLI", () => {
     );
   });
 
-  it("a malformed stack file gets every problem and exit 1, from the real binary, without a stack trace", () => {
+  it("a malformed stack file gets every problem and exit 1, from the real binary, without a stack trace", async () => {
     const dir = tmp();
     copyFileSync(join(repoRoot, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
     const text = readFileSync(join(repoRoot, "Pulumi.dev.yaml"), "utf8")
@@ -89,7 +116,7 @@ describe("ray-gpu CLI", () => {
       .replace("maxNodes: 3", "maxNodes: 3\n      maxNode: 3")
       .replace("gpus: 4", "gpus: 3");
     writeFileSync(join(dir, "Pulumi.dev.yaml"), text);
-    const r = spawnSync(process.execPath, [join(repoRoot, "bin/ray-gpu.js"), "--dir", dir, "plan", "--stack", "dev"], { encoding: "utf8" });
+    const r = await runCli(["--dir", dir, "plan", "--stack", "dev"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("ray-gpu:platform.gpuNodeGroups[0].instanceType: must be one of");
     expect(r.stderr).toContain('(got "g5.13xlarge")');

@@ -28,25 +28,50 @@ function stackDir(edit: (text: string) => string): string {
 
 describe("edge cases", () => {
   it("rejects knobs that exclude each other instead of crashing", async () => {
-    const r = await run("plan", "--workload", workloadFile("kind: TrainingJob\nname: w\nmodel: meta-llama/Llama-3.2-1B\ngpus: 4\nzeroStage: 0\noffload: optimizer\n"));
+    const r = await run(
+      "plan",
+      "--workload",
+      workloadFile(
+        "kind: TrainingJob\nname: w\nmodel: meta-llama/Llama-3.2-1B\ngpus: 4\nzeroStage: 0\noffload: optimizer\n",
+      ),
+    );
     expect(r.code).toBe(1);
     expect(r.err).toContain("✖ offload: optimizer offload needs ZeRO 2 or 3 (zeroStage is 0)");
   });
 
   it("rejects a tensor-parallel size larger than a node or not dividing the GPUs", async () => {
-    const r = await run("plan", "--workload", workloadFile("kind: BatchInference\nname: w\nmodel: meta-llama/Llama-3.1-8B-Instruct\ngpus: 4\ntensorParallelSize: 8\n"));
+    const r = await run(
+      "plan",
+      "--workload",
+      workloadFile(
+        "kind: BatchInference\nname: w\nmodel: meta-llama/Llama-3.1-8B-Instruct\ngpus: 4\ntensorParallelSize: 8\n",
+      ),
+    );
     expect(r.code).toBe(1);
     expect(r.err).toContain("✖ workload.tensorParallelSize: must be at most 4, the GPUs of one g5.12xlarge node");
   });
 
   it("rejects sequences longer than the model's context", async () => {
-    const r = await run("plan", "--workload", workloadFile("kind: EmbeddingPipeline\nname: w\nmodel: BAAI/bge-small-en-v1.5\ngpus: 1\nsequenceLength: 8192\n"));
+    const r = await run(
+      "plan",
+      "--workload",
+      workloadFile("kind: EmbeddingPipeline\nname: w\nmodel: BAAI/bge-small-en-v1.5\ngpus: 1\nsequenceLength: 8192\n"),
+    );
     expect(r.code).toBe(1);
-    expect(r.err).toContain("✖ workload.sequenceLength: 8192 tokens exceed the model's context of 512 tokens (got 8192)");
+    expect(r.err).toContain(
+      "✖ workload.sequenceLength: 8192 tokens exceed the model's context of 512 tokens (got 8192)",
+    );
   });
 
   it("fits vLLM's largest allowed memory fraction when the model is small", async () => {
-    const r = await run("plan", "--json", "--workload", workloadFile("kind: BatchInference\nname: w\nmodel: Qwen/Qwen2.5-0.5B\ngpus: 1\ninstanceType: g5.2xlarge\ngpuMemoryUtilization: 0.95\n"));
+    const r = await run(
+      "plan",
+      "--json",
+      "--workload",
+      workloadFile(
+        "kind: BatchInference\nname: w\nmodel: Qwen/Qwen2.5-0.5B\ngpus: 1\ninstanceType: g5.2xlarge\ngpuMemoryUtilization: 0.95\n",
+      ),
+    );
     expect(r.code).toBe(0);
     expect((JSON.parse(r.out) as { workloads: { fits: boolean }[] }).workloads[0]!.fits).toBe(true);
   });
@@ -58,16 +83,48 @@ describe("edge cases", () => {
   });
 
   it("applies the environment's rules to a stack's pools under --env", async () => {
-    const r = await run("plan", "--stack", "dev", "--env", "prod", "--workload", workloadFile("kind: TrainingJob\nname: w\nmodel: meta-llama/Llama-3.2-1B\ngpus: 4\n"));
+    const r = await run(
+      "plan",
+      "--stack",
+      "dev",
+      "--env",
+      "prod",
+      "--workload",
+      workloadFile("kind: TrainingJob\nname: w\nmodel: meta-llama/Llama-3.2-1B\ngpus: 4\n"),
+    );
     expect(r.code).toBe(1);
     expect(r.err).toContain("capacityType: spot is allowed in dev only");
   });
 
   it("rejects EFA until the platform sets it up, and a pool that leaves a worker no CPU", async () => {
-    const efa = await run("-C", stackDir((t) => t.replace("capacityType: spot\n      - name: a10g-1x", "capacityType: spot\n        efa: true\n      - name: a10g-1x")), "plan", "--stack", "dev");
+    const efa = await run(
+      "-C",
+      stackDir((t) =>
+        t.replace(
+          "capacityType: spot\n      - name: a10g-1x",
+          "capacityType: spot\n        efa: true\n      - name: a10g-1x",
+        ),
+      ),
+      "plan",
+      "--stack",
+      "dev",
+    );
     expect(efa.code).toBe(1);
     expect(efa.err).toContain("efa: the platform does not set up EFA yet");
-    const starved = await run("-C", stackDir((t) => t.replace("        capacityType: spot\n    storage:", "        capacityType: spot\n        daemonSetReserve: { cpuMillis: 7500, memoryMiB: 1024 }\n    storage:").replace("nodePool: a10g-4x", "nodePool: a10g-1x")), "plan", "--stack", "dev");
+    const starved = await run(
+      "-C",
+      stackDir((t) =>
+        t
+          .replace(
+            "        capacityType: spot\n    storage:",
+            "        capacityType: spot\n        daemonSetReserve: { cpuMillis: 7500, memoryMiB: 1024 }\n    storage:",
+          )
+          .replace("nodePool: a10g-4x", "nodePool: a10g-1x"),
+      ),
+      "plan",
+      "--stack",
+      "dev",
+    );
     expect(starved.err).toContain("leaves 0 CPUs");
   });
 
@@ -76,13 +133,26 @@ describe("edge cases", () => {
     writeFileSync(join(out, "values.yaml"), "keep: me\n");
     writeFileSync(join(out, "rayjob-old.yaml"), "stale\n");
     expect((await run("render", "--stack", "dev", "--out", out)).code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(["values.yaml", ...["plan.json", ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap((n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`])].sort()].sort());
+    expect(readdirSync(out).sort()).toEqual(
+      [
+        "values.yaml",
+        ...[
+          "plan.json",
+          ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap(
+            (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`],
+          ),
+        ].sort(),
+      ].sort(),
+    );
     const refused = await run("render", "--stack", "dev", "--out", repoRoot);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain("holds a Pulumi project");
   });
 
   it("redacts secret values but not fields that merely mention tokens", () => {
-    expect(redact({ metadataOptions: { httpTokens: "required" }, accessToken: "x" })).toEqual({ metadataOptions: { httpTokens: "required" }, accessToken: "[redacted]" });
+    expect(redact({ metadataOptions: { httpTokens: "required" }, accessToken: "x" })).toEqual({
+      metadataOptions: { httpTokens: "required" },
+      accessToken: "[redacted]",
+    });
   });
 });

@@ -1,46 +1,61 @@
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { redact } from "../../cli/preview/run";
-import { repoRoot } from "../helpers/fixtures";
+import { runCli } from "../helpers/run-cli";
 
 interface Doc {
   resources: { type: string; name: string; parent: string | null; inputs: Record<string, unknown> }[];
 }
 
-function preview(...args: string[]) {
-  return spawnSync(process.execPath, [join(repoRoot, "bin/ray-gpu.js"), "preview", ...args], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "" } });
-}
+/** The real binary, with no AWS credentials in reach. */
+const preview = (...args: string[]) =>
+  runCli(["preview", ...args], { AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "" });
 
 describe("ray-gpu preview (offline)", () => {
-  it.each(["dev", "prod"])("lists the whole %s platform as JSON, with placeholders for cloud-only values, and no example job", (stack) => {
-    const r = preview("--stack", stack, "--json");
-    expect(r.status, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as Doc;
-    expect(Object.keys(doc)).toEqual(["resources"]);
-    for (const res of doc.resources) expect(Object.keys(res).sort()).toEqual(["inputs", "name", "parent", "type"]);
-    const types = new Set(doc.resources.map((x) => x.type));
-    for (const t of ["awsx:ec2:Vpc", "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "kubernetes:helm.sh/v3:Release", "aws:s3/bucket:Bucket", "aws:eks/podIdentityAssociation:PodIdentityAssociation", "ray-gpu:index:RayGpuPlatform"]) {
-      expect(types.has(t), t).toBe(true);
-    }
-    // The example stacks' workloads are marked `example: true`: pulumi up submits none of them.
-    expect(types.has("kubernetes:ray.io/v1:RayJob")).toBe(false);
-    expect(r.stdout).toContain("<computed: ");
-    expect(doc.resources.find((x) => x.type === "aws:eks/nodeGroup:NodeGroup")!.parent).not.toBeNull();
-    // Byte-stable: a second run prints the same document (checked once, on dev, to keep the suite fast).
-    if (stack === "dev") expect(preview("--stack", stack, "--json").stdout).toBe(r.stdout);
-  });
+  it.each(["dev", "prod"])(
+    "lists the whole %s platform as JSON, with placeholders for cloud-only values, and no example job",
+    async (stack) => {
+      const r = await preview("--stack", stack, "--json");
+      expect(r.status, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout) as Doc;
+      expect(Object.keys(doc)).toEqual(["resources"]);
+      for (const res of doc.resources) expect(Object.keys(res).sort()).toEqual(["inputs", "name", "parent", "type"]);
+      const types = new Set(doc.resources.map((x) => x.type));
+      for (const t of [
+        "awsx:ec2:Vpc",
+        "aws:eks/cluster:Cluster",
+        "aws:eks/nodeGroup:NodeGroup",
+        "kubernetes:helm.sh/v3:Release",
+        "aws:s3/bucket:Bucket",
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation",
+        "ray-gpu:index:RayGpuPlatform",
+      ]) {
+        expect(types.has(t), t).toBe(true);
+      }
+      // The example stacks' workloads are marked `example: true`: pulumi up submits none of them.
+      expect(types.has("kubernetes:ray.io/v1:RayJob")).toBe(false);
+      expect(r.stdout).toContain("<computed: ");
+      expect(doc.resources.find((x) => x.type === "aws:eks/nodeGroup:NodeGroup")!.parent).not.toBeNull();
+      // Byte-stable: a second run prints the same document (checked once, on dev, to keep the suite fast).
+      if (stack === "dev") expect((await preview("--stack", stack, "--json")).stdout).toBe(r.stdout);
+    },
+  );
 
-  it("prints a table without --json, and reports bad config like plan does", () => {
-    const r = preview("--stack", "dev");
+  it("prints a table without --json, and reports bad config like plan does", async () => {
+    const r = await preview("--stack", "dev");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Preview of stack dev: \d+ resources/);
-    const bad = preview("--stack", "staging");
+    const bad = await preview("--stack", "staging");
     expect(bad.status).toBe(2);
   });
 
   it("redacts secrets", () => {
-    expect(redact({ kubeconfig: "x", nested: { password: "p", ok: 1 }, list: [{ token: "t" }] })).toEqual({ kubeconfig: "[redacted]", nested: { password: "[redacted]", ok: 1 }, list: [{ token: "[redacted]" }] });
-    expect(redact({ value: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "s3cr3t" } })).toEqual({ value: "[secret]" });
+    expect(redact({ kubeconfig: "x", nested: { password: "p", ok: 1 }, list: [{ token: "t" }] })).toEqual({
+      kubeconfig: "[redacted]",
+      nested: { password: "[redacted]", ok: 1 },
+      list: [{ token: "[redacted]" }],
+    });
+    expect(
+      redact({ value: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "s3cr3t" } }),
+    ).toEqual({ value: "[secret]" });
   });
 });

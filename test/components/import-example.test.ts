@@ -7,9 +7,17 @@ describe("examples/import-into-existing-stack.ts", () => {
     await import("../../examples/import-into-existing-stack.js");
     await settlePreview();
     const ng = rs.find((r) => r.type === "aws:eks/nodeGroup:NodeGroup")!;
-    expect(ng.inputs).toMatchObject({ clusterName: "my-eks", amiType: "AL2023_x86_64_NVIDIA", capacityType: "ON_DEMAND", subnetIds: ["subnet-0a", "subnet-0b"] });
+    expect(ng.inputs).toMatchObject({
+      clusterName: "my-eks",
+      amiType: "AL2023_x86_64_NVIDIA",
+      capacityType: "ON_DEMAND",
+      subnetIds: ["subnet-0a", "subnet-0b"],
+    });
     expect(ng.parent).toMatch(/GpuNodeGroup::a10g-4x$/);
-    expect(rs.find((r) => r.type === "kubernetes:helm.sh/v3:Release")!.inputs).toMatchObject({ chart: "kuberay-operator", version: "1.7.0" });
+    expect(rs.find((r) => r.type === "kubernetes:helm.sh/v3:Release")!.inputs).toMatchObject({
+      chart: "kuberay-operator",
+      version: "1.7.0",
+    });
     expect(rs.some((r) => r.type === "aws:eks/cluster:Cluster")).toBe(false);
   });
 });

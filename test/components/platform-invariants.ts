@@ -33,15 +33,31 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
 
   // Every worker group of every RayJob tolerates the taint and selects labels some GPU node group carries.
   for (const job of ofType(rs, "kubernetes:ray.io/v1:RayJob")) {
-    const spec = job.inputs["spec"] as { rayClusterSpec: { workerGroupSpecs: { template: { spec: { nodeSelector: Record<string, string>; tolerations: Record<string, string>[] } } }[] } };
+    const spec = job.inputs["spec"] as {
+      rayClusterSpec: {
+        workerGroupSpecs: {
+          template: { spec: { nodeSelector: Record<string, string>; tolerations: Record<string, string>[] } };
+        }[];
+      };
+    };
     for (const wg of spec.rayClusterSpec.workerGroupSpecs) {
       const pod = wg.template.spec;
-      const carrier = gpuGroups.find((g) => Object.entries(pod.nodeSelector).every(([k, v]) => (g.inputs["labels"] as Record<string, string>)[k] === v));
+      const carrier = gpuGroups.find((g) =>
+        Object.entries(pod.nodeSelector).every(([k, v]) => (g.inputs["labels"] as Record<string, string>)[k] === v),
+      );
       expect(carrier, `${job.name} selects ${JSON.stringify(pod.nodeSelector)}`).toBeDefined();
-      expect(pod.tolerations).toContainEqual({ key: "nvidia.com/gpu", operator: "Equal", value: "true", effect: "NoSchedule" });
+      expect(pod.tolerations).toContainEqual({
+        key: "nvidia.com/gpu",
+        operator: "Equal",
+        value: "true",
+        effect: "NoSchedule",
+      });
     }
     // RayJobs wait for the KubeRay operator (its CRDs).
-    expect(job.dependencies.some((d) => d.endsWith("::ray-gpu-kuberay-release")), `${job.name} depends on the KubeRay operator`).toBe(true);
+    expect(
+      job.dependencies.some((d) => d.endsWith("::ray-gpu-kuberay-release")),
+      `${job.name} depends on the KubeRay operator`,
+    ).toBe(true);
   }
 
   // IMDSv2 on every node.
@@ -51,24 +67,51 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
 
   // The bucket: encrypted, public access blocked, TLS only.
   const sse = ofType(rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")[0]!;
-  expect((sse.inputs["rules"] as { applyServerSideEncryptionByDefault: { sseAlgorithm: string } }[])[0]!.applyServerSideEncryptionByDefault.sseAlgorithm).toBe("aws:kms");
-  expect(ofType(rs, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")[0]!.inputs).toMatchObject({ blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true });
-  const bucketPolicy = JSON.parse(String(ofType(rs, "aws:s3/bucketPolicy:BucketPolicy")[0]!.inputs["policy"])) as { Statement: Statement[] };
-  expect(bucketPolicy.Statement).toContainEqual(expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }));
-  expect(ofType(rs, "aws:s3/bucketVersioning:BucketVersioning")[0]!.inputs["versioningConfiguration"]).toEqual({ status: "Enabled" });
+  expect(
+    (sse.inputs["rules"] as { applyServerSideEncryptionByDefault: { sseAlgorithm: string } }[])[0]!
+      .applyServerSideEncryptionByDefault.sseAlgorithm,
+  ).toBe("aws:kms");
+  expect(ofType(rs, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")[0]!.inputs).toMatchObject({
+    blockPublicAcls: true,
+    blockPublicPolicy: true,
+    ignorePublicAcls: true,
+    restrictPublicBuckets: true,
+  });
+  const bucketPolicy = JSON.parse(String(ofType(rs, "aws:s3/bucketPolicy:BucketPolicy")[0]!.inputs["policy"])) as {
+    Statement: Statement[];
+  };
+  expect(bucketPolicy.Statement).toContainEqual(
+    expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+  );
+  expect(ofType(rs, "aws:s3/bucketVersioning:BucketVersioning")[0]!.inputs["versioningConfiguration"]).toEqual({
+    status: "Enabled",
+  });
 
   // No IAM policy grants * actions, or S3 actions on * resources.
   for (const p of ofType(rs, "aws:iam/rolePolicy:RolePolicy")) {
-    for (const s of (JSON.parse(String(p.inputs["policy"])) as { Statement: Statement[] }).Statement.filter((x) => x.Effect === "Allow")) {
+    for (const s of (JSON.parse(String(p.inputs["policy"])) as { Statement: Statement[] }).Statement.filter(
+      (x) => x.Effect === "Allow",
+    )) {
       const actions = list(s.Action);
-      expect(actions.filter((a) => a === "*" || a === "s3:*"), p.name).toEqual([]);
-      if (actions.some((a) => a.startsWith("s3:"))) expect(list(s.Resource).filter((r) => r === "*" || r.startsWith("arn:aws:s3:::*")), p.name).toEqual([]);
+      expect(
+        actions.filter((a) => a === "*" || a === "s3:*"),
+        p.name,
+      ).toEqual([]);
+      if (actions.some((a) => a.startsWith("s3:")))
+        expect(
+          list(s.Resource).filter((r) => r === "*" || r.startsWith("arn:aws:s3:::*")),
+          p.name,
+        ).toEqual([]);
     }
   }
 
   // Charts are pinned to the versions we test; KubeRay's values use keys its chart has.
   const releases = ofType(rs, "kubernetes:helm.sh/v3:Release");
-  expect(releases.map((r) => `${r.inputs["chart"]}@${r.inputs["version"]}`).sort()).toEqual(Object.values(CHART_PINS).map((c) => `${c.chart}@${c.version}`).sort());
+  expect(releases.map((r) => `${r.inputs["chart"]}@${r.inputs["version"]}`).sort()).toEqual(
+    Object.values(CHART_PINS)
+      .map((c) => `${c.chart}@${c.version}`)
+      .sort(),
+  );
   const chartDir = resolve(repoRoot, "../shared/kuberay/v1.7.0/helm-kuberay-operator");
   if (existsSync(chartDir)) {
     const chart = parse(readFileSync(resolve(chartDir, "Chart.yaml"), "utf8")) as { version: string };

@@ -14,9 +14,14 @@ describe("RayGpuPlatform, prod stack (new cluster)", () => {
     const gpu = ofType(rs, "aws:eks/nodeGroup:NodeGroup").filter((g) => g.inputs["amiType"] === "AL2023_x86_64_NVIDIA");
     expect(gpu.map((g) => g.inputs["capacityType"])).toEqual(["ON_DEMAND", "ON_DEMAND"]);
     expect(gpu.map((g) => (g.inputs["scalingConfig"] as { maxSize: number }).maxSize)).toEqual([8, 8]);
-    expect(ofType(rs, "awsx:ec2:Vpc")[0]!.inputs).toMatchObject({ natGateways: { strategy: "OnePerAz" }, availabilityZoneNames: ["us-east-1a", "us-east-1b", "us-east-1c"] });
+    expect(ofType(rs, "awsx:ec2:Vpc")[0]!.inputs).toMatchObject({
+      natGateways: { strategy: "OnePerAz" },
+      availabilityZoneNames: ["us-east-1a", "us-east-1b", "us-east-1c"],
+    });
     const ca = ofType(rs, "kubernetes:helm.sh/v3:Release").find((r) => r.inputs["chart"] === "cluster-autoscaler")!;
-    expect((ca.inputs["values"] as { extraArgs: Record<string, unknown> }).extraArgs["scale-down-unneeded-time"]).toBe("10m");
+    expect((ca.inputs["values"] as { extraArgs: Record<string, unknown> }).extraArgs["scale-down-unneeded-time"]).toBe(
+      "10m",
+    );
     expect(ofType(rs, "aws:s3/bucket:Bucket")[0]!.inputs["forceDestroy"]).toBe(false);
   });
 

@@ -13,7 +13,10 @@ export function submitExamples(config: Record<string, string>): void {
 }
 
 /** Runs the program for `stack`, its example workloads submitted, after `edit` changes the config. */
-export async function runProgram(stack: "dev" | "prod", edit: (config: Record<string, string>) => void = () => {}): Promise<RecordedResource[]> {
+export async function runProgram(
+  stack: "dev" | "prod",
+  edit: (config: Record<string, string>) => void = () => {},
+): Promise<RecordedResource[]> {
   const config = stackFileConfig(join(repoRoot, `Pulumi.${stack}.yaml`));
   submitExamples(config);
   edit(config);

@@ -11,13 +11,14 @@ import { schemaKeyPaths } from "../../core/config/zod-issues";
 import { planPools } from "../../core/pools";
 import { planStack } from "../../workloads/stack";
 import { planDocument } from "../../cli/plan-view";
-import { repoRoot, repoStack , runtime } from "../helpers/fixtures";
+import { repoRoot, repoStack, runtime } from "../helpers/fixtures";
 import { anchors, codeBlocks, pages, readPage, relativeLinks, tableRows } from "./markdown";
 
 describe("docs", () => {
   it("links every docs page from the README, and every relative link resolves (anchors included)", () => {
     const readme = relativeLinks("README.md");
-    for (const page of pages().filter((p) => p.startsWith("docs/") && p !== "docs/README.md")) expect(readme, page).toContain(page);
+    for (const page of pages().filter((p) => p.startsWith("docs/") && p !== "docs/README.md"))
+      expect(readme, page).toContain(page);
     for (const page of pages()) {
       for (const link of relativeLinks(page)) {
         const [file, anchor] = link.split("#") as [string, string | undefined];
@@ -35,14 +36,23 @@ describe("docs", () => {
         .filter((k): k is string => k !== undefined),
     );
     const schema = schemaKeyPaths(StackConfigSchema);
-    expect([...schema].filter((k) => !documented.has(k)), "undocumented keys").toEqual([]);
-    expect([...documented].filter((k) => !schema.has(k)), "documented keys the schema does not have").toEqual([]);
+    expect(
+      [...schema].filter((k) => !documented.has(k)),
+      "undocumented keys",
+    ).toEqual([]);
+    expect(
+      [...documented].filter((k) => !schema.has(k)),
+      "documented keys the schema does not have",
+    ).toEqual([]);
   });
 
   it("shows an excerpt of plan --json whose every key and value exists in the real document", () => {
     const block = codeBlocks("docs/cli.md").find((b) => b.info[0] === "json" && b.body.includes('"workloads"'))!;
     const excerpt = JSON.parse(block.body) as Record<string, unknown>;
-    const real = JSON.parse(JSON.stringify(planDocument("dev", planStack(repoStack("dev"), { runtime })))) as Record<string, unknown>;
+    const real = JSON.parse(JSON.stringify(planDocument("dev", planStack(repoStack("dev"), { runtime })))) as Record<
+      string,
+      unknown
+    >;
     expectExcerptOf(excerpt, real, "plan");
   });
 
@@ -60,7 +70,8 @@ describe("docs", () => {
   });
 
   it("keeps notes about the development machine out of user pages", () => {
-    const banned = /offline index|local index|this machine|2[- ]cores?\b|2-CPU machine|no GPU (here|was available)|sandbox|the shared folder|\.\.\/shared\//i;
+    const banned =
+      /offline index|local index|this machine|2[- ]cores?\b|2-CPU machine|no GPU (here|was available)|sandbox|the shared folder|\.\.\/shared\//i;
     for (const page of pages()) {
       const hits = readPage(page)
         .split("\n")
@@ -76,8 +87,14 @@ function expectExcerptOf(excerpt: unknown, real: unknown, path: string): void {
   if (Array.isArray(excerpt)) {
     expect(Array.isArray(real), path).toBe(true);
     excerpt.forEach((item, i) => {
-      const id = item && typeof item === "object" ? ((item as Record<string, unknown>)["name"] ?? (item as Record<string, unknown>)["key"]) : undefined;
-      const match = id === undefined ? (real as unknown[])[i] : (real as Record<string, unknown>[]).find((r) => r["name"] === id || r["key"] === id);
+      const id =
+        item && typeof item === "object"
+          ? ((item as Record<string, unknown>)["name"] ?? (item as Record<string, unknown>)["key"])
+          : undefined;
+      const match =
+        id === undefined
+          ? (real as unknown[])[i]
+          : (real as Record<string, unknown>[]).find((r) => r["name"] === id || r["key"] === id);
       expect(match, `${path}[${String(id ?? i)}]`).toBeDefined();
       expectExcerptOf(item, match, `${path}[${String(id ?? i)}]`);
     });

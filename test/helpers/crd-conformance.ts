@@ -61,7 +61,11 @@ function toJsonSchema(node: Schema): Schema {
     out["anyOf"] = [{ type: "integer" }, { type: "string" }];
   }
   // Structural schemas prune unknown fields; with strict field validation they are errors instead.
-  if (node["type"] === "object" && node["additionalProperties"] === undefined && !node["x-kubernetes-preserve-unknown-fields"]) {
+  if (
+    node["type"] === "object" &&
+    node["additionalProperties"] === undefined &&
+    !node["x-kubernetes-preserve-unknown-fields"]
+  ) {
     out["additionalProperties"] = false;
   }
   return out;
@@ -82,7 +86,8 @@ function applyDefaults(schema: Schema, data: unknown): void {
     if (obj[p] !== undefined) applyDefaults(s, obj[p]);
   }
   const extra = schema["additionalProperties"];
-  if (extra && typeof extra === "object") for (const [p, v] of Object.entries(obj)) if (!(p in props)) applyDefaults(extra as Schema, v);
+  if (extra && typeof extra === "object")
+    for (const [p, v] of Object.entries(obj)) if (!(p in props)) applyDefaults(extra as Schema, v);
 }
 
 /** CEL sees JSON integers as ints (bigint in the CEL library). */
@@ -91,7 +96,12 @@ function toCel(schema: Schema, data: unknown): unknown {
   if (typeof data === "number" && schema["type"] === "integer") return BigInt(data);
   if (data && typeof data === "object") {
     const props = (schema["properties"] ?? {}) as Record<string, Schema>;
-    return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, toCel(props[k] ?? ((schema["additionalProperties"] ?? {}) as Schema), v)]));
+    return Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [
+        k,
+        toCel(props[k] ?? ((schema["additionalProperties"] ?? {}) as Schema), v),
+      ]),
+    );
   }
   return data;
 }
@@ -107,15 +117,22 @@ function structuralChecks(schema: Schema, data: unknown, path: string, cel: CelE
     } catch (e) {
       ok = `error: ${(e as Error).message}`;
     }
-    if (ok !== true) errors.push(`${path || "/"}: CEL rule failed: ${rule.message ?? rule.rule}${ok === false ? "" : ` (${String(ok)})`}`);
+    if (ok !== true)
+      errors.push(
+        `${path || "/"}: CEL rule failed: ${rule.message ?? rule.rule}${ok === false ? "" : ` (${String(ok)})`}`,
+      );
   }
   if (Array.isArray(data)) {
     const items = (schema["items"] ?? {}) as Schema;
     const listType = schema["x-kubernetes-list-type"];
     const keyOf = (d: unknown, i: number) =>
       listType === "map"
-        ? JSON.stringify(((schema["x-kubernetes-list-map-keys"] ?? []) as string[]).map((k) => (d as Record<string, unknown>)[k]))
-        : listType === "set" ? JSON.stringify(d) : String(i);
+        ? JSON.stringify(
+            ((schema["x-kubernetes-list-map-keys"] ?? []) as string[]).map((k) => (d as Record<string, unknown>)[k]),
+          )
+        : listType === "set"
+          ? JSON.stringify(d)
+          : String(i);
     const seen = new Set<string>();
     data.forEach((d, i) => {
       const key = keyOf(d, i);
@@ -128,7 +145,9 @@ function structuralChecks(schema: Schema, data: unknown, path: string, cel: CelE
   if (typeof data === "object") {
     const props = (schema["properties"] ?? {}) as Record<string, Schema>;
     for (const [k, v] of Object.entries(data)) {
-      const s = props[k] ?? (typeof schema["additionalProperties"] === "object" ? (schema["additionalProperties"] as Schema) : undefined);
+      const s =
+        props[k] ??
+        (typeof schema["additionalProperties"] === "object" ? (schema["additionalProperties"] as Schema) : undefined);
       if (s) structuralChecks(s, v, `${path}/${k}`, cel, errors);
     }
   }
@@ -145,7 +164,10 @@ export class CrdConformance {
     const { evaluate } = await import("@marcbachmann/cel-js");
     const checker = new CrdConformance((expr, ctx) => evaluate(expr, ctx));
     const ajv = new Ajv({ allErrors: true, strict: false });
-    ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+    ajv.addFormat("int32", {
+      type: "number",
+      validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+    });
     ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isSafeInteger(n) });
     ajv.addFormat("date-time", (s: string) => !Number.isNaN(Date.parse(s)));
     for (const kind of kinds) {
@@ -173,7 +195,10 @@ export class CrdConformance {
     const errors: string[] = [];
     if (!entry.validate(o)) {
       for (const e of entry.validate.errors ?? []) {
-        const extra = e.keyword === "additionalProperties" ? ` "${String((e.params as { additionalProperty: string }).additionalProperty)}"` : "";
+        const extra =
+          e.keyword === "additionalProperties"
+            ? ` "${String((e.params as { additionalProperty: string }).additionalProperty)}"`
+            : "";
         errors.push(`${e.instancePath || "/"}: ${e.message ?? e.keyword}${extra}`);
       }
     }

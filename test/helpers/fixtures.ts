@@ -32,7 +32,16 @@ export function minimalConfig(): RawConfig {
       cluster: { mode: "create", name: "test" },
       gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
     },
-    workloads: [{ kind: "TrainingJob", name: "train", model: "meta-llama/Llama-3.2-1B", image: "example/train:1", entrypoint: "python train.py", gpus: 8 }],
+    workloads: [
+      {
+        kind: "TrainingJob",
+        name: "train",
+        model: "meta-llama/Llama-3.2-1B",
+        image: "example/train:1",
+        entrypoint: "python train.py",
+        gpus: 8,
+      },
+    ],
   };
 }
 

@@ -3,7 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { planStack } from "../../workloads/stack";
 import { promiseOf, setupPulumiMocks, stackFileConfig } from "../helpers/pulumi-mocks";
-import { repoRoot, repoStack , runtime } from "../helpers/fixtures";
+import { repoRoot, repoStack, runtime } from "../helpers/fixtures";
 import { submitExamples } from "../components/run-program";
 
 describe("stacks/index.ts under Pulumi mocks (dev stack, example flags dropped)", () => {
@@ -11,16 +11,38 @@ describe("stacks/index.ts under Pulumi mocks (dev stack, example flags dropped)"
     const config = stackFileConfig(join(repoRoot, "Pulumi.dev.yaml"));
     submitExamples(config);
     const recorded = await setupPulumiMocks(config);
-    const program = (await import("../../stacks/index.js")) as { rayJobs: pulumi.Output<string[]>; environment: string };
-    expect(await promiseOf(program.rayJobs)).toEqual(["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"]);
+    const program = (await import("../../stacks/index.js")) as {
+      rayJobs: pulumi.Output<string[]>;
+      environment: string;
+    };
+    expect(await promiseOf(program.rayJobs)).toEqual([
+      "llm-pretrain",
+      "embed-chunks",
+      "llm-sweep",
+      "sft-qwen2-vl",
+      "sft-llama-8b",
+      "sft-mistral-7b",
+    ]);
     expect(program.environment).toBe("dev");
 
-    expect(recorded.filter((r) => r.type === "ray-gpu:index:RayWorkload").map((r) => r.name)).toEqual(["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"]);
+    expect(recorded.filter((r) => r.type === "ray-gpu:index:RayWorkload").map((r) => r.name)).toEqual([
+      "llm-pretrain",
+      "embed-chunks",
+      "llm-sweep",
+      "sft-qwen2-vl",
+      "sft-llama-8b",
+      "sft-mistral-7b",
+    ]);
     const job = recorded.find((r) => r.type === "kubernetes:ray.io/v1:RayJob" && r.name === "llm-pretrain-rayjob");
     expect(job?.name).toBe("llm-pretrain-rayjob");
     expect(job?.parent).toContain("RayWorkload::llm-pretrain");
     const expected = planStack(repoStack("dev"), { runtime }).objects[0]!.objects.find((o) => o.kind === "RayJob")!;
     if (expected.kind !== "RayJob") throw new Error("expected a RayJob");
-    expect(job?.inputs).toMatchObject({ apiVersion: "ray.io/v1", kind: "RayJob", metadata: expected.metadata, spec: JSON.parse(JSON.stringify(expected.spec)) });
+    expect(job?.inputs).toMatchObject({
+      apiVersion: "ray.io/v1",
+      kind: "RayJob",
+      metadata: expected.metadata,
+      spec: JSON.parse(JSON.stringify(expected.spec)),
+    });
   });
 });

@@ -10,7 +10,11 @@ import { parse } from "yaml";
 import { repoRoot } from "../helpers/fixtures";
 
 describe("Pulumi project", () => {
-  const project = parse(readFileSync(join(repoRoot, "Pulumi.yaml"), "utf8")) as { name: string; main: string; runtime: { name: string; options: { typescript: boolean } } };
+  const project = parse(readFileSync(join(repoRoot, "Pulumi.yaml"), "utf8")) as {
+    name: string;
+    main: string;
+    runtime: { name: string; options: { typescript: boolean } };
+  };
 
   it("names the program file itself, not a folder package.json would redirect", () => {
     expect(project).toMatchObject({ name: "ray-gpu", runtime: { name: "nodejs", options: { typescript: true } } });
@@ -19,7 +23,9 @@ describe("Pulumi project", () => {
   });
 
   it("gives ts-node the project's compiler settings in the program's folder", () => {
-    const tsconfig = JSON.parse(readFileSync(join(repoRoot, dirname(project.main), "tsconfig.json"), "utf8")) as { extends: string };
+    const tsconfig = JSON.parse(readFileSync(join(repoRoot, dirname(project.main), "tsconfig.json"), "utf8")) as {
+      extends: string;
+    };
     expect(tsconfig.extends).toBe("../tsconfig.json");
   });
 });

@@ -31,7 +31,11 @@ const rel = (p: string) => relative(workloads, p).split(sep).join("/");
 const isInside = (dir: string, p: string) => p === dir || p.startsWith(`${dir}/`);
 
 describe("structure of workloads/", () => {
-  const edges = sources(workloads).flatMap((file) => importsOf(file).filter((t) => isInside(workloads, t)).map((target) => ({ from: file, to: target })));
+  const edges = sources(workloads).flatMap((file) =>
+    importsOf(file)
+      .filter((t) => isInside(workloads, t))
+      .map((target) => ({ from: file, to: target })),
+  );
 
   it("has no upward imports: no file imports from a folder above its own", () => {
     const upward = edges.filter((e) => {
@@ -71,8 +75,14 @@ describe("function length in workloads/ and core/cluster/", () => {
       const src = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
         if (ts.isFunctionLike(node) && "body" in node && node.body) {
-          const lines = src.getLineAndCharacterOfPosition(node.getEnd()).line - src.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-          if (lines > MAX_FUNCTION_LINES) long.push(`${relative(repoRoot, file)}:${src.getLineAndCharacterOfPosition(node.getStart()).line + 1} (${lines} lines)`);
+          const lines =
+            src.getLineAndCharacterOfPosition(node.getEnd()).line -
+            src.getLineAndCharacterOfPosition(node.getStart()).line +
+            1;
+          if (lines > MAX_FUNCTION_LINES)
+            long.push(
+              `${relative(repoRoot, file)}:${src.getLineAndCharacterOfPosition(node.getStart()).line + 1} (${lines} lines)`,
+            );
         }
         ts.forEachChild(node, visit);
       };

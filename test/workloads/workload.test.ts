@@ -4,12 +4,17 @@ import { stableYaml } from "../../core/serialize";
 import { TrainingJob } from "../../workloads/workload";
 import { planStack } from "../../workloads/stack";
 import { planPools } from "../../core/pools";
-import { repoStack , runtime } from "../helpers/fixtures";
+import { repoStack, runtime } from "../helpers/fixtures";
 import type { KubeObject } from "../../workloads/k8s/types";
 
 const digestRuntime = (o: KubeObject): KubeObject =>
   o.kind === "ConfigMap" && o.metadata.name.endsWith("-runtime")
-    ? { ...o, data: Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, v.length > 0 ? "(runtime/ray_gpu source)" : ""])) }
+    ? {
+        ...o,
+        data: Object.fromEntries(
+          Object.entries(o.data).map(([k, v]) => [k, v.length > 0 ? "(runtime/ray_gpu source)" : ""]),
+        ),
+      }
     : o;
 
 describe("TrainingJob", () => {
@@ -17,7 +22,15 @@ describe("TrainingJob", () => {
   const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs", runtime };
 
   it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {
-    const job = new TrainingJob({ kind: "TrainingJob", name: "ddp", model: "meta-llama/Llama-3.2-1B", image: "img:1", entrypoint: "python train.py", gpus: 8, nodePool: "a10g-4x" });
+    const job = new TrainingJob({
+      kind: "TrainingJob",
+      name: "ddp",
+      model: "meta-llama/Llama-3.2-1B",
+      image: "img:1",
+      entrypoint: "python train.py",
+      gpus: 8,
+      nodePool: "a10g-4x",
+    });
     const rayJob = job.render(ctx).find((o) => o.kind === "RayJob");
     expect(rayJob?.kind).toBe("RayJob");
     if (rayJob?.kind !== "RayJob") return;
@@ -31,46 +44,106 @@ describe("TrainingJob", () => {
     expect(c.resources.requests).toEqual(c.resources.limits);
     expect(c.resources.limits).toEqual({ cpu: "47", memory: "168Gi", "nvidia.com/gpu": "4" });
     expect(w.template.spec.volumes).toContainEqual({ name: "dshm", emptyDir: { medium: "Memory", sizeLimit: "41Gi" } });
-    expect(w.rayStartParams).toEqual({ "object-store-memory": String(33 * 2 ** 30), "object-spilling-directory": "/mnt/ray-spill" });
+    expect(w.rayStartParams).toEqual({
+      "object-store-memory": String(33 * 2 ** 30),
+      "object-spilling-directory": "/mnt/ray-spill",
+    });
     expect(c.env).toContainEqual({ name: "PYTORCH_CUDA_ALLOC_CONF", value: "expandable_segments:True" });
     // The planner's knobs reach the user's code on every container.
     const plan = job.plan(ctx);
-    expect(c.env).toContainEqual({ name: "RAY_GPU_MICRO_BATCH_SIZE", value: String(plan.memory.knobs["microBatchSize"]) });
-    expect(headGroupSpec.template.spec.containers[0]!.env).toContainEqual({ name: "RAY_GPU_ZERO_STAGE", value: String(plan.memory.knobs["zeroStage"]) });
+    expect(c.env).toContainEqual({
+      name: "RAY_GPU_MICRO_BATCH_SIZE",
+      value: String(plan.memory.knobs["microBatchSize"]),
+    });
+    expect(headGroupSpec.template.spec.containers[0]!.env).toContainEqual({
+      name: "RAY_GPU_ZERO_STAGE",
+      value: String(plan.memory.knobs["zeroStage"]),
+    });
     expect(rayJob.spec).toMatchObject({ shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, backoffLimit: 0 });
   });
 
   it("passes user env vars through and refuses names the planner sets", () => {
-    const base = { kind: "TrainingJob" as const, name: "ddp", model: "Qwen/Qwen2.5-0.5B", image: "img:1", entrypoint: "x", gpus: 1, nodePool: "a10g-1x" };
-    const rayJob = new TrainingJob({ ...base, env: { WANDB_PROJECT: "p" } }).render(ctx).find((o) => o.kind === "RayJob");
+    const base = {
+      kind: "TrainingJob" as const,
+      name: "ddp",
+      model: "Qwen/Qwen2.5-0.5B",
+      image: "img:1",
+      entrypoint: "x",
+      gpus: 1,
+      nodePool: "a10g-1x",
+    };
+    const rayJob = new TrainingJob({ ...base, env: { WANDB_PROJECT: "p" } })
+      .render(ctx)
+      .find((o) => o.kind === "RayJob");
     if (rayJob?.kind !== "RayJob") throw new Error("no RayJob");
-    expect(rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env).toContainEqual({ name: "WANDB_PROJECT", value: "p" });
-    expect(() => new TrainingJob({ ...base, env: { NCCL_SOCKET_IFNAME: "ens5", RAY_GPU_STORAGE_BUCKET: "b" } })).toThrow(
+    expect(rayJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env).toContainEqual({
+      name: "WANDB_PROJECT",
+      value: "p",
+    });
+    expect(
+      () => new TrainingJob({ ...base, env: { NCCL_SOCKET_IFNAME: "ens5", RAY_GPU_STORAGE_BUCKET: "b" } }),
+    ).toThrow(
       "TrainingJob: 2 problems\n  ✖ env.NCCL_SOCKET_IFNAME: is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name",
     );
   });
 
   it("rejects an invalid spec with every bad field", () => {
-    expect(() => new TrainingJob({ kind: "TrainingJob", name: "Bad Name", image: "", entrypoint: "x", gpus: 0 } as never)).toThrow(ConfigError);
-    expect(() => new TrainingJob({ kind: "TrainingJob", name: "ok", image: "i", entrypoint: "x", gpus: 1.5, strategy: "fsdp" } as never)).toThrow(
+    expect(
+      () => new TrainingJob({ kind: "TrainingJob", name: "Bad Name", image: "", entrypoint: "x", gpus: 0 } as never),
+    ).toThrow(ConfigError);
+    expect(
+      () =>
+        new TrainingJob({
+          kind: "TrainingJob",
+          name: "ok",
+          image: "i",
+          entrypoint: "x",
+          gpus: 1.5,
+          strategy: "fsdp",
+        } as never),
+    ).toThrow(
       'TrainingJob: 3 problems\n  ✖ model: required (got (missing))\n  ✖ gpus: expected int (got 1.5)\n  ✖ strategy: must be one of "ddp", "deepspeed", "auto" (got "fsdp")',
     );
   });
 
   it("picks the pool by instance type, and rejects a pool that does not exist", () => {
-    const byType = new TrainingJob({ kind: "TrainingJob", name: "t", model: "meta-llama/Llama-3.2-1B", image: "i", entrypoint: "x", gpus: 2, instanceType: "g5.2xlarge" }).plan(ctx);
+    const byType = new TrainingJob({
+      kind: "TrainingJob",
+      name: "t",
+      model: "meta-llama/Llama-3.2-1B",
+      image: "i",
+      entrypoint: "x",
+      gpus: 2,
+      instanceType: "g5.2xlarge",
+    }).plan(ctx);
     expect(byType.nodePool).toBe("a10g-1x");
-    expect(() => new TrainingJob({ kind: "TrainingJob", name: "t", model: "meta-llama/Llama-3.2-1B", image: "i", entrypoint: "x", gpus: 2, nodePool: "h100" }).plan(ctx)).toThrow(
+    expect(() =>
+      new TrainingJob({
+        kind: "TrainingJob",
+        name: "t",
+        model: "meta-llama/Llama-3.2-1B",
+        image: "i",
+        entrypoint: "x",
+        gpus: 2,
+        nodePool: "h100",
+      }).plan(ctx),
+    ).toThrow(
       'workload.nodePool: no GPU pool has this name; pools are "a10g-4x" (g5.12xlarge), "a10g-1x" (g5.2xlarge) (got "h100")',
     );
   });
 
   const workloads = ["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"];
-  it.each((["dev", "prod"] as const).flatMap((env) => workloads.map((w) => [env, w] as const)))("renders %s %s (one snapshot per workload and environment)", async (env, workload) => {
-    const plan = planStack(repoStack(env), { runtime });
-    // The runtime package's source is checked in runtime.test.ts; here only its file list shows, so Python
-    // edits do not churn every snapshot.
-    const text = plan.objects.find((o) => o.workload === workload)!.objects.map((o) => stableYaml(digestRuntime(o))).join("---\n");
-    await expect(text).toMatchFileSnapshot(`__snapshots__/${env}/${workload}.yaml`);
-  });
+  it.each((["dev", "prod"] as const).flatMap((env) => workloads.map((w) => [env, w] as const)))(
+    "renders %s %s (one snapshot per workload and environment)",
+    async (env, workload) => {
+      const plan = planStack(repoStack(env), { runtime });
+      // The runtime package's source is checked in runtime.test.ts; here only its file list shows, so Python
+      // edits do not churn every snapshot.
+      const text = plan.objects
+        .find((o) => o.workload === workload)!
+        .objects.map((o) => stableYaml(digestRuntime(o)))
+        .join("---\n");
+      await expect(text).toMatchFileSnapshot(`__snapshots__/${env}/${workload}.yaml`);
+    },
+  );
 });

@@ -30,7 +30,11 @@ export const tuningConfigMapName = (workload: string) => `${workload}-tuning`;
 export const runtimeConfigMapName = (workload: string) => `${workload}-runtime`;
 
 /** The ConfigMap holding the tuning document and the files beside it (the DeepSpeed config), as byte-stable JSON. */
-export function tuningConfigMap(target: ConfigMapTarget, document: TuningDocument, files: Readonly<Record<string, object>> = {}): ConfigMap {
+export function tuningConfigMap(
+  target: ConfigMapTarget,
+  document: TuningDocument,
+  files: Readonly<Record<string, object>> = {},
+): ConfigMap {
   const data: Record<string, string> = { [TUNING_FILE]: stableJson(document) };
   for (const [name, content] of Object.entries(files)) data[name] = stableJson(content);
   return configMap(tuningConfigMapName(target.workload), target, data);
@@ -46,7 +50,12 @@ export function runtimeConfigMap(target: ConfigMapTarget, runtime: RuntimePackag
 }
 
 function configMap(name: string, target: ConfigMapTarget, data: Record<string, string>): ConfigMap {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: target.namespace, labels: { ...target.labels } }, data };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: target.namespace, labels: { ...target.labels } },
+    data,
+  };
 }
 
 /** Bytes of a ConfigMap's data. */
@@ -66,7 +75,12 @@ const RUNTIME_VOLUME = "ray-gpu-runtime";
  * Mounts the tuning ConfigMap at `/etc/ray-gpu` and the runtime package below `PYTHONPATH`, after a `PYTHONPATH` of the
  * user's own.
  */
-export function contractMounts(tuning: ConfigMap, runtime: ConfigMap, runtimePackage: RuntimePackage, userPythonPath: string | undefined): ContractMounts {
+export function contractMounts(
+  tuning: ConfigMap,
+  runtime: ConfigMap,
+  runtimePackage: RuntimePackage,
+  userPythonPath: string | undefined,
+): ContractMounts {
   const items = Object.keys(runtimePackage.files)
     .map((path) => ({ key: keyOf(path), path }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -88,5 +102,8 @@ export function contractMounts(tuning: ConfigMap, runtime: ConfigMap, runtimePac
 
 /** The bucket is known only once the platform exists: read from its ConfigMap (optional: jobs start without it). */
 export function storageBucketEnv(storageConfigMap: string): EnvVar {
-  return { name: "RAY_GPU_STORAGE_BUCKET", valueFrom: { configMapKeyRef: { name: storageConfigMap, key: "bucket", optional: true } } };
+  return {
+    name: "RAY_GPU_STORAGE_BUCKET",
+    valueFrom: { configMapKeyRef: { name: storageConfigMap, key: "bucket", optional: true } },
+  };
 }

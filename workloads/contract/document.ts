@@ -34,9 +34,18 @@ export const TrainingJobKnobsSchema = z.strictObject({
   sequenceLength: int(1),
 });
 /** Knobs of a LoRA fine-tune: the training knobs and the adapter's. */
-export const LoRAKnobsSchema = TrainingJobKnobsSchema.extend({ loraRank: int(1), loraAlpha: z.number().positive(), loraQuantization: z.enum(QUANTIZATIONS) });
+export const LoRAKnobsSchema = TrainingJobKnobsSchema.extend({
+  loraRank: int(1),
+  loraAlpha: z.number().positive(),
+  loraQuantization: z.enum(QUANTIZATIONS),
+});
 /** Knobs of an embedding pipeline. */
-export const EmbeddingKnobsSchema = z.strictObject({ batchSize: int(1), sequenceLength: int(1), gpus: int(1), gpusPerActor: gpuShare });
+export const EmbeddingKnobsSchema = z.strictObject({
+  batchSize: int(1),
+  sequenceLength: int(1),
+  gpus: int(1),
+  gpusPerActor: gpuShare,
+});
 /** Knobs of batch LLM inference. */
 export const InferenceKnobsSchema = z.strictObject({
   tensorParallelSize: int(1),
@@ -131,7 +140,13 @@ export const SECTIONS_BY_KIND = {
   BatchInference: ["data", "actorPool", "sweep"],
 } as const satisfies { readonly [K in WorkloadKind]: readonly Section[] };
 
-const SECTIONS = { train: TrainSectionSchema, data: DataSectionSchema, actorPool: ActorPoolSectionSchema, sweep: SweepSectionSchema, lora: LoraSectionSchema };
+const SECTIONS = {
+  train: TrainSectionSchema,
+  data: DataSectionSchema,
+  actorPool: ActorPoolSectionSchema,
+  sweep: SweepSectionSchema,
+  lora: LoraSectionSchema,
+};
 export type Section = keyof typeof SECTIONS;
 export type TrainSection = z.infer<typeof TrainSectionSchema>;
 export type DataSection = z.infer<typeof DataSectionSchema>;
@@ -139,15 +154,19 @@ export type ActorPoolSection = z.infer<typeof ActorPoolSectionSchema>;
 export type SweepSection = z.infer<typeof SweepSectionSchema>;
 export type LoraSection = z.infer<typeof LoraSectionSchema>;
 /** The sections of a kind's document, typed. */
-export type SectionsOf<K extends WorkloadKind> = { readonly [S in (typeof SECTIONS_BY_KIND)[K][number]]: z.infer<(typeof SECTIONS)[S]> };
+export type SectionsOf<K extends WorkloadKind> = {
+  readonly [S in (typeof SECTIONS_BY_KIND)[K][number]]: z.infer<(typeof SECTIONS)[S]>;
+};
 
 /** Every knob any kind writes, each optional: which ones a document must have depends on its kind. */
-const AnyKnobsSchema = z.strictObject({
-  ...TrainingJobKnobsSchema.shape,
-  ...LoRAKnobsSchema.shape,
-  ...EmbeddingKnobsSchema.shape,
-  ...InferenceKnobsSchema.shape,
-}).partial();
+const AnyKnobsSchema = z
+  .strictObject({
+    ...TrainingJobKnobsSchema.shape,
+    ...LoRAKnobsSchema.shape,
+    ...EmbeddingKnobsSchema.shape,
+    ...InferenceKnobsSchema.shape,
+  })
+  .partial();
 
 /** The tuning document, version 1. */
 export const TuningDocumentSchema = z.strictObject({
@@ -164,7 +183,9 @@ export const TuningDocumentSchema = z.strictObject({
   }),
   /** The memory planner's knobs, the same values as the `RAY_GPU_*` variables. */
   knobs: AnyKnobsSchema,
-  ...Object.fromEntries(Object.entries(SECTIONS).map(([name, schema]) => [name, schema.optional()])) as { [S in Section]: z.ZodOptional<(typeof SECTIONS)[S]> },
+  ...(Object.fromEntries(Object.entries(SECTIONS).map(([name, schema]) => [name, schema.optional()])) as {
+    [S in Section]: z.ZodOptional<(typeof SECTIONS)[S]>;
+  }),
 });
 
 /** A tuning document of kind `K`: its knobs and its sections, exactly. */

@@ -38,7 +38,8 @@ function withoutSafeIntegerBounds(node: unknown): void {
 export function tuningJsonSchema(): JsonSchema {
   const schema = z.toJSONSchema(TuningDocumentSchema) as JsonSchema;
   withoutSafeIntegerBounds(schema);
-  for (const [name, knob] of Object.entries(schema.properties!["knobs"]!.properties!)) knob["x-env"] = knobEnvName(name);
+  for (const [name, knob] of Object.entries(schema.properties!["knobs"]!.properties!))
+    knob["x-env"] = knobEnvName(name);
   return {
     ...schema,
     $id: `https://pulumi-ray-gpu.dev/schemas/${API_VERSION}/tuning.json`,
@@ -55,7 +56,10 @@ function describeField(s: JsonSchema): string {
   if (Array.isArray(s.type)) return s.type.join(" \\| ");
   if (s.type === "array") return `list of ${describeField(s.items ?? {})}`;
   if (s.type === "object") return s.properties ? "object" : "map";
-  const bounds = [s.minimum !== undefined ? `≥ ${s.minimum}` : s.exclusiveMinimum !== undefined ? `> ${s.exclusiveMinimum}` : "", s.maximum !== undefined ? `≤ ${s.maximum}` : ""];
+  const bounds = [
+    s.minimum !== undefined ? `≥ ${s.minimum}` : s.exclusiveMinimum !== undefined ? `> ${s.exclusiveMinimum}` : "",
+    s.maximum !== undefined ? `≤ ${s.maximum}` : "",
+  ];
   return [s.type ?? "any", bounds.filter(Boolean).join(", ")].filter(Boolean).join(" ");
 }
 
@@ -68,7 +72,9 @@ function kindsWith(section: string): string {
 /** One row per leaf key under `key` (objects with named keys are expanded). */
 function leafRows(key: string, s: JsonSchema, optional: boolean, kinds: string): string[] {
   if (!s.properties) return [`| \`${key}\` | ${describeField(s)}${optional ? " (optional)" : ""} | ${kinds} |`];
-  return Object.entries(s.properties).flatMap(([field, f]) => leafRows(`${key}.${field}`, f, !(s.required ?? []).includes(field), kinds));
+  return Object.entries(s.properties).flatMap(([field, f]) =>
+    leafRows(`${key}.${field}`, f, !(s.required ?? []).includes(field), kinds),
+  );
 }
 
 function sectionRows(schema: JsonSchema): string[] {
@@ -80,7 +86,11 @@ function sectionRows(schema: JsonSchema): string[] {
 function knobRows(schema: JsonSchema): string[] {
   return Object.entries(schema.properties!["knobs"]!.properties!).map(([name, k]) => {
     const having = kinds.filter((kind) => name in KNOBS_BY_KIND[kind].shape);
-    return `| \`knobs.${name}\` | \`${String(k["x-env"])}\` | ${describeField(k)} | ${having.length === kinds.length ? "all" : having.join(", ")} |`;
+    return (
+      `| \`knobs.${name}\` | \`${String(k["x-env"])}\` | ${describeField(k)} ` +
+      `| ${having.length === kinds.length ? "all" : having.join(", ")} ` +
+      `|`
+    );
   });
 }
 

@@ -21,47 +21,88 @@ type Report = (path: string, message: string, value?: unknown) => void;
 export function checkRayJob(job: RayJob, pools: PoolsPlan): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const base = `RayJob ${job.metadata.name}`;
-  const report: Report = (path, message, value) => issues.push(value === undefined ? { path: `${base}: ${path}`, message } : { path: `${base}: ${path}`, message, value });
+  const report: Report = (path, message, value) =>
+    issues.push(
+      value === undefined ? { path: `${base}: ${path}`, message } : { path: `${base}: ${path}`, message, value },
+    );
   checkName(job, report);
   checkLifecycle(job, report);
   checkDeletionRules(job.spec.deletionStrategy?.deletionRules ?? [], report);
   checkHead(job, report);
-  job.spec.rayClusterSpec.workerGroupSpecs.forEach((group, i) => checkWorkerGroup(group, `spec.rayClusterSpec.workerGroupSpecs[${i}]`, pools, report));
+  job.spec.rayClusterSpec.workerGroupSpecs.forEach((group, i) =>
+    checkWorkerGroup(group, `spec.rayClusterSpec.workerGroupSpecs[${i}]`, pools, report),
+  );
   return issues;
 }
 
 function checkName(job: RayJob, report: Report): void {
   const name = job.metadata.name;
-  if (name.length > MAX_RAYJOB_NAME_LENGTH) report("metadata.name", `RayJob name should be no more than ${MAX_RAYJOB_NAME_LENGTH} characters`, name);
+  if (name.length > MAX_RAYJOB_NAME_LENGTH)
+    report("metadata.name", `RayJob name should be no more than ${MAX_RAYJOB_NAME_LENGTH} characters`, name);
   if (!DNS1035.test(name)) report("metadata.name", "RayJob name should be a valid DNS1035 label", name);
 }
 
 /** Deadlines, retries, and how shutdown, TTL and deletion rules combine. */
 function checkLifecycle(job: RayJob, report: Report): void {
   const { spec } = job;
-  if (!(spec.activeDeadlineSeconds > 0)) report("spec.activeDeadlineSeconds", "activeDeadlineSeconds must be a positive integer", spec.activeDeadlineSeconds);
-  if (!(spec.preRunningDeadlineSeconds > 0)) report("spec.preRunningDeadlineSeconds", "preRunningDeadlineSeconds must be a positive integer", spec.preRunningDeadlineSeconds);
-  if (spec.backoffLimit < 0) report("spec.backoffLimit", "backoffLimit must be a non-negative integer", spec.backoffLimit);
+  if (!(spec.activeDeadlineSeconds > 0))
+    report(
+      "spec.activeDeadlineSeconds",
+      "activeDeadlineSeconds must be a positive integer",
+      spec.activeDeadlineSeconds,
+    );
+  if (!(spec.preRunningDeadlineSeconds > 0))
+    report(
+      "spec.preRunningDeadlineSeconds",
+      "preRunningDeadlineSeconds must be a positive integer",
+      spec.preRunningDeadlineSeconds,
+    );
+  if (spec.backoffLimit < 0)
+    report("spec.backoffLimit", "backoffLimit must be a non-negative integer", spec.backoffLimit);
   const ttl = spec.ttlSecondsAfterFinished ?? 0;
   if (ttl > 0 && spec.shutdownAfterJobFinishes !== true) {
-    report("spec.ttlSecondsAfterFinished", "a RayJob with shutdownAfterJobFinishes set to false cannot have TTLSecondsAfterFinished", spec.ttlSecondsAfterFinished);
+    report(
+      "spec.ttlSecondsAfterFinished",
+      "a RayJob with shutdownAfterJobFinishes set to false cannot have TTLSecondsAfterFinished",
+      spec.ttlSecondsAfterFinished,
+    );
   }
   if (!spec.deletionStrategy?.deletionRules) return;
-  if (spec.shutdownAfterJobFinishes) report("spec.deletionStrategy.deletionRules", "spec.shutdownAfterJobFinishes and spec.deletionStrategy.deletionRules are mutually exclusive");
-  if (ttl > 0) report("spec.ttlSecondsAfterFinished", "a global TTL cannot be combined with deletionRules; put ttlSeconds on each rule", spec.ttlSecondsAfterFinished);
+  if (spec.shutdownAfterJobFinishes)
+    report(
+      "spec.deletionStrategy.deletionRules",
+      "spec.shutdownAfterJobFinishes and spec.deletionStrategy.deletionRules are mutually exclusive",
+    );
+  if (ttl > 0)
+    report(
+      "spec.ttlSecondsAfterFinished",
+      "a global TTL cannot be combined with deletionRules; put ttlSeconds on each rule",
+      spec.ttlSecondsAfterFinished,
+    );
 }
 
 /** The status a rule applies to, as KubeRay's messages name it. */
-const statusOf = (r: DeletionRuleSpec) => (r.condition.jobStatus ? `JobStatus '${r.condition.jobStatus}'` : `JobDeploymentStatus '${r.condition.jobDeploymentStatus}'`);
+const statusOf = (r: DeletionRuleSpec) =>
+  r.condition.jobStatus
+    ? `JobStatus '${r.condition.jobStatus}'`
+    : `JobDeploymentStatus '${r.condition.jobDeploymentStatus}'`;
 
 /** One condition per rule, no duplicate rule per status and policy, and TTLs that never decrease along POLICY_ORDER. */
 function checkDeletionRules(rules: readonly DeletionRuleSpec[], report: Report): void {
   const ttls = new Map<string, Map<string, number>>();
   rules.forEach((r, i) => {
     const { jobStatus, jobDeploymentStatus, ttlSeconds = 0 } = r.condition;
-    if ((jobStatus === undefined) === (jobDeploymentStatus === undefined)) report(`spec.deletionStrategy.deletionRules[${i}].condition`, "exactly one of jobStatus and jobDeploymentStatus must be set");
+    if ((jobStatus === undefined) === (jobDeploymentStatus === undefined))
+      report(
+        `spec.deletionStrategy.deletionRules[${i}].condition`,
+        "exactly one of jobStatus and jobDeploymentStatus must be set",
+      );
     const byPolicy = ttls.get(statusOf(r)) ?? new Map<string, number>();
-    if (byPolicy.has(r.policy)) report(`spec.deletionStrategy.deletionRules[${i}]`, `duplicate rule for DeletionPolicyType '${r.policy}' and ${statusOf(r)}`);
+    if (byPolicy.has(r.policy))
+      report(
+        `spec.deletionStrategy.deletionRules[${i}]`,
+        `duplicate rule for DeletionPolicyType '${r.policy}' and ${statusOf(r)}`,
+      );
     ttls.set(statusOf(r), byPolicy.set(r.policy, ttlSeconds));
   });
   for (const [status, byPolicy] of ttls) {
@@ -70,7 +111,10 @@ function checkDeletionRules(rules: readonly DeletionRuleSpec[], report: Report):
       for (const earlier of POLICY_ORDER.slice(0, rank)) {
         const other = byPolicy.get(earlier);
         if (ttl !== undefined && other !== undefined && ttl < other) {
-          report("spec.deletionStrategy.deletionRules", `for ${status}: ${policy} TTL (${ttl}) must be >= ${earlier} TTL (${other})`);
+          report(
+            "spec.deletionStrategy.deletionRules",
+            `for ${status}: ${policy} TTL (${ttl}) must be >= ${earlier} TTL (${other})`,
+          );
         }
       }
     });
@@ -82,9 +126,18 @@ function checkHead(job: RayJob, report: Report): void {
   const at = "spec.rayClusterSpec.headGroupSpec";
   const head = job.spec.rayClusterSpec.headGroupSpec;
   const limits = head.template.spec.containers[0]?.resources.limits;
-  if (head.rayStartParams["num-cpus"] !== "0") report(`${at}.rayStartParams.num-cpus`, 'the head must run no work: set num-cpus "0"', head.rayStartParams["num-cpus"]);
+  if (head.rayStartParams["num-cpus"] !== "0")
+    report(
+      `${at}.rayStartParams.num-cpus`,
+      'the head must run no work: set num-cpus "0"',
+      head.rayStartParams["num-cpus"],
+    );
   if (limits?.["nvidia.com/gpu"] !== undefined || (head.rayStartParams["num-gpus"] ?? "0") !== "0") {
-    report(`${at}.template.spec.containers[0].resources.limits`, "the head must not get a GPU: it belongs on the CPU pool", limits?.["nvidia.com/gpu"]);
+    report(
+      `${at}.template.spec.containers[0].resources.limits`,
+      "the head must not get a GPU: it belongs on the CPU pool",
+      limits?.["nvidia.com/gpu"],
+    );
   }
   checkObjectStore(head.rayStartParams, head.template.spec, at, report);
 }
@@ -102,22 +155,46 @@ function checkObjectStore(params: RayStartParams, pod: PodSpec, at: string, repo
   const store = params["object-store-memory"];
   if (store === undefined) return;
   const shm = shmBytes(pod);
-  if (shm === undefined) return report(`${at}.template.spec.volumes`, "object-store-memory is set but no memory-backed volume is mounted at /dev/shm");
+  if (shm === undefined)
+    return report(
+      `${at}.template.spec.volumes`,
+      "object-store-memory is set but no memory-backed volume is mounted at /dev/shm",
+    );
   if (Number(store) > shm) {
     const [storeGiB, shmGiB] = [(Number(store) / GIB).toFixed(1), (shm / GIB).toFixed(1)];
-    report(`${at}.rayStartParams.object-store-memory`, `object store (${storeGiB} GiB) must fit in /dev/shm (${shmGiB} GiB), or Ray falls back to slow disk-backed memory`, store);
+    report(
+      `${at}.rayStartParams.object-store-memory`,
+      `object store (${storeGiB} GiB) must fit in /dev/shm (${shmGiB} GiB), or Ray falls back to slow disk-backed memory`,
+      store,
+    );
   }
 }
 
 /** Replica bounds, the pool the group selects, and pods that fit its nodes and tolerate its taints. */
 function checkWorkerGroup(g: WorkerGroupSpec, at: string, pools: PoolsPlan, report: Report): void {
-  if (g.minReplicas > g.maxReplicas) report(`${at}.minReplicas`, `worker group ${g.groupName} has minReplicas ${g.minReplicas} greater than maxReplicas ${g.maxReplicas}`, g.minReplicas);
-  if (g.replicas < g.minReplicas || g.replicas > g.maxReplicas) report(`${at}.replicas`, `replicas must be between minReplicas (${g.minReplicas}) and maxReplicas (${g.maxReplicas})`, g.replicas);
+  if (g.minReplicas > g.maxReplicas)
+    report(
+      `${at}.minReplicas`,
+      `worker group ${g.groupName} has minReplicas ${g.minReplicas} greater than maxReplicas ${g.maxReplicas}`,
+      g.minReplicas,
+    );
+  if (g.replicas < g.minReplicas || g.replicas > g.maxReplicas)
+    report(
+      `${at}.replicas`,
+      `replicas must be between minReplicas (${g.minReplicas}) and maxReplicas (${g.maxReplicas})`,
+      g.replicas,
+    );
   checkObjectStore(g.rayStartParams, g.template.spec, at, report);
   const poolName = g.template.spec.nodeSelector?.[POOL_LABEL];
   const pool = pools.gpu.find((p) => p.name === poolName);
-  if (!pool) return report(`${at}.template.spec.nodeSelector`, `must select a GPU pool with ${POOL_LABEL}; pools are ${pools.gpu.map((p) => p.name).join(", ")}`, poolName);
-  if (g.replicas > pool.maxNodes) report(`${at}.replicas`, `pool "${pool.name}" has at most ${pool.maxNodes} nodes`, g.replicas);
+  if (!pool)
+    return report(
+      `${at}.template.spec.nodeSelector`,
+      `must select a GPU pool with ${POOL_LABEL}; pools are ${pools.gpu.map((p) => p.name).join(", ")}`,
+      poolName,
+    );
+  if (g.replicas > pool.maxNodes)
+    report(`${at}.replicas`, `pool "${pool.name}" has at most ${pool.maxNodes} nodes`, g.replicas);
   checkFitsNode(g.template.spec, pool, `${at}.template.spec`, report);
 }
 
@@ -126,11 +203,24 @@ function checkFitsNode(pod: PodSpec, pool: GpuPoolPlan, at: string, report: Repo
   const limits = pod.containers[0]?.resources.limits;
   const b = pool.podBudget;
   const limitsAt = `${at}.containers[0].resources.limits`;
-  if (parseQuantity(limits?.cpu ?? "0") > b.cpus) report(`${limitsAt}.cpu`, `a ${pool.instanceType} node offers ${b.cpus} CPUs to a Ray pod`, limits?.cpu);
-  if (parseQuantity(limits?.memory ?? "0") > b.memoryGiB * GIB) report(`${limitsAt}.memory`, `a ${pool.instanceType} node offers ${b.memoryGiB}Gi to a Ray pod`, limits?.memory);
-  if (parseQuantity(limits?.["nvidia.com/gpu"] ?? "0") > b.gpus) report(`${limitsAt}.nvidia.com/gpu`, `a ${pool.instanceType} node has ${b.gpus} GPU(s)`, limits?.["nvidia.com/gpu"]);
+  if (parseQuantity(limits?.cpu ?? "0") > b.cpus)
+    report(`${limitsAt}.cpu`, `a ${pool.instanceType} node offers ${b.cpus} CPUs to a Ray pod`, limits?.cpu);
+  if (parseQuantity(limits?.memory ?? "0") > b.memoryGiB * GIB)
+    report(`${limitsAt}.memory`, `a ${pool.instanceType} node offers ${b.memoryGiB}Gi to a Ray pod`, limits?.memory);
+  if (parseQuantity(limits?.["nvidia.com/gpu"] ?? "0") > b.gpus)
+    report(
+      `${limitsAt}.nvidia.com/gpu`,
+      `a ${pool.instanceType} node has ${b.gpus} GPU(s)`,
+      limits?.["nvidia.com/gpu"],
+    );
   for (const t of pool.taints) {
-    const ok = pod.tolerations?.some((tol) => tol.key === t.key && tol.effect === t.effect && (tol.operator === "Exists" || tol.value === t.value));
-    if (!ok) report(`${at}.tolerations`, `must tolerate the pool's taint ${t.key}=${t.value}:${t.effect}, or no node will take the pod`);
+    const ok = pod.tolerations?.some(
+      (tol) => tol.key === t.key && tol.effect === t.effect && (tol.operator === "Exists" || tol.value === t.value),
+    );
+    if (!ok)
+      report(
+        `${at}.tolerations`,
+        `must tolerate the pool's taint ${t.key}=${t.value}:${t.effect}, or no node will take the pod`,
+      );
   }
 }

@@ -11,7 +11,17 @@ import { cpuQuantity, gibQuantity, gibToBytesString } from "../../core/quantity"
 import { RAY_VERSION } from "../../core/ray";
 import { storageBucketEnv, type ContractMounts } from "../contract/configmaps";
 import { knobEnv } from "../contract/document";
-import type { Container, EnvVar, PodSpec, RayJob, RayJobSpec, ResourceList, Toleration, Volume, VolumeMount } from "../k8s/types";
+import type {
+  Container,
+  EnvVar,
+  PodSpec,
+  RayJob,
+  RayJobSpec,
+  ResourceList,
+  Toleration,
+  Volume,
+  VolumeMount,
+} from "../k8s/types";
 
 /** Labels every rendered object carries. */
 export const MANAGED_BY = { "app.kubernetes.io/managed-by": "pulumi-ray-gpu" } as const;
@@ -58,7 +68,10 @@ function resources(cpus: number, memoryGiB: number, extra: Partial<ResourceList>
   return { requests: { ...list }, limits: { ...list } };
 }
 
-const shmVolume = (sizeGiB: number): Volume => ({ name: "dshm", emptyDir: { medium: "Memory", sizeLimit: gibQuantity(sizeGiB) } });
+const shmVolume = (sizeGiB: number): Volume => ({
+  name: "dshm",
+  emptyDir: { medium: "Memory", sizeLimit: gibQuantity(sizeGiB) },
+});
 const SHM_MOUNT: VolumeMount = { name: "dshm", mountPath: SHM_PATH };
 
 /** Variables every Ray container gets: the user's, the knobs, and the contract's (tuned values win). */
@@ -92,7 +105,10 @@ function headPod(input: RenderRayJobInput, env: Record<string, string>): PodSpec
 function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSpec {
   const { worker } = input.shape;
   const contract = input.contract;
-  const gpus: Partial<ResourceList> = { "nvidia.com/gpu": String(worker.gpusPerWorker), ...(worker.efa ? { "vpc.amazonaws.com/efa": "1" } : {}) };
+  const gpus: Partial<ResourceList> = {
+    "nvidia.com/gpu": String(worker.gpusPerWorker),
+    ...(worker.efa ? { "vpc.amazonaws.com/efa": "1" } : {}),
+  };
   return {
     containers: [
       {
@@ -104,7 +120,11 @@ function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSp
         lifecycle: PRE_STOP,
       },
     ],
-    volumes: [shmVolume(worker.shmGiB), { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } }, ...(contract?.volumes ?? [])],
+    volumes: [
+      shmVolume(worker.shmGiB),
+      { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } },
+      ...(contract?.volumes ?? []),
+    ],
     nodeSelector: { ...worker.nodeSelector },
     tolerations: worker.tolerations.map(toToleration),
     serviceAccountName: input.serviceAccountName,
@@ -112,10 +132,14 @@ function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSp
 }
 
 /** Shutdown with a TTL (dev), or deletion rules per outcome (prod). */
-function cleanupFields(lifecycle: LifecyclePlan): Pick<RayJobSpec, "shutdownAfterJobFinishes" | "ttlSecondsAfterFinished" | "deletionStrategy"> {
+function cleanupFields(
+  lifecycle: LifecyclePlan,
+): Pick<RayJobSpec, "shutdownAfterJobFinishes" | "ttlSecondsAfterFinished" | "deletionStrategy"> {
   const c = lifecycle.cleanup;
   if (c.mode === "shutdown") return { shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: c.ttlSeconds };
-  return { deletionStrategy: { deletionRules: c.rules.map((r) => ({ policy: r.policy, condition: { ...r.condition } })) } };
+  return {
+    deletionStrategy: { deletionRules: c.rules.map((r) => ({ policy: r.policy, condition: { ...r.condition } })) },
+  };
 }
 
 /** The RayCluster: a head that runs no work, and one fixed-size worker group. */
@@ -126,7 +150,11 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
     rayVersion: RAY_VERSION,
     enableInTreeAutoscaling: false,
     headGroupSpec: {
-      rayStartParams: { "num-cpus": "0", "num-gpus": "0", "object-store-memory": gibToBytesString(head.objectStoreGiB) },
+      rayStartParams: {
+        "num-cpus": "0",
+        "num-gpus": "0",
+        "object-store-memory": gibToBytesString(head.objectStoreGiB),
+      },
       template: { metadata: { labels: { ...labels } }, spec: headPod(input, env) },
     },
     workerGroupSpecs: [
@@ -135,7 +163,10 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
         replicas: worker.replicas,
         minReplicas: worker.replicas,
         maxReplicas: worker.replicas,
-        rayStartParams: { "object-store-memory": gibToBytesString(worker.objectStoreGiB), "object-spilling-directory": SPILL_PATH },
+        rayStartParams: {
+          "object-store-memory": gibToBytesString(worker.objectStoreGiB),
+          "object-spilling-directory": SPILL_PATH,
+        },
         template: { metadata: { labels: { ...labels } }, spec: workerPod(input, env) },
       },
     ],
@@ -145,7 +176,12 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
 /** Renders the RayJob. */
 export function renderRayJob(input: RenderRayJobInput): RayJob {
   const { lifecycle } = input.shape;
-  const labels = { ...MANAGED_BY, "ray-gpu.io/workload": input.name, "ray-gpu.io/kind": input.kind, "ray-gpu.io/environment": input.environment };
+  const labels = {
+    ...MANAGED_BY,
+    "ray-gpu.io/workload": input.name,
+    "ray-gpu.io/kind": input.kind,
+    "ray-gpu.io/environment": input.environment,
+  };
   return {
     apiVersion: "ray.io/v1",
     kind: "RayJob",

@@ -7,7 +7,9 @@ import { GPU_INSTANCE_TYPES } from "../../../core/catalog/instances";
 import { repoRoot } from "../../helpers/fixtures";
 
 const factsFile = resolve(repoRoot, "../shared/facts/eks-allocatable.json");
-const facts = existsSync(factsFile) ? (JSON.parse(readFileSync(factsFile, "utf8")) as { g5: Record<string, number | string>[] }) : undefined;
+const facts = existsSync(factsFile)
+  ? (JSON.parse(readFileSync(factsFile, "utf8")) as { g5: Record<string, number | string>[] })
+  : undefined;
 
 describe("EKS allocatable model (AL2023 nodeadm)", () => {
   it("reproduces the g5.12xlarge worked example: 190m CPU and 8362 MiB reserved", () => {
@@ -18,20 +20,28 @@ describe("EKS allocatable model (AL2023 nodeadm)", () => {
   });
 
   it("reproduces the g5.48xlarge worked example: 550m CPU, 345 pods, 4050 MiB reserved", () => {
-    expect(nodeAllocatable("g5.48xlarge")).toMatchObject({ kubeReservedCpuMillis: 550, maxPods: 345, kubeReservedMemoryMiB: 4050, gpus: 8 });
+    expect(nodeAllocatable("g5.48xlarge")).toMatchObject({
+      kubeReservedCpuMillis: 550,
+      maxPods: 345,
+      kubeReservedMemoryMiB: 4050,
+      gpus: 8,
+    });
   });
 
-  it.skipIf(!facts)("matches shared/facts/eks-allocatable.json for every g5 size (skipped when ../shared/facts is absent)", () => {
-    for (const f of facts!.g5) {
-      const a = nodeAllocatable(f["instanceType"] as (typeof GPU_INSTANCE_TYPES)[number]);
-      expect(a.kubeReservedCpuMillis, String(f["instanceType"])).toBe(f["kubeReservedCpuMilli"]);
-      expect(a.cpuMillis).toBe(f["allocatableCpuMilli"]);
-      expect(a.kubeReservedMemoryMiB).toBe(f["kubeReservedMemMiAtEniMaxPods"]);
-      // Our memory model is Karpenter's conservative estimate (7.5% VM overhead), never the nominal upper bound.
-      expect(`${a.memoryMiB}Mi`).toBe(f["karpenterAllocatableMemEstimate"]);
-      expect(a.memoryMiB).toBeLessThan(Number(f["allocatableMemMiNominalMinusReserveAtEni"]));
-    }
-  });
+  it.skipIf(!facts)(
+    "matches shared/facts/eks-allocatable.json for every g5 size (skipped when ../shared/facts is absent)",
+    () => {
+      for (const f of facts!.g5) {
+        const a = nodeAllocatable(f["instanceType"] as (typeof GPU_INSTANCE_TYPES)[number]);
+        expect(a.kubeReservedCpuMillis, String(f["instanceType"])).toBe(f["kubeReservedCpuMilli"]);
+        expect(a.cpuMillis).toBe(f["allocatableCpuMilli"]);
+        expect(a.kubeReservedMemoryMiB).toBe(f["kubeReservedMemMiAtEniMaxPods"]);
+        // Our memory model is Karpenter's conservative estimate (7.5% VM overhead), never the nominal upper bound.
+        expect(`${a.memoryMiB}Mi`).toBe(f["karpenterAllocatableMemEstimate"]);
+        expect(a.memoryMiB).toBeLessThan(Number(f["allocatableMemMiNominalMinusReserveAtEni"]));
+      }
+    },
+  );
 
   it("reserves more for GPU nodes' DaemonSets than for CPU nodes'", () => {
     const gpu = defaultDaemonSetReserve("gpu");

@@ -17,7 +17,10 @@ import { repoRoot } from "../../helpers/fixtures";
 
 const factsFile = resolve(repoRoot, "../shared/facts/aws-g5.json");
 const facts = existsSync(factsFile)
-  ? (JSON.parse(readFileSync(factsFile, "utf8")) as { g5: Record<string, number | string | boolean>[]; headNodeCandidates: Record<string, number | string>[] })
+  ? (JSON.parse(readFileSync(factsFile, "utf8")) as {
+      g5: Record<string, number | string | boolean>[];
+      headNodeCandidates: Record<string, number | string>[];
+    })
   : undefined;
 
 describe("hardware catalog", () => {
@@ -44,8 +47,29 @@ describe("hardware catalog", () => {
       const t = String(f["instanceType"]);
       expect(isGpuInstanceType(t), t).toBe(true);
       const c = GPU_INSTANCES[t as keyof typeof GPU_INSTANCES];
-      expect([c.vcpu, c.memoryGiB, c.gpus, c.gpuMemoryMiBPerGpu, c.nvme.totalGB, c.efaSupported, c.maxEnis, c.ipv4PerEni, c.usdPerHourUsEast1], t).toEqual([
-        f["vcpu"], f["memoryGiB"], f["gpuCount"], f["gpuMemoryMiBPerGpuEc2Api"], f["localNvmeGB"], f["efaSupported"], f["maxEnis"], f["ipv4PerEni"], f["usEast1OnDemandLinuxUsdPerHourApprox"],
+      expect(
+        [
+          c.vcpu,
+          c.memoryGiB,
+          c.gpus,
+          c.gpuMemoryMiBPerGpu,
+          c.nvme.totalGB,
+          c.efaSupported,
+          c.maxEnis,
+          c.ipv4PerEni,
+          c.usdPerHourUsEast1,
+        ],
+        t,
+      ).toEqual([
+        f["vcpu"],
+        f["memoryGiB"],
+        f["gpuCount"],
+        f["gpuMemoryMiBPerGpuEc2Api"],
+        f["localNvmeGB"],
+        f["efaSupported"],
+        f["maxEnis"],
+        f["ipv4PerEni"],
+        f["usEast1OnDemandLinuxUsdPerHourApprox"],
       ]);
       expect(maxPodsByEni(c), t).toBe(f["maxPodsEniFormula"]);
     }
@@ -53,7 +77,13 @@ describe("hardware catalog", () => {
       const t = String(f["instanceType"]);
       expect(isCpuInstanceType(t), t).toBe(true);
       const c = CPU_INSTANCES[t as keyof typeof CPU_INSTANCES];
-      expect([c.vcpu, c.memoryGiB, c.maxEnis, c.ipv4PerEni, c.usdPerHourUsEast1], t).toEqual([f["vcpu"], f["memoryGiB"], f["maxEnis"], f["ipv4PerEni"], f["usEast1OnDemandLinuxUsdPerHourApprox"]]);
+      expect([c.vcpu, c.memoryGiB, c.maxEnis, c.ipv4PerEni, c.usdPerHourUsEast1], t).toEqual([
+        f["vcpu"],
+        f["memoryGiB"],
+        f["maxEnis"],
+        f["ipv4PerEni"],
+        f["usEast1OnDemandLinuxUsdPerHourApprox"],
+      ]);
       expect(maxPodsByEni(c), t).toBe(f["maxPodsEniFormula"]);
     }
   });

@@ -22,8 +22,20 @@ describe("stack config schema", () => {
   it("fills every default in one place", () => {
     const c = configWith(() => {});
     expect(c.platform.cpuNodeGroup).toEqual({ name: "system", instanceType: "m6i.2xlarge", minNodes: 2, maxNodes: 4 });
-    expect(c.platform.gpuNodeGroups[0]).toMatchObject({ minNodes: 0, capacityType: "on-demand", efa: false, clusterPlacementGroup: false, rootVolumeGiB: 200 });
-    expect(c.platform.cluster).toEqual({ mode: "create", name: "test", kubernetesVersion: "1.33", adminRoleArns: [], publicEndpoint: true });
+    expect(c.platform.gpuNodeGroups[0]).toMatchObject({
+      minNodes: 0,
+      capacityType: "on-demand",
+      efa: false,
+      clusterPlacementGroup: false,
+      rootVolumeGiB: 200,
+    });
+    expect(c.platform.cluster).toEqual({
+      mode: "create",
+      name: "test",
+      kubernetesVersion: "1.33",
+      adminRoleArns: [],
+      publicEndpoint: true,
+    });
     expect(c.platform.network).toEqual({ cidrBlock: "10.0.0.0/16" });
     expect(c.platform.storage).toEqual({ prefix: "", checkpointRetentionDays: 30 });
     expect(c.workloads[0]).toMatchObject({ strategy: "auto", precision: "bf16-mixed", optimizer: "adamw", env: {} });
@@ -65,21 +77,35 @@ describe("stack config schema", () => {
   it("rejects an unknown workload kind with the allowed kinds", () => {
     const raw = minimalConfig();
     raw.workloads[0]!["kind"] = "Trainingjob";
-    expect(problems(raw)).toContain('✖ ray-gpu:workloads[0].kind: must be one of "TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference" (got "Trainingjob")');
+    expect(problems(raw)).toContain(
+      '✖ ray-gpu:workloads[0].kind: must be one of "TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference" (got "Trainingjob")',
+    );
   });
 
   it("checks rules across fields: min <= max, unique names, spot only in dev, EFA only where it exists, zone in region", () => {
     const raw = minimalConfig();
     raw.environment = "prod";
-    raw.platform.gpuNodeGroups.push(
-      { name: "a10g-4x", instanceType: "g5.2xlarge", minNodes: 5, maxNodes: 2, capacityType: "spot", efa: true, availabilityZone: "eu-west-1a" },
-    );
+    raw.platform.gpuNodeGroups.push({
+      name: "a10g-4x",
+      instanceType: "g5.2xlarge",
+      minNodes: 5,
+      maxNodes: 2,
+      capacityType: "spot",
+      efa: true,
+      availabilityZone: "eu-west-1a",
+    });
     const msg = problems(raw);
     expect(msg).toContain("✖ ray-gpu:platform.gpuNodeGroups[1].minNodes: minNodes (5) must be <= maxNodes (2)");
-    expect(msg).toContain('✖ ray-gpu:platform.gpuNodeGroups[1].name: pool name "a10g-4x" is used twice; pool names must be unique');
+    expect(msg).toContain(
+      '✖ ray-gpu:platform.gpuNodeGroups[1].name: pool name "a10g-4x" is used twice; pool names must be unique',
+    );
     expect(msg).toContain("✖ ray-gpu:platform.gpuNodeGroups[1].capacityType: spot is allowed in dev only");
-    expect(msg).toContain("✖ ray-gpu:platform.gpuNodeGroups[1].efa: g5.2xlarge has no EFA interface; use g5.8xlarge or larger, or set efa: false");
-    expect(msg).toContain('✖ ray-gpu:platform.gpuNodeGroups[1].availabilityZone: zone "eu-west-1a" is not in region us-east-1');
+    expect(msg).toContain(
+      "✖ ray-gpu:platform.gpuNodeGroups[1].efa: g5.2xlarge has no EFA interface; use g5.8xlarge or larger, or set efa: false",
+    );
+    expect(msg).toContain(
+      '✖ ray-gpu:platform.gpuNodeGroups[1].availabilityZone: zone "eu-west-1a" is not in region us-east-1',
+    );
   });
 
   it("rejects RayJob names KubeRay would reject (DNS-1035, at most 47 characters)", () => {
@@ -87,6 +113,8 @@ describe("stack config schema", () => {
     raw.workloads.push({ ...raw.workloads[0], name: "x".repeat(48) }, { ...raw.workloads[0], name: "9train" });
     const msg = problems(raw);
     expect(msg).toContain("✖ ray-gpu:workloads[1].name: must not be longer than 47 characters");
-    expect(msg).toContain("✖ ray-gpu:workloads[2].name: must be lowercase letters, digits and '-', start with a letter and not end with '-' (got \"9train\")");
+    expect(msg).toContain(
+      "✖ ray-gpu:workloads[2].name: must be lowercase letters, digits and '-', start with a letter and not end with '-' (got \"9train\")",
+    );
   });
 });

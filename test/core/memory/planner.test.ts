@@ -2,7 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { A10G_CUDA_TOTAL_GIB } from "../../../core/catalog/instances";
 import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
-import { planTrainingMemory, trainingMemory, SAFETY_MARGIN, type TrainingRequest } from "../../../core/memory/plan-training";
+import {
+  planTrainingMemory,
+  trainingMemory,
+  SAFETY_MARGIN,
+  type TrainingRequest,
+} from "../../../core/memory/plan-training";
 import { planEmbeddingMemory, planServingMemory } from "../../../core/memory/plan-inference";
 import { fullTrainingStates } from "../../../core/memory/model-states";
 
@@ -27,14 +32,27 @@ describe("training knob planner", () => {
   });
 
   it("moves to the lowest ZeRO stage that fits, before offloading", () => {
-    expect(planTrainingMemory(base("meta-llama/Llama-3.2-1B", { globalBatchSize: 64 })).knobs).toMatchObject({ zeroStage: 1, offload: "none" });
-    expect(planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 32, globalBatchSize: 64 })).knobs).toMatchObject({ zeroStage: 3, offload: "none" });
-    expect(planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 4, globalBatchSize: 64 })).knobs.offload).not.toBe("none");
+    expect(planTrainingMemory(base("meta-llama/Llama-3.2-1B", { globalBatchSize: 64 })).knobs).toMatchObject({
+      zeroStage: 1,
+      offload: "none",
+    });
+    expect(planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 32, globalBatchSize: 64 })).knobs).toMatchObject({
+      zeroStage: 3,
+      offload: "none",
+    });
+    expect(
+      planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 4, globalBatchSize: 64 })).knobs.offload,
+    ).not.toBe("none");
   });
 
   it("turns on gradient checkpointing only when micro-batch 1 does not fit without it", () => {
     const p = planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 32, sequenceLength: 4096 }));
-    const without = trainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 32, sequenceLength: 4096 }), { zeroStage: p.knobs.zeroStage, offload: p.knobs.offload, gradientCheckpointing: false, microBatchSize: 1 });
+    const without = trainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 32, sequenceLength: 4096 }), {
+      zeroStage: p.knobs.zeroStage,
+      offload: p.knobs.offload,
+      gradientCheckpointing: false,
+      microBatchSize: 1,
+    });
     expect(p.knobs.gradientCheckpointing).toBe(without.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN));
     expect(p.decisions.find((d) => d.key === "gradientCheckpointing")?.reason).toMatch(/needed|not needed/);
   });
@@ -47,32 +65,92 @@ describe("training knob planner", () => {
   });
 
   it("keeps every pinned knob", () => {
-    const p = planTrainingMemory(base("meta-llama/Llama-3.2-1B", { zeroStage: 2, microBatchSize: 1, gradientCheckpointing: true, globalBatchSize: 32 }));
-    expect(p.knobs).toMatchObject({ zeroStage: 2, microBatchSize: 1, gradientCheckpointing: true, gradientAccumulationSteps: 8 });
-    expect(p.decisions.filter((d) => d.reason.startsWith("pinned")).map((d) => d.key).sort()).toEqual(["gradientCheckpointing", "microBatchSize", "zeroStage"]);
+    const p = planTrainingMemory(
+      base("meta-llama/Llama-3.2-1B", {
+        zeroStage: 2,
+        microBatchSize: 1,
+        gradientCheckpointing: true,
+        globalBatchSize: 32,
+      }),
+    );
+    expect(p.knobs).toMatchObject({
+      zeroStage: 2,
+      microBatchSize: 1,
+      gradientCheckpointing: true,
+      gradientAccumulationSteps: 8,
+    });
+    expect(
+      p.decisions
+        .filter((d) => d.reason.startsWith("pinned"))
+        .map((d) => d.key)
+        .sort(),
+    ).toEqual(["gradientCheckpointing", "microBatchSize", "zeroStage"]);
   });
 
   it("says when nothing fits, with the numbers and the ways out", () => {
-    const p = planTrainingMemory(base("meta-llama/Llama-3.1-70B", { gpus: 1, gpusPerNode: 1, strategy: "auto", lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" } }));
+    const p = planTrainingMemory(
+      base("meta-llama/Llama-3.1-70B", {
+        gpus: 1,
+        gpusPerNode: 1,
+        strategy: "auto",
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+      }),
+    );
     expect(p.fits).toBe(false);
     expect(p.advice[0]).toMatch(/^does not fit: needs [\d.]+ GiB per GPU \(model states [\d.]+ GiB/);
     expect(p.advice.join("\n")).toMatch(/use \d+ GPUs|QLoRA/);
-    const qlora = planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 1, gpusPerNode: 1, sequenceLength: 16384, microBatchSize: 1, gradientCheckpointing: false, lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" } }));
+    const qlora = planTrainingMemory(
+      base("meta-llama/Llama-3.1-8B", {
+        gpus: 1,
+        gpusPerNode: 1,
+        sequenceLength: 16384,
+        microBatchSize: 1,
+        gradientCheckpointing: false,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+      }),
+    );
     expect(qlora.fits).toBe(false);
     expect(qlora.advice.some((a) => a.startsWith("use a shorter sequence: sequenceLength "))).toBe(true);
   });
 
   it("QLoRA fits an 8B model with a larger micro-batch than LoRA", () => {
-    const lora = planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 1, gpusPerNode: 1, sequenceLength: 1024, lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" } }));
-    const qlora = planTrainingMemory(base("meta-llama/Llama-3.1-8B", { gpus: 1, gpusPerNode: 1, sequenceLength: 1024, lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } }));
+    const lora = planTrainingMemory(
+      base("meta-llama/Llama-3.1-8B", {
+        gpus: 1,
+        gpusPerNode: 1,
+        sequenceLength: 1024,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+      }),
+    );
+    const qlora = planTrainingMemory(
+      base("meta-llama/Llama-3.1-8B", {
+        gpus: 1,
+        gpusPerNode: 1,
+        sequenceLength: 1024,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
+      }),
+    );
     expect(qlora.fits).toBe(true);
     expect(qlora.memory.breakdownGiB.weights).toBeLessThan(lora.memory.breakdownGiB.weights / 2.5);
     expect(qlora.knobs.microBatchSize).toBeGreaterThanOrEqual(lora.knobs.microBatchSize);
   });
 
   it("adds image tokens and the vision tower for vision-language models", () => {
-    const text = trainingMemory(base("Qwen/Qwen2-VL-7B-Instruct", { gpus: 1, lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } }), { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1 });
-    const images = trainingMemory(base("Qwen/Qwen2-VL-7B-Instruct", { gpus: 1, imageTokensPerSample: 1280, lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } }), { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1 });
+    const text = trainingMemory(
+      base("Qwen/Qwen2-VL-7B-Instruct", {
+        gpus: 1,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
+      }),
+      { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1 },
+    );
+    const images = trainingMemory(
+      base("Qwen/Qwen2-VL-7B-Instruct", {
+        gpus: 1,
+        imageTokensPerSample: 1280,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
+      }),
+      { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1 },
+    );
     expect(images.breakdownGiB.activations).toBeGreaterThan(text.breakdownGiB.activations);
   });
 
@@ -88,9 +166,16 @@ describe("training knob planner", () => {
     fc.assert(
       fc.property(decoder, config, (id, c) => {
         const r = base(id, { gpus: 8, gpusPerNode: 4, sequenceLength: c.seq });
-        const cand = { zeroStage: c.zeroStage, offload: "none" as const, gradientCheckpointing: c.gradientCheckpointing, microBatchSize: c.microBatchSize };
+        const cand = {
+          zeroStage: c.zeroStage,
+          offload: "none" as const,
+          gradientCheckpointing: c.gradientCheckpointing,
+          microBatchSize: c.microBatchSize,
+        };
         const m = trainingMemory(r, cand).allocatedPeakGiB;
-        expect(trainingMemory(r, { ...cand, microBatchSize: c.microBatchSize + 1 }).allocatedPeakGiB).toBeGreaterThanOrEqual(m);
+        expect(
+          trainingMemory(r, { ...cand, microBatchSize: c.microBatchSize + 1 }).allocatedPeakGiB,
+        ).toBeGreaterThanOrEqual(m);
         expect(trainingMemory({ ...r, sequenceLength: c.seq + 64 }, cand).allocatedPeakGiB).toBeGreaterThanOrEqual(m);
         const bigger = { ...r.model, parameters: r.model.parameters * 2 };
         expect(trainingMemory({ ...r, model: bigger }, cand).allocatedPeakGiB).toBeGreaterThanOrEqual(m);
@@ -101,28 +186,57 @@ describe("training knob planner", () => {
 
   it("property: sharding never increases per-GPU model states (more GPUs, or a higher ZeRO stage above 1)", () => {
     fc.assert(
-      fc.property(decoder, fc.integer({ min: 1, max: 64 }), fc.constantFrom(0, 1, 2, 3) as fc.Arbitrary<0 | 1 | 2 | 3>, (id, gpus, zeroStage) => {
-        const m = catalogModel(id)!;
-        const states = (g: number, z: 0 | 1 | 2 | 3) => {
-          const s = fullTrainingStates({ parameters: m.parameters, largestLayerParameters: m.largestLayerParameters, gpus: g, gpusPerNode: Math.min(g, 8), precision: "bf16-mixed", optimizer: "adamw", zeroStage: z, offload: "none" });
-          return s.weights + s.gradients + s.optimizerStates;
-        };
-        expect(states(gpus * 2, zeroStage)).toBeLessThanOrEqual(states(gpus, zeroStage));
-        if (zeroStage >= 1 && zeroStage < 3) expect(states(gpus, (zeroStage + 1) as 2 | 3)).toBeLessThanOrEqual(states(gpus, zeroStage));
-      }),
+      fc.property(
+        decoder,
+        fc.integer({ min: 1, max: 64 }),
+        fc.constantFrom(0, 1, 2, 3) as fc.Arbitrary<0 | 1 | 2 | 3>,
+        (id, gpus, zeroStage) => {
+          const m = catalogModel(id)!;
+          const states = (g: number, z: 0 | 1 | 2 | 3) => {
+            const s = fullTrainingStates({
+              parameters: m.parameters,
+              largestLayerParameters: m.largestLayerParameters,
+              gpus: g,
+              gpusPerNode: Math.min(g, 8),
+              precision: "bf16-mixed",
+              optimizer: "adamw",
+              zeroStage: z,
+              offload: "none",
+            });
+            return s.weights + s.gradients + s.optimizerStates;
+          };
+          expect(states(gpus * 2, zeroStage)).toBeLessThanOrEqual(states(gpus, zeroStage));
+          if (zeroStage >= 1 && zeroStage < 3)
+            expect(states(gpus, (zeroStage + 1) as 2 | 3)).toBeLessThanOrEqual(states(gpus, zeroStage));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("property: whatever the planner chooses fits", () => {
     fc.assert(
-      fc.property(decoder, fc.constantFrom(1, 4, 8, 16, 32), fc.integer({ min: 256, max: 8192 }), fc.boolean(), (id, gpus, seq, lora) => {
-        const p = planTrainingMemory(base(id, { gpus, gpusPerNode: Math.min(gpus, 4), sequenceLength: seq, lora: lora ? { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } : undefined }));
-        if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB);
-        else expect(p.advice.length).toBeGreaterThan(0);
-        // Above the planning margin only when no choice stays under it, and then the plan says so.
-        if (p.memory.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN)) expect(p.decisions.some((d) => d.key === "safetyMargin") || !p.fits).toBe(true);
-      }),
+      fc.property(
+        decoder,
+        fc.constantFrom(1, 4, 8, 16, 32),
+        fc.integer({ min: 256, max: 8192 }),
+        fc.boolean(),
+        (id, gpus, seq, lora) => {
+          const p = planTrainingMemory(
+            base(id, {
+              gpus,
+              gpusPerNode: Math.min(gpus, 4),
+              sequenceLength: seq,
+              lora: lora ? { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } : undefined,
+            }),
+          );
+          if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB);
+          else expect(p.advice.length).toBeGreaterThan(0);
+          // Above the planning margin only when no choice stays under it, and then the plan says so.
+          if (p.memory.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN))
+            expect(p.decisions.some((d) => d.key === "safetyMargin") || !p.fits).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -130,22 +244,60 @@ describe("training knob planner", () => {
 
 describe("inference planners", () => {
   it("picks the largest embedding batch that fits, and keeps a pinned one", () => {
-    const p = planEmbeddingMemory({ model: catalogModel("BAAI/bge-large-en-v1.5")!, sequenceLength: 512, usableGiB: A10G_CUDA_TOTAL_GIB });
+    const p = planEmbeddingMemory({
+      model: catalogModel("BAAI/bge-large-en-v1.5")!,
+      sequenceLength: 512,
+      usableGiB: A10G_CUDA_TOTAL_GIB,
+    });
     expect(p.fits).toBe(true);
     expect(p.batchSize).toBe(1024);
     expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB * 0.95);
     // At 8192 tokens per row (bge-m3's context) the same GPU holds a far smaller batch.
-    const long = planEmbeddingMemory({ model: catalogModel("BAAI/bge-m3")!, sequenceLength: 8192, usableGiB: A10G_CUDA_TOTAL_GIB });
+    const long = planEmbeddingMemory({
+      model: catalogModel("BAAI/bge-m3")!,
+      sequenceLength: 8192,
+      usableGiB: A10G_CUDA_TOTAL_GIB,
+    });
     expect(long.batchSize).toBeLessThan(128);
-    expect(planEmbeddingMemory({ model: catalogModel("BAAI/bge-m3")!, sequenceLength: 8192, batchSize: long.batchSize * 2, usableGiB: A10G_CUDA_TOTAL_GIB }).fits).toBe(false);
-    expect(planEmbeddingMemory({ model: catalogModel("BAAI/bge-large-en-v1.5")!, sequenceLength: 512, batchSize: 8, usableGiB: A10G_CUDA_TOTAL_GIB }).batchSize).toBe(8);
+    expect(
+      planEmbeddingMemory({
+        model: catalogModel("BAAI/bge-m3")!,
+        sequenceLength: 8192,
+        batchSize: long.batchSize * 2,
+        usableGiB: A10G_CUDA_TOTAL_GIB,
+      }).fits,
+    ).toBe(false);
+    expect(
+      planEmbeddingMemory({
+        model: catalogModel("BAAI/bge-large-en-v1.5")!,
+        sequenceLength: 512,
+        batchSize: 8,
+        usableGiB: A10G_CUDA_TOTAL_GIB,
+      }).batchSize,
+    ).toBe(8);
   });
 
   it("uses tensor parallelism only when one A10G cannot hold the weights and a KV cache", () => {
-    const small = planServingMemory({ model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!, gpus: 4, gpusPerNode: 4, maxPromptTokens: 1024, maxNewTokens: 512, gpuMemoryUtilization: 0.9, usableGiB: A10G_CUDA_TOTAL_GIB });
+    const small = planServingMemory({
+      model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
+      gpus: 4,
+      gpusPerNode: 4,
+      maxPromptTokens: 1024,
+      maxNewTokens: 512,
+      gpuMemoryUtilization: 0.9,
+      usableGiB: A10G_CUDA_TOTAL_GIB,
+    });
     expect(small).toMatchObject({ tensorParallelSize: 1, replicas: 4, kvCacheBytesPerToken: 131072 });
     expect(small.maxConcurrentSequences).toBeGreaterThanOrEqual(4);
-    const big = planServingMemory({ model: catalogModel("Qwen/Qwen2.5-14B")!, gpus: 4, gpusPerNode: 4, maxPromptTokens: 1024, maxNewTokens: 512, gpuMemoryUtilization: 0.9, usableGiB: A10G_CUDA_TOTAL_GIB });
+    const big = planServingMemory({
+      model: catalogModel("Qwen/Qwen2.5-14B")!,
+      gpus: 4,
+      gpusPerNode: 4,
+      maxPromptTokens: 1024,
+      maxNewTokens: 512,
+      gpuMemoryUtilization: 0.9,
+      usableGiB: A10G_CUDA_TOTAL_GIB,
+    });
     expect(big.tensorParallelSize).toBe(2);
     expect(big.replicas).toBe(2);
   });

@@ -27,7 +27,17 @@ const GIB = 2 ** 30;
 function loraPeakGB(id: string, microBatchSize: number, seq: number, rank: number): number {
   const model = catalogModel(id)!;
   const mem = trainingMemory(
-    { model, gpus: 1, gpusPerNode: 1, usableGiB: 80, sequenceLength: seq, precision: "bf16-true", optimizer: "adamw", strategy: "ddp", lora: { rank, targetModules: ["q_proj", "v_proj"], quantization: "none" } },
+    {
+      model,
+      gpus: 1,
+      gpusPerNode: 1,
+      usableGiB: 80,
+      sequenceLength: seq,
+      precision: "bf16-true",
+      optimizer: "adamw",
+      strategy: "ddp",
+      lora: { rank, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+    },
     { zeroStage: 0, offload: "none", gradientCheckpointing: false, microBatchSize },
   );
   return (mem.allocatedPeakGiB * GIB) / GB;
@@ -41,11 +51,14 @@ describe("memory predictions vs published measurements", () => {
     ["meta-llama/Llama-2-7b-hf", 1, 1304, 8, 21.3, "LitGPT resource-tables Llama 2 7B LoRA mb1, A100"],
     ["meta-llama/Llama-2-7b-hf", 2, 1304, 8, 29.07, "LitGPT resource-tables Llama 2 7B LoRA mb2, A100"],
     ["meta-llama/Llama-2-13b-hf", 1, 1304, 8, 38.12, "LitGPT resource-tables Llama 2 13B LoRA mb1, A100"],
-  ] as const)("LoRA peak of %s, micro-batch %i, %i tokens, r=%i: measured %f GB (%s)", (id, mb, seq, rank, measured, _source) => {
-    const ratio = loraPeakGB(id, mb, seq, rank) / measured;
-    expect(ratio).toBeGreaterThanOrEqual(0.95);
-    expect(ratio).toBeLessThanOrEqual(1.15);
-  });
+  ] as const)(
+    "LoRA peak of %s, micro-batch %i, %i tokens, r=%i: measured %f GB (%s)",
+    (id, mb, seq, rank, measured, _source) => {
+      const ratio = loraPeakGB(id, mb, seq, rank) / measured;
+      expect(ratio).toBeGreaterThanOrEqual(0.95);
+      expect(ratio).toBeLessThanOrEqual(1.15);
+    },
+  );
 
   it("NF4 weights: Llama 2 7B inference peaks 4.57 GB (nf4) and 4.26 GB (nf4-dq) in LitGPT's table", () => {
     const m = catalogModel("meta-llama/Llama-2-7b-hf")!;
@@ -62,14 +75,28 @@ describe("memory predictions vs published measurements", () => {
     [20000, 3.81],
     [29000, 2.89],
   ])("vLLM KV cache of Llama-3.1-8B on a 23.58 GiB GPU at max_model_len %i: logged %f GiB", (maxModelLen, kvGiB) => {
-    const e = estimateLlmServing({ model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!, tensorParallel: 1, gpuMemoryUtilization: 0.9, maxBatchedTokens: maxModelLen, usableGiB: 23.58 });
+    const e = estimateLlmServing({
+      model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
+      tensorParallel: 1,
+      gpuMemoryUtilization: 0.9,
+      maxBatchedTokens: maxModelLen,
+      usableGiB: 23.58,
+    });
     expect(e.kvCacheBytesPerToken).toBe(131072);
     expect(e.breakdownGiB.kvCache / kvGiB).toBeGreaterThan(0.95);
     expect(e.breakdownGiB.kvCache / kvGiB).toBeLessThan(1.05);
   });
 
   it("Llama-3.1-8B on an A10G holds about 3.5 sequences of 8192 tokens (Ray's LLM serving guide)", () => {
-    const p = planServingMemory({ model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!, gpus: 1, gpusPerNode: 1, maxPromptTokens: 4096, maxNewTokens: 4096, gpuMemoryUtilization: 0.9, usableGiB: A10G_CUDA_TOTAL_GIB });
+    const p = planServingMemory({
+      model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
+      gpus: 1,
+      gpusPerNode: 1,
+      maxPromptTokens: 4096,
+      maxNewTokens: 4096,
+      gpuMemoryUtilization: 0.9,
+      usableGiB: A10G_CUDA_TOTAL_GIB,
+    });
     const concurrency = p.memory.kvCacheTokens / 8192;
     expect(concurrency).toBeGreaterThan(3.2);
     expect(concurrency).toBeLessThan(3.9);

@@ -40,14 +40,35 @@ describe("platform plan", () => {
   });
 
   it("sizes subnets from the VPC CIDR and skips the network when adopting a cluster", () => {
-    expect(planPlatform(repoStack("prod")).network).toMatchObject({ cidrBlock: "10.0.0.0/16", availabilityZones: 3, natGateways: "OnePerAz", subnets: [{ type: "Private", cidrMask: 19 }, { type: "Public", cidrMask: 22 }] });
-    expect(planPlatform(configWith((x) => (x.platform.cluster = { mode: "existing", name: "e" }))).network).toBeUndefined();
+    expect(planPlatform(repoStack("prod")).network).toMatchObject({
+      cidrBlock: "10.0.0.0/16",
+      availabilityZones: 3,
+      natGateways: "OnePerAz",
+      subnets: [
+        { type: "Private", cidrMask: 19 },
+        { type: "Public", cidrMask: 22 },
+      ],
+    });
+    expect(
+      planPlatform(configWith((x) => (x.platform.cluster = { mode: "existing", name: "e" }))).network,
+    ).toBeUndefined();
   });
 
   it("schedules the device plugin on exactly the nodes GPU pools label, tolerating their taint", () => {
     const p = planPlatform(repoStack("dev"));
-    const values = p.helm.nvidiaDevicePlugin.values as { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: { matchExpressions: { key: string; values: string[] }[] }[] } } }; tolerations: unknown[] };
-    const expr = values.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]!.matchExpressions[0]!;
+    const values = p.helm.nvidiaDevicePlugin.values as {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: { matchExpressions: { key: string; values: string[] }[] }[];
+          };
+        };
+      };
+      tolerations: unknown[];
+    };
+    const expr =
+      values.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]!
+        .matchExpressions[0]!;
     for (const g of p.nodeGroups.gpu) expect(expr.values).toContain(g.labels[expr.key]);
     expect(expr.values).not.toContain(p.nodeGroups.cpu.labels[expr.key]);
     expect(values.tolerations).toContainEqual({ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" });
@@ -55,10 +76,22 @@ describe("platform plan", () => {
 
   it("scopes Ray pods to the bucket prefix and the autoscaler to this cluster's groups", () => {
     const s3 = bucketAccessPolicy("arn:aws:s3:::b", "ray/");
-    expect(s3.Statement[0]).toEqual({ Sid: "LocateBucket", Effect: "Allow", Action: "s3:GetBucketLocation", Resource: "arn:aws:s3:::b" });
-    expect(s3.Statement[1]).toMatchObject({ Action: "s3:ListBucket", Resource: "arn:aws:s3:::b", Condition: { StringLike: { "s3:prefix": ["ray/*"] } } });
+    expect(s3.Statement[0]).toEqual({
+      Sid: "LocateBucket",
+      Effect: "Allow",
+      Action: "s3:GetBucketLocation",
+      Resource: "arn:aws:s3:::b",
+    });
+    expect(s3.Statement[1]).toMatchObject({
+      Action: "s3:ListBucket",
+      Resource: "arn:aws:s3:::b",
+      Condition: { StringLike: { "s3:prefix": ["ray/*"] } },
+    });
     expect(s3.Statement[2]!.Resource).toBe("arn:aws:s3:::b/ray/*");
     const ca = clusterAutoscalerPolicy("prod-eks");
-    expect(ca.Statement[1]).toMatchObject({ Action: ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"], Condition: { StringEquals: { "aws:ResourceTag/k8s.io/cluster-autoscaler/prod-eks": "owned" } } });
+    expect(ca.Statement[1]).toMatchObject({
+      Action: ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+      Condition: { StringEquals: { "aws:ResourceTag/k8s.io/cluster-autoscaler/prod-eks": "owned" } },
+    });
   });
 });

@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stableJson } from "../../../core/serialize";
 import { contractMarkdown, tuningJsonSchema } from "../../../workloads/contract/json-schema";
-import { KNOBS_BY_KIND, knobEnvName, SECTIONS_BY_KIND, TuningDocumentSchema } from "../../../workloads/contract/document";
+import {
+  KNOBS_BY_KIND,
+  knobEnvName,
+  SECTIONS_BY_KIND,
+  TuningDocumentSchema,
+} from "../../../workloads/contract/document";
 import type { ConfigMap, RayJob } from "../../../workloads/k8s/types";
 import { planStack } from "../../../workloads/stack";
 import { BEGIN, END } from "../../../scripts/generate";
@@ -16,7 +21,9 @@ import { repoRoot, repoStack, runtime } from "../../helpers/fixtures";
 
 describe("the runtime contract, defined once", () => {
   it("ships the JSON Schema generated from the definition (run npm run generate after changing it)", () => {
-    expect(readFileSync(join(repoRoot, "runtime/ray_gpu/tuning.schema.json"), "utf8")).toBe(stableJson(tuningJsonSchema()));
+    expect(readFileSync(join(repoRoot, "runtime/ray_gpu/tuning.schema.json"), "utf8")).toBe(
+      stableJson(tuningJsonSchema()),
+    );
   });
 
   it("documents the keys and variables generated from the definition", () => {
@@ -24,16 +31,23 @@ describe("the runtime contract, defined once", () => {
     expect(doc.slice(doc.indexOf(BEGIN) + BEGIN.length + 1, doc.indexOf(END))).toBe(contractMarkdown());
   });
 
-  it.each(["dev", "prod"] as const)("writes documents the definition accepts, with exactly their kind's sections and knobs, and the variables it names (%s)", (env) => {
-    for (const { objects } of planStack(repoStack(env), { runtime }).objects) {
-      const cm = objects.find((o): o is ConfigMap => o.kind === "ConfigMap" && o.metadata.name.endsWith("-tuning"))!;
-      const doc = TuningDocumentSchema.parse(JSON.parse(cm.data["tuning.json"]!));
-      const kind = doc.workload.kind;
-      expect(Object.keys(doc).filter((k) => !["apiVersion", "kind", "workload", "knobs"].includes(k)).sort()).toEqual([...SECTIONS_BY_KIND[kind]].sort());
-      expect(KNOBS_BY_KIND[kind].strict().safeParse(doc.knobs).success).toBe(true);
-      const job = objects.find((o): o is RayJob => o.kind === "RayJob")!;
-      const vars = job.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env!.map((e) => e.name);
-      for (const knob of Object.keys(doc.knobs)) expect(vars).toContain(knobEnvName(knob));
-    }
-  });
+  it.each(["dev", "prod"] as const)(
+    "writes documents the definition accepts, with exactly their kind's sections and knobs, and the variables it names (%s)",
+    (env) => {
+      for (const { objects } of planStack(repoStack(env), { runtime }).objects) {
+        const cm = objects.find((o): o is ConfigMap => o.kind === "ConfigMap" && o.metadata.name.endsWith("-tuning"))!;
+        const doc = TuningDocumentSchema.parse(JSON.parse(cm.data["tuning.json"]!));
+        const kind = doc.workload.kind;
+        expect(
+          Object.keys(doc)
+            .filter((k) => !["apiVersion", "kind", "workload", "knobs"].includes(k))
+            .sort(),
+        ).toEqual([...SECTIONS_BY_KIND[kind]].sort());
+        expect(KNOBS_BY_KIND[kind].strict().safeParse(doc.knobs).success).toBe(true);
+        const job = objects.find((o): o is RayJob => o.kind === "RayJob")!;
+        const vars = job.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.env!.map((e) => e.name);
+        for (const knob of Object.keys(doc.knobs)) expect(vars).toContain(knobEnvName(knob));
+      }
+    },
+  );
 });

@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import { checkRayJob } from "../../../workloads/rayjob/checks";
 import { planStack } from "../../../workloads/stack";
 import type { RayJob } from "../../../workloads/k8s/types";
-import { configWith , runtime } from "../../helpers/fixtures";
+import { configWith, runtime } from "../../helpers/fixtures";
 
 function fixture(environment: "dev" | "prod" = "dev") {
-  const plan = planStack(configWith((c) => (c.environment = environment)), { runtime });
+  const plan = planStack(
+    configWith((c) => (c.environment = environment)),
+    { runtime },
+  );
   const job = structuredClone(plan.objects[0]!.objects.find((o) => o.kind === "RayJob")) as RayJob;
   return { job, pools: plan.pools };
 }
@@ -62,10 +65,14 @@ describe("plan-time KubeRay checks", () => {
   });
 
   it("rejects a TTL without shutdown, and deletion rules mixed with shutdown or a TTL", () => {
-    expect(messages((j) => ((j.spec.shutdownAfterJobFinishes = false), (j.spec.ttlSecondsAfterFinished = 60)))).toEqual([
-      "RayJob train: spec.ttlSecondsAfterFinished: a RayJob with shutdownAfterJobFinishes set to false cannot have TTLSecondsAfterFinished",
-    ]);
-    expect(messages((j) => ((j.spec.shutdownAfterJobFinishes = true), (j.spec.ttlSecondsAfterFinished = 60)), "prod")).toEqual([
+    expect(messages((j) => ((j.spec.shutdownAfterJobFinishes = false), (j.spec.ttlSecondsAfterFinished = 60)))).toEqual(
+      [
+        "RayJob train: spec.ttlSecondsAfterFinished: a RayJob with shutdownAfterJobFinishes set to false cannot have TTLSecondsAfterFinished",
+      ],
+    );
+    expect(
+      messages((j) => ((j.spec.shutdownAfterJobFinishes = true), (j.spec.ttlSecondsAfterFinished = 60)), "prod"),
+    ).toEqual([
       "RayJob train: spec.deletionStrategy.deletionRules: spec.shutdownAfterJobFinishes and spec.deletionStrategy.deletionRules are mutually exclusive",
       "RayJob train: spec.ttlSecondsAfterFinished: a global TTL cannot be combined with deletionRules; put ttlSeconds on each rule",
     ]);

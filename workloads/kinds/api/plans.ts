@@ -41,7 +41,9 @@ export interface DeepSpeedConfig {
 }
 
 /** Ray Train settings of the job; the train section of the document plus the DeepSpeed config. */
-export type TrainTuning = Omit<TrainSection, "deepspeedConfigFile"> & { readonly deepspeed: DeepSpeedConfig | undefined };
+export type TrainTuning = Omit<TrainSection, "deepspeedConfigFile"> & {
+  readonly deepspeed: DeepSpeedConfig | undefined;
+};
 
 /** What the Ray Train tuner returns. */
 export interface TrainingTuning {
@@ -54,6 +56,10 @@ export type DataTuning = Omit<DataSection, "outputUri">;
 
 /** What the Ray Data tuner returns. */
 export interface DataJobTuning {
-  readonly data: { readonly data: DataTuning; readonly pool: ActorPoolSection; readonly sweep: SweepSection | undefined };
+  readonly data: {
+    readonly data: DataTuning;
+    readonly pool: ActorPoolSection;
+    readonly sweep: SweepSection | undefined;
+  };
   readonly decisions: readonly Decision[];
 }

@@ -15,14 +15,14 @@ import type { DataJobTuning, InferenceMemoryPlan, KindMemoryPlan, LoRAMemoryPlan
 export type SpecOf<K extends WorkloadKind> = Extract<WorkloadSpec, { kind: K }>;
 export type InputOf<K extends WorkloadKind> = Extract<WorkloadSpecInput, { kind: K }>;
 
-
-
-
 /** What each kind plans, by kind. */
 export interface KindPlans {
   readonly TrainingJob: { readonly memory: KindMemoryPlan<KnobsOf<"TrainingJob">>; readonly tuning: TrainingTuning };
   readonly LoRAFineTune: { readonly memory: LoRAMemoryPlan; readonly tuning: TrainingTuning };
-  readonly EmbeddingPipeline: { readonly memory: KindMemoryPlan<KnobsOf<"EmbeddingPipeline">>; readonly tuning: DataJobTuning };
+  readonly EmbeddingPipeline: {
+    readonly memory: KindMemoryPlan<KnobsOf<"EmbeddingPipeline">>;
+    readonly tuning: DataJobTuning;
+  };
   readonly BatchInference: { readonly memory: InferenceMemoryPlan; readonly tuning: DataJobTuning };
 }
 export type MemoryPlanOf<K extends WorkloadKind> = KindPlans[K]["memory"];

@@ -24,9 +24,12 @@ const NEEDS: WorkerNeeds = {
 };
 
 /** Cartesian product of the sweep, keys sorted. */
-export function sweepGrid(parameters: Readonly<Record<string, readonly (string | number | boolean)[]>>): Record<string, string | number | boolean>[] {
+export function sweepGrid(
+  parameters: Readonly<Record<string, readonly (string | number | boolean)[]>>,
+): Record<string, string | number | boolean>[] {
   let grid: Record<string, string | number | boolean>[] = [{}];
-  for (const key of Object.keys(parameters).sort()) grid = grid.flatMap((g) => parameters[key]!.map((v) => ({ ...g, [key]: v })));
+  for (const key of Object.keys(parameters).sort())
+    grid = grid.flatMap((g) => parameters[key]!.map((v) => ({ ...g, [key]: v })));
   return grid;
 }
 
@@ -35,11 +38,21 @@ function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues
   const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
   const tp = spec.tensorParallelSize;
   if (tp !== undefined && tp > gpusPerNode) {
-    issues.add(`${path}.tensorParallelSize`, `must be at most ${gpusPerNode}, the GPUs of one ${pool.instanceType} node (tensor parallelism stays inside a node)`, tp);
+    issues.add(
+      `${path}.tensorParallelSize`,
+      `must be at most ${gpusPerNode}, the GPUs of one ${pool.instanceType} node (tensor parallelism stays inside a node)`,
+      tp,
+    );
   } else if (tp !== undefined && spec.gpus % tp !== 0) {
     issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
   }
-  checkContextLength(resolveModel(spec.model), spec.maxPromptTokens + spec.maxNewTokens, `${path}.maxPromptTokens`, spec.maxPromptTokens, issues);
+  checkContextLength(
+    resolveModel(spec.model),
+    spec.maxPromptTokens + spec.maxNewTokens,
+    `${path}.maxPromptTokens`,
+    spec.maxPromptTokens,
+    issues,
+  );
 }
 
 function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemoryPlan {
@@ -67,7 +80,9 @@ function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemor
   return { model, memory, fits, knobs, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences };
 }
 
-const SWEEP_REASON = "each prompt becomes one row per setting, so Ray Data spreads the whole sweep over every replica and no replica idles while another finishes its settings";
+const SWEEP_REASON =
+  "each prompt becomes one row per setting, so Ray Data spreads the whole sweep over every replica " +
+  "and no replica idles while another finishes its settings";
 
 export const BATCH_INFERENCE: KindStrategy<"BatchInference"> = {
   schema: BatchInferenceSpecSchema,
@@ -91,7 +106,13 @@ export const BATCH_INFERENCE: KindStrategy<"BatchInference"> = {
       },
       sweep,
     );
-    return { ...tuned, decisions: [...tuned.decisions, { key: "inference.sweep", value: `${grid.length} setting(s)`, reason: SWEEP_REASON }] };
+    return {
+      ...tuned,
+      decisions: [
+        ...tuned.decisions,
+        { key: "inference.sweep", value: `${grid.length} setting(s)`, reason: SWEEP_REASON },
+      ],
+    };
   },
   document({ spec, tuning, storagePrefix }) {
     const sections = dataSections(tuning, spec.outputUri ?? `${storagePrefix}results/${spec.name}/`);

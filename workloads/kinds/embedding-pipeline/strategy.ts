@@ -21,7 +21,8 @@ const NEEDS: WorkerNeeds = {
   shmExtraGiBPerGpu: 1,
   minHeapGiBPerGpu: 4,
   why: {
-    objectStore: "Ray Data streams blocks through the object store; Ray's performance guide recommends at least 50% of memory for data workloads",
+    objectStore:
+      "Ray Data streams blocks through the object store; Ray's performance guide recommends at least 50% of memory for data workloads",
     shmExtra: "tokenizer workers and the GPU actor's batches",
     minHeap: "the encoder actor and its tokenizer",
   },
@@ -33,8 +34,11 @@ const NEEDS: WorkerNeeds = {
  */
 function actorsPerGpu(model: ModelArchitecture, log: DecisionLog): number {
   const millions = (model.parameters / 1e6).toFixed(0);
-  if (model.parameters >= SMALL_ENCODER_PARAMETERS) return 1 / log.decide("gpusPerActor", 1, `${millions}M parameters: one actor keeps the GPU busy`);
-  const reason = `${millions}M parameters < ${SMALL_ENCODER_PARAMETERS / 1e6}M: two actors per GPU overlap one's batch assembly with the other's compute; each plans with half the GPU`;
+  if (model.parameters >= SMALL_ENCODER_PARAMETERS)
+    return 1 / log.decide("gpusPerActor", 1, `${millions}M parameters: one actor keeps the GPU busy`);
+  const reason =
+    `${millions}M parameters < ${SMALL_ENCODER_PARAMETERS / 1e6}M: two actors per GPU overlap one's ` +
+    `batch assembly with the other's compute; each plans with half the GPU`;
   return 1 / log.decide("gpusPerActor", 0.5, reason);
 }
 
@@ -42,18 +46,37 @@ function planMemory(spec: EmbeddingPipelineSpec, pool: GpuPoolPlan): KindMemoryP
   const model = resolveModel(spec.model);
   const log = new DecisionLog();
   const sequenceLength = spec.sequenceLength ?? model.maxSequenceLength ?? 512;
-  if (spec.sequenceLength === undefined) log.decide("sequenceLength", sequenceLength, "the model's maximum sequence length");
+  if (spec.sequenceLength === undefined)
+    log.decide("sequenceLength", sequenceLength, "the model's maximum sequence length");
   const actors = actorsPerGpu(model, log);
-  const plan = planEmbeddingMemory({ model, sequenceLength, batchSize: spec.batchSize, usableGiB: usableGpuMemoryGiB(pool.instanceType) / actors });
+  const plan = planEmbeddingMemory({
+    model,
+    sequenceLength,
+    batchSize: spec.batchSize,
+    usableGiB: usableGpuMemoryGiB(pool.instanceType) / actors,
+  });
   const knobs = { batchSize: plan.batchSize, sequenceLength, gpus: spec.gpus, gpusPerActor: 1 / actors };
-  return { model, memory: plan.memory, fits: plan.fits, knobs, decisions: [...log.decisions, ...plan.decisions], advice: plan.advice };
+  return {
+    model,
+    memory: plan.memory,
+    fits: plan.fits,
+    knobs,
+    decisions: [...log.decisions, ...plan.decisions],
+    advice: plan.advice,
+  };
 }
 
 export const EMBEDDING_PIPELINE: KindStrategy<"EmbeddingPipeline"> = {
   schema: EmbeddingPipelineSpecSchema,
   needs: NEEDS,
   check(spec, _pool, path, issues) {
-    checkContextLength(resolveModel(spec.model), spec.sequenceLength, `${path}.sequenceLength`, spec.sequenceLength, issues);
+    checkContextLength(
+      resolveModel(spec.model),
+      spec.sequenceLength,
+      `${path}.sequenceLength`,
+      spec.sequenceLength,
+      issues,
+    );
   },
   planMemory,
   tune: ({ spec, memory, shape, environment, path }) =>
@@ -68,5 +91,8 @@ export const EMBEDDING_PIPELINE: KindStrategy<"EmbeddingPipeline"> = {
       rowsPerInputRow: 1,
       path,
     }),
-  document: ({ spec, tuning, storagePrefix }) => ({ sections: dataSections(tuning, spec.outputUri ?? `${storagePrefix}results/${spec.name}/`), files: {} }),
+  document: ({ spec, tuning, storagePrefix }) => ({
+    sections: dataSections(tuning, spec.outputUri ?? `${storagePrefix}results/${spec.name}/`),
+    files: {},
+  }),
 };

@@ -14,14 +14,26 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
   planMemory(spec, pool) {
     const plan = planTrainingKindMemory(spec, pool);
     const { rank, alpha, quantization } = spec.lora;
-    const knobs: LoRAKnobs = { ...plan.knobs, loraRank: rank, loraAlpha: alpha ?? 2 * rank, loraQuantization: quantization };
+    const knobs: LoRAKnobs = {
+      ...plan.knobs,
+      loraRank: rank,
+      loraAlpha: alpha ?? 2 * rank,
+      loraQuantization: quantization,
+    };
     return { ...plan, knobs };
   },
-  tune: ({ spec, memory, shape, environment, storagePrefix }) => tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
+  tune: ({ spec, memory, shape, environment, storagePrefix }) =>
+    tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
   document({ spec, memory, tuning }) {
     const { train, files } = trainSection(tuning);
     const { rank, targetModules, quantization } = spec.lora;
-    const lora = { rank, alpha: memory.knobs.loraAlpha, targetModules, quantization, imageTokensPerSample: memory.imageTokensPerSample };
+    const lora = {
+      rank,
+      alpha: memory.knobs.loraAlpha,
+      targetModules,
+      quantization,
+      imageTokensPerSample: memory.imageTokensPerSample,
+    };
     return { sections: { train, lora }, files };
   },
 };

@@ -26,8 +26,6 @@ export const TASKS_IN_FLIGHT_PER_ACTOR = 2;
 const MAX_BLOCK_BYTES = 128 * MIB;
 const MIN_BLOCK_BYTES = 1 * MIB;
 
-
-
 /** What the Ray Data tuner reads. */
 export interface DataJobInput {
   readonly spec: EmbeddingPipelineSpec | BatchInferenceSpec;
@@ -51,10 +49,20 @@ function planPool(a: DataJobInput, log: DecisionLog): { actors: number; preproce
   const { spec, shape } = a;
   const nodes = shape.worker.replicas;
   const actors = Math.round(spec.gpus / a.gpusPerActor);
-  log.decide("data.actorPoolSize", actors, `${spec.gpus} GPUs / ${a.gpusPerActor} GPU per actor; min = max = ${actors}, so the pool starts at full size instead of autoscaling up from one actor`);
+  log.decide(
+    "data.actorPoolSize",
+    actors,
+    `${spec.gpus} GPUs / ${a.gpusPerActor} GPU per actor; min = max = ${actors}, so the pool starts ` +
+      `at full size instead of autoscaling up from one actor`,
+  );
   // One CPU per GPU actor for its Python loop; the rest read and tokenize.
   const preprocess = Math.max(1, nodes * shape.worker.cpus - actors);
-  log.decide("data.preprocessConcurrency", preprocess, `${nodes} node(s) x ${shape.worker.cpus} CPUs - ${actors} for the GPU actors: CPU tasks that read and tokenize, sized to keep every actor fed`);
+  log.decide(
+    "data.preprocessConcurrency",
+    preprocess,
+    `${nodes} node(s) x ${shape.worker.cpus} CPUs - ${actors} for the GPU actors: CPU tasks that read ` +
+      `and tokenize, sized to keep every actor fed`,
+  );
   return { actors, preprocess };
 }
 
@@ -64,7 +72,12 @@ function rowBytesInFlight(a: DataJobInput, log: DecisionLog): number {
   const tokenBytes = 16 * a.sequenceTokens;
   const rowBytes = a.rowsPerInputRow * (textBytes + tokenBytes + a.outputBytesPerRow);
   const settings = a.rowsPerInputRow > 1 ? `${a.rowsPerInputRow} sweep settings x ` : "";
-  log.decide("data.bytesPerRowInFlight", rowBytes, `${settings}(${textBytes} B of text + ${tokenBytes} B of token ids and mask (2 x int64 x ${a.sequenceTokens}) + ${a.outputBytesPerRow} B of output)`);
+  log.decide(
+    "data.bytesPerRowInFlight",
+    rowBytes,
+    `${settings}(${textBytes} B of text + ${tokenBytes} B of token ids and mask (2 x int64 x ${a.sequenceTokens}) ` +
+      `+ ${a.outputBytesPerRow} B of output)`,
+  );
   return rowBytes;
 }
 
@@ -72,28 +85,65 @@ function rowBytesInFlight(a: DataJobInput, log: DecisionLog): number {
 function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number }, rowBytes: number, log: DecisionLog) {
   const nodes = a.shape.worker.replicas;
   const budget = Math.floor(nodes * a.shape.worker.objectStoreGiB * GIB * RAY_DATA_OBJECT_STORE_FRACTION);
-  log.decide("data.objectStoreLimitBytes", budget, `${RAY_DATA_OBJECT_STORE_FRACTION * 100}% of the cluster's object store (${nodes} x ${a.shape.worker.objectStoreGiB} GiB), set explicitly as Ray Data's limit`);
+  log.decide(
+    "data.objectStoreLimitBytes",
+    budget,
+    `${RAY_DATA_OBJECT_STORE_FRACTION * 100}% of the cluster's object store (${nodes} x ${a.shape.worker.objectStoreGiB} ` +
+      `GiB), set explicitly as Ray Data's limit`,
+  );
   const inFlight = pool.preprocess + pool.actors * TASKS_IN_FLIGHT_PER_ACTOR;
   // Each in-flight block exists as input and output of its operator.
   const fitBlock = Math.floor((budget * WORKING_SET_TARGET) / (2 * inFlight));
-  const blockBytes = Math.max(MIN_BLOCK_BYTES, Math.min(MAX_BLOCK_BYTES, fitBlock, Math.max(rowBytes, a.batchSizePerActor * rowBytes)));
+  const blockBytes = Math.max(
+    MIN_BLOCK_BYTES,
+    Math.min(MAX_BLOCK_BYTES, fitBlock, Math.max(rowBytes, a.batchSizePerActor * rowBytes)),
+  );
   const rowsPerBlock = Math.max(1, Math.floor(blockBytes / rowBytes));
   const split = `${pool.preprocess} CPU tasks + ${pool.actors} actors x ${TASKS_IN_FLIGHT_PER_ACTOR}`;
-  log.decide("data.blockSizeBytes", blockBytes, `min(128 MiB default, ${WORKING_SET_TARGET * 100}% of the limit / (2 x ${inFlight} blocks in flight: ${split}), one GPU batch = ${a.batchSizePerActor} rows), at least 1 MiB: ${rowsPerBlock} rows per block`);
+  log.decide(
+    "data.blockSizeBytes",
+    blockBytes,
+    `min(128 MiB default, ${WORKING_SET_TARGET * 100}% of the limit / (2 x ${inFlight} blocks in flight: ` +
+      `${split}), one GPU batch = ${a.batchSizePerActor} rows), at least 1 MiB: ${rowsPerBlock} rows per ` +
+      `block`,
+  );
   const workingSet = 2 * inFlight * blockBytes;
-  log.decide("data.workingSetBytes", workingSet, `2 x ${inFlight} blocks x ${blockBytes} B = ${(workingSet / GIB).toFixed(2)} GiB <= ${(budget / GIB).toFixed(2)} GiB limit: nothing spills`);
+  log.decide(
+    "data.workingSetBytes",
+    workingSet,
+    `2 x ${inFlight} blocks x ${blockBytes} B = ${(workingSet / GIB).toFixed(2)} GiB <= ${(budget / GIB).toFixed(2)} ` +
+      `GiB limit: nothing spills`,
+  );
   return { budget, blockBytes, rowsPerBlock, workingSet };
 }
 
 /** Rows to read (dev reads a sample) and read tasks: Ray Data's heuristic, with no block under 1 MiB. */
 function planRead(a: DataJobInput, rowsPerBlock: number, rowBytes: number, log: DecisionLog) {
   const dev = a.environment === "dev";
-  const sample = log.decide("data.sampleFraction", dev ? a.spec.devSampleFraction : 1, dev ? "dev reads a sample of the data (devSampleFraction)" : "prod reads the whole dataset");
+  const sample = log.decide(
+    "data.sampleFraction",
+    dev ? a.spec.devSampleFraction : 1,
+    dev ? "dev reads a sample of the data (devSampleFraction)" : "prod reads the whole dataset",
+  );
   const rows = a.spec.dataset?.rows === undefined ? undefined : Math.max(1, Math.ceil(a.spec.dataset.rows * sample));
   const cpuFloor = 2 * a.shape.worker.replicas * a.shape.worker.cpus;
-  if (rows === undefined) return { sample, rows, readParallelism: log.decide("data.readParallelism", cpuFloor, "row count unknown: 2 read tasks per CPU (Ray Data's own floor)") };
-  const parallelism = Math.min(rows, Math.max(Math.ceil(rows / rowsPerBlock), Math.min(cpuFloor, Math.ceil((rows * rowBytes) / MIN_BLOCK_BYTES))));
-  const reason = `${rows} rows / ${rowsPerBlock} rows per block, raised toward 2 read tasks per CPU only while blocks stay >= 1 MiB, at most one per row`;
+  if (rows === undefined)
+    return {
+      sample,
+      rows,
+      readParallelism: log.decide(
+        "data.readParallelism",
+        cpuFloor,
+        "row count unknown: 2 read tasks per CPU (Ray Data's own floor)",
+      ),
+    };
+  const parallelism = Math.min(
+    rows,
+    Math.max(Math.ceil(rows / rowsPerBlock), Math.min(cpuFloor, Math.ceil((rows * rowBytes) / MIN_BLOCK_BYTES))),
+  );
+  const reason =
+    `${rows} rows / ${rowsPerBlock} rows per block, raised toward 2 read tasks per CPU only while blocks ` +
+    `stay >= 1 MiB, at most one per row`;
   return { sample, rows, readParallelism: log.decide("data.readParallelism", parallelism, reason) };
 }
 
@@ -104,7 +154,9 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
   const rowBytes = rowBytesInFlight(a, log);
   const blocks = planBlocks(a, pool, rowBytes, log);
   if (blocks.workingSet > blocks.budget) {
-    const message = `the Ray Data working set (${blocks.workingSet} B) would exceed its object-store limit (${blocks.budget} B) and spill: use nodes with more memory`;
+    const message =
+      `the Ray Data working set (${blocks.workingSet} B) would exceed its object-store limit (${blocks.budget} ` +
+      `B) and spill: use nodes with more memory`;
     throw new ConfigError([{ path: `${a.path}.gpus`, message, value: a.spec.gpus }]);
   }
   const read = planRead(a, blocks.rowsPerBlock, rowBytes, log);
@@ -130,6 +182,9 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
 }
 
 /** The data and actor-pool sections of the document: the tuning, with the output location. */
-export function dataSections(tuning: DataJobTuning, outputUri: string): { data: DataSection; actorPool: ActorPoolSection } {
+export function dataSections(
+  tuning: DataJobTuning,
+  outputUri: string,
+): { data: DataSection; actorPool: ActorPoolSection } {
   return { data: { ...tuning.data.data, outputUri }, actorPool: tuning.data.pool };
 }

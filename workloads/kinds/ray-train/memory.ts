@@ -29,12 +29,23 @@ function sequenceLength(spec: TrainingJobSpec | LoRAFineTuneSpec, model: ModelAr
 }
 
 /** Image tokens per sample of a vision-language fine-tune, or undefined for text models. */
-function imageTokens(spec: TrainingJobSpec | LoRAFineTuneSpec, model: ModelArchitecture, text: number, log: DecisionLog): number | undefined {
+function imageTokens(
+  spec: TrainingJobSpec | LoRAFineTuneSpec,
+  model: ModelArchitecture,
+  text: number,
+  log: DecisionLog,
+): number | undefined {
   if (spec.kind !== "LoRAFineTune" || !model.vision) return undefined;
   const perSample = spec.images?.perSample ?? 1;
   const perImage = spec.images?.maxTokensPerImage ?? model.vision.defaultMaxImageTokens;
-  const dynamic = model.vision.dynamicResolution ? " (one per 28x28 px after the 2x2 merge; cap the processor's max_pixels to keep this budget)" : "";
-  return log.decide("imageTokensPerSample", perSample * perImage, `${perSample} image(s) x ${perImage} tokens${dynamic}, added to the ${text} text tokens`);
+  const dynamic = model.vision.dynamicResolution
+    ? " (one per 28x28 px after the 2x2 merge; cap the processor's max_pixels to keep this budget)"
+    : "";
+  return log.decide(
+    "imageTokensPerSample",
+    perSample * perImage,
+    `${perSample} image(s) x ${perImage} tokens${dynamic}, added to the ${text} text tokens`,
+  );
 }
 
 /** Plans memory and knobs for a training kind on one GPU of `pool`. */
@@ -62,5 +73,13 @@ export function planTrainingKindMemory(spec: TrainingJobSpec | LoRAFineTuneSpec,
     imageTokensPerSample,
   });
   const knobs: TrainingJobKnobs = { ...plan.knobs, sequenceLength: seq };
-  return { model, memory: plan.memory, fits: plan.fits, knobs, decisions: [...log.decisions, ...plan.decisions], advice: plan.advice, imageTokensPerSample };
+  return {
+    model,
+    memory: plan.memory,
+    fits: plan.fits,
+    knobs,
+    decisions: [...log.decisions, ...plan.decisions],
+    advice: plan.advice,
+    imageTokensPerSample,
+  };
 }

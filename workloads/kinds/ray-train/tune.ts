@@ -17,11 +17,15 @@ export const MAX_DATALOADER_WORKERS = 8;
 /** The optimizer DeepSpeed requires under optimizer offload (`zero_force_ds_cpu_optimizer`). */
 export const OFFLOAD_OPTIMIZER_CLASS = "deepspeed.ops.adam.DeepSpeedCPUAdam";
 
-
-
-
 /** Per environment: how many checkpoints to keep and failures to survive, and why. */
-const RESILIENCE: { readonly [E in Environment]: { readonly keep: number; readonly maxFailures: number; readonly whyKeep: string; readonly whyFailures: string } } = {
+const RESILIENCE: {
+  readonly [E in Environment]: {
+    readonly keep: number;
+    readonly maxFailures: number;
+    readonly whyKeep: string;
+    readonly whyFailures: string;
+  };
+} = {
   dev: { keep: 1, maxFailures: 0, whyKeep: "dev keeps only the last checkpoint", whyFailures: "dev fails fast" },
   prod: {
     keep: 3,
@@ -46,7 +50,9 @@ function deepSpeedConfig(knobs: TrainingJobKnobs, precision: string): DeepSpeedC
       overlap_comm: true,
       contiguous_gradients: true,
       reduce_bucket_size: DEEPSPEED_BUCKET_ELEMENTS,
-      ...(stage <= 2 ? { allgather_bucket_size: DEEPSPEED_BUCKET_ELEMENTS, reduce_scatter: true } : { stage3_prefetch_bucket_size: DEEPSPEED_BUCKET_ELEMENTS }),
+      ...(stage <= 2
+        ? { allgather_bucket_size: DEEPSPEED_BUCKET_ELEMENTS, reduce_scatter: true }
+        : { stage3_prefetch_bucket_size: DEEPSPEED_BUCKET_ELEMENTS }),
       ...offloadDevices(knobs.offload),
     },
   };
@@ -55,7 +61,9 @@ function deepSpeedConfig(knobs: TrainingJobKnobs, precision: string): DeepSpeedC
 function offloadDevices(offload: Offload): Record<string, unknown> {
   if (offload === "none") return {};
   const cpu = { device: "cpu", pin_memory: true };
-  return offload === "optimizer-and-parameters" ? { offload_optimizer: cpu, offload_param: cpu } : { offload_optimizer: cpu };
+  return offload === "optimizer-and-parameters"
+    ? { offload_optimizer: cpu, offload_param: cpu }
+    : { offload_optimizer: cpu };
 }
 
 const BUCKET_REASON =
@@ -70,11 +78,40 @@ function decideDeepSpeed(knobs: TrainingJobKnobs, precision: string, log: Decisi
     log.decide(
       "train.offloadOptimizerClass",
       OFFLOAD_OPTIMIZER_CLASS,
-      "DeepSpeed runs offloaded optimizer steps only with its CPU Adam (zero_force_ds_cpu_optimizer): construct it with your learning rate and pass it to deepspeed.initialize",
+      "DeepSpeed runs offloaded optimizer steps only with its CPU Adam (zero_force_ds_cpu_optimizer): " +
+        "construct it with your learning rate and pass it to deepspeed.initialize",
     );
   }
   log.decide("deepspeed.reduce_bucket_size", DEEPSPEED_BUCKET_ELEMENTS, BUCKET_REASON);
   return config;
+}
+
+/** One Ray Train worker per GPU, its share of the pod's CPUs, and its DataLoader workers. */
+function decideWorkers(gpus: number, shape: ClusterShapePlan, log: DecisionLog) {
+  const perNode = shape.worker.gpusPerWorker;
+  const cpus = Math.max(1, Math.floor((shape.worker.cpus - 1) / perNode));
+  const whyCpus = `(${shape.worker.cpus} worker-pod CPUs - 1 left for Ray Data and the raylet) / ${perNode} GPUs per node`;
+  const whyLoaders = `each worker's CPUs minus its training process, at most ${MAX_DATALOADER_WORKERS}`;
+  return {
+    numWorkers: log.decide("train.numWorkers", gpus, "one Ray Train worker per GPU"),
+    resourcesPerWorker: { CPU: log.decide("train.resourcesPerWorker.CPU", cpus, whyCpus), GPU: 1 },
+    dataloaderWorkers: log.decide(
+      "train.dataloaderWorkers",
+      Math.min(MAX_DATALOADER_WORKERS, Math.max(0, cpus - 1)),
+      whyLoaders,
+    ),
+  };
+}
+
+/** Checkpoints in the stack's bucket, kept and retried as the environment says. */
+function decideResilience(name: string, environment: Environment, storagePrefix: string, log: DecisionLog) {
+  const r = RESILIENCE[environment];
+  const checkpointsToKeep = log.decide("train.checkpointsToKeep", r.keep, r.whyKeep);
+  const maxFailures = log.decide("train.maxFailures", r.maxFailures, r.whyFailures);
+  const whyPrefix =
+    "checkpoints go to the stack's bucket (multi-node runs need shared storage), under the workload's name";
+  const checkpointPrefix = log.decide("train.checkpointPrefix", `${storagePrefix}checkpoints/${name}/`, whyPrefix);
+  return { checkpointPrefix, checkpointsToKeep, maxFailures };
 }
 
 /** Tunes Ray Train (and DeepSpeed) for a planned training job. */
@@ -85,29 +122,21 @@ export function tuneTraining(args: {
   environment: Environment;
   storagePrefix: string;
 }): TrainingTuning {
-  const { spec, shape } = args;
+  const { spec } = args;
   const log = new DecisionLog();
-  const gpusPerNode = shape.worker.gpusPerWorker;
-  const cpus = Math.max(1, Math.floor((shape.worker.cpus - 1) / gpusPerNode));
-  log.decide("train.numWorkers", spec.gpus, "one Ray Train worker per GPU");
-  log.decide("train.resourcesPerWorker.CPU", cpus, `(${shape.worker.cpus} worker-pod CPUs - 1 left for Ray Data and the raylet) / ${gpusPerNode} GPUs per node`);
-  const loaders = log.decide("train.dataloaderWorkers", Math.min(MAX_DATALOADER_WORKERS, Math.max(0, cpus - 1)), `each worker's CPUs minus its training process, at most ${MAX_DATALOADER_WORKERS}`);
-  const r = RESILIENCE[args.environment];
-  const keep = log.decide("train.checkpointsToKeep", r.keep, r.whyKeep);
-  const maxFailures = log.decide("train.maxFailures", r.maxFailures, r.whyFailures);
-  const checkpointPrefix = `${args.storagePrefix}checkpoints/${spec.name}/`;
-  log.decide("train.checkpointPrefix", checkpointPrefix, "checkpoints go to the stack's bucket (multi-node runs need shared storage), under the workload's name");
+  const workers = decideWorkers(spec.gpus, args.shape, log);
+  const resilience = decideResilience(spec.name, args.environment, args.storagePrefix, log);
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
-  const offloadClass = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
-  return {
-    train: { numWorkers: spec.gpus, resourcesPerWorker: { CPU: cpus, GPU: 1 }, dataloaderWorkers: loaders, checkpointPrefix, checkpointsToKeep: keep, maxFailures, deepspeed, ...offloadClass },
-    decisions: log.decisions,
-  };
+  const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
+  return { train: { ...workers, ...resilience, deepspeed, ...offload }, decisions: log.decisions };
 }
 
 /** The train section of the document and, under ZeRO, the DeepSpeed config beside it. */
 export function trainSection(tuning: TrainingTuning): { train: TrainSection; files: Record<string, object> } {
   const { deepspeed, ...train } = tuning.train;
   if (!deepspeed) return { train, files: {} };
-  return { train: { ...train, deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` }, files: { [DEEPSPEED_FILE]: deepspeed } };
+  return {
+    train: { ...train, deepspeedConfigFile: `${TUNING_MOUNT_PATH}/${DEEPSPEED_FILE}` },
+    files: { [DEEPSPEED_FILE]: deepspeed },
+  };
 }

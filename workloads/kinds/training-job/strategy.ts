@@ -11,7 +11,8 @@ export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
   needs: TRAINING_NEEDS,
   check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
   planMemory: (spec, pool) => planTrainingKindMemory(spec, pool),
-  tune: ({ spec, memory, shape, environment, storagePrefix }) => tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
+  tune: ({ spec, memory, shape, environment, storagePrefix }) =>
+    tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
   document({ tuning }) {
     const { train, files } = trainSection(tuning);
     return { sections: { train }, files };
