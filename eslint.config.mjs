@@ -5,7 +5,17 @@ import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "out/", ".venv/", ".venv-ray/", "test/**/__snapshots__/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "dist/",
+      "out/",
+      ".venv/",
+      ".venv-ray/",
+      "test/**/__snapshots__/",
+      "test/package/consumer/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   // Layout is Prettier's (npm run format); ESLint keeps to correctness.

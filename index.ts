@@ -1,4 +1,13 @@
-/** pulumi-ray-gpu: Ray on A10G (EC2 g5) GPUs on EKS. Components, workload constructs and the planning core. */
+/**
+ * pulumi-ray-gpu: Ray on A10G (EC2 g5) GPUs on EKS. Pulumi components that provision the platform, workload constructs
+ * that emit tuned KubeRay RayJobs, and the pure planning core they share.
+ *
+ * ```ts
+ * import { RayGpuPlatform, RayWorkload, TrainingJob } from "pulumi-ray-gpu";
+ * ```
+ *
+ * @packageDocumentation
+ */
 export * from "./core";
 export * from "./workloads";
 export * from "./components";

@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Compiles dist/ first: tests that run the CLI or pack the package use it.
+    globalSetup: ["./test/global-setup.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

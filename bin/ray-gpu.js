@@ -1,17 +1,24 @@
 #!/usr/bin/env node
-// Entry point of the `ray-gpu` CLI. The CLI is written in TypeScript; tsx compiles it on the fly so
-// `npx ray-gpu` works right after `npm ci`, with no build step.
+// Entry point of the `ray-gpu` CLI: the compiled CLI in dist/ (built by `npm ci`/`npm install` through `prepare`,
+// or by `npm run build`).
 "use strict";
-require("tsx/cjs");
-require("../cli/main.ts")
-  .main(process.argv.slice(2))
-  .then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      // Last resort: an internal bug. Input problems never reach this point (they exit 1 with a message).
-      console.error(`ray-gpu: internal error: ${err && err.message ? err.message : String(err)}`);
-      process.exitCode = 70;
-    },
-  );
+let cli;
+try {
+  cli = require("../dist/cli/main.js");
+} catch (err) {
+  if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes("dist/cli/main.js")) {
+    console.error("ray-gpu: the CLI is not built: run `npm run build` in the package folder");
+    process.exit(70);
+  }
+  throw err;
+}
+cli.main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    // Last resort: an internal bug. Input problems never reach this point (they exit 1 with a message).
+    console.error(`ray-gpu: internal error: ${err && err.message ? err.message : String(err)}`);
+    process.exitCode = 70;
+  },
+);

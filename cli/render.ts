@@ -27,8 +27,8 @@ export function writeRender(stack: string, plan: StackPlan, outDir: string): str
     throw new UsageError(`${outDir} holds a Pulumi project; render into a folder of its own, e.g. out/${stack}`);
   for (const f of existing) if (RENDERED_FILE.test(f)) rmSync(join(outDir, f));
   const files = new Map<string, string>();
-  for (const { objects } of plan.objects) {
-    for (const obj of objects) files.set(objectFileName(obj.kind, obj.metadata.name), stableYaml(obj));
+  for (const obj of [...plan.shared, ...plan.objects.flatMap((o) => o.objects)]) {
+    files.set(objectFileName(obj.kind, obj.metadata.name), stableYaml(obj));
   }
   files.set("plan.json", stableJson(planDocument(stack, plan)));
   for (const [name, text] of files) writeFileSync(join(outDir, name), text);

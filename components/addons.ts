@@ -5,96 +5,130 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { clusterAutoscalerPolicy, SERVICE_ACCOUNTS, type HelmReleasePlan } from "../core/platform/addons";
+import type { Environment } from "../core/config/stack";
+import {
+  clusterAutoscalerPolicy,
+  clusterAutoscalerRelease,
+  kuberayOperatorRelease,
+  nvidiaDevicePluginRelease,
+  SERVICE_ACCOUNTS,
+  type HelmReleasePlan,
+} from "../core/platform/addons";
 import { podIdentityTrustPolicy } from "../core/platform/iam";
 import { sortKeys } from "../core/serialize";
+import { childOptions } from "./child-options";
 
+/** Arguments of a Helm add-on. Its Kubernetes provider and what it waits for come through the resource options. */
 export interface HelmAddonArgs {
-  /** From `kuberayOperatorRelease(...)`, `nvidiaDevicePluginRelease()` or `clusterAutoscalerRelease(...)`. */
-  readonly release: HelmReleasePlan;
-  readonly provider: k8s.Provider;
-  /** What the release waits for (node groups, managed add-ons). @default [] */
-  readonly dependsOn?: pulumi.Input<pulumi.Resource>[];
+  /**
+   * The pinned chart and the values to install.
+   * @default - the add-on's own plan (`kuberayOperatorRelease()`, `nvidiaDevicePluginRelease()`)
+   */
+  readonly release?: HelmReleasePlan;
 }
 
-function helmRelease(name: string, args: HelmAddonArgs, parent: pulumi.ComponentResource): k8s.helm.v3.Release {
-  const r = args.release;
+/** The pinned chart with `values` (default: the plan's), keys sorted so previews show value changes only. */
+function helmRelease(
+  name: string,
+  release: HelmReleasePlan,
+  opts: pulumi.CustomResourceOptions,
+  values: pulumi.Input<Record<string, unknown>> = sortKeys(release.values) as Record<string, unknown>,
+): k8s.helm.v3.Release {
   return new k8s.helm.v3.Release(
     `${name}-release`,
     {
-      chart: r.chart,
-      version: r.version,
-      repositoryOpts: { repo: r.repo },
-      namespace: r.namespace,
+      chart: release.chart,
+      version: release.version,
+      repositoryOpts: { repo: release.repo },
+      namespace: release.namespace,
       createNamespace: true,
-      // Sorted keys: previews show value changes only.
-      values: sortKeys(r.values) as Record<string, unknown>,
+      values,
       atomic: true,
     },
-    { parent, provider: args.provider, dependsOn: args.dependsOn ?? [] },
+    opts,
   );
 }
 
-/** The KubeRay operator (chart 1.7.0) with its CRDs; RayJobs depend on it. */
+/** Arguments of {@link KubeRayOperator}. */
+export interface KubeRayOperatorArgs extends HelmAddonArgs {
+  /**
+   * CPU pool to run the operator on (`ray-gpu.io/pool=<name>`); leave it out on clusters whose nodes lack that label.
+   * @default - any node
+   */
+  readonly cpuPool?: string;
+}
+
+/**
+ * The KubeRay operator (chart 1.7.0) with its CRDs; RayJobs depend on it. Give it the cluster's Kubernetes provider in
+ * the resource options: `new KubeRayOperator("kuberay", {}, { provider })`.
+ */
 export class KubeRayOperator extends pulumi.ComponentResource {
-  /** The Helm release; pass it to `RayWorkload`'s `dependsOn`. */
+  /** The Helm release; pass the operator (or this release) to a RayWorkload's `dependsOn`. */
   public readonly release: k8s.helm.v3.Release;
+  /** Namespace the operator runs in. */
   public readonly namespace: string;
 
-  constructor(name: string, args: HelmAddonArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: KubeRayOperatorArgs = {}, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:KubeRayOperator", name, {}, opts);
-    this.release = helmRelease(name, args, this);
-    this.namespace = args.release.namespace;
+    const release = args.release ?? kuberayOperatorRelease(args.cpuPool);
+    this.release = helmRelease(name, release, childOptions(this, opts));
+    this.namespace = release.namespace;
     this.registerOutputs({ releaseName: this.release.name });
   }
 }
 
 /** The NVIDIA device plugin on GPU nodes (the AL2023 NVIDIA AMI has the driver, not the plugin). */
 export class NvidiaDevicePlugin extends pulumi.ComponentResource {
+  /** The Helm release. */
   public readonly release: k8s.helm.v3.Release;
 
-  constructor(name: string, args: HelmAddonArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: HelmAddonArgs = {}, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:NvidiaDevicePlugin", name, {}, opts);
-    this.release = helmRelease(name, args, this);
+    this.release = helmRelease(name, args.release ?? nvidiaDevicePluginRelease(), childOptions(this, opts));
     this.registerOutputs({ releaseName: this.release.name });
   }
 }
 
-export interface ClusterAutoscalerArgs extends HelmAddonArgs {
+/** Arguments of {@link ClusterAutoscaler}. */
+export interface ClusterAutoscalerArgs {
+  /** EKS cluster whose tagged node groups the autoscaler scales. */
   readonly clusterName: pulumi.Input<string>;
-  /** The cluster name as planned (for the IAM condition on its Auto Scaling groups). */
-  readonly plannedClusterName: string;
+  /** AWS region of the cluster. */
+  readonly region: string;
+  /** Environment profile: how long nodes stay unneeded before they go. */
+  readonly environment: Environment;
+  /**
+   * CPU pool to run the autoscaler on (`ray-gpu.io/pool=<name>`).
+   * @default - any node
+   */
+  readonly cpuPool?: string;
 }
 
 /** Cluster Autoscaler with its own role, bound to its service account through EKS Pod Identity. */
 export class ClusterAutoscaler extends pulumi.ComponentResource {
+  /** The Helm release. */
   public readonly release: k8s.helm.v3.Release;
+  /** The autoscaler's IAM role. */
   public readonly roleArn: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterAutoscalerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:ClusterAutoscaler", name, {}, opts);
     const child = { parent: this };
+    const clusterName = pulumi.output(args.clusterName);
     const role = new aws.iam.Role(
       `${name}-role`,
       { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
       child,
     );
-    new aws.iam.RolePolicy(
-      `${name}-policy`,
-      { role: role.id, policy: JSON.stringify(clusterAutoscalerPolicy(args.plannedClusterName)) },
-      child,
-    );
-    const association = new aws.eks.PodIdentityAssociation(
-      `${name}-identity`,
-      {
-        clusterName: args.clusterName,
-        namespace: SERVICE_ACCOUNTS.clusterAutoscaler.namespace,
-        serviceAccount: SERVICE_ACCOUNTS.clusterAutoscaler.name,
-        roleArn: role.arn,
-      },
-      child,
-    );
-    this.release = helmRelease(name, { ...args, dependsOn: [...(args.dependsOn ?? []), association] }, this);
+    const policy = clusterName.apply((c) => JSON.stringify(clusterAutoscalerPolicy(c)));
+    new aws.iam.RolePolicy(`${name}-policy`, { role: role.id, policy }, child);
+    const { namespace, name: serviceAccount } = SERVICE_ACCOUNTS.clusterAutoscaler;
+    const identity = { clusterName: args.clusterName, namespace, serviceAccount, roleArn: role.arn };
+    const association = new aws.eks.PodIdentityAssociation(`${name}-identity`, identity, child);
+    const release = (c: string) => clusterAutoscalerRelease({ ...args, clusterName: c, cpuPool: args.cpuPool });
+    // Chart, version and namespace do not depend on the cluster's name; only the values do.
+    const values = clusterName.apply((c) => sortKeys(release(c).values) as Record<string, unknown>);
+    this.release = helmRelease(name, release(""), childOptions(this, opts, [association]), values);
     this.roleArn = role.arn;
     this.registerOutputs({ releaseName: this.release.name, roleArn: this.roleArn });
   }

@@ -9,11 +9,21 @@ import type { ClusterConfig } from "../core/config/platform";
 import { EKS_ADDONS } from "../core/platform/addons";
 import { CLUSTER_ROLE_MANAGED_POLICIES, NODE_ROLE_MANAGED_POLICIES, serviceTrustPolicy } from "../core/platform/iam";
 
+/** Arguments of {@link EksCluster}. */
 export interface EksClusterArgs {
+  /** Create a cluster (`mode: create`, with its name and version) or adopt one by name (`mode: existing`). */
   readonly cluster: ClusterConfig;
+  /** AWS region of the cluster (for the kubeconfig's `aws eks get-token`). */
   readonly region: string;
-  /** Subnets of a new cluster (private for nodes, public for load balancers). Ignored when adopting. */
+  /**
+   * Private subnets of a new cluster, for its nodes. Ignored when adopting.
+   * @default []
+   */
   readonly privateSubnetIds?: pulumi.Input<string[]>;
+  /**
+   * Public subnets of a new cluster, for load balancers. Ignored when adopting.
+   * @default []
+   */
   readonly publicSubnetIds?: pulumi.Input<string[]>;
 }
 
@@ -47,6 +57,7 @@ function kubeconfig(
   );
 }
 
+/** A new EKS control plane with its managed add-ons, or an existing cluster adopted by name; the node role and a Kubernetes provider. */
 export class EksCluster extends pulumi.ComponentResource {
   public readonly clusterName: pulumi.Output<string>;
   public readonly nodeRoleArn: pulumi.Output<string>;
@@ -54,6 +65,8 @@ export class EksCluster extends pulumi.ComponentResource {
   public readonly nodeSubnetIds: pulumi.Output<string[]>;
   public readonly vpcId: pulumi.Output<string>;
   public readonly provider: k8s.Provider;
+  /** Kubeconfig of the cluster (authenticates with `aws eks get-token`; no credential inside), as a secret. */
+  public readonly kubeconfig: pulumi.Output<string>;
   /** Resources the in-cluster add-ons must wait for (managed add-ons of a new cluster). */
   public readonly ready: pulumi.Resource[];
 
@@ -138,12 +151,12 @@ export class EksCluster extends pulumi.ComponentResource {
       this.clusterName = cluster.name;
       this.nodeSubnetIds = pulumi.output(args.privateSubnetIds ?? []);
       this.vpcId = cluster.vpcConfig.vpcId;
+      this.kubeconfig = pulumi.secret(
+        kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
+      );
       this.provider = new k8s.Provider(
         `${name}-k8s`,
-        {
-          kubeconfig: kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
-          enableServerSideApply: true,
-        },
+        { kubeconfig: this.kubeconfig, enableServerSideApply: true },
         child,
       );
     } else {
@@ -166,17 +179,11 @@ export class EksCluster extends pulumi.ComponentResource {
         child,
       ).ids;
       this.vpcId = existing.vpcConfig.vpcId;
+      const ca = existing.certificateAuthorities.apply((c) => c[0]?.data ?? "");
+      this.kubeconfig = pulumi.secret(kubeconfig(existing.name, existing.endpoint, ca, args.region));
       this.provider = new k8s.Provider(
         `${name}-k8s`,
-        {
-          kubeconfig: kubeconfig(
-            existing.name,
-            existing.endpoint,
-            existing.certificateAuthorities[0]!.data,
-            args.region,
-          ),
-          enableServerSideApply: true,
-        },
+        { kubeconfig: this.kubeconfig, enableServerSideApply: true },
         child,
       );
     }

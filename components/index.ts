@@ -1,8 +1,15 @@
-/** Thin Pulumi components over plans from `core/` and `workloads/`. */
-export * from "./network";
-export * from "./cluster";
-export * from "./node-group";
-export * from "./addons";
-export * from "./storage";
-export * from "./platform";
-export * from "./ray-workload";
+/** `pulumi-ray-gpu/components`: thin Pulumi components over the plans of `core` and `workloads`. */
+export { RayGpuPlatform, type RayGpuPlatformArgs } from "./platform";
+export { Network, type NetworkArgs } from "./network";
+export { EksCluster, type EksClusterArgs } from "./cluster";
+export { CpuNodeGroup, GpuNodeGroup, type NodeGroupArgs } from "./node-group";
+export {
+  ClusterAutoscaler,
+  KubeRayOperator,
+  NvidiaDevicePlugin,
+  type ClusterAutoscalerArgs,
+  type HelmAddonArgs,
+  type KubeRayOperatorArgs,
+} from "./addons";
+export { Storage, type StorageArgs } from "./storage";
+export { RayGpuRuntime, RayWorkload, type RayGpuRuntimeArgs, type RayWorkloadArgs } from "./ray-workload";

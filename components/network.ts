@@ -3,11 +3,13 @@ import * as awsx from "@pulumi/awsx";
 import * as pulumi from "@pulumi/pulumi";
 import type { NetworkPlan } from "../core/platform/network";
 
+/** Arguments of `Network`. */
 export interface NetworkArgs {
   /** From `planNetwork(...)`. */
   readonly plan: NetworkPlan;
 }
 
+/** The VPC of a new cluster (awsx): private and public subnets, NAT gateways, an S3 gateway endpoint. */
 export class Network extends pulumi.ComponentResource {
   public readonly vpcId: pulumi.Output<string>;
   public readonly privateSubnetIds: pulumi.Output<string[]>;

@@ -7,6 +7,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeGroupPlan } from "../core/platform/node-groups";
 
+/** Arguments of `GpuNodeGroup` and `CpuNodeGroup`: the planned group and the cluster it joins. */
 export interface NodeGroupArgs {
   /** From `planGpuNodeGroup(...)` / `planCpuNodeGroup(...)`. */
   readonly plan: NodeGroupPlan;

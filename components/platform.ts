@@ -6,7 +6,7 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { StackConfig } from "../core/config/stack";
+import { parseStackConfig, type StackConfigInput } from "../core/config/stack";
 import { planPlatform, type PlatformPlan } from "../core/platform/plan";
 import type { NodeGroupPlan } from "../core/platform/node-groups";
 import { ClusterAutoscaler, KubeRayOperator, NvidiaDevicePlugin } from "./addons";
@@ -14,37 +14,62 @@ import { EksCluster } from "./cluster";
 import { Network } from "./network";
 import { CpuNodeGroup, GpuNodeGroup } from "./node-group";
 import { Storage } from "./storage";
+import { RayGpuRuntime } from "./ray-workload";
+import type { RuntimePackage } from "../workloads/contract/configmaps";
+import { planOrRunError } from "./child-options";
 
+/** Arguments of {@link RayGpuPlatform}. */
 export interface RayGpuPlatformArgs {
-  /** The validated stack config (`parseStackConfig`). */
-  readonly config: StackConfig;
+  /** The stack's settings (the keys under `ray-gpu:`), validated here: every problem is reported at once. */
+  readonly config: StackConfigInput;
+  /**
+   * The runtime package jobs mount.
+   * @default - this installation's package (`loadRuntimePackage()`)
+   */
+  readonly runtime?: RuntimePackage;
 }
 
+/**
+ * The whole platform from the typed stack config. Pass an AWS provider for the region in the resource options
+ * (`{ providers: [awsProvider] }`); the platform makes its own Kubernetes provider for the cluster.
+ */
 export class RayGpuPlatform extends pulumi.ComponentResource {
   /** The pure plan the platform was built from (pools with their labels and taints, chart pins, …). */
   public readonly plan: PlatformPlan;
+  /** Name of the EKS cluster. */
   public readonly clusterName: pulumi.Output<string>;
+  /** Kubeconfig of the cluster (authenticates with `aws eks get-token`), as a secret. */
+  public readonly kubeconfig: pulumi.Output<string>;
+  /** Kubernetes provider of the cluster; pass it to a RayWorkload's resource options. */
   public readonly provider: k8s.Provider;
+  /** The KubeRay operator; RayWorkloads depend on it. */
   public readonly kuberayOperator: KubeRayOperator;
+  /** The A10G node groups, in config order. */
   public readonly gpuNodeGroups: readonly GpuNodeGroup[];
+  /** The bucket, the workload namespace and the Ray pods' service account. */
   public readonly storage: Storage;
+  /** Namespace the RayJobs run in. */
+  public readonly workloadNamespace: string;
   /** Service account the Ray pods run as. */
   public readonly serviceAccountName: string;
+  /** Name of the bucket for datasets, checkpoints and results. */
   public readonly bucketName: pulumi.Output<string>;
+  /** IAM role the Ray pods assume (Pod Identity), allowed to use only the bucket. */
+  public readonly podRoleArn: pulumi.Output<string>;
+  /** The runtime package's ConfigMap in the workload namespace, which every job mounts. */
+  public readonly runtime: RayGpuRuntime;
 
   constructor(name: string, args: RayGpuPlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:RayGpuPlatform", name, {}, opts);
-    const plan = planPlatform(args.config);
+    const plan = planOrRunError("RayGpuPlatform", () =>
+      planPlatform(parseStackConfig(args.config, "RayGpuPlatform config")),
+    );
     const child = { parent: this };
     const network = plan.network ? new Network(`${name}-network`, { plan: plan.network }, child) : undefined;
+    const subnets = { privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds };
     const cluster = new EksCluster(
       `${name}-cluster`,
-      {
-        cluster: plan.cluster,
-        region: plan.region,
-        privateSubnetIds: network?.privateSubnetIds,
-        publicSubnetIds: network?.publicSubnetIds,
-      },
+      { cluster: plan.cluster, region: plan.region, ...subnets },
       child,
     );
     const groupArgs = (p: NodeGroupPlan) => ({
@@ -54,51 +79,48 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       subnetIds: cluster.nodeSubnetIds,
       vpcId: cluster.vpcId,
     });
-    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), {
-      ...child,
-      dependsOn: cluster.ready,
-    });
-    this.gpuNodeGroups = plan.nodeGroups.gpu.map(
-      (p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), { ...child, dependsOn: cluster.ready }),
-    );
-    const inCluster = { provider: cluster.provider, dependsOn: [...cluster.ready, cpu] };
-    new NvidiaDevicePlugin(
-      `${name}-nvidia-device-plugin`,
-      { release: plan.helm.nvidiaDevicePlugin, ...inCluster },
-      child,
-    );
-    new ClusterAutoscaler(
-      `${name}-cluster-autoscaler`,
-      {
-        release: plan.helm.clusterAutoscaler,
-        clusterName: cluster.clusterName,
-        plannedClusterName: plan.cluster.name,
-        ...inCluster,
-      },
-      child,
-    );
-    this.kuberayOperator = new KubeRayOperator(
-      `${name}-kuberay`,
-      { release: plan.helm.kuberayOperator, ...inCluster },
-      child,
-    );
+    const nodes = { ...child, dependsOn: cluster.ready };
+    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), nodes);
+    this.gpuNodeGroups = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), nodes));
+    // In-cluster objects use the cluster's provider and wait for its add-ons and the CPU pool.
+    const inCluster = { ...child, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu] };
+    new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin }, inCluster);
+    const autoscaler = {
+      clusterName: cluster.clusterName,
+      region: plan.region,
+      environment: plan.environment,
+      cpuPool: plan.pools.cpu.name,
+    };
+    new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
+    this.kuberayOperator = new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);
+    const fsx = { fsxSubnetId: cluster.nodeSubnetIds.apply((ids) => ids[0] ?? ""), vpcId: cluster.vpcId };
     this.storage = new Storage(
       `${name}-storage`,
-      {
-        plan: plan.storage,
-        clusterName: cluster.clusterName,
-        provider: cluster.provider,
-        dependsOn: inCluster.dependsOn,
-        fsxSubnetId: cluster.nodeSubnetIds.apply((ids) => ids[0] ?? ""),
-        vpcId: cluster.vpcId,
-      },
-      child,
+      { plan: plan.storage, clusterName: cluster.clusterName, ...fsx },
+      inCluster,
+    );
+    const inNamespace = { ...inCluster, dependsOn: [this.storage.namespace] };
+    this.runtime = new RayGpuRuntime(
+      `${name}-runtime`,
+      { namespace: plan.workloadNamespace, runtime: args.runtime },
+      inNamespace,
     );
     this.plan = plan;
     this.clusterName = cluster.clusterName;
+    this.kubeconfig = cluster.kubeconfig;
     this.provider = cluster.provider;
+    this.workloadNamespace = plan.workloadNamespace;
     this.serviceAccountName = this.storage.serviceAccountName;
     this.bucketName = this.storage.bucketName;
-    this.registerOutputs({ clusterName: this.clusterName, bucketName: this.bucketName });
+    this.podRoleArn = this.storage.roleArn;
+    this.registerOutputs({ clusterName: this.clusterName, bucketName: this.bucketName, podRoleArn: this.podRoleArn });
+  }
+
+  /** What a RayWorkload's resource options need on this platform: its provider, the operator and the namespace. */
+  workloadOptions(): pulumi.ComponentResourceOptions {
+    return {
+      providers: [this.provider],
+      dependsOn: [this.kuberayOperator, this.storage.namespace, this.storage.serviceAccount],
+    };
   }
 }

@@ -1,35 +1,35 @@
 /**
  * `RayWorkload`: applies a workload's rendered objects (a `ray.io/v1` RayJob and the ConfigMaps it mounts) as
- * Kubernetes resources. Thin: the objects come fully planned and checked from `workloads/`.
+ * Kubernetes resources. Thin: the objects come fully planned and checked from `workloads/`. The cluster's Kubernetes
+ * provider, and what the objects wait for (the KubeRay operator, the namespace), come through the resource options.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { loadRuntimePackage } from "../io/runtime-package";
+import { runtimeConfigMap, type RuntimePackage } from "../workloads/contract/configmaps";
 import type { KubeObject } from "../workloads/k8s/types";
+import { MANAGED_BY } from "../workloads/rayjob/render";
+import { childOptions } from "./child-options";
 
 /** Arguments of {@link RayWorkload}. */
 export interface RayWorkloadArgs {
-  /** Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`). */
+  /** Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob and its ConfigMaps. */
   readonly objects: readonly KubeObject[];
-  /**
-   * Kubernetes provider of the target cluster.
-   * @default - the ambient provider (kubeconfig of the environment)
-   */
-  readonly provider?: k8s.Provider;
-  /**
-   * Resources the RayJob must wait for, typically the KubeRay operator's Helm release (its CRDs).
-   * @default []
-   */
-  readonly dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
 
-/** One workload on the cluster. */
+/**
+ * One workload on the cluster. `new RayWorkload("sft", { objects }, { provider, dependsOn: [kuberayOperator, namespace] })`:
+ * every object waits for `dependsOn`, and the RayJob also for its ConfigMaps.
+ */
 export class RayWorkload extends pulumi.ComponentResource {
   /** Name of the RayJob. */
   public readonly rayJobName: pulumi.Output<string>;
 
   constructor(name: string, args: RayWorkloadArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:RayWorkload", name, {}, opts);
-    const child = { parent: this, provider: args.provider };
+    const jobs = args.objects.filter((o) => o.kind === "RayJob");
+    if (jobs.length !== 1)
+      throw new pulumi.RunError(`RayWorkload ${name} needs exactly one RayJob among its objects, got ${jobs.length}`);
     const configMaps = args.objects
       .filter((o) => o.kind === "ConfigMap")
       .map(
@@ -37,27 +37,52 @@ export class RayWorkload extends pulumi.ComponentResource {
           new k8s.core.v1.ConfigMap(
             `${name}-${o.metadata.name}-configmap`,
             { metadata: o.metadata, data: o.data },
-            child,
+            childOptions(this, opts),
           ),
       );
-    const rayJobs = args.objects
-      .filter((o) => o.kind === "RayJob")
-      .map(
-        (o) =>
-          new k8s.apiextensions.CustomResource(
-            `${name}-rayjob`,
-            { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
-            // KubeRay does not act on spec changes to a submitted RayJob: replace it so a change re-runs the job.
-            {
-              ...child,
-              dependsOn: [...(args.dependsOn ?? []), ...configMaps],
-              replaceOnChanges: ["spec"],
-              deleteBeforeReplace: true,
-            },
-          ),
-      );
-    if (rayJobs.length !== 1) throw new Error(`RayWorkload ${name} needs exactly one RayJob, got ${rayJobs.length}`);
-    this.rayJobName = rayJobs[0]!.metadata.apply((m) => m.name ?? name);
+    const job = jobs[0]!;
+    const rayJob = new k8s.apiextensions.CustomResource(
+      `${name}-rayjob`,
+      { apiVersion: job.apiVersion, kind: job.kind, metadata: job.metadata, spec: job.spec },
+      // KubeRay does not act on spec changes to a submitted RayJob: replace it so a change re-runs the job.
+      { ...childOptions(this, opts, configMaps), replaceOnChanges: ["spec"], deleteBeforeReplace: true },
+    );
+    this.rayJobName = rayJob.metadata.apply((m) => m.name ?? name);
     this.registerOutputs({ rayJobName: this.rayJobName });
+  }
+}
+
+/** Arguments of {@link RayGpuRuntime}. */
+export interface RayGpuRuntimeArgs {
+  /** Namespace the jobs run in. */
+  readonly namespace: string;
+  /**
+   * The runtime package to ship.
+   * @default - this installation's package (`loadRuntimePackage()`)
+   */
+  readonly runtime?: RuntimePackage;
+}
+
+/**
+ * The runtime package every RayJob of a namespace mounts: one content-addressed ConfigMap (`ray-gpu-runtime-<hash>`),
+ * shared by all jobs there. `RayGpuPlatform` creates it in its workload namespace; create one yourself for jobs on
+ * another cluster or namespace, and let the RayWorkloads depend on it.
+ */
+export class RayGpuRuntime extends pulumi.ComponentResource {
+  /** Name of the ConfigMap. */
+  public readonly configMapName: string;
+  /** The ConfigMap. */
+  public readonly configMap: k8s.core.v1.ConfigMap;
+
+  constructor(name: string, args: RayGpuRuntimeArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("ray-gpu:index:RayGpuRuntime", name, {}, opts);
+    const cm = runtimeConfigMap(args.namespace, args.runtime ?? loadRuntimePackage(), MANAGED_BY);
+    this.configMap = new k8s.core.v1.ConfigMap(
+      `${name}-configmap`,
+      { metadata: cm.metadata, data: cm.data },
+      childOptions(this, opts),
+    );
+    this.configMapName = cm.metadata.name;
+    this.registerOutputs({ configMapName: this.configMapName });
   }
 }

@@ -9,26 +9,42 @@ import * as pulumi from "@pulumi/pulumi";
 import { bucketAccessPolicy, podIdentityTrustPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
 import type { StoragePlan } from "../core/platform/storage";
 import { STORAGE_CONFIGMAP } from "../core/platform/storage";
+import { childOptions } from "./child-options";
 
+/**
+ * Arguments of {@link Storage}. The Kubernetes provider of the cluster, and what the namespace waits for (the Pod Identity
+ * agent), come through the resource options.
+ */
 export interface StorageArgs {
   /** From `planStorage(...)`. */
   readonly plan: StoragePlan;
+  /** EKS cluster whose pods get the bucket role (Pod Identity). */
   readonly clusterName: pulumi.Input<string>;
-  readonly provider: k8s.Provider;
-  /** Subnet for FSx (one of the nodes' private subnets). Needed when `plan.fsx` is set. */
+  /**
+   * Subnet for FSx (one of the nodes' private subnets). Needed when `plan.fsx` is set.
+   * @default - none
+   */
   readonly fsxSubnetId?: pulumi.Input<string>;
-  /** VPC of that subnet; Lustre ports (988, 1018-1023) are opened to its CIDR. Needed when `plan.fsx` is set. */
+  /**
+   * VPC of that subnet; Lustre ports (988, 1018-1023) are opened to its CIDR. Needed when `plan.fsx` is set.
+   * @default - none
+   */
   readonly vpcId?: pulumi.Input<string>;
-  /** Resources the service account waits for (the Pod Identity agent). @default [] */
-  readonly dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
 
+/** The bucket, the workload namespace and the Ray pods' service account with access to the bucket only. */
 export class Storage extends pulumi.ComponentResource {
+  /** The bucket's name. */
   public readonly bucketName: pulumi.Output<string>;
+  /** The bucket's ARN. */
   public readonly bucketArn: pulumi.Output<string>;
   /** Service account of the Ray pods. */
   public readonly serviceAccountName: string;
+  /** The service account resource; objects in the namespace wait for it. */
   public readonly serviceAccount: k8s.core.v1.ServiceAccount;
+  /** The workload namespace. */
+  public readonly namespace: k8s.core.v1.Namespace;
+  /** The IAM role Ray pods assume (Pod Identity). */
   public readonly roleArn: pulumi.Output<string>;
 
   constructor(name: string, args: StorageArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -96,7 +112,7 @@ export class Storage extends pulumi.ComponentResource {
       { role: role.id, policy: bucket.arn.apply((arn) => JSON.stringify(bucketAccessPolicy(arn, p.prefix))) },
       child,
     );
-    const k8sChild = { parent: this, provider: args.provider, dependsOn: args.dependsOn ?? [] };
+    const k8sChild = childOptions(this, opts);
     const ns = new k8s.core.v1.Namespace(
       `${name}-namespace`,
       { metadata: { name: p.serviceAccount.namespace } },
@@ -127,6 +143,7 @@ export class Storage extends pulumi.ComponentResource {
       child,
     );
     if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
+    this.namespace = ns;
     this.bucketName = bucket.bucket;
     this.bucketArn = bucket.arn;
     this.serviceAccountName = p.serviceAccount.name;

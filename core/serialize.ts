@@ -23,7 +23,7 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
-/** YAML with sorted keys; long strings are never folded, so a diff shows real changes only. */
+/** YAML with sorted keys (sorted once, by `sortKeys`); long strings are never folded, so a diff shows real changes only. */
 export function stableYaml(value: unknown): string {
-  return stringify(sortKeys(value), { lineWidth: 0, sortMapEntries: true });
+  return stringify(sortKeys(value), { lineWidth: 0 });
 }

@@ -1,7 +1,7 @@
 /**
- * Example: add an A10G pool and the KubeRay operator to a stack that already has an EKS cluster. Copy into your
- * own Pulumi program; replace the three inputs at the top with your cluster's. (Tested under Pulumi's mocks in
- * test/components/import-example.test.ts.)
+ * Example: add an A10G pool, the NVIDIA device plugin and the KubeRay operator to a stack that already has an EKS
+ * cluster. Copy into your own Pulumi program; replace the inputs at the top with your cluster's. (Run under Pulumi's
+ * mocks in test/components/import-example.test.ts.)
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -10,8 +10,6 @@ import {
   KubeRayOperator,
   NvidiaDevicePlugin,
   PlatformSchema,
-  kuberayOperatorRelease,
-  nvidiaDevicePluginRelease,
   planGpuNodeGroup,
   planPools,
 } from "../index";
@@ -38,10 +36,7 @@ export const gpuPool = new GpuNodeGroup("a10g-4x", {
   vpcId,
 });
 // The NVIDIA AMI has the driver, not the device plugin; without it no pod can request nvidia.com/gpu.
-export const devicePlugin = new NvidiaDevicePlugin("nvidia-device-plugin", {
-  release: nvidiaDevicePluginRelease(),
-  provider,
-});
-// No node selector: an existing cluster's nodes do not carry ray-gpu.io/pool labels.
-export const kuberay = new KubeRayOperator("kuberay", { release: kuberayOperatorRelease(), provider });
+export const devicePlugin = new NvidiaDevicePlugin("nvidia-device-plugin", {}, { provider });
+// No CPU pool selector: an existing cluster's nodes do not carry ray-gpu.io/pool labels.
+export const kuberay = new KubeRayOperator("kuberay", {}, { provider });
 // A pool with minNodes 0 also needs a Cluster Autoscaler that discovers it (ClusterAutoscaler, or your own).

@@ -36,32 +36,30 @@ function orRunError<T>(fn: () => T): T {
 }
 
 const config = orRunError(() => parseStackConfig(readRayGpuConfig(), `Pulumi.${pulumi.getStack()}.yaml`));
-const plan = orRunError(() => planStack(config, { runtime: loadRuntimePackage(), requireRender: true }));
+const runtime = loadRuntimePackage();
+const plan = orRunError(() => planStack(config, { runtime, requireRender: true }));
 
 // One explicit AWS provider for the region the config names; nothing reads `aws:region`.
 const awsProvider = new aws.Provider("aws", { region: config.region as aws.Region });
-const platform = new RayGpuPlatform("ray-gpu", { config }, { providers: [awsProvider] });
+const platform = new RayGpuPlatform("ray-gpu", { config, runtime }, { providers: [awsProvider] });
 // Example workloads (placeholder data) are planned and rendered by the CLI but never submitted.
 const workloads = plan.objects
   .filter((o) => !o.example)
-  .map(
-    ({ workload, objects }) =>
-      new RayWorkload(
-        workload,
-        {
-          objects,
-          provider: platform.provider,
-          dependsOn: [platform.kuberayOperator.release, platform.storage.serviceAccount],
-        },
-        { providers: [awsProvider] },
-      ),
-  );
+  .map(({ workload, objects }) => new RayWorkload(workload, { objects }, platform.workloadOptions()));
 
+/** Kubeconfig of the cluster (`pulumi stack output kubeconfig --show-secrets > kubeconfig`); it holds no credential. */
+export const kubeconfig = platform.kubeconfig;
+/** Name of the EKS cluster. */
+export const clusterName = platform.clusterName;
+/** Namespace the RayJobs run in. */
+export const workloadNamespace = platform.workloadNamespace;
+/** The bucket for datasets, checkpoints and results. */
+export const bucketName = platform.bucketName;
+/** IAM role the Ray pods assume (Pod Identity), allowed to use only the bucket. */
+export const podRoleArn = platform.podRoleArn;
 /** RayJob names, in config order. */
 export const rayJobs = pulumi.all(workloads.map((w) => w.rayJobName));
 /** Workloads marked `example: true`: planned and checked, not submitted. Drop the flag once a job's image and data are yours. */
 export const examplesNotSubmitted = plan.objects.filter((o) => o.example).map((o) => o.workload);
 /** The environment the stack was planned for. */
 export const environment = config.environment;
-export const clusterName = platform.clusterName;
-export const bucketName = platform.bucketName;

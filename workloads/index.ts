@@ -1,13 +1,20 @@
-/** Typed workload constructs that emit tuned KubeRay RayJobs. Pure: no Pulumi imports, no file I/O. */
-export * from "./context";
-export * from "./workload";
-export * from "./stack";
-export * from "./k8s/types";
-export * from "./rayjob/render";
-export * from "./rayjob/checks";
-export * from "./rayjob/runtime-env";
-export * from "./contract/document";
-export * from "./contract/configmaps";
-export * from "./contract/json-schema";
-export * from "./kinds/api/strategy";
-export * from "./kinds/table";
+/**
+ * `pulumi-ray-gpu/workloads`: the workload constructs, which turn a small typed spec into a tuned KubeRay RayJob and
+ * the ConfigMaps it mounts; stack planning; the runtime contract's document. Pure: no Pulumi imports.
+ */
+export {
+  BatchInference,
+  EmbeddingPipeline,
+  LoRAFineTune,
+  TrainingJob,
+  Workload,
+  type WorkloadPlan,
+  type WorkloadPlanOf,
+} from "./workload";
+export type { WorkloadContext } from "./context";
+export { planStack, type PlanStackOptions, type StackPlan } from "./stack";
+export type { RuntimePackage } from "./contract/configmaps";
+export type { TuningDocument, KnobsOf } from "./contract/document";
+export type { ConfigMap, KubeObject, RayJob } from "./k8s/types";
+export { checkRayJob } from "./rayjob/checks";
+export { loadRuntimePackage } from "../io/runtime-package";

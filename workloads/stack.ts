@@ -5,7 +5,8 @@
 import type { StackConfig } from "../core/config/stack";
 import { ConfigError, type ConfigIssue } from "../core/errors";
 import { planPools, type PoolsPlan } from "../core/pools";
-import type { RuntimePackage } from "./contract/configmaps";
+import { runtimeConfigMap, type RuntimePackage } from "./contract/configmaps";
+import { MANAGED_BY } from "./rayjob/render";
 import { checkRayJob } from "./rayjob/checks";
 import type { KubeObject } from "./k8s/types";
 import { Workload, type WorkloadPlan } from "./workload";
@@ -27,6 +28,8 @@ export interface StackPlan {
     readonly example: boolean;
     readonly objects: readonly KubeObject[];
   }[];
+  /** Objects every rendered job of the namespace shares: the runtime package's ConfigMap. Empty when nothing renders. */
+  readonly shared: readonly KubeObject[];
   /** Workloads planned but not rendered, and why (no image or entrypoint yet, or not fitting). */
   readonly notRendered: readonly { readonly workload: string; readonly reason: string }[];
 }
@@ -100,13 +103,16 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
     ),
   );
   if (issues.length > 0) throw new ConfigError(issues);
+  const rendered = results.flatMap((r) => (r.rendered ? [r.rendered] : []));
   return {
     environment: config.environment,
     region: config.region,
     namespace: config.platform.workloadNamespace,
     pools,
     workloads: results.flatMap((r) => (r.plan ? [r.plan] : [])),
-    objects: results.flatMap((r) => (r.rendered ? [r.rendered] : [])),
+    objects: rendered,
+    shared:
+      rendered.length > 0 ? [runtimeConfigMap(config.platform.workloadNamespace, options.runtime, MANAGED_BY)] : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
   };
 }

@@ -15,7 +15,6 @@ import {
   configMapBytes,
   contractMounts,
   MAX_CONFIGMAP_BYTES,
-  runtimeConfigMap,
   tuningConfigMap,
   type ConfigMapTarget,
 } from "./contract/configmaps";
@@ -94,7 +93,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   }
 
   /**
-   * The Kubernetes objects this workload needs: the tuning ConfigMap, the runtime-package ConfigMap and the RayJob.
+   * The Kubernetes objects of this workload: its tuning ConfigMap and the RayJob. The job also mounts the namespace's
+   * runtime-package ConfigMap (`runtimeConfigMap(namespace, ctx.runtime)`; `RayGpuPlatform` and `RayGpuRuntime` create it).
    * @throws ConfigError when `image` or `entrypoint` is missing, or the job does not fit in GPU memory.
    */
   render(ctx: WorkloadContext, plan: WorkloadPlanOf<K> = this.plan(ctx)): KubeObject[] {
@@ -120,7 +120,6 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
         },
       ]);
     }
-    const runtime = runtimeConfigMap(target, ctx.runtime);
     const job = renderRayJob({
       name: this.spec.name,
       namespace: ctx.namespace,
@@ -132,10 +131,10 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       userEnv: this.spec.env,
       serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
       knobs: plan.memory.knobs,
-      contract: contractMounts(tuning, runtime, ctx.runtime, this.spec.env["PYTHONPATH"]),
+      contract: contractMounts(tuning, ctx.runtime, this.spec.env["PYTHONPATH"]),
       runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),
     });
-    return [tuning, runtime, job];
+    return [tuning, job];
   }
 
   /** The kind's own rules and the cluster shape, all problems reported together. */

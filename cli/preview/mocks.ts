@@ -14,6 +14,8 @@ export interface RecordedResource {
   readonly inputs: Record<string, unknown>;
   /** URNs the resource depends on (dependsOn and inputs from other resources). */
   readonly dependencies: readonly string[];
+  /** Reference of the provider the resource uses (`<urn>::<id>`), or "" for the default provider. */
+  readonly provider: string;
 }
 
 const computed = (what: string, name: string) => `<computed: ${what} of ${name}>`;
@@ -95,6 +97,7 @@ interface RegisterRequest {
   getName(): string;
   getParent(): string;
   getDependenciesList(): string[];
+  getProvider(): string;
 }
 interface Monitor {
   registerResource(req: RegisterRequest, callback: unknown): Promise<void>;
@@ -107,7 +110,7 @@ interface Monitor {
  */
 export async function installPreviewMocks(config: Record<string, string>, stack: string): Promise<RecordedResource[]> {
   const recorded: RecordedResource[] = [];
-  const parents = new Map<string, { parent: string; dependencies: string[] }>();
+  const parents = new Map<string, { parent: string; dependencies: string[]; provider: string }>();
   pulumi.runtime.setAllConfig(config);
   await pulumi.runtime.setMocks(
     {
@@ -120,6 +123,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
           inputs,
           parent: seen?.parent || undefined,
           dependencies: seen?.dependencies ?? [],
+          provider: seen?.provider ?? "",
         });
         const state = placeholderState(args.type, args.name, inputs);
         return { id: String(state["id"]), state };
@@ -140,6 +144,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
     parents.set(`${req.getType()}::${req.getName()}`, {
       parent: req.getParent(),
       dependencies: req.getDependenciesList(),
+      provider: req.getProvider(),
     });
     return register(req, callback);
   };

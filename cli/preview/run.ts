@@ -3,7 +3,6 @@
  * lists every resource `pulumi up` would create, with its inputs (secrets redacted). No cloud credentials, no
  * Pulumi CLI: outputs only the cloud knows appear as `<computed: …>` placeholders.
  */
-import { resolve } from "node:path";
 import { sortKeys } from "../../core/serialize";
 import { planStack } from "../../workloads/stack";
 import { loadStackConfig, pulumiConfigMap } from "../stack-file";
@@ -51,8 +50,9 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
   const { config, file } = loadStackConfig(dir, stack);
   planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
   const recorded = await installPreviewMocks(pulumiConfigMap(file), stack);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the Pulumi program is a CommonJS module run for its side effects
-  require(resolve(__dirname, "../../stacks/index.ts"));
+  // The Pulumi program, compiled (dist/stacks/index.js) or from source under a TypeScript loader (tests).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS module run for its side effects
+  require("../../stacks/index");
   await settlePreview();
   const resources = recorded
     .map(toPreview)

@@ -22,6 +22,7 @@ export const GPU_INSTANCE_TYPES = [
   "g5.24xlarge",
   "g5.48xlarge",
 ] as const;
+/** A g5 (A10G) size of the GPU catalog. */
 export type GpuInstanceType = (typeof GPU_INSTANCE_TYPES)[number];
 
 /** CPU-only sizes for the Ray head, the KubeRay operator and system pods. */
@@ -45,6 +46,7 @@ export const CPU_INSTANCE_TYPES = [
   "m7i.24xlarge",
   "m7i.48xlarge",
 ] as const;
+/** An m6i or m7i size of the CPU catalog. */
 export type CpuInstanceType = (typeof CPU_INSTANCE_TYPES)[number];
 
 /** Fields every instance type has. */
@@ -69,7 +71,7 @@ export interface GpuInstanceSpec extends InstanceSpec {
   readonly gpus: number;
   /**
    * Device memory per GPU as EC2 DescribeInstanceTypes reports it: 22888 MiB (about 22.35 GiB), not the
-   * "24 GB" label. See {@link usableGpuMemoryGiB}.
+   * "24 GB" label. See `usableGpuMemoryGiB`.
    */
   readonly gpuMemoryMiBPerGpu: number;
   /** Local instance-store NVMe: disk count and total decimal GB. Lost on stop; good for Ray spilling. */

@@ -251,9 +251,15 @@ export const PlatformSchema = z.strictObject({
   storage: StorageSchema.prefault({}),
 });
 
+/** The EKS cluster: `{ mode: "create", name, ... }` or `{ mode: "existing", name }`, validated. */
 export type ClusterConfig = z.infer<typeof ClusterSchema>;
+/** The CPU pool for Ray heads and system pods, validated. */
 export type CpuNodeGroupConfig = z.infer<typeof CpuNodeGroupSchema>;
+/** One A10G (g5) pool, validated. */
 export type GpuNodeGroupConfig = z.infer<typeof GpuNodeGroupSchema>;
+/** The S3 bucket (and optional FSx for Lustre), validated. */
 export type StorageConfig = z.infer<typeof StorageSchema>;
+/** The VPC of a new cluster, validated. */
 export type NetworkConfig = z.infer<typeof NetworkSchema>;
+/** Everything under `ray-gpu:platform`, validated, defaults applied. */
 export type PlatformConfig = z.infer<typeof PlatformSchema>;

@@ -25,7 +25,77 @@ export const CONFIG_NAMESPACE = "ray-gpu";
 
 /** Deployment environments; each has a profile in `core/environments.ts`. */
 export const ENVIRONMENTS = ["dev", "prod"] as const;
+/** A deployment environment: `dev` or `prod`, each with a profile in `ENVIRONMENT_PROFILES`. */
 export type Environment = (typeof ENVIRONMENTS)[number];
+
+type AddIssue = (path: (string | number)[], message: string) => void;
+/** The validated shape of the keys, before the rules that span them. */
+type StackShape = {
+  environment: Environment;
+  region: string;
+  platform: z.infer<typeof PlatformSchema>;
+  workloads: { name: string }[];
+};
+
+/** Every pool: min <= max, and a name no other pool has (one pass, a set of names). */
+function checkPools(cfg: StackShape, addIssue: AddIssue): void {
+  const pools = [cfg.platform.cpuNodeGroup, ...cfg.platform.gpuNodeGroups];
+  const seen = new Set<string>();
+  pools.forEach((pool, i) => {
+    const path = i === 0 ? ["platform", "cpuNodeGroup"] : ["platform", "gpuNodeGroups", i - 1];
+    if (pool.minNodes > pool.maxNodes) {
+      addIssue([...path, "minNodes"], `minNodes (${pool.minNodes}) must be <= maxNodes (${pool.maxNodes})`);
+    }
+    if (seen.has(pool.name))
+      addIssue([...path, "name"], `pool name "${pool.name}" is used twice; pool names must be unique`);
+    seen.add(pool.name);
+  });
+}
+
+/** GPU pools: capacity allowed in the environment, EFA, placement groups and zones. */
+function checkGpuPools(cfg: StackShape, addIssue: AddIssue): void {
+  const { platform } = cfg;
+  platform.gpuNodeGroups.forEach((pool, i) => {
+    const path = ["platform", "gpuNodeGroups", i];
+    if (!capacityAllowed(cfg.environment, pool.capacityType)) {
+      const where = ENVIRONMENTS.filter((e) => capacityAllowed(e, "spot")).join(", ");
+      addIssue(
+        [...path, "capacityType"],
+        `spot is allowed in ${where} only: an interruption kills every NCCL rank of a job; use "on-demand" in ${cfg.environment}`,
+      );
+    }
+    if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
+      addIssue(
+        [...path, "efa"],
+        `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`,
+      );
+    } else if (pool.efa) {
+      addIssue(
+        [...path, "efa"],
+        "the platform does not set up EFA yet (EFA interface in the launch template, EFA device plugin, " +
+          "aws-ofi-nccl): set efa: false; NCCL then uses TCP over ENA",
+      );
+    }
+    if (pool.clusterPlacementGroup && !pool.availabilityZone) {
+      addIssue(
+        [...path, "clusterPlacementGroup"],
+        "a cluster placement group lives in one zone: set availabilityZone too",
+      );
+    }
+    if (pool.availabilityZone && !pool.availabilityZone.startsWith(cfg.region)) {
+      addIssue([...path, "availabilityZone"], `zone "${pool.availabilityZone}" is not in region ${cfg.region}`);
+    } else if (
+      pool.availabilityZone &&
+      platform.cluster.mode === "create" &&
+      !platform.network.availabilityZoneNames?.includes(pool.availabilityZone)
+    ) {
+      addIssue(
+        [...path, "availabilityZone"],
+        `the new VPC needs a subnet in "${pool.availabilityZone}": list it in ray-gpu:platform.network.availabilityZoneNames`,
+      );
+    }
+  });
+}
 
 /** The keys under `ray-gpu:`, without the namespace. */
 export const StackConfigSchema = z
@@ -43,66 +113,20 @@ export const StackConfigSchema = z
     workloads: z.array(WorkloadSpecSchema).default([]),
   })
   .superRefine((cfg, ctx) => {
-    const { platform } = cfg;
-    const pools = [platform.cpuNodeGroup, ...platform.gpuNodeGroups];
-    const addIssue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
-    pools.forEach((pool, i) => {
-      const path = i === 0 ? ["platform", "cpuNodeGroup"] : ["platform", "gpuNodeGroups", i - 1];
-      if (pool.minNodes > pool.maxNodes) {
-        addIssue([...path, "minNodes"], `minNodes (${pool.minNodes}) must be <= maxNodes (${pool.maxNodes})`);
-      }
-      if (pools.findIndex((p) => p.name === pool.name) !== i) {
-        addIssue([...path, "name"], `pool name "${pool.name}" is used twice; pool names must be unique`);
-      }
-    });
-    platform.gpuNodeGroups.forEach((pool, i) => {
-      const path = ["platform", "gpuNodeGroups", i];
-      if (!capacityAllowed(cfg.environment, pool.capacityType)) {
-        const where = ENVIRONMENTS.filter((e) => capacityAllowed(e, "spot")).join(", ");
-        addIssue(
-          [...path, "capacityType"],
-          `spot is allowed in ${where} only: an interruption kills every NCCL rank of a job; use "on-demand" in ${cfg.environment}`,
-        );
-      }
-      if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
-        addIssue(
-          [...path, "efa"],
-          `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`,
-        );
-      } else if (pool.efa) {
-        addIssue(
-          [...path, "efa"],
-          "the platform does not set up EFA yet (EFA interface in the launch template, EFA device plugin, " +
-            "aws-ofi-nccl): set efa: false; NCCL then uses TCP over ENA",
-        );
-      }
-      if (pool.clusterPlacementGroup && !pool.availabilityZone) {
-        addIssue(
-          [...path, "clusterPlacementGroup"],
-          "a cluster placement group lives in one zone: set availabilityZone too",
-        );
-      }
-      if (pool.availabilityZone && !pool.availabilityZone.startsWith(cfg.region)) {
-        addIssue([...path, "availabilityZone"], `zone "${pool.availabilityZone}" is not in region ${cfg.region}`);
-      } else if (
-        pool.availabilityZone &&
-        platform.cluster.mode === "create" &&
-        !platform.network.availabilityZoneNames?.includes(pool.availabilityZone)
-      ) {
-        addIssue(
-          [...path, "availabilityZone"],
-          `the new VPC needs a subnet in "${pool.availabilityZone}": list it in ray-gpu:platform.network.availabilityZoneNames`,
-        );
-      }
-    });
+    const addIssue: AddIssue = (path, message) => ctx.addIssue({ code: "custom", path, message });
+    checkPools(cfg, addIssue);
+    checkGpuPools(cfg, addIssue);
+    const seen = new Set<string>();
     cfg.workloads.forEach((w, i) => {
-      if (cfg.workloads.findIndex((o) => o.name === w.name) !== i) {
+      if (seen.has(w.name))
         addIssue(["workloads", i, "name"], `workload name "${w.name}" is used twice; names must be unique`);
-      }
+      seen.add(w.name);
     });
   });
 
+/** The validated keys under `ray-gpu:` of a stack, defaults applied (`parseStackConfig`). */
 export type StackConfig = z.infer<typeof StackConfigSchema>;
+/** The keys under `ray-gpu:` of a stack as written, before validation and defaults. */
 export type StackConfigInput = z.input<typeof StackConfigSchema>;
 
 /** The `ray-gpu:` entries of a Pulumi config map, namespace stripped; other namespaces (aws:, …) are left out. */

@@ -310,11 +310,19 @@ export const WorkloadSpecSchema = z.discriminatedUnion("kind", [
   BatchInferenceSpecSchema,
 ]);
 
+/** A validated `TrainingJob` spec, defaults applied. */
 export type TrainingJobSpec = z.infer<typeof TrainingJobSpecSchema>;
+/** A `TrainingJob` spec as written, before validation and defaults. */
 export type TrainingJobSpecInput = z.input<typeof TrainingJobSpecSchema>;
+/** A validated `LoRAFineTune` spec, defaults applied. */
 export type LoRAFineTuneSpec = z.infer<typeof LoRAFineTuneSpecSchema>;
+/** A validated `EmbeddingPipeline` spec, defaults applied. */
 export type EmbeddingPipelineSpec = z.infer<typeof EmbeddingPipelineSpecSchema>;
+/** A validated `BatchInference` spec, defaults applied. */
 export type BatchInferenceSpec = z.infer<typeof BatchInferenceSpecSchema>;
+/** A validated workload spec of any kind, defaults applied. */
 export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
+/** A workload spec of any kind as written, before validation and defaults. */
 export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
+/** The workload kinds: `TrainingJob`, `LoRAFineTune`, `EmbeddingPipeline`, `BatchInference`. */
 export type WorkloadKind = WorkloadSpec["kind"];

@@ -23,6 +23,7 @@ export interface HelmReleasePlan {
   readonly values: Readonly<Record<string, unknown>>;
 }
 
+/** The Helm charts the platform installs, pinned: name, version and repository of each. */
 export const CHART_PINS = {
   kuberayOperator: { chart: "kuberay-operator", version: "1.7.0", repo: "https://ray-project.github.io/kuberay-helm/" },
   nvidiaDevicePlugin: {
@@ -87,7 +88,8 @@ export function clusterAutoscalerRelease(args: {
   clusterName: string;
   region: string;
   environment: Environment;
-  cpuPool: string;
+  /** CPU pool to run on; leave it out on clusters whose nodes lack the pool label. @default - any node */
+  cpuPool?: string | undefined;
 }): HelmReleasePlan {
   const p = ENVIRONMENT_PROFILES[args.environment].platform;
   return {
@@ -98,7 +100,7 @@ export function clusterAutoscalerRelease(args: {
       awsRegion: args.region,
       autoDiscovery: { clusterName: args.clusterName },
       rbac: { serviceAccount: { create: true, name: SERVICE_ACCOUNTS.clusterAutoscaler.name } },
-      nodeSelector: { [POOL_LABEL]: args.cpuPool },
+      ...(args.cpuPool ? { nodeSelector: { [POOL_LABEL]: args.cpuPool } } : {}),
       extraArgs: {
         "balance-similar-node-groups": true,
         expander: "least-waste",

@@ -7,6 +7,7 @@ import type { NetworkConfig } from "../config/platform";
 import type { Environment } from "../config/stack";
 import { ENVIRONMENT_PROFILES } from "../environments";
 
+/** The VPC of a new cluster, planned: CIDR, zones, subnets and their tags, NAT gateways, the S3 endpoint. */
 export interface NetworkPlan {
   readonly cidrBlock: string;
   readonly availabilityZones: number;

@@ -15,6 +15,7 @@ import { planNetwork, type NetworkPlan } from "./network";
 import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-groups";
 import { planStorage, type StoragePlan } from "./storage";
 
+/** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
 export interface PlatformPlan {
   readonly environment: StackConfig["environment"];
   readonly region: string;

@@ -12,6 +12,7 @@ export const RAY_SERVICE_ACCOUNT = "ray-workloads";
 /** ConfigMap the platform creates in the workload namespace with the bucket's name; RayJobs read it (optional). */
 export const STORAGE_CONFIGMAP = "ray-gpu-storage";
 
+/** The bucket, its lifecycle, the Ray pods' service account and optional FSx, planned. */
 export interface StoragePlan {
   readonly bucketName: string | undefined;
   readonly prefix: string;

@@ -1,6 +1,6 @@
 """ray-gpu runtime: hands the values planned by pulumi-ray-gpu to Ray, PyTorch, DeepSpeed and PEFT.
 
-A RayJob rendered by ray-gpu mounts this package (ConfigMap ``<workload>-runtime``) and puts it on ``PYTHONPATH``,
+A RayJob rendered by ray-gpu mounts this package (ConfigMap ``ray-gpu-runtime-<hash>``) and puts it on ``PYTHONPATH``,
 so no image change is needed. Three lines in an existing script::
 
     import ray_gpu

@@ -1,10 +1,11 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { runCli } from "../helpers/run-cli";
-import { repoRoot } from "../helpers/fixtures";
+import { repoRoot, runtime } from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
   let out = "";
@@ -59,8 +60,9 @@ describe("ray-gpu CLI", () => {
       [
         "plan.json",
         ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap(
-          (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`],
+          (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`],
         ),
+        `configmap-${runtimeConfigMapName(runtime)}.yaml`,
       ].sort(),
     );
     for (const f of readdirSync(a)) expect(readFileSync(join(a, f), "utf8")).toBe(readFileSync(join(b, f), "utf8"));

@@ -2,10 +2,11 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { redact } from "../../cli/preview/run";
-import { repoRoot } from "../helpers/fixtures";
+import { repoRoot, runtime } from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
   let out = "";
@@ -139,8 +140,9 @@ describe("edge cases", () => {
         ...[
           "plan.json",
           ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap(
-            (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`, `configmap-${n}-runtime.yaml`],
+            (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`],
           ),
+          `configmap-${runtimeConfigMapName(runtime)}.yaml`,
         ].sort(),
       ].sort(),
     );

@@ -14,10 +14,13 @@ describe("examples/import-into-existing-stack.ts", () => {
       subnetIds: ["subnet-0a", "subnet-0b"],
     });
     expect(ng.parent).toMatch(/GpuNodeGroup::a10g-4x$/);
-    expect(rs.find((r) => r.type === "kubernetes:helm.sh/v3:Release")!.inputs).toMatchObject({
-      chart: "kuberay-operator",
-      version: "1.7.0",
-    });
+    const releases = rs.filter((r) => r.type === "kubernetes:helm.sh/v3:Release");
+    expect(releases.map((r) => `${String(r.inputs["chart"])}@${String(r.inputs["version"])}`).sort()).toEqual([
+      "kuberay-operator@1.7.0",
+      "nvidia-device-plugin@0.18.0",
+    ]);
+    // The Kubernetes provider came through the resource options, and the components' children use it.
+    for (const r of releases) expect(r.provider).toMatch(/pulumi:providers:kubernetes::my-eks::/);
     expect(rs.some((r) => r.type === "aws:eks/cluster:Cluster")).toBe(false);
   });
 });

@@ -60,6 +60,28 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
     ).toBe(true);
   }
 
+  // Every Kubernetes object goes to the platform's cluster through its provider, every AWS resource through the
+  // stack's explicit provider: no default provider anywhere.
+  for (const r of rs.filter((x) => x.type.startsWith("kubernetes:"))) {
+    expect(r.provider, `${r.type} ${r.name}`).toMatch(/pulumi:providers:kubernetes::ray-gpu-cluster-k8s::/);
+  }
+  for (const r of rs.filter((x) => x.type.startsWith("aws:"))) {
+    expect(r.provider, `${r.type} ${r.name}`).toMatch(/pulumi:providers:aws::aws::/);
+  }
+
+  // Objects in the workload namespace wait for it: a first pulumi up cannot race the namespace.
+  const namespace = ofType(rs, "kubernetes:core/v1:Namespace")[0]!;
+  for (const r of rs.filter(
+    (x) =>
+      (x.inputs["metadata"] as { namespace?: string } | undefined)?.namespace ===
+      (namespace.inputs["metadata"] as { name: string }).name,
+  )) {
+    expect(
+      r.dependencies.some((d) => d.endsWith(`::${namespace.name}`)),
+      `${r.type} ${r.name} waits for the namespace`,
+    ).toBe(true);
+  }
+
   // IMDSv2 on every node.
   for (const lt of ofType(rs, "aws:ec2/launchTemplate:LaunchTemplate")) {
     expect((lt.inputs["metadataOptions"] as Record<string, unknown>)["httpTokens"]).toBe("required");

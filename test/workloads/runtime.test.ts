@@ -7,7 +7,7 @@ import { planPools } from "../../core/pools";
 import { planStack } from "../../workloads/stack";
 import { TrainingJob } from "../../workloads/workload";
 import type { ConfigMap, KubeObject, RayJob } from "../../workloads/k8s/types";
-import { RUNTIME_PYTHONPATH } from "../../workloads/contract/configmaps";
+import { RUNTIME_PYTHONPATH, runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { runtimePackageDir } from "../../io/runtime-package";
 import { loadWorkloadFile, standaloneStack } from "../../cli/workload-file";
 import { repoRoot, repoStack, runtime } from "../helpers/fixtures";
@@ -26,9 +26,27 @@ function allRendered() {
 }
 
 describe("runtime package in every RayJob", () => {
-  const { objects } = planStack(repoStack("dev"), { runtime }).objects[0]!;
-  const runtimeCm = byKind(objects, "ConfigMap").find((c) => c.metadata.name.endsWith("-runtime")) as ConfigMap;
+  const plan = planStack(repoStack("dev"), { runtime });
+  const { objects } = plan.objects[0]!;
+  const runtimeCm = byKind(plan.shared, "ConfigMap")[0] as ConfigMap;
   const job = byKind(objects, "RayJob")[0] as RayJob;
+
+  it("ships it once per namespace, content-addressed, and every job of the stack mounts that one ConfigMap", () => {
+    expect(plan.shared).toHaveLength(1);
+    expect(runtimeCm.metadata).toMatchObject({
+      namespace: "ray-jobs",
+      name: expect.stringMatching(/^ray-gpu-runtime-[0-9a-f]{10}$/),
+    });
+    for (const { objects: o } of plan.objects) {
+      expect(byKind(o, "ConfigMap").map((c) => c.metadata.name)).not.toContain(runtimeCm.metadata.name);
+      const volumes = byKind(o, "RayJob")[0]!.spec.rayClusterSpec.headGroupSpec.template.spec.volumes!;
+      expect(volumes.find((v) => v.name === "ray-gpu-runtime")!.configMap!.name).toBe(runtimeCm.metadata.name);
+    }
+    // A changed package is a new ConfigMap, never a change under running jobs.
+    const changed = { files: { ...runtime.files, "tuning.py": `${runtime.files["tuning.py"]}\n# changed\n` } };
+    expect(runtimeConfigMapName(changed)).not.toBe(runtimeCm.metadata.name);
+    expect(runtimeConfigMapName({ files: { ...runtime.files } })).toBe(runtimeCm.metadata.name);
+  });
 
   it("ships every file of runtime/ray_gpu (Python and the contract's schema) byte for byte, laid out as the package tree", () => {
     const files = runtime.files;

@@ -1,9 +1,10 @@
 /**
- * How the contract reaches a job: the tuning ConfigMap (`tuning.json`, and `deepspeed.json` under ZeRO) mounted at
- * `/etc/ray-gpu`, and the runtime package `ray_gpu` in a ConfigMap laid out as the package tree under
- * `/opt/ray-gpu/python`, which goes on `PYTHONPATH`. Pure: the package's files come from the edge
+ * How the contract reaches a job: the job's tuning ConfigMap (`tuning.json`, and `deepspeed.json` under ZeRO) mounted at
+ * `/etc/ray-gpu`, and the runtime package `ray_gpu`, one content-addressed ConfigMap per namespace, laid out as the
+ * package tree under `/opt/ray-gpu/python`, which goes on `PYTHONPATH`. Pure: the package's files come from the edge
  * (`loadRuntimePackage`), read once.
  */
+import { createHash } from "node:crypto";
 import { stableJson } from "../../core/serialize";
 import type { ConfigMap, EnvVar, Volume, VolumeMount } from "../k8s/types";
 import { TUNING_FILE, TUNING_FILE_ENV, TUNING_MOUNT_PATH, type TuningDocument } from "./document";
@@ -27,7 +28,16 @@ export interface ConfigMapTarget {
 }
 
 export const tuningConfigMapName = (workload: string) => `${workload}-tuning`;
-export const runtimeConfigMapName = (workload: string) => `${workload}-runtime`;
+
+/**
+ * Name of the runtime package's ConfigMap: content-addressed (`ray-gpu-runtime-<hash>`), so every job of a namespace
+ * shares one, and a new version of the package is a new ConfigMap rather than a change under running jobs.
+ */
+export function runtimeConfigMapName(runtime: RuntimePackage): string {
+  const hash = createHash("sha256");
+  for (const path of Object.keys(runtime.files).sort()) hash.update(`${path}\0${runtime.files[path]}\0`);
+  return `ray-gpu-runtime-${hash.digest("hex").slice(0, 10)}`;
+}
 
 /** The ConfigMap holding the tuning document and the files beside it (the DeepSpeed config), as byte-stable JSON. */
 export function tuningConfigMap(
@@ -43,10 +53,14 @@ export function tuningConfigMap(
 /** ConfigMap keys cannot hold `/`: `examples/train.py` is stored as `examples.train.py`; the volume maps it back. */
 const keyOf = (path: string) => path.replaceAll("/", ".");
 
-/** The ConfigMap with the runtime package. */
-export function runtimeConfigMap(target: ConfigMapTarget, runtime: RuntimePackage): ConfigMap {
+/** The ConfigMap with the runtime package, one per namespace: every job there mounts it. */
+export function runtimeConfigMap(
+  namespace: string,
+  runtime: RuntimePackage,
+  labels: Readonly<Record<string, string>> = {},
+): ConfigMap {
   const data = Object.fromEntries(Object.entries(runtime.files).map(([path, text]) => [keyOf(path), text]));
-  return configMap(runtimeConfigMapName(target.workload), target, data);
+  return configMap(runtimeConfigMapName(runtime), { workload: "", namespace, labels }, data);
 }
 
 function configMap(name: string, target: ConfigMapTarget, data: Record<string, string>): ConfigMap {
@@ -77,7 +91,6 @@ const RUNTIME_VOLUME = "ray-gpu-runtime";
  */
 export function contractMounts(
   tuning: ConfigMap,
-  runtime: ConfigMap,
   runtimePackage: RuntimePackage,
   userPythonPath: string | undefined,
 ): ContractMounts {
@@ -87,7 +100,7 @@ export function contractMounts(
   return {
     volumes: [
       { name: TUNING_VOLUME, configMap: { name: tuning.metadata.name } },
-      { name: RUNTIME_VOLUME, configMap: { name: runtime.metadata.name, items } },
+      { name: RUNTIME_VOLUME, configMap: { name: runtimeConfigMapName(runtimePackage), items } },
     ],
     mounts: [
       { name: TUNING_VOLUME, mountPath: TUNING_MOUNT_PATH, readOnly: true },

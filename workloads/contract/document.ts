@@ -69,6 +69,7 @@ export const KNOBS_BY_KIND = {
   EmbeddingPipeline: EmbeddingKnobsSchema,
   BatchInference: InferenceKnobsSchema,
 } as const satisfies { readonly [K in WorkloadKind]: z.ZodObject };
+/** The knobs a kind's tuning document carries: `KnobsOf<"TrainingJob">` is micro-batch, accumulation, ZeRO stage, ... */
 export type KnobsOf<K extends WorkloadKind> = z.infer<(typeof KNOBS_BY_KIND)[K]>;
 
 /** Ray Train settings (training kinds). */
@@ -195,6 +196,7 @@ export type TuningDocumentOf<K extends WorkloadKind> = {
   readonly workload: z.infer<typeof TuningDocumentSchema>["workload"] & { readonly kind: K };
   readonly knobs: KnobsOf<K>;
 } & SectionsOf<K>;
+/** The tuning document every RayJob mounts at `/etc/ray-gpu/tuning.json` (contract v1). */
 export type TuningDocument = z.infer<typeof TuningDocumentSchema>;
 
 /** `microBatchSize` → `RAY_GPU_MICRO_BATCH_SIZE`: the variable every Ray container gets for a knob. */

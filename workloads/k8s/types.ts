@@ -117,6 +117,7 @@ export interface RayJobSpec {
   suspend?: boolean;
 }
 
+/** A `ray.io/v1` RayJob (the subset of KubeRay v1.7.0's fields the workloads emit). */
 export interface RayJob {
   apiVersion: "ray.io/v1";
   kind: "RayJob";

@@ -1,0 +1,22 @@
+/**
+ * `ray-gpu preview`: every resource `pulumi up` would create, from the real program under Pulumi's mock runtime. The
+ * Pulumi SDK is loaded only here, when this command runs: the other commands never pay for it.
+ */
+import type { Command } from "commander";
+import { stableJson } from "../../core/serialize";
+import type { CommandContext } from "../io";
+
+export function registerPreview(program: Command, ctx: CommandContext): void {
+  program
+    .command("preview")
+    .description(
+      "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted), offline under Pulumi's mock runtime.",
+    )
+    .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
+    .option("--json", 'print { "resources": [ { "type", "name", "parent", "inputs" } ] }')
+    .action(async (opts: { stack: string; json?: boolean }) => {
+      const { previewStack, previewText } = await import("../preview/run.js");
+      const doc = await previewStack(ctx.dir(), opts.stack);
+      ctx.io.out(opts.json ? stableJson(doc) : previewText(opts.stack, doc));
+    });
+}

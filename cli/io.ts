@@ -1,0 +1,24 @@
+/** What every command writes to, and the exit codes: a stable contract for scripts. */
+
+/** Exit codes of the CLI. */
+export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
+
+/** Where a command writes, and the folder it runs in (tests pass their own). */
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  cwd: string;
+}
+
+export const defaultIo = (): Io => ({
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  cwd: process.cwd(),
+});
+
+/** What a command's action may use: the output, the global `--dir`, and a way to set the exit code. */
+export interface CommandContext {
+  readonly io: Io;
+  readonly dir: () => string;
+  readonly setCode: (code: number) => void;
+}

@@ -1,0 +1,41 @@
+// The whole platform added to an existing Pulumi stack, and a training job on it.
+import * as aws from "@pulumi/aws";
+import { RayGpuPlatform, RayWorkload, TrainingJob, loadRuntimePackage } from "pulumi-ray-gpu";
+
+const region = "us-east-1";
+const awsProvider = new aws.Provider("aws-us-east-1", { region });
+
+export const platform = new RayGpuPlatform(
+  "ray",
+  {
+    config: {
+      environment: "prod",
+      region,
+      platform: {
+        cluster: { mode: "create", name: "ml-prod" },
+        gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
+      },
+    },
+  },
+  { providers: [awsProvider] },
+);
+
+const training = new TrainingJob({
+  kind: "TrainingJob",
+  name: "llama-ddp",
+  model: "meta-llama/Llama-3.2-1B",
+  image: "rayproject/ray:2.58.0-py311-gpu",
+  entrypoint: "python -m ray_gpu.examples.train --data s3://my-datasets/tokens/",
+  gpus: 8,
+  globalBatchSize: 64,
+});
+const objects = training.render({
+  environment: "prod",
+  pools: platform.plan.pools,
+  namespace: platform.workloadNamespace,
+  runtime: loadRuntimePackage(),
+});
+export const job = new RayWorkload("llama-ddp", { objects }, platform.workloadOptions());
+
+export const kubeconfig = platform.kubeconfig;
+export const bucketName = platform.bucketName;
