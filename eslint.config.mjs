@@ -47,7 +47,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["bin/*.js"],
+    files: ["bin/*.js", "bench/*.js", "test/helpers/*.cjs"],
     languageOptions: {
       sourceType: "commonjs",
       globals: { require: "readonly", process: "readonly", console: "readonly" },

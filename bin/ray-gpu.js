@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Entry point of the `ray-gpu` CLI: the compiled CLI in dist/ (built by `npm ci`/`npm install` through `prepare`,
-// or by `npm run build`).
+// Entry point of the `ray-gpu` CLI: the compiled, bundled CLI in dist/cli/bin/main.cjs (built by `npm ci`/`npm install`
+// through `prepare`, or by `npm run build`; see scripts/bundle-cli.mjs).
 "use strict";
 let cli;
 try {
-  cli = require("../dist/cli/main.js");
+  cli = require("../dist/cli/bin/main.cjs");
 } catch (err) {
-  if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes("dist/cli/main.js")) {
+  if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes("dist/cli/bin/main.cjs")) {
     console.error("ray-gpu: the CLI is not built: run `npm run build` in the package folder");
     process.exit(70);
   }

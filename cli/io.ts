@@ -22,3 +22,6 @@ export interface CommandContext {
   readonly dir: () => string;
   readonly setCode: (code: number) => void;
 }
+
+/** A usage problem: unknown stack, missing flag (exit 2). */
+export class UsageError extends Error {}

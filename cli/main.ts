@@ -8,10 +8,9 @@ import { packageVersion } from "../io/package-info";
 import { registerPlan } from "./commands/plan";
 import { registerPreview } from "./commands/preview";
 import { registerRender } from "./commands/render";
-import { defaultIo, EXIT, type CommandContext, type Io } from "./io";
-import { UsageError } from "./stack-file";
+import { defaultIo, EXIT, UsageError, type CommandContext, type Io } from "./io";
 
-export { EXIT, type Io } from "./io";
+export { EXIT, UsageError, type Io } from "./io";
 
 /** The program with every command. */
 function build(io: Io, setCode: (c: number) => void): Command {

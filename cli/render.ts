@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stableJson, stableYaml } from "../core/serialize";
 import type { StackPlan } from "../workloads/stack";
 import { planDocument } from "./plan-view";
-import { UsageError } from "./stack-file";
+import { UsageError } from "./io";
 
 /** Files this command writes (and replaces). */
 const RENDERED_FILE = /^(rayjob|configmap)-.+\.yaml$|^plan\.json$/;

@@ -7,9 +7,7 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { namespaceKeys, parseStackConfig, type StackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
-
-/** A usage problem: unknown stack, missing flag (exit 2). */
-export class UsageError extends Error {}
+import { UsageError } from "./io";
 
 /** Stack names with a `Pulumi.<name>.yaml` in `dir`. */
 export function listStacks(dir: string): string[] {

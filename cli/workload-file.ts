@@ -11,7 +11,8 @@ import { ConfigError } from "../core/errors";
 import { PlatformSchema } from "../core/config/platform";
 import { existsSync } from "node:fs";
 import { parseStackConfig } from "../core/config/stack";
-import { parseYamlFile, UsageError } from "./stack-file";
+import { UsageError } from "./io";
+import { parseYamlFile } from "./stack-file";
 
 /** Default g5 size when neither the workload nor a stack names one. */
 export const DEFAULT_WORKLOAD_INSTANCE_TYPE = "g5.12xlarge" as const;

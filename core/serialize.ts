@@ -2,7 +2,7 @@
  * Byte-stable serialization: keys sorted at every level, so rendered manifests, Helm values and plans change
  * only when their content does.
  */
-import { stringify } from "yaml";
+import { emitYaml } from "./yaml-emit";
 
 /** Deep copy of `value` with object keys sorted; arrays keep their order. `undefined` fields are dropped. */
 export function sortKeys<T>(value: T): T {
@@ -23,7 +23,7 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
-/** YAML with sorted keys (sorted once, by `sortKeys`); long strings are never folded, so a diff shows real changes only. */
+/** YAML with sorted keys; long strings are never folded, so a diff shows real changes only. Linear in its size. */
 export function stableYaml(value: unknown): string {
-  return stringify(sortKeys(value), { lineWidth: 0 });
+  return emitYaml(value, { sortKeys: true });
 }

@@ -1,5 +1,5 @@
 /**
- * Builds dist/ once before the tests: the CLI tests, the docs' runnable blocks and the package tests run the compiled
+ * Builds dist/ (and the CLI's bundle) once before the tests: the CLI tests, the docs' runnable blocks and the package tests run the compiled
  * CLI and library, which must match the sources under test.
  */
 import { execFileSync } from "node:child_process";
@@ -11,4 +11,5 @@ export default function setup(): void {
     cwd: root,
     stdio: "inherit",
   });
+  execFileSync(process.execPath, [resolve(root, "scripts/bundle-cli.mjs")], { cwd: root, stdio: "inherit" });
 }

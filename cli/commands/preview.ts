@@ -3,7 +3,6 @@
  * Pulumi SDK is loaded only here, when this command runs: the other commands never pay for it.
  */
 import type { Command } from "commander";
-import { stableJson } from "../../core/serialize";
 import type { CommandContext } from "../io";
 
 export function registerPreview(program: Command, ctx: CommandContext): void {
@@ -15,7 +14,10 @@ export function registerPreview(program: Command, ctx: CommandContext): void {
     .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
     .option("--json", 'print { "resources": [ { "type", "name", "parent", "inputs" } ] }')
     .action(async (opts: { stack: string; json?: boolean }) => {
-      const { previewStack, previewText } = await import("../preview/run.js");
+      const [{ previewStack, previewText }, { stableJson }] = await Promise.all([
+        import("../preview/run.js"),
+        import("../../core/serialize.js"),
+      ]);
       const doc = await previewStack(ctx.dir(), opts.stack);
       ctx.io.out(opts.json ? stableJson(doc) : previewText(opts.stack, doc));
     });

@@ -50,7 +50,7 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
   const { config, file } = loadStackConfig(dir, stack);
   planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
   const recorded = await installPreviewMocks(pulumiConfigMap(file), stack);
-  // The Pulumi program, compiled (dist/stacks/index.js) or from source under a TypeScript loader (tests).
+  // The Pulumi program: in the CLI's bundle, or from source under a TypeScript loader (tests).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS module run for its side effects
   require("../../stacks/index");
   await settlePreview();

@@ -18,15 +18,13 @@ import { GPU_INSTANCES } from "../catalog/instances";
 import { capacityAllowed } from "../environments";
 import { PlatformSchema } from "./platform";
 import { WorkloadSpecSchema } from "./workloads";
+import { ENVIRONMENTS, type Environment } from "./environment-names";
 import { joinPath, toConfigIssues } from "./zod-issues";
 
 /** The config namespace, as in `ray-gpu:platform`. */
 export const CONFIG_NAMESPACE = "ray-gpu";
 
-/** Deployment environments; each has a profile in `core/environments.ts`. */
-export const ENVIRONMENTS = ["dev", "prod"] as const;
-/** A deployment environment: `dev` or `prod`, each with a profile in `ENVIRONMENT_PROFILES`. */
-export type Environment = (typeof ENVIRONMENTS)[number];
+export { ENVIRONMENTS, type Environment } from "./environment-names";
 
 type AddIssue = (path: (string | number)[], message: string) => void;
 /** The validated shape of the keys, before the rules that span them. */

@@ -69,11 +69,14 @@ describe("docs", () => {
     }
   });
 
-  it("keeps notes about the development machine out of user pages", () => {
+  it("keeps notes about the development machine out of user pages (benchmarks name theirs, in the README only)", () => {
     const banned =
       /offline index|local index|this machine|2[- ]cores?\b|2-CPU machine|no GPU (here|was available)|sandbox|the shared folder|\.\.\/shared\//i;
+    const benchmarks = /\n## Performance\n[\s\S]*?(?=\n## )/;
     for (const page of pages()) {
-      const hits = readPage(page)
+      const text =
+        page === "README.md" ? readPage(page).replace(benchmarks, (m) => m.replace(/[^\n]/g, "")) : readPage(page);
+      const hits = text
         .split("\n")
         .map((line, i) => ({ line: i + 1, text: line }))
         .filter((l) => banned.test(l.text));

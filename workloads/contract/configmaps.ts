@@ -34,10 +34,18 @@ export const tuningConfigMapName = (workload: string) => `${workload}-tuning`;
  * shares one, and a new version of the package is a new ConfigMap rather than a change under running jobs.
  */
 export function runtimeConfigMapName(runtime: RuntimePackage): string {
-  const hash = createHash("sha256");
-  for (const path of Object.keys(runtime.files).sort()) hash.update(`${path}\0${runtime.files[path]}\0`);
-  return `ray-gpu-runtime-${hash.digest("hex").slice(0, 10)}`;
+  let name = NAMES.get(runtime);
+  if (name === undefined) {
+    const hash = createHash("sha256");
+    for (const path of Object.keys(runtime.files).sort()) hash.update(`${path}\0${runtime.files[path]}\0`);
+    name = `ray-gpu-runtime-${hash.digest("hex").slice(0, 10)}`;
+    NAMES.set(runtime, name);
+  }
+  return name;
 }
+
+/** Names already hashed, per package object (a package is read once and shared by every workload it renders). */
+const NAMES = new WeakMap<RuntimePackage, string>();
 
 /** The ConfigMap holding the tuning document and the files beside it (the DeepSpeed config), as byte-stable JSON. */
 export function tuningConfigMap(

@@ -1,0 +1,109 @@
+/**
+ * Benchmark (not a test): the `ray-gpu` CLI as a user runs it (compiled; `npm run bench` builds first), and `render` of
+ * generated stacks of 10, 100 and 1000 workloads next to cdk8s synthesizing the very same objects. Whole processes,
+ * medians over repeated runs; prints Markdown tables.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parse } from "yaml";
+import { once, table, timeCommand, timePair, type Run } from "./measure";
+
+const root = resolve(__dirname, "..");
+const cli = join(root, "bin/ray-gpu.js");
+const work = mkdtempSync(join(tmpdir(), "ray-gpu-bench-"));
+const RUNS = Number(process.env["BENCH_RUNS"] ?? 7);
+
+/** Every kind in turn, on pools large enough for all of them. */
+const KINDS = [
+  { kind: "TrainingJob", model: "meta-llama/Llama-3.2-1B", gpus: 4, nodePool: "a10g-4x", globalBatchSize: 64 },
+  {
+    kind: "EmbeddingPipeline",
+    model: "BAAI/bge-large-en-v1.5",
+    gpus: 1,
+    nodePool: "a10g-1x",
+    dataset: { uri: "s3://bench-data/docs/", rows: 1e6 },
+  },
+  {
+    kind: "BatchInference",
+    model: "meta-llama/Llama-3.1-8B-Instruct",
+    gpus: 1,
+    nodePool: "a10g-1x",
+    sweep: { temperature: [0.2, 0.7] },
+  },
+  { kind: "LoRAFineTune", model: "meta-llama/Llama-3.1-8B", gpus: 4, nodePool: "a10g-4x", globalBatchSize: 64 },
+];
+
+/** A stack file with `n` workloads. */
+function generatedStack(n: number): string {
+  const image = "rayproject/ray:2.58.0-py311-gpu";
+  const workloads = Array.from({ length: n }, (_, i) => ({
+    ...KINDS[i % KINDS.length],
+    name: `w${i}`,
+    image,
+    entrypoint: "python job.py",
+  }));
+  const gpuNodeGroups = [
+    { name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 1000 },
+    { name: "a10g-1x", instanceType: "g5.2xlarge", maxNodes: 1000 },
+  ];
+  const platform = {
+    cluster: { mode: "create", name: "bench" },
+    cpuNodeGroup: { instanceType: "m6i.8xlarge" },
+    gpuNodeGroups,
+  };
+  const config = {
+    "ray-gpu:environment": "prod",
+    "ray-gpu:region": "us-east-1",
+    "ray-gpu:platform": platform,
+    "ray-gpu:workloads": workloads,
+  };
+  return JSON.stringify({ config });
+}
+
+/** Our render and cdk8s' synth of the same objects, per stack size. */
+function renderVersusCdk8s(): string[][] {
+  return [10, 100, 1000].map((n) => {
+    const dir = join(work, `stack-${n}`);
+    writeFileSync(join(work, `Pulumi.bench-${n}.yaml`), generatedStack(n));
+    const ours: Run = [process.execPath, [cli, "-C", work, "render", "--stack", `bench-${n}`, "--out", dir]];
+    once(ours);
+    const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
+    const objects = files.map((f) => parse(readFileSync(join(dir, f), "utf8")) as unknown);
+    writeFileSync(join(work, `objects-${n}.json`), JSON.stringify(objects));
+    const synth = [join(root, "bench/cdk8s-synth.js"), join(work, `objects-${n}.json`), join(work, `cdk8s-${n}`)];
+    const t = timePair(ours, [process.execPath, synth], RUNS);
+    return [String(n), String(objects.length), t.a.toFixed(3), t.b.toFixed(3), t.ratio.toFixed(2)];
+  });
+}
+
+/** Median seconds of the CLI's commands on the repository's stacks. */
+function cliCommands(): string[][] {
+  const commands: [string, string[]][] = [
+    ["--help", ["--help"]],
+    ["--version", ["--version"]],
+    ["plan --workload", ["plan", "--workload", join(root, "examples/workloads/lora-llama-3.1-8b.yaml")]],
+    ["plan --stack prod", ["-C", root, "plan", "--stack", "prod"]],
+    ["render --stack prod", ["-C", root, "render", "--stack", "prod", "--out", join(work, "render-prod")]],
+    ["preview --stack prod", ["-C", root, "preview", "--stack", "prod"]],
+  ];
+  return commands.map(([label, args]) => [
+    `\`ray-gpu ${label}\``,
+    timeCommand([process.execPath, [cli, ...args]], RUNS).toFixed(3),
+  ]);
+}
+
+const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
+console.log(
+  `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machine}: median wall time of ${RUNS} runs ` +
+    `(whole processes; ours and cdk8s alternate, the ratio is the median of per-pair ratios)\n`,
+);
+try {
+  console.log(table(["command", "median s"], cliCommands()));
+  console.log();
+  console.log(
+    table(["workloads", "objects", "ray-gpu render s", "cdk8s synth s", "ours / cdk8s"], renderVersusCdk8s()),
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,64 @@
+/** What `ray-gpu plan` does, loaded only when it runs (the schemas and planners are not needed for `--help`). */
+import { parseStackConfig, type Environment, type StackConfig } from "../../core/config/stack";
+import { ConfigError } from "../../core/errors";
+import { stableJson } from "../../core/serialize";
+import { loadRuntimePackage } from "../../io/runtime-package";
+import { planStack, type StackPlan } from "../../workloads/stack";
+import { EXIT, UsageError, type CommandContext } from "../io";
+import { planDocument, planText } from "../plan-view";
+import { loadStackConfig } from "../stack-file";
+import { loadWorkloadFile, standaloneStack } from "../workload-file";
+
+/** The options of `ray-gpu plan`. */
+export interface PlanOptions {
+  stack?: string;
+  workload?: string;
+  env?: Environment;
+  json?: boolean;
+}
+
+/** The config to plan: the stack, one workload file on the stack's pools, or one workload file on its own pool. */
+function configFor(
+  dir: string,
+  opts: PlanOptions,
+): { config: StackConfig; stack: string | undefined; file: string | undefined } {
+  if (!opts.workload) {
+    if (!opts.stack) throw new UsageError("plan needs --stack <name> or --workload <file>");
+    if (opts.env) throw new UsageError("--env applies to --workload only; a stack's environment comes from its config");
+    return { config: loadStackConfig(dir, opts.stack).config, stack: opts.stack, file: undefined };
+  }
+  const spec = loadWorkloadFile(opts.workload);
+  if (!opts.stack) return { config: standaloneStack(spec, opts.env ?? "dev"), stack: undefined, file: opts.workload };
+  const stack = loadStackConfig(dir, opts.stack).config;
+  const environment = opts.env ?? stack.environment;
+  // Re-validated: the environment's rules (spot only in dev, …) apply to the stack's pools too.
+  const config = parseStackConfig(
+    { ...stack, environment, workloads: [spec] },
+    `${opts.stack} with --env ${environment}`,
+  );
+  return { config, stack: opts.stack, file: opts.workload };
+}
+
+/** Plans; a workload file's problems are reported against the file, as `workload.<field>`. */
+function planOrThrow(config: StackConfig, workloadFile: string | undefined): StackPlan {
+  const runtime = loadRuntimePackage();
+  if (workloadFile === undefined) return planStack(config, { runtime });
+  try {
+    return planStack(config, { runtime, workloadPath: () => "workload" });
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(e.issues, workloadFile);
+    throw e;
+  }
+}
+
+/** Prints the plan (text or JSON); workloads that do not fit in GPU memory are listed on stderr and exit 1. */
+export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
+  const { config, stack, file } = configFor(ctx.dir(), opts);
+  const plan = planOrThrow(config, file);
+  ctx.io.out(opts.json ? stableJson(planDocument(stack, plan)) : `${planText(stack, plan)}\n`);
+  const misfits = plan.workloads.filter((w) => !w.memory.fits);
+  if (misfits.length === 0) return;
+  const lines = misfits.map((w) => `${w.name} does not fit in GPU memory: ${w.memory.advice.join("; or ")}`);
+  ctx.io.err(`ray-gpu: ${lines.join("\n")}\n`);
+  ctx.setCode(EXIT.invalidInput);
+}

@@ -1,0 +1,20 @@
+/** What `ray-gpu render` does, loaded only when it runs. */
+import { loadRuntimePackage } from "../../io/runtime-package";
+import { planStack } from "../../workloads/stack";
+import type { CommandContext } from "../io";
+import { writeRender } from "../render";
+import { loadStackConfig } from "../stack-file";
+
+/** The options of `ray-gpu render`. */
+export interface RenderOptions {
+  stack: string;
+  out: string;
+}
+
+/** Writes one YAML file per object, plus plan.json, and says which. */
+export function runRender(ctx: CommandContext, opts: RenderOptions): void {
+  const config = loadStackConfig(ctx.dir(), opts.stack).config;
+  const plan = planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
+  const files = writeRender(opts.stack, plan, opts.out);
+  ctx.io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
+}

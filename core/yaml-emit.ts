@@ -1,0 +1,128 @@
+/**
+ * A linear YAML emitter for plain data (objects, arrays, strings, numbers, booleans, null), block style, keys in the
+ * order given. It writes what `yaml`'s stringify writes for rendered manifests, about ten times faster, and a property
+ * test checks that the `yaml` library (YAML 1.2 and 1.1, as Kubernetes' parser reads it) parses every output back to
+ * the value it came from.
+ */
+import { parse } from "yaml";
+
+/** Characters a plain (unquoted) scalar may hold here: no indicator, comment or flow character. */
+const PLAIN = /^[A-Za-z0-9_./+-][A-Za-z0-9_./ =+@,():#<>!~*&%?'-]*$/;
+/** Words YAML 1.1 or 1.2 reads as booleans or null. */
+const KEYWORD = /^(true|false|yes|no|on|off|y|n|null|~)$/i;
+const plainCache = new Map<string, boolean>();
+
+/** Whether `s` can be written without quotes and still read back as the same string by YAML 1.1 and 1.2 parsers. */
+function isPlain(s: string): boolean {
+  if (s === "" || !PLAIN.test(s) || s.endsWith(" ") || s.endsWith(":") || KEYWORD.test(s)) return false;
+  // ": " starts a mapping value and " #" a comment inside a plain scalar.
+  if (s.includes(": ") || s.includes(" #")) return false;
+  if (/^[A-Za-z_/]/.test(s) && !/^(\.|[+-])/.test(s)) return true;
+  // Leading digits, dots or signs: let the parser say whether it would read a number, a date or a string.
+  let known = plainCache.get(s);
+  if (known === undefined) {
+    known = readsBack(s);
+    plainCache.set(s, known);
+  }
+  return known;
+}
+
+/** Whether YAML 1.2 and 1.1 parsers both read `s`, unquoted, as the string `s` (a parse error means no). */
+function readsBack(s: string): boolean {
+  try {
+    return parse(s) === s && parse(s, { version: "1.1" }) === s;
+  } catch {
+    return false;
+  }
+}
+
+/** A one-line scalar: plain when safe, else double-quoted (JSON's escapes are valid YAML). */
+function scalar(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number")
+    return Number.isFinite(value) ? String(value) : value > 0 ? ".inf" : value < 0 ? "-.inf" : ".nan";
+  const s = String(value);
+  return isPlain(s) ? s : JSON.stringify(s);
+}
+
+/**
+ * Strings a literal block keeps exactly: several lines, no carriage returns or other control characters, and no line
+ * of only blanks (a block reads those as empty lines).
+ */
+function blockable(s: string): boolean {
+  // eslint-disable-next-line no-control-regex -- the point: control characters other than tab and newline
+  return /^[^\u0000-\u0008\u000b-\u001f\u007f]*$/.test(s) && s.trim() !== "" && !/(^|\n)[ \t]+(\n|$)/.test(s);
+}
+
+/** A multi-line string as a literal block (`|`, `|-` or `|+`, with an indentation indicator when needed). */
+function literal(s: string, indent: string): string {
+  const body = s.replace(/\n+$/, "");
+  const trailing = s.length - body.length;
+  const chomp = trailing === 0 ? "-" : trailing === 1 ? "" : "+";
+  const indicator = /^[ \n]/.test(body) ? "2" : "";
+  const lines = (trailing > 1 ? s.slice(0, -1) : body).split("\n");
+  return `|${indicator}${chomp}\n${lines.map((l) => (l === "" ? "" : `${indent}${l}`)).join("\n")}`;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** `value` after `key:` or `- `: inline for scalars and empty collections, else on the following lines. */
+function child(value: unknown, indent: string, out: string[]): string {
+  if (typeof value === "string" && value.includes("\n") && blockable(value)) {
+    return ` ${literal(value, indent)}`;
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return " []";
+    emitSeq(value, indent, out);
+    return "";
+  }
+  if (isMap(value)) {
+    if (Object.keys(value).length === 0) return " {}";
+    emitMap(value, indent, out);
+    return "";
+  }
+  return ` ${scalar(value)}`;
+}
+
+function emitMap(map: Record<string, unknown>, indent: string, out: string[], first = ""): void {
+  let lead = first;
+  for (const key of sorted ? Object.keys(map).sort() : Object.keys(map)) {
+    const value = map[key];
+    if (value === undefined) continue;
+    const line = out.length;
+    out.push("");
+    const rest = child(value, `${indent}  `, out);
+    out[line] = `${lead === "" ? indent : lead}${scalar(key)}:${rest}`;
+    lead = "";
+  }
+}
+
+function emitSeq(seq: readonly unknown[], indent: string, out: string[]): void {
+  for (const item of seq) {
+    if (isMap(item) && Object.keys(item).length > 0) {
+      emitMap(item, `${indent}  `, out, `${indent}- `);
+      continue;
+    }
+    const line = out.length;
+    out.push("");
+    const rest = child(item, `${indent}  `, out);
+    out[line] = `${indent}-${rest}`;
+  }
+}
+
+/** Whether the document being written sorts map keys (set by {@link emitYaml} for the duration of one call). */
+let sorted = false;
+
+/**
+ * The YAML of `value` (a document: a map, a sequence or a scalar), ending in a newline. With `sortKeys`, map keys are
+ * written in sorted order (no copy of the value is made); `undefined` fields are left out.
+ */
+export function emitYaml(value: unknown, options: { readonly sortKeys?: boolean } = {}): string {
+  sorted = options.sortKeys ?? false;
+  const out: string[] = [];
+  if (isMap(value) && Object.keys(value).length > 0) emitMap(value, "", out);
+  else if (Array.isArray(value) && value.length > 0) emitSeq(value, "", out);
+  else out.push(child(value, "  ", out).trimStart());
+  return `${out.join("\n")}\n`;
+}
