@@ -3,6 +3,9 @@
 #   1. a virtual environment from runtime/requirements.txt (rebuilt when the file changes; offline index)
 #   2. pytest of the runtime library (runtime/tests)
 #   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py)
+#   4. every tuned lever measured against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack)
+# Each local cluster is isolated (own temp folder, free ports, only its own processes stopped): runs side by side
+# on one machine do not disturb each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${RAY_GPU_VENV:-.venv-ray}
@@ -25,7 +28,12 @@ echo "test:ray: runtime library tests"
 python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests
 
 work=$(mktemp -d)
-trap 'ray stop --force >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT
 node bin/ray-gpu.js render --stack dev --out "$work/rendered" >/dev/null
+node bin/ray-gpu.js render -C runtime/e2e/levers-stack --stack levers --out "$work/levers-rendered" >/dev/null
 echo "test:ray: running the rendered dev RayJobs on a local Ray cluster"
-python runtime/e2e/run_jobs.py --rendered "$work/rendered" --work "$work/run" "$@"
+status=0
+python runtime/e2e/run_jobs.py --rendered "$work/rendered" --work "$work/run" "$@" || status=1
+echo "test:ray: measuring every tuned lever against Ray's default"
+python runtime/e2e/levers.py --rendered "$work/levers-rendered" --work "$work/levers" --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}" || status=1
+exit $status

@@ -1,20 +1,17 @@
 """A local Ray cluster built from a rendered RayJob: the head and worker groups with their rendered
 ``rayStartParams`` and container environments, the ConfigMap volumes laid out on disk, and the adjustments a
-2-CPU machine without GPUs needs, each one recorded in ``adjustments`` so the run can say what it changed."""
+2-CPU machine without GPUs needs, each one recorded in ``adjustments`` so the run can say what it changed. The
+nodes run isolated from anything else on the host (``nodes.RayNodes``)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import subprocess
-import sys
-import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from nodes import NodeSpec, RayNodes
 
 #: Object stores (and Ray Data's limit, which the plan derives from them) are divided by this to fit local RAM.
 OBJECT_STORE_SCALE = 16
@@ -34,24 +31,15 @@ def load_rendered(directory: str) -> dict[str, dict[str, Any]]:
     return objects
 
 
-@dataclass
-class NodeSpec:
-    group: str
-    params: dict[str, str]
-    env: dict[str, str]
-
-
-@dataclass
+@dataclass(eq=False)
 class LocalCluster:
     job: dict[str, Any]
     objects: dict[str, dict[str, Any]]
     workdir: str
-    port: int = 6400
     adjustments: list[str] = field(default_factory=list)
     mounts: dict[str, str] = field(default_factory=dict)
-    started: bool = False
-    #: Worker object-store bytes to use instead of the scaled plan (an undersized store, on purpose).
-    store_override: int | None = None
+    #: The running nodes, once ``start()`` ran.
+    ray: RayNodes | None = None
 
     # ---- layout ------------------------------------------------------------------------------------
     def local(self, path: str) -> str:
@@ -94,11 +82,16 @@ class LocalCluster:
         return env
 
     def nodes(self) -> tuple[NodeSpec, list[NodeSpec]]:
-        """The head and worker nodes; the first call lays the ConfigMap volumes out on disk."""
-        if getattr(self, "_nodes", None):
-            return self._nodes
-        self._nodes = self._layout()
+        """The head and worker nodes, stores scaled and paths local; the first call lays the ConfigMap volumes out."""
+        if not getattr(self, "_nodes", None):
+            head, workers = self._layout()
+            self._nodes = (self._local_node(head), [self._local_node(w) for w in workers])
         return self._nodes
+
+    def _local_node(self, node: NodeSpec) -> NodeSpec:
+        params = {k: self.rewrite(v) for k, v in node.params.items()}
+        params["object-store-memory"] = self._scaled_store(node)
+        return NodeSpec(node.group, params, node.env)
 
     def _layout(self) -> tuple[NodeSpec, list[NodeSpec]]:
         spec = self.job["spec"]["rayClusterSpec"]
@@ -124,109 +117,32 @@ class LocalCluster:
                 workers.append(NodeSpec(group["groupName"], params, self._env(c)))
         return head, workers
 
-    # ---- lifecycle ---------------------------------------------------------------------------------
     def _scaled_store(self, node: NodeSpec) -> str:
         planned = int(node.params["object-store-memory"])
-        if self.store_override is not None and node.group != "head":
-            self.adjustments.append(f"{node.group}: object-store-memory {planned} -> {self.store_override} (undersized on purpose)")
-            return str(self.store_override)
         local = max(MIN_OBJECT_STORE_BYTES, planned // OBJECT_STORE_SCALE)
         self.adjustments.append(
             f"{node.group}: object-store-memory {planned} -> {local} (1/{OBJECT_STORE_SCALE}: {_gib(planned)} GiB does not fit this machine's RAM)"
         )
         return str(local)
 
-    def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str], index: int) -> None:
-        args = [_ray_cli(), "start", "--disable-usage-stats"]
-        args += ["--head", f"--port={self.port}", "--include-dashboard=false"] if head else [f"--address=127.0.0.1:{self.port}"]
-        # Agents of several raylets on one host need their own ports.
-        base = self.port + 100 * (index + 1)
-        args += [
-            f"--dashboard-agent-listen-port={base}",
-            f"--dashboard-agent-grpc-port={base + 1}",
-            f"--metrics-export-port={base + 2}",
-            f"--runtime-env-agent-port={base + 3}",
-        ]
-        for key, value in sorted(node.params.items()):
-            if key == "object-store-memory":
-                value = self._scaled_store(node)
-            args.append(f"--{key}={self.rewrite(value)}")
-        env = {**_base_env(), **node.env, **extra_env}
-        out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
-        if out.returncode != 0:
-            raise RuntimeError(f"ray start ({node.group}) failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
-
+    # ---- lifecycle ---------------------------------------------------------------------------------
     def start(self, extra_env: dict[str, str]) -> None:
-        self.stop()
         head, workers = self.nodes()
-        self._start(head, True, extra_env, 0)
-        self.started = True
-        for i, w in enumerate(workers):
-            self._start(w, False, extra_env, i + 1)
-        self.head_env = {**head.env, **extra_env}
-
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        self.ray = RayNodes(head, workers)
+        self.ray.start(extra_env)
 
     def stop(self) -> None:
-        subprocess.run([_ray_cli(), "stop", "--force"], capture_output=True, timeout=120)
-        self.started = False
+        if self.ray:
+            self.ray.stop()
 
-    def spilled(self) -> dict[str, int]:
-        """Cluster-wide spill counters of the object stores (the raylets' store stats)."""
-        from ray._private.internal_api import get_memory_info_reply, get_state_from_address
+    def running(self) -> RayNodes:
+        if self.ray is None:
+            raise RuntimeError("the cluster is not started")
+        return self.ray
 
-        stats = get_memory_info_reply(get_state_from_address(self.address())).store_stats
-        return {"spilledBytes": stats.spilled_bytes_total, "spilledObjects": stats.spilled_objects_total, "restoredBytes": stats.restored_bytes_total}
-
-    def run_entrypoint(self, entrypoint: str, log_path: str, timeout: float, on_line: Any = None, stop_when: Any = None) -> tuple[int, float]:
-        """Runs the entrypoint on the head as Ray's job supervisor does: a shell command with the head
-        container's environment and RAY_ADDRESS set. ``stop_when`` is polled every 2 s and stops the job
-        once true. Returns the exit code and wall seconds."""
-        env = {**_base_env(), **self.head_env, "RAY_ADDRESS": self.address()}
-        started = time.time()
-        with open(log_path, "w", encoding="utf-8") as log:
-            proc = subprocess.Popen(
-                entrypoint, shell=True, env=env, cwd=self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
-            )
-            assert proc.stdout is not None
-
-            def watch() -> None:
-                """Stops the job (its whole process group) on ``stop_when`` or after ``timeout``, even when it prints nothing."""
-                while proc.poll() is None:
-                    time.sleep(2)
-                    expired = time.time() - started > timeout
-                    if proc.poll() is None and (expired or (stop_when is not None and stop_when())):
-                        if expired:
-                            log.write(f"\n[e2e] stopped after {timeout}s\n")
-                        os.killpg(proc.pid, signal.SIGTERM)
-                        return
-
-            threading.Thread(target=watch, daemon=True).start()
-            for line in proc.stdout:
-                log.write(line)
-                if on_line:
-                    on_line(line, proc)
-            rc = proc.wait()
-        return rc, time.time() - started
-
-
-def _ray_cli() -> str:
-    """The ``ray`` command of this Python's environment."""
-    beside = os.path.join(os.path.dirname(sys.executable), "ray")
-    return beside if os.path.exists(beside) else (shutil.which("ray") or "ray")
+    def run_entrypoint(self, entrypoint: str, log_path: str, timeout: float, on_line: Callable[[str, Any], None] | None = None) -> tuple[int, float]:
+        return self.running().run_entrypoint(entrypoint, self.workdir, log_path, timeout, on_line)
 
 
 def _gib(n: int) -> str:
     return f"{n / 2**30:.2f}"
-
-
-def _base_env() -> dict[str, str]:
-    """The machine's environment minus anything that would leak into the job (the RayJob's env is the contract)."""
-    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "VIRTUAL_ENV", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    env = {k: v for k, v in os.environ.items() if k in keep}
-    env.setdefault("PATH", os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin")
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
-    env["HF_HUB_OFFLINE"] = "1"
-    env["RAY_DEDUP_LOGS"] = "0"
-    return env

@@ -74,9 +74,6 @@ class Tuning:
         self.source = source
         self.env = dict(os.environ if env is None else env)
         self.applied: list[dict[str, Any]] = []
-        #: Values read back from the Ray objects built here (and from the live DataContext at report time).
-        self.read_back: dict[str, Any] = {}
-        self._data_context: Any = None
         w = document["workload"]
         self.name: str = w["name"]
         self.kind: str = w["kind"]
@@ -165,12 +162,6 @@ class Tuning:
     def report(self) -> dict[str, Any]:
         """Prints every applied value as one line, ``RAY_GPU_APPLIED {json}``, and returns it."""
         payload: dict[str, Any] = {"workload": self.name, "kind": self.kind, "source": self.source, "cpuStandin": self.cpu_standin, "applied": self.applied}
-        if self._data_context is not None:
-            # Read back from the live DataContext: what Ray Data will actually use.
-            ctx = self._data_context
-            self.read_back["data.blockSizeBytes"] = ctx.target_max_block_size
-            self.read_back["data.objectStoreLimitBytes"] = ctx.execution_options.resource_limits.object_store_memory
-        payload["readBack"] = dict(sorted(self.read_back.items()))
         print(REPORT_PREFIX + json.dumps(payload, sort_keys=True), flush=True)
         return payload
 
@@ -198,24 +189,13 @@ class Tuning:
 
     # ---- Ray Data ----------------------------------------------------------------------------------
     def apply_data_context(self, ctx: Any = None) -> Any:
-        """Sets block size and Ray Data's object-store limit on ``ctx`` (default: the current DataContext)."""
+        """Sets the planned block size on ``ctx`` (default: the current DataContext). Ray Data's object-store limit
+        is left at Ray's default (50% of the store), which the plan's working set already fits."""
         import ray.data
 
-        data = self._data()
         ctx = ctx or ray.data.DataContext.get_current()
-        ctx.target_max_block_size = self._record("data.blockSizeBytes", "DataContext.target_max_block_size", data["blockSizeBytes"])
-        limits = ctx.execution_options.resource_limits
-        ctx.execution_options.resource_limits = limits.copy(
-            object_store_memory=self._record(
-                "data.objectStoreLimitBytes", "DataContext.execution_options.resource_limits.object_store_memory", data["objectStoreLimitBytes"]
-            )
-        )
-        self._data_context = ctx
+        ctx.target_max_block_size = self._record("data.blockSizeBytes", "DataContext.target_max_block_size", self._data()["blockSizeBytes"])
         return ctx
-
-    def read_kwargs(self) -> dict[str, Any]:
-        """Arguments for ``ray.data.read_*``: the planned number of read blocks."""
-        return {"override_num_blocks": self._record("data.readParallelism", "read.override_num_blocks", self._data()["readParallelism"])}
 
     def rows_to_read(self) -> int | None:
         """Rows to process (dev reads a sample); None reads everything."""
@@ -223,9 +203,12 @@ class Tuning:
         return None if rows is None else self._record("data.rowsToRead", "rows_to_read", rows)
 
     def preprocess_kwargs(self) -> dict[str, Any]:
-        """Arguments for the CPU ``map_batches`` that reads and tokenizes: its task concurrency."""
-        pool = self._pool()
-        return {"concurrency": self._record("actorPool.preprocessConcurrency", "preprocess.concurrency", pool["preprocessConcurrency"]), "num_cpus": 1}
+        """Arguments for the CPU ``map_batches`` that tokenizes: its own operator of ``preprocessConcurrency`` tasks
+        of 1 CPU (``TaskPoolStrategy``), so tokenizing runs beside the GPU actors instead of inside them."""
+        from ray.data import TaskPoolStrategy
+
+        size = self._record("actorPool.preprocessConcurrency", "TaskPoolStrategy.size", self._pool()["preprocessConcurrency"])
+        return {"compute": TaskPoolStrategy(size=size), "num_cpus": 1}
 
     def actor_pool_kwargs(self) -> dict[str, Any]:
         """Arguments for the GPU ``map_batches``: a fixed-size actor pool, GPUs per actor, batch size."""
@@ -233,11 +216,8 @@ class Tuning:
 
         pool = self._pool()
         size = self._record("actorPool.actorPoolSize", "ActorPoolStrategy.size", pool["actorPoolSize"])
-        in_flight = self._record("actorPool.maxTasksInFlightPerActor", "ActorPoolStrategy.max_tasks_in_flight_per_actor", pool["maxTasksInFlightPerActor"])
         batch = self._record("actorPool.batchSize", "map_batches.batch_size", pool["batchSize"])
-        strategy = ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=in_flight)
-        self.read_back["actorPool.actorPoolSize"] = strategy.max_size if strategy.min_size == strategy.max_size else None
-        self.read_back["actorPool.maxTasksInFlightPerActor"] = strategy.max_tasks_in_flight_per_actor
+        strategy = ActorPoolStrategy(size=size)
         if self.cpu_standin:
             gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"], applied=0, standin="GPUs per actor -> 1 CPU per actor")
             return {"compute": strategy, "num_gpus": gpus, "num_cpus": 1, "batch_size": batch}
@@ -264,7 +244,6 @@ class Tuning:
         else:
             self._record("train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per)
             scaling = ScalingConfig(num_workers=workers, use_gpu=True, resources_per_worker=per)
-        self.read_back["train.numWorkers"] = scaling.num_workers
         return scaling
 
     def run_config(self, name: str | None = None) -> Any:
@@ -282,10 +261,7 @@ class Tuning:
         failures = self._record("train.maxFailures", "FailureConfig.max_failures", train["maxFailures"])
         log.info("RunConfig.name = %s (checkpoints under %s/%s)", json.dumps(run_name), storage, run_name)
         checkpoints, failure = CheckpointConfig(num_to_keep=keep), FailureConfig(max_failures=failures)
-        run = RunConfig(name=run_name, storage_path=storage, checkpoint_config=checkpoints, failure_config=failure)
-        self.read_back["train.checkpointsToKeep"] = checkpoints.num_to_keep
-        self.read_back["train.maxFailures"] = failure.max_failures
-        return run
+        return RunConfig(name=run_name, storage_path=storage, checkpoint_config=checkpoints, failure_config=failure)
 
     def deepspeed_config(self) -> dict[str, Any] | None:
         """The DeepSpeed config (ZeRO stage, buckets, micro-batch, accumulation), or None for plain DDP."""
@@ -341,7 +317,7 @@ def load(path: str | None = None, *, env: Mapping[str, str] | None = None, apply
 
     :param path: the tuning file; default ``$RAY_GPU_TUNING_FILE``, else ``/etc/ray-gpu/tuning.json``
     :param env: the environment to read ``RAY_GPU_*`` from; default ``os.environ``
-    :param apply_data_context: set block size and object-store limit on the current DataContext (jobs with a data section)
+    :param apply_data_context: set the planned block size on the current DataContext (jobs with a data section)
     :raises TuningError: listing every problem, each with its key path
     """
     document, source = contract.read(path, env)

@@ -62,8 +62,6 @@ class DataSection(TypedDict):
     rowsToRead: NotRequired[int]
     blockSizeBytes: int
     rowsPerBlock: int
-    readParallelism: int
-    objectStoreLimitBytes: int
     workingSetBytes: int
     outputUri: str
 
@@ -72,7 +70,6 @@ class ActorPoolSection(TypedDict):
     actorPoolSize: int
     gpusPerActor: float
     batchSize: int
-    maxTasksInFlightPerActor: int
     preprocessConcurrency: int
 
 

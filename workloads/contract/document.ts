@@ -96,10 +96,7 @@ export const DataSectionSchema = z.strictObject({
   rowsToRead: int(1).optional(),
   blockSizeBytes: int(1),
   rowsPerBlock: int(1),
-  readParallelism: int(1),
-  /** Explicit Ray Data object-store limit (DataContext.execution_options.resource_limits.object_store_memory). */
-  objectStoreLimitBytes: int(1),
-  /** Bytes the pipeline keeps in flight at most, by the arithmetic in the plan's decisions. */
+  /** Bytes the pipeline keeps in flight at most, within Ray Data's default limit, by the plan's arithmetic. */
   workingSetBytes: int(1),
   outputUri: text,
 });
@@ -110,8 +107,7 @@ export const ActorPoolSectionSchema = z.strictObject({
   actorPoolSize: int(1),
   gpusPerActor: gpuShare,
   batchSize: int(1),
-  maxTasksInFlightPerActor: int(1),
-  /** CPU tasks (1 CPU each) for reading and tokenizing. */
+  /** CPU tasks (1 CPU each) that tokenize, as their own operator (TaskPoolStrategy) feeding the actors. */
   preprocessConcurrency: int(1),
 });
 

@@ -3,7 +3,6 @@ to feed it, and block sizes and object-store limits that keep the working set in
 
     python -m ray_gpu.examples.embed            # on the cluster: reads data.uri (a text column, optional id), writes parquet to data.outputUri
     python -m ray_gpu.examples.embed --smoke    # CPU: writes a synthetic parquet dataset, tiny random encoder
-    python -m ray_gpu.examples.embed --smoke --ray-defaults   # same pipeline with Ray's defaults (for comparison)
 """
 
 from __future__ import annotations
@@ -19,29 +18,26 @@ import pyarrow.parquet as pq
 import ray_gpu
 from ray_gpu.examples import common
 
-SMOKE_FILES = 40  # files of ~70 MB: Ray 2.58 reads parquet one task per file, whatever override_num_blocks says
+SMOKE_FILES = 8
 SMOKE_ROW_GROUP_ROWS = 1024
 SMOKE_TOKENS = 32
 
 
 def extra(parser: Any) -> None:
-    parser.add_argument("--smoke-rows", type=int, default=None, help="--smoke: rows to synthesize (default: the plan's rowsToRead)")
-    parser.add_argument(
-        "--smoke-text-chars", type=int, default=7000, help="--smoke: characters per row (the sample then outweighs the scaled object store 3 times)"
-    )
-    parser.add_argument("--ray-defaults", action="store_true", help="ignore the tuning's Ray Data settings (block size, limits, read blocks, batch size)")
+    parser.add_argument("--smoke-rows", type=int, default=20_000, help="--smoke: rows to synthesize, at most the plan's rowsToRead")
+    parser.add_argument("--smoke-text-chars", type=int, default=7000, help="--smoke: characters per row")
 
 
-def synthesize(path: str, rows: int, chars: int) -> str:
-    """Writes ``rows`` rows of synthetic text as parquet (small row groups, so reads can split as planned)."""
+def synthesize(path: str, rows: int, chars: int, files: int = SMOKE_FILES) -> str:
+    """Writes ``rows`` rows of synthetic text as parquet, in ``files`` files of small row groups."""
     marker = os.path.join(path, f"_rows_{rows}_chars_{chars}")
     if os.path.exists(marker):
         return path
     os.makedirs(path, exist_ok=True)
     rng = np.random.default_rng(0)
     base = " ".join(common.WORDS[rng.integers(0, len(common.WORDS), size=chars)])
-    per_file = -(-rows // SMOKE_FILES)
-    for f in range(SMOKE_FILES):
+    per_file = -(-rows // files)
+    for f in range(files):
         ids = np.arange(f * per_file, min(rows, (f + 1) * per_file))
         offsets = rng.integers(0, len(base) - chars, size=len(ids))
         texts = [base[o : o + chars] for o in offsets]
@@ -86,31 +82,30 @@ class Embedder:
         return {**common.ids_of(batch), "embedding": list(emb)}
 
 
+def pipeline(tuning: Any, ds: Any, rows: int | None, preprocess: Any, smoke: bool) -> Any:
+    """The tuned pipeline: read, tokenize in its own CPU task pool, embed in the fixed GPU actor pool."""
+    if rows is not None:
+        ds = ds.limit(rows)
+    ds = ds.map_batches(preprocess, **tuning.preprocess_kwargs())
+    return ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, smoke), **tuning.actor_pool_kwargs())
+
+
 def main() -> None:
     args = common.arguments(__doc__.splitlines()[0], extra)
-    tuning = ray_gpu.load(args.tuning, apply_data_context=not args.ray_defaults)
+    tuning = ray_gpu.load(args.tuning)
     data = tuning.document["data"]
     rows = tuning.rows_to_read()
     output = tuning.output_path()
     if args.smoke:
-        uri, fmt = synthesize(os.path.join(tuning.storage_root(), "smoke-data", tuning.name), args.smoke_rows or rows or 4096, args.smoke_text_chars), "parquet"
+        rows = min(args.smoke_rows, rows or args.smoke_rows)
+        uri, fmt = synthesize(os.path.join(tuning.storage_root(), "smoke-data", tuning.name), rows, args.smoke_text_chars), "parquet"
         max_length = SMOKE_TOKENS
         preprocess = lambda b: byte_tokens(b, max_length)  # noqa: E731
     else:
         uri, fmt = data["uri"], data["format"]
         tok, max_length = common.tokenizer(tuning.model, False), tuning.knob("sequenceLength")
         preprocess = lambda b: {**common.ids_of(b), **tok(list(b["text"]), max_length)}  # noqa: E731
-    ds = common.read_dataset(fmt, uri, **({} if args.ray_defaults else tuning.read_kwargs()))
-    if rows is not None:
-        ds = ds.limit(rows)
-    if args.ray_defaults:
-        print("ray-gpu example: --ray-defaults: Ray Data's default block size, limits, read parallelism and batch size", flush=True)
-        ds = ds.map_batches(preprocess).map_batches(
-            Embedder, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke), concurrency=1, batch_size=None
-        )
-    else:
-        ds = ds.map_batches(preprocess, **tuning.preprocess_kwargs())
-        ds = ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke), **tuning.actor_pool_kwargs())
+    ds = pipeline(tuning, common.read_dataset(fmt, uri), rows, preprocess, args.smoke)
     tuning.report()
     started = time.time()
     ds.write_parquet(output, mode="overwrite")

@@ -83,10 +83,10 @@ def main() -> None:
     }
     if args.smoke:
         n = min(args.smoke_rows, rows or args.smoke_rows)
-        ds = ray.data.from_items([{"id": i, "prompt": t} for i, t in enumerate(common.synthetic_texts(0, n, 24))], **tuning.read_kwargs())
+        ds = ray.data.from_items([{"id": i, "prompt": t} for i, t in enumerate(common.synthetic_texts(0, n, 24))])
     else:
         data = tuning.document["data"]
-        ds = common.read_dataset(data["format"], data["uri"], **tuning.read_kwargs())
+        ds = common.read_dataset(data["format"], data["uri"])
         if data["format"] == "text":
             ds = ds.rename_columns({"text": "prompt"})
         if rows is not None:

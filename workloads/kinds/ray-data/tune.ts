@@ -7,6 +7,11 @@
  * executor may use 50% of the cluster's object store; an actor keeps up to 2 × max_concurrency tasks in flight;
  * `target_max_block_size` defaults to 128 MiB and blocks should stay above 1 MiB; a GPU `map_batches` needs an explicit
  * integer `batch_size`.
+ *
+ * Not planned, because Ray 2.58 ignores or already applies them (measured on a local cluster, docs/runtime-levers.md):
+ * a read parallelism (`override_num_blocks` does not split parquet files), an explicit Ray Data object-store limit
+ * (it would equal Ray's default of 50% of the store), and tasks in flight per actor (2 is Ray's default). Ray's
+ * defaults for the last two still enter the working-set arithmetic below.
  */
 import type { ClusterShapePlan } from "../../../core/cluster/shape";
 import type { Environment } from "../../../core/config/stack";
@@ -21,7 +26,7 @@ import type { DataJobTuning, DataTuning } from "../api/plans";
 export const RAY_DATA_OBJECT_STORE_FRACTION = 0.5;
 /** We size the working set to this share of Ray Data's budget, leaving room for skew between operators. */
 export const WORKING_SET_TARGET = 0.8;
-/** Tasks in flight per actor (2 × max_concurrency 1): one computing, one prefetched. */
+/** Tasks in flight per actor, Ray's default (2 × max_concurrency 1): one computing, one prefetched. */
 export const TASKS_IN_FLIGHT_PER_ACTOR = 2;
 const MAX_BLOCK_BYTES = 128 * MIB;
 const MIN_BLOCK_BYTES = 1 * MIB;
@@ -81,15 +86,15 @@ function rowBytesInFlight(a: DataJobInput, log: DecisionLog): number {
   return rowBytes;
 }
 
-/** Ray Data's limit, and the largest block whose in-flight copies stay within its target share. */
+/** Ray Data's default limit, and the largest block whose in-flight copies stay within its target share. */
 function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number }, rowBytes: number, log: DecisionLog) {
   const nodes = a.shape.worker.replicas;
   const budget = Math.floor(nodes * a.shape.worker.objectStoreGiB * GIB * RAY_DATA_OBJECT_STORE_FRACTION);
   log.decide(
-    "data.objectStoreLimitBytes",
+    "data.rayDataBudgetBytes",
     budget,
-    `${RAY_DATA_OBJECT_STORE_FRACTION * 100}% of the cluster's object store (${nodes} x ${a.shape.worker.objectStoreGiB} ` +
-      `GiB), set explicitly as Ray Data's limit`,
+    `Ray Data's default limit: ${RAY_DATA_OBJECT_STORE_FRACTION * 100}% of the cluster's object store (${nodes} x ` +
+      `${a.shape.worker.objectStoreGiB} GiB); Ray applies it, so it is not set`,
   );
   const inFlight = pool.preprocess + pool.actors * TASKS_IN_FLIGHT_PER_ACTOR;
   // Each in-flight block exists as input and output of its operator.
@@ -99,7 +104,7 @@ function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number 
     Math.min(MAX_BLOCK_BYTES, fitBlock, Math.max(rowBytes, a.batchSizePerActor * rowBytes)),
   );
   const rowsPerBlock = Math.max(1, Math.floor(blockBytes / rowBytes));
-  const split = `${pool.preprocess} CPU tasks + ${pool.actors} actors x ${TASKS_IN_FLIGHT_PER_ACTOR}`;
+  const split = `${pool.preprocess} CPU tasks + ${pool.actors} actors x ${TASKS_IN_FLIGHT_PER_ACTOR} (Ray's default)`;
   log.decide(
     "data.blockSizeBytes",
     blockBytes,
@@ -117,8 +122,8 @@ function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number 
   return { budget, blockBytes, rowsPerBlock, workingSet };
 }
 
-/** Rows to read (dev reads a sample) and read tasks: Ray Data's heuristic, with no block under 1 MiB. */
-function planRead(a: DataJobInput, rowsPerBlock: number, rowBytes: number, log: DecisionLog) {
+/** Rows to read: dev reads a sample. */
+function planRead(a: DataJobInput, log: DecisionLog) {
   const dev = a.environment === "dev";
   const sample = log.decide(
     "data.sampleFraction",
@@ -126,25 +131,7 @@ function planRead(a: DataJobInput, rowsPerBlock: number, rowBytes: number, log: 
     dev ? "dev reads a sample of the data (devSampleFraction)" : "prod reads the whole dataset",
   );
   const rows = a.spec.dataset?.rows === undefined ? undefined : Math.max(1, Math.ceil(a.spec.dataset.rows * sample));
-  const cpuFloor = 2 * a.shape.worker.replicas * a.shape.worker.cpus;
-  if (rows === undefined)
-    return {
-      sample,
-      rows,
-      readParallelism: log.decide(
-        "data.readParallelism",
-        cpuFloor,
-        "row count unknown: 2 read tasks per CPU (Ray Data's own floor)",
-      ),
-    };
-  const parallelism = Math.min(
-    rows,
-    Math.max(Math.ceil(rows / rowsPerBlock), Math.min(cpuFloor, Math.ceil((rows * rowBytes) / MIN_BLOCK_BYTES))),
-  );
-  const reason =
-    `${rows} rows / ${rowsPerBlock} rows per block, raised toward 2 read tasks per CPU only while blocks ` +
-    `stay >= 1 MiB, at most one per row`;
-  return { sample, rows, readParallelism: log.decide("data.readParallelism", parallelism, reason) };
+  return { sample, rows };
 }
 
 /** Tunes Ray Data and the GPU actor pool of an embedding or batch-inference job. */
@@ -159,7 +146,7 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
       `B) and spill: use nodes with more memory`;
     throw new ConfigError([{ path: `${a.path}.gpus`, message, value: a.spec.gpus }]);
   }
-  const read = planRead(a, blocks.rowsPerBlock, rowBytes, log);
+  const read = planRead(a, log);
   const data: DataTuning = {
     uri: a.spec.dataset?.uri,
     format: a.spec.dataset?.format,
@@ -167,15 +154,12 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
     rowsToRead: read.rows,
     blockSizeBytes: blocks.blockBytes,
     rowsPerBlock: blocks.rowsPerBlock,
-    readParallelism: read.readParallelism,
-    objectStoreLimitBytes: blocks.budget,
     workingSetBytes: blocks.workingSet,
   };
   const actorPool: ActorPoolSection = {
     actorPoolSize: pool.actors,
     gpusPerActor: a.gpusPerActor,
     batchSize: a.batchSizePerActor,
-    maxTasksInFlightPerActor: TASKS_IN_FLIGHT_PER_ACTOR,
     preprocessConcurrency: pool.preprocess,
   };
   return { data: { data, pool: actorPool, sweep }, decisions: log.decisions };

@@ -1,0 +1,178 @@
+"""Levers of the cluster's shape: a head that runs no work, the worker's CPUs, /dev/shm sized for the object store,
+and a check that the spill counter the no-spill claims rely on does count spills."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from levers_lab import KUBERNETES_DEFAULT_SHM_BYTES, WORKER_STORE_BYTES, Lab, Result, peak_overlap
+from nodes import NodeSpec, RayNodes
+from processes import session_processes
+
+#: Tasks that probe placement and concurrency (1 CPU each, as Ray's default).
+PROBE_TASKS = 8
+PROBE_SECONDS = 3.0
+
+
+def head_and_worker_ids() -> tuple[str, str]:
+    import ray
+
+    nodes = [n for n in ray.nodes() if n["Alive"]]
+    head = next(n["NodeID"] for n in nodes if "node:__internal_head__" in n["Resources"])
+    return head, next(n["NodeID"] for n in nodes if n["NodeID"] != head)
+
+
+def placement() -> dict[str, int]:
+    """Where Ray placed plain tasks and actors (node ids from each one's runtime context): how many on the head."""
+    import ray
+
+    @ray.remote
+    def where() -> str:
+        time.sleep(0.2)
+        return str(ray.get_runtime_context().get_node_id())
+
+    @ray.remote
+    class Where:
+        def node(self) -> str:
+            return str(ray.get_runtime_context().get_node_id())
+
+    head, _ = head_and_worker_ids()
+    tasks = ray.get([where.remote() for _ in range(2 * PROBE_TASKS)])
+    actors = [Where.remote() for _ in range(2)]  # type: ignore[attr-defined]
+    placed = ray.get([a.node.remote() for a in actors])
+    return {"tasks": len(tasks), "tasksOnHead": tasks.count(head), "actors": len(placed), "actorsOnHead": placed.count(head)}
+
+
+def worker_concurrency() -> int:
+    """CPU tasks running at once on the worker node (each records its own start and end), PROBE_TASKS submitted."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    _, worker = head_and_worker_ids()
+
+    @ray.remote(num_cpus=1, scheduling_strategy=NodeAffinitySchedulingStrategy(worker, soft=False))
+    def busy() -> tuple[float, float]:
+        t0 = time.time()
+        time.sleep(PROBE_SECONDS)
+        return t0, time.time()
+
+    return peak_overlap(ray.get([busy.remote() for _ in range(PROBE_TASKS)]))
+
+
+def spill_counter() -> Result:
+    """The counter behind every no-spill check must see a spill: objects past the store's size, held by the driver."""
+    import ray
+
+    before = _store_spilled()
+    held = [ray.put(np.ones(40 * 2**20, dtype=np.uint8)) for _ in range(6)]  # 240 MiB on the head's 128 MiB store
+    after = _store_spilled()
+    del held
+    return Result(
+        "Spill counter (precondition)",
+        "-",
+        "bytes spilled, from the raylets' store stats",
+        "240 MiB put",
+        "nothing put",
+        a=after - before,
+        b=0,
+        ok=after - before > 0,
+        expect="A > 0: the counter the no-spill checks read does count spills",
+    )
+
+
+def _store_spilled() -> int:
+    import ray
+    from ray._private.internal_api import get_memory_info_reply, get_state_from_address
+
+    address = ray.get_runtime_context().gcs_address
+    return int(get_memory_info_reply(get_state_from_address(address)).store_stats.spilled_bytes_total)
+
+
+def head_result(planned: dict[str, int], default: dict[str, int]) -> Result:
+    on_head = lambda p: p["tasksOnHead"] + p["actorsOnHead"]  # noqa: E731
+    return Result(
+        "Head runs no work",
+        "head rayStartParams num-cpus: 0",
+        f"of {planned['tasks']} tasks and {planned['actors']} actors, how many Ray placed on the head (node ids)",
+        "num-cpus 0",
+        "Ray's default: the node's CPUs",
+        a=on_head(planned),
+        b=on_head(default),
+        ok=on_head(planned) == 0 and on_head(default) > 0,
+        expect="A = 0 < B",
+    )
+
+
+def cpu_result(planned: int, default: int, cpus: str) -> Result:
+    return Result(
+        "Worker CPUs",
+        "worker pod limits.cpu (KubeRay's num-cpus)",
+        f"1-CPU tasks running at once on the worker, {PROBE_TASKS} submitted",
+        f"{cpus} CPUs",
+        "Ray's default: the CPUs it detects",
+        a=planned,
+        b=default,
+        ok=planned > default,
+        expect="A > B: the planned CPUs bound how much runs at once",
+    )
+
+
+def shm_result(lab: Lab) -> Result:
+    """Where Ray puts a node's object store with /dev/shm sized as planned and as Kubernetes leaves it."""
+    ratio = _planned_shm_ratio(lab)
+    planned_shm = int(WORKER_STORE_BYTES * ratio)
+    result = Result(
+        "/dev/shm sized for the store",
+        "memory-backed emptyDir on /dev/shm",
+        f"where Ray put a {WORKER_STORE_BYTES >> 20} MiB object store (the raylet's plasma directory)",
+        f"{planned_shm >> 20} MiB (store x {ratio:.3f}, as planned)",
+        f"Kubernetes' default {KUBERNETES_DEFAULT_SHM_BYTES >> 20} MiB",
+        expect="A in /dev/shm (memory); B falls back to disk",
+    )
+    try:
+        result.a = _plasma_directory(planned_shm)
+        result.b = _plasma_directory(KUBERNETES_DEFAULT_SHM_BYTES)
+    except RuntimeError as e:
+        if "unshare" not in str(e) and "mount" not in str(e):
+            raise
+        result.note = "not run: sizing /dev/shm needs a private mount namespace (CAP_SYS_ADMIN), which this machine refuses"
+        return result
+    result.ok = result.a == "/dev/shm" and result.b != "/dev/shm"
+    return result
+
+
+def _planned_shm_ratio(lab: Lab) -> float:
+    group = lab.job("levers-embed")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
+    shm = next(v["emptyDir"]["sizeLimit"] for v in group["template"]["spec"]["volumes"] if v["name"] == "dshm")
+    return _bytes(shm) / int(group["rayStartParams"]["object-store-memory"])
+
+
+def _bytes(quantity: str) -> int:
+    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+    for suffix, factor in units.items():
+        if quantity.endswith(suffix):
+            return int(float(quantity[: -len(suffix)]) * factor)
+    return int(quantity)
+
+
+def _plasma_directory(shm_bytes: int) -> str:
+    """A head alone, its /dev/shm a tmpfs of ``shm_bytes``: the plasma directory its raylet was started with."""
+    nodes = RayNodes(NodeSpec("head", {"num-cpus": "0", "object-store-memory": str(WORKER_STORE_BYTES)}, {}, shm_bytes=shm_bytes), [])
+    nodes.start({})
+    try:
+        for pid in session_processes(nodes.sessions):
+            args = _cmdline(pid)
+            if any(a.endswith("/raylet") for a in args[:1]):
+                return next(a.split("=", 1)[1] for a in args if a.startswith("--plasma_directory="))
+        raise RuntimeError("no raylet found in the head's session")
+    finally:
+        nodes.stop()
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [a.decode() for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []

@@ -1,0 +1,208 @@
+"""Ray Data levers of the embedding plan, each against Ray's default with everything else equal: block size,
+preprocessing as its own task pool, the fixed actor pool, GPUs per actor and batch size; plus the read parallelism
+the plan no longer sets, with the measurement that shows why. The UDFs are probes: they record what Ray handed them
+(rows, process, GPU ids, times), so each effect is read from what Ray did, not from the values passed in."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any
+
+from levers_lab import Lab, Result, measured, peak_overlap
+from levers_udfs import Probe, started_actors, tokenize_probe, warm
+
+#: The probe dataset: two parquet files of text rows, each several planned blocks large (56 MB of text per file).
+FILES, ROWS_PER_FILE, CHARS = 2, 8000, 7000
+
+
+def dataset(lab: Lab) -> str:
+    from ray_gpu.examples.embed import synthesize
+
+    return synthesize(os.path.join(lab.work, "probe-data"), FILES * ROWS_PER_FILE, CHARS, files=FILES)
+
+
+def _blocks(ds: Any) -> list[int]:
+    return [m.size_bytes for bundle in ds.iter_internal_ref_bundles() for m in bundle.metadata]
+
+
+def _with_block_size(size: int | None) -> None:
+    import ray.data
+
+    ctx = ray.data.DataContext.get_current()
+    ctx.target_max_block_size = size if size is not None else _DEFAULT_BLOCK
+
+
+_DEFAULT_BLOCK = 128 * 2**20
+
+
+def block_size(lab: Lab, tuning: Any, data: str) -> Result:
+    import ray.data
+
+    planned = tuning.document["data"]["blockSizeBytes"]
+    measured = {}
+    for side, size in (("a", planned), ("b", None)):
+        _with_block_size(size)
+        sizes = _blocks(ray.data.read_parquet(data).map_batches(lambda b: b, batch_size=None))
+        measured[side] = {"blocks": len(sizes), "maxBlockMiB": round(max(sizes) / 2**20, 1)}
+    _with_block_size(planned)
+    return Result(
+        "Block size",
+        "data.blockSizeBytes",
+        f"blocks after the read of {FILES * ROWS_PER_FILE * CHARS >> 20} MiB and their largest size (block metadata)",
+        f"{planned / 2**20:.1f} MiB",
+        "Ray's default 128 MiB",
+        a=measured["a"],
+        b=measured["b"],
+        ok=measured["a"]["maxBlockMiB"] <= 1.5 * planned / 2**20 and measured["a"]["blocks"] > measured["b"]["blocks"],
+        expect="A: more blocks, none much over the planned size (more parallelism, a bounded working set)",
+    )
+
+
+def _warm_workers(count: int) -> None:
+    """Starts ``count`` worker processes before a timing experiment, so process start-up does not cap concurrency."""
+    import ray
+
+    ray.get([ray.remote(num_cpus=1)(warm).remote(2.0) for _ in range(count)])
+
+
+def preprocess_pool(lab: Lab, tuning: Any, data: str) -> Result:
+    import ray.data
+
+    kwargs = tuning.preprocess_kwargs()
+    _warm_workers(8)
+    measured: dict[str, dict[str, Any]] = {}
+    for side, extra in (("a", kwargs), ("b", {})):
+        ds = ray.data.read_parquet(data).map_batches(tokenize_probe, batch_size=None, **extra)
+        df = ds.to_pandas()
+        spans = list(df.groupby(["pid", "t0"]).t1.first().reset_index()[["t0", "t1"]].itertuples(index=False, name=None))
+        operators = [m.group(1) for m in re.finditer(r"^Operator \d+ (\S+):", ds.stats(), re.M)]
+        measured[side] = {"peakConcurrent": peak_overlap(spans), "batches": len(spans), "operators": operators}
+    return Result(
+        "Preprocessing as its own task pool",
+        "actorPool.preprocessConcurrency",
+        "tokenizing batches running at once (their own clocks), and the operators Ray ran (Ray Data's stats)",
+        f"TaskPoolStrategy(size={kwargs['compute'].size}), 1 CPU each",
+        "Ray's default: fused into the read tasks",
+        a=measured["a"],
+        b=measured["b"],
+        ok=measured["a"]["peakConcurrent"] > measured["b"]["peakConcurrent"],
+        expect=f"A runs more tokenizing batches at once than B's {FILES} fused read tasks",
+    )
+
+
+def _probe_run(lab: Lab, data: str, side: str, args: dict[str, Any]) -> tuple[dict[int, list[str]], Any]:
+    """Runs the Probe actors over the dataset; returns the actors Ray started (with their GPU ids) and the output."""
+    import ray.data
+
+    markers = os.path.join(lab.work, f"actors-{side}-{time.time_ns()}")
+    os.makedirs(markers)
+    df = ray.data.read_parquet(data).map_batches(Probe, fn_constructor_kwargs={"marker_dir": markers}, **args).to_pandas()
+    return started_actors(markers), df
+
+
+def _gpu_ids(actors: dict[int, list[str]]) -> list[str]:
+    return sorted({g for ids in actors.values() for g in ids})
+
+
+def actor_levers(lab: Lab, tuning: Any, data: str) -> list[Result]:
+    """The fixed pool and its GPUs per actor, from one planned run and one default run each."""
+    pool = tuning.actor_pool_kwargs()
+    size, share = pool["compute"].min_size, pool["num_gpus"]
+    planned, _ = _probe_run(lab, data, "planned", pool)
+    autoscaled, _ = _probe_run(lab, data, "default-pool", {k: v for k, v in pool.items() if k != "compute"})
+    cpu_only, _ = _probe_run(lab, data, "default-gpus", {k: v for k, v in pool.items() if k != "num_gpus"})
+
+    def seen(actors: dict[int, list[str]]) -> dict[str, Any]:
+        return {"actorsStarted": len(actors), "actorsWithAGpu": sum(1 for ids in actors.values() if ids), "gpuIds": _gpu_ids(actors)}
+
+    gpus = round(size * share)
+    return [
+        Result(
+            "Actor pool size",
+            "actorPool.actorPoolSize",
+            "actors Ray started (each writes its pid on start) and the GPU ids they held (ray.get_gpu_ids())",
+            f"fixed pool of {size}",
+            "Ray's default: an autoscaling pool from 1",
+            a=seen(planned),
+            b=seen(autoscaled),
+            ok=len(planned) == size and len(_gpu_ids(planned)) == gpus and len(autoscaled) < size,
+            expect=f"A starts all {size} actors and uses all {gpus} GPUs; B starts fewer",
+        ),
+        Result(
+            "GPUs per actor",
+            "actorPool.gpusPerActor",
+            "GPU ids Ray assigned to each actor it started (ray.get_gpu_ids())",
+            f"{share} GPU per actor",
+            "Ray's default: no GPU (the model would run on the CPU)",
+            a=seen(planned),
+            b=seen(cpu_only),
+            ok=sum(1 for ids in planned.values() if ids) == size and not any(cpu_only.values()),
+            expect=f"A: every actor holds a GPU, {round(1 / share)} per GPU; B: no actor holds one",
+        ),
+    ]
+
+
+def batch_size(lab: Lab, tuning: Any, data: str) -> Result:
+    import ray.data
+
+    pool = tuning.actor_pool_kwargs()
+    planned = pool["batch_size"]
+    _with_block_size(None)  # blocks as Ray's default makes them: only the batch size differs
+    measured = {}
+    try:
+        for side, size in (("a", planned), ("b", None)):
+            # one CPU actor: Ray refuses a GPU actor without a batch size
+            _, df = _probe_run(lab, data, f"batch-{side}", {"compute": ray.data.ActorPoolStrategy(size=1), "batch_size": size})
+            measured[side] = {"largestBatchRows": int(df.rows.max())}
+    finally:
+        _with_block_size(tuning.document["data"]["blockSizeBytes"])
+    return Result(
+        "Batch size",
+        "actorPool.batchSize",
+        "rows per call the actors received (with Ray's default 128 MiB blocks)",
+        f"{planned} rows",
+        "Ray's default: a whole block per call (and for GPU actors Ray refuses to run without one)",
+        a=measured["a"],
+        b=measured["b"],
+        ok=measured["a"]["largestBatchRows"] <= planned < measured["b"]["largestBatchRows"],
+        expect="A never exceeds the planned rows (the GPU memory plan's batch); B hands over whole blocks",
+    )
+
+
+def read_parallelism(lab: Lab, tuning: Any, data: str) -> Result:
+    """The lever the plan dropped: Ray 2.58 does not split parquet files for ``override_num_blocks``."""
+    import ray.data
+
+    measured = {}
+    for side, blocks in (("a", 200), ("b", None)):
+        ds = ray.data.read_parquet(data, **({"override_num_blocks": blocks} if blocks else {})).materialize()
+        found = re.search(r"^Operator \d+ Read\S*: (\d+) tasks executed", ds.stats(), re.M)
+        measured[side] = {"readTasks": int(found.group(1)) if found else None}
+    return Result(
+        "Read parallelism (removed)",
+        "was data.readParallelism",
+        f"read tasks Ray ran for {FILES} parquet files (Ray Data's stats)",
+        "override_num_blocks=200",
+        "Ray's default",
+        a=measured["a"],
+        b=measured["b"],
+        ok=measured["a"] == measured["b"],
+        expect="no difference: so the plan no longer sets it",
+    )
+
+
+EXPERIMENTS = (block_size, preprocess_pool, batch_size, read_parallelism)
+
+
+def run(lab: Lab) -> list[Result]:
+    import ray_gpu
+
+    tuning = ray_gpu.load(lab.tuning_file("levers-embed"), env={})  # real GPUs (logical here), planned block size set
+    data = dataset(lab)
+    results: list[Result] = []
+    for experiment in EXPERIMENTS:
+        measured(results, lambda e=experiment: e(lab, tuning, data))  # type: ignore[misc]
+    results.extend(actor_levers(lab, tuning, data))
+    return results

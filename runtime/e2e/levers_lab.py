@@ -1,0 +1,127 @@
+"""What the lever experiments share: the result of one A/B, the planned values they test, and the local clusters
+they run on (built from the rendered levers stack, isolated like every local cluster here: ``nodes.RayNodes``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cluster import load_rendered
+from nodes import NodeSpec, RayNodes
+
+#: Logical CPUs of the local worker node: the plan's 47 would start that many Python processes on 2 physical cores.
+WORKER_CPUS = 16
+#: Object stores of the local nodes (the plan's 84 GiB does not fit here; no experiment here depends on its size).
+HEAD_STORE_BYTES = 128 * 2**20
+WORKER_STORE_BYTES = 256 * 2**20
+#: Kubernetes' /dev/shm when a pod mounts no memory-backed emptyDir there.
+KUBERNETES_DEFAULT_SHM_BYTES = 64 * 2**20
+
+
+@dataclass
+class Result:
+    """One lever's A/B: the plan's value (A) against Ray's or Kubernetes' default (B), and what Ray did with each."""
+
+    lever: str
+    plan_key: str
+    observable: str
+    planned: str
+    default: str
+    a: Any = None
+    b: Any = None
+    #: True when the effect shows, False when it does not, None when the experiment could not run here (``note`` says why).
+    ok: bool | None = None
+    expect: str = ""
+    note: str = ""
+
+    def row(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@dataclass
+class Lab:
+    """The rendered levers stack: its tuning documents and RayJobs, and a scratch folder."""
+
+    work: str
+    objects: dict[str, dict[str, Any]]
+    log: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, rendered: str, work: str) -> Lab:
+        os.makedirs(work, exist_ok=True)
+        return cls(work, load_rendered(rendered))
+
+    def tuning(self, name: str) -> dict[str, Any]:
+        return dict(json.loads(self.objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"]))
+
+    def job(self, name: str) -> dict[str, Any]:
+        return self.objects[f"RayJob/{name}"]
+
+    def tuning_file(self, name: str) -> str:
+        """The tuning document on disk, for ``ray_gpu.load``."""
+        path = os.path.join(self.work, f"{name}-tuning.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.tuning(name), f)
+        return path
+
+
+def planned_nodes(lab: Lab, name: str) -> RayNodes:
+    """The RayJob's head as rendered (no CPUs, no GPUs) and one worker pod as a node: its GPUs as logical GPUs, its
+    CPUs capped at WORKER_CPUS, both stores shrunk to fit this machine."""
+    spec = lab.job(name)["spec"]["rayClusterSpec"]
+    head = {**spec["headGroupSpec"]["rayStartParams"], "object-store-memory": str(HEAD_STORE_BYTES)}
+    group = spec["workerGroupSpecs"][0]
+    limits = group["template"]["spec"]["containers"][0]["resources"]["limits"]
+    cpus, gpus = int(float(limits["cpu"])), int(limits.get("nvidia.com/gpu", "0"))
+    worker = {"num-cpus": str(min(cpus, WORKER_CPUS)), "num-gpus": str(gpus), "object-store-memory": str(WORKER_STORE_BYTES)}
+    lab.log.append(f"planned cluster: head {head}; worker {worker} (the pod: {cpus} CPUs, {gpus} GPUs; GPUs are logical here, no CUDA)")
+    return RayNodes(NodeSpec("head", head, {}), [NodeSpec(group["groupName"], worker, {})])
+
+
+def default_nodes(lab: Lab) -> RayNodes:
+    """A head and a worker with Ray's defaults for CPUs and GPUs (detected from this machine); small stores."""
+    lab.log.append(f"default cluster: head and worker with Ray's detected CPUs ({os.cpu_count()}) and no GPUs")
+    return RayNodes(
+        NodeSpec("head", {"object-store-memory": str(HEAD_STORE_BYTES)}, {}), [NodeSpec("worker", {"object-store-memory": str(WORKER_STORE_BYTES)}, {})]
+    )
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+#: The environment of every local node: one compute thread per process (2 physical cores under many logical CPUs),
+#: and the runtime library and these experiments importable by Ray's workers (their UDFs are defined here).
+NODE_ENV = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([_HERE, os.path.dirname(_HERE)])}
+
+
+def on_nodes(nodes: RayNodes, body: Callable[[], list[Result]]) -> list[Result]:
+    """Starts ``nodes``, connects this process as a driver, runs ``body``, and stops them whatever happens."""
+    import ray
+
+    nodes.start(NODE_ENV)
+    try:
+        ray.init(address=nodes.address(), logging_level="ERROR", log_to_driver=False)
+        return body()
+    finally:
+        ray.shutdown()
+        nodes.stop()
+
+
+def peak_overlap(intervals: list[tuple[float, float]]) -> int:
+    """The most intervals open at once."""
+    events = sorted([(t0, 1) for t0, _ in intervals] + [(t1, -1) for _, t1 in intervals])
+    now = peak = 0
+    for _, step in events:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def measured(results: list[Result], experiment: Callable[[], Result]) -> None:
+    """Runs one experiment, prints its outcome and time, and adds it to ``results``."""
+    started = time.time()
+    r = experiment()
+    results.append(r)
+    print(f"  measured {r.lever} in {time.time() - started:.0f} s: A={r.a} B={r.b} ok={r.ok}", flush=True)

@@ -1,0 +1,192 @@
+"""Isolated local Ray nodes: a head and workers started with ``ray start``, each with its own parameters and
+environment, isolated from anything else on the host.
+
+Isolation: the nodes share a temp folder of their own (``--temp-dir``), every port is one that was free at start,
+and every ``ray start`` runs in a session of its own, which the processes it starts inherit (Ray does not start new
+sessions, and its agents rename their command lines, so a name could not find them). ``stop()`` ends only the
+processes of those sessions: two runs side by side, or a developer's own Ray, are never touched. Nodes not yet
+stopped are stopped when this process exits or receives SIGTERM."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from processes import free_ports, stop_sessions
+
+
+@dataclass
+class NodeSpec:
+    """One node: its group's name, its ``ray start`` parameters and its environment."""
+
+    group: str
+    params: dict[str, str]
+    env: dict[str, str]
+    #: Size of /dev/shm for this node: a tmpfs in a private mount namespace (needs CAP_SYS_ADMIN); None: the host's.
+    shm_bytes: int | None = None
+
+
+@dataclass(eq=False)
+class RayNodes:
+    head: NodeSpec
+    workers: list[NodeSpec]
+    #: The GCS port, free on this host, chosen by ``start()``.
+    port: int = 0
+    #: The nodes' Ray temp folder (short: Ray's socket paths must stay under 108 bytes), made by ``start()``.
+    temp_dir: str = ""
+    #: Session ids of the nodes' processes: one per ``ray start``.
+    sessions: list[int] = field(default_factory=list)
+    #: What each ``ray start`` printed, by group (in start order).
+    start_output: list[tuple[str, str]] = field(default_factory=list)
+    head_env: dict[str, str] = field(default_factory=dict)
+
+    def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str]) -> None:
+        args = [ray_cli(), "start", "--disable-usage-stats", f"--temp-dir={self.temp_dir}", "--min-worker-port=0", "--max-worker-port=0"]
+        if head:
+            args += ["--head", f"--port={self.port}", "--include-dashboard=false", f"--ray-client-server-port={free_ports(1)[0]}"]
+        else:
+            args += [f"--address=127.0.0.1:{self.port}"]
+        # Every raylet's agents get ports that are free now, so clusters side by side never collide.
+        agent, grpc, metrics, runtime_env = free_ports(4)
+        args += [f"--dashboard-agent-listen-port={agent}", f"--dashboard-agent-grpc-port={grpc}"]
+        args += [f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime_env}"]
+        args += [f"--{key}={value}" for key, value in sorted(node.params.items())]
+        if node.shm_bytes is not None:
+            mount = 'mount -t tmpfs -o size="$0" tmpfs /dev/shm && exec "$@"'
+            args = ["unshare", "--mount", "--propagation", "private", "sh", "-c", mount, str(node.shm_bytes), *args]
+        env = {**base_env(), **node.env, **extra_env}
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.sessions.append(proc.pid)  # a new session's id is its leader's pid
+        output, _ = proc.communicate(timeout=120)
+        self.start_output.append((node.group, output))
+        if proc.returncode != 0:
+            raise RuntimeError(f"ray start ({node.group}) failed:\n{output[-3000:]}")
+
+    def start(self, extra_env: dict[str, str]) -> None:
+        """Starts the head and the workers in a temp folder of their own, on free ports."""
+        self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")
+        self.port = free_ports(1)[0]
+        _install_cleanup()
+        _LIVE.add(self)
+        try:
+            self._start(self.head, True, extra_env)
+            for w in self.workers:
+                self._start(w, False, extra_env)
+        except Exception:
+            self.stop()
+            raise
+        self.head_env = {**self.head.env, **extra_env}
+
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        """Ends the nodes' processes, and only them, then removes their temp folder."""
+        stop_sessions(self.sessions)
+        self.sessions = []
+        if self.temp_dir:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
+        _LIVE.discard(self)
+
+    def actors(self, class_name: str) -> list[dict[str, Any]]:
+        """Live actors of ``class_name`` on these nodes, from the GCS actor table: pid and node of each.
+        (``ray.util.state`` would need the dashboard, which this environment does not install.)"""
+        out = subprocess.run([sys.executable, "-c", _ACTORS_PROBE, self.address(), class_name], env=base_env(), capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise RuntimeError(f"reading the actor table failed: {out.stderr[-1000:]}")
+        return list(json.loads(out.stdout.strip().splitlines()[-1]))
+
+    def spilled(self) -> dict[str, int]:
+        """Spill counters of the object stores (the raylets' store stats), summed over the nodes."""
+        from ray._private.internal_api import get_memory_info_reply, get_state_from_address
+
+        stats = get_memory_info_reply(get_state_from_address(self.address())).store_stats
+        return {"spilledBytes": stats.spilled_bytes_total, "spilledObjects": stats.spilled_objects_total, "restoredBytes": stats.restored_bytes_total}
+
+    def run_entrypoint(self, entrypoint: str, cwd: str, log_path: str, timeout: float, on_line: Callable[[str, Any], None] | None = None) -> tuple[int, float]:
+        """Runs the entrypoint on the head as Ray's job supervisor does: a shell command with the head
+        container's environment and RAY_ADDRESS set, stopped (its whole process group) after ``timeout``.
+        Returns the exit code and wall seconds."""
+        env = {**base_env(), **self.head_env, "RAY_ADDRESS": self.address()}
+        started = time.time()
+        with open(log_path, "w", encoding="utf-8") as log:
+            proc = subprocess.Popen(
+                entrypoint, shell=True, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+            )
+            assert proc.stdout is not None
+
+            def watch() -> None:
+                while proc.poll() is None:
+                    time.sleep(2)
+                    if proc.poll() is None and time.time() - started > timeout:
+                        log.write(f"\n[e2e] stopped after {timeout}s\n")
+                        os.killpg(proc.pid, signal.SIGTERM)
+                        return
+
+            threading.Thread(target=watch, daemon=True).start()
+            for line in proc.stdout:
+                log.write(line)
+                if on_line:
+                    on_line(line, proc)
+            rc = proc.wait()
+        return rc, time.time() - started
+
+
+#: Prints the live actors of a class (argv: address, class name) as JSON, from a driver of that cluster.
+_ACTORS_PROBE = """
+import json, sys
+import ray, ray._private.state as state
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+alive = [a for a in state.actors().values() if a["ActorClassName"] == sys.argv[2] and a["State"] == "ALIVE"]
+print(json.dumps([{"pid": a["Pid"], "node": a["Address"]["NodeID"]} for a in alive]))
+"""
+
+#: Nodes started and not yet stopped.
+_LIVE: set[RayNodes] = set()
+
+
+def _stop_all() -> None:
+    for nodes in list(_LIVE):
+        nodes.stop()
+
+
+def _stop_all_and_exit(signum: int, _frame: object) -> None:
+    _stop_all()
+    sys.exit(128 + signum)
+
+
+def _install_cleanup() -> None:
+    """Stops live nodes at exit and on SIGTERM. Installed by the first ``start`` (never on import: Ray's workers
+    import the experiment modules, and their own SIGTERM handling must stay Ray's)."""
+    if not getattr(_install_cleanup, "done", False):
+        atexit.register(_stop_all)
+        signal.signal(signal.SIGTERM, _stop_all_and_exit)
+        _install_cleanup.done = True  # type: ignore[attr-defined]
+
+
+def ray_cli() -> str:
+    """The ``ray`` command of this Python's environment."""
+    beside = os.path.join(os.path.dirname(sys.executable), "ray")
+    return beside if os.path.exists(beside) else (shutil.which("ray") or "ray")
+
+
+def base_env() -> dict[str, str]:
+    """The machine's environment minus anything that would leak into the job (the RayJob's env is the contract)."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "VIRTUAL_ENV", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env.setdefault("PATH", os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin")
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
+    env["HF_HUB_OFFLINE"] = "1"
+    env["RAY_DEDUP_LOGS"] = "0"
+    return env

@@ -1,0 +1,64 @@
+"""Processes of the local clusters: free ports, and the processes of given sessions (a cluster's), found and
+stopped without touching any other process on the host."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import time
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports that are free on this host now (the OS picks them)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def session_processes(sessions: list[int]) -> list[int]:
+    """Pids of this host's processes in any of ``sessions`` (this process excluded)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid() and _session(int(entry)) in sessions and _alive(int(entry)):
+            pids.append(int(entry))
+    return pids
+
+
+def stop_sessions(sessions: list[int], grace: float = 5) -> None:
+    """SIGTERM, then after ``grace`` seconds SIGKILL, to every process of ``sessions`` (a cluster's)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = session_processes(sessions)
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.time() + grace
+        while pids and time.time() < deadline:
+            pids = [p for p in pids if _alive(p)]
+            time.sleep(0.2)
+        if not pids:
+            return
+
+
+def _session(pid: int) -> int | None:
+    """The session id of ``pid`` (field 6 of /proc/<pid>/stat), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return int(f.read().rsplit(") ", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, exited but not reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
