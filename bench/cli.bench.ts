@@ -48,7 +48,7 @@ function generatedStack(n: number): string {
     { name: "a10g-1x", instanceType: "g5.2xlarge", maxNodes: 1000 },
   ];
   const platform = {
-    cluster: { mode: "create", name: "bench" },
+    cluster: { mode: "create", name: "bench", publicEndpoint: false },
     cpuNodeGroup: { instanceType: "m6i.8xlarge" },
     gpuNodeGroups,
   };

@@ -36,7 +36,7 @@ export function standaloneStack(spec: WorkloadSpec, environment: Environment): S
   // A pool as large as the job needs, within the schema's limit (a larger job then gets the plan's own error).
   const nodes = Math.min(1000, Math.max(1, Math.ceil(spec.gpus / GPU_INSTANCES[instanceType].gpus)));
   const platform = PlatformSchema.parse({
-    cluster: { mode: "create", name: "ray-gpu" },
+    cluster: { mode: "create", name: "ray-gpu", publicEndpoint: false },
     gpuNodeGroups: [{ name: spec.nodePool ?? "gpu", instanceType, maxNodes: nodes }],
   });
   return parseStackConfig({ environment, region: "us-east-1", platform, workloads: [spec] });

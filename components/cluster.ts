@@ -6,7 +6,8 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterConfig } from "../core/config/platform";
-import { EKS_ADDONS } from "../core/platform/addons";
+import { EKS_ADDON_CONFIG, EKS_ADDONS } from "../core/platform/addons";
+import type { SecurityPlan } from "../core/platform/security";
 import { CLUSTER_ROLE_MANAGED_POLICIES, NODE_ROLE_MANAGED_POLICIES, serviceTrustPolicy } from "../core/platform/iam";
 
 /** Arguments of {@link EksCluster}. */
@@ -15,6 +16,13 @@ export interface EksClusterArgs {
   readonly cluster: ClusterConfig;
   /** AWS region of the cluster (for the kubeconfig's `aws eks get-token`). */
   readonly region: string;
+  /** Logging, upgrade policy (from `planSecurity`); applied to a created cluster only. */
+  readonly security: SecurityPlan;
+  /**
+   * KMS key that envelope-encrypts the Kubernetes Secrets of a created cluster (cannot be turned off later).
+   * @default - EKS's own AWS-owned key
+   */
+  readonly secretsKeyArn?: pulumi.Input<string>;
   /**
    * Private subnets of a new cluster, for its nodes. Ignored when adopting.
    * @default []
@@ -115,7 +123,13 @@ export class EksCluster extends pulumi.ComponentResource {
               .apply(([a, b]) => [...a, ...b]),
             endpointPrivateAccess: true,
             endpointPublicAccess: c.publicEndpoint,
+            ...(c.publicEndpoint ? { publicAccessCidrs: c.publicAccessCidrs } : {}),
           },
+          enabledClusterLogTypes: [...args.security.controlPlaneLogTypes],
+          upgradePolicy: { supportType: args.security.supportType },
+          ...(args.secretsKeyArn
+            ? { encryptionConfig: { provider: { keyArn: args.secretsKeyArn }, resources: ["secrets"] } }
+            : {}),
           accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: true },
         },
         { ...child, dependsOn: attachments },
@@ -125,7 +139,12 @@ export class EksCluster extends pulumi.ComponentResource {
           (addon) =>
             new aws.eks.Addon(
               `${name}-${addon}`,
-              { clusterName: cluster.name, addonName: addon, resolveConflictsOnCreate: "OVERWRITE" },
+              {
+                clusterName: cluster.name,
+                addonName: addon,
+                resolveConflictsOnCreate: "OVERWRITE",
+                ...(EKS_ADDON_CONFIG[addon] ? { configurationValues: JSON.stringify(EKS_ADDON_CONFIG[addon]) } : {}),
+              },
               child,
             ),
         ),

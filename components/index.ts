@@ -13,3 +13,4 @@ export {
 } from "./addons";
 export { Storage, type StorageArgs } from "./storage";
 export { RayGpuRuntime, RayWorkload, type RayGpuRuntimeArgs, type RayWorkloadArgs } from "./ray-workload";
+export { WorkloadSecurity, type WorkloadSecurityArgs } from "./security";

@@ -5,6 +5,7 @@
  * the operator and the Kubernetes provider.
  */
 import type * as k8s from "@pulumi/kubernetes";
+import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parseStackConfig, type StackConfigInput } from "../core/config/stack";
 import { planPlatform, type PlatformPlan } from "../core/platform/plan";
@@ -17,6 +18,7 @@ import { Storage } from "./storage";
 import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
 import { planOrRunError } from "./child-options";
+import { WorkloadSecurity } from "./security";
 
 /** Arguments of {@link RayGpuPlatform}. */
 export interface RayGpuPlatformArgs {
@@ -58,6 +60,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   public readonly podRoleArn: pulumi.Output<string>;
   /** The runtime package's ConfigMap in the workload namespace, which every job mounts. */
   public readonly runtime: RayGpuRuntime;
+  /** The Ray token Secret and the NetworkPolicies of the workload namespace. */
+  public readonly security: WorkloadSecurity;
 
   constructor(name: string, args: RayGpuPlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:RayGpuPlatform", name, {}, opts);
@@ -65,11 +69,20 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       planPlatform(parseStackConfig(args.config, "RayGpuPlatform config")),
     );
     const child = { parent: this };
+    const key = new aws.kms.Key(
+      `${name}-key`,
+      {
+        description: `pulumi-ray-gpu ${plan.environment}: the bucket's objects and the cluster's Kubernetes Secrets`,
+        enableKeyRotation: true,
+        deletionWindowInDays: plan.security.kmsDeletionWindowDays,
+      },
+      { ...child, ...(plan.security.protectData ? { protect: true, retainOnDelete: true } : {}) },
+    );
     const network = plan.network ? new Network(`${name}-network`, { plan: plan.network }, child) : undefined;
     const subnets = { privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds };
     const cluster = new EksCluster(
       `${name}-cluster`,
-      { cluster: plan.cluster, region: plan.region, ...subnets },
+      { cluster: plan.cluster, region: plan.region, security: plan.security, secretsKeyArn: key.arn, ...subnets },
       child,
     );
     const groupArgs = (p: NodeGroupPlan) => ({
@@ -96,13 +109,24 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     const fsx = { fsxSubnetId: cluster.nodeSubnetIds.apply((ids) => ids[0] ?? ""), vpcId: cluster.vpcId };
     this.storage = new Storage(
       `${name}-storage`,
-      { plan: plan.storage, clusterName: cluster.clusterName, ...fsx },
+      {
+        plan: plan.storage,
+        clusterName: cluster.clusterName,
+        kmsKeyArn: key.arn,
+        protect: plan.security.protectData,
+        ...fsx,
+      },
       inCluster,
     );
     const inNamespace = { ...inCluster, dependsOn: [this.storage.namespace] };
     this.runtime = new RayGpuRuntime(
       `${name}-runtime`,
       { namespace: plan.workloadNamespace, runtime: args.runtime },
+      inNamespace,
+    );
+    this.security = new WorkloadSecurity(
+      `${name}-security`,
+      { namespace: plan.workloadNamespace, egress: { httpsCidrs: plan.security.httpsEgressCidrs } },
       inNamespace,
     );
     this.plan = plan;
@@ -120,7 +144,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   workloadOptions(): pulumi.ComponentResourceOptions {
     return {
       providers: [this.provider],
-      dependsOn: [this.kuberayOperator, this.storage.namespace, this.storage.serviceAccount],
+      dependsOn: [this.kuberayOperator, this.storage.namespace, this.storage.serviceAccount, this.security],
     };
   }
 }

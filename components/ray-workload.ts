@@ -9,12 +9,19 @@ import { loadRuntimePackage } from "../io/runtime-package";
 import { runtimeConfigMap, type RuntimePackage } from "../workloads/contract/configmaps";
 import type { KubeObject } from "../workloads/k8s/types";
 import { MANAGED_BY } from "../workloads/rayjob/render";
+import { workloadSecretName } from "../workloads/security/secrets";
 import { childOptions } from "./child-options";
 
 /** Arguments of {@link RayWorkload}. */
 export interface RayWorkloadArgs {
   /** Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob and its ConfigMaps. */
   readonly objects: readonly KubeObject[];
+  /**
+   * Values of the workload's `secretEnv` variables that come from Pulumi secret config, by variable name: stored in
+   * the Secret `<workload>-secrets` the RayJob references (kept secret in Pulumi's state).
+   * @default {} (no Secret is created)
+   */
+  readonly secrets?: Readonly<Record<string, pulumi.Input<string>>>;
 }
 
 /**
@@ -41,11 +48,32 @@ export class RayWorkload extends pulumi.ComponentResource {
           ),
       );
     const job = jobs[0]!;
+    const secrets = Object.keys(args.secrets ?? {}).length
+      ? [
+          new k8s.core.v1.Secret(
+            `${name}-secrets`,
+            {
+              metadata: {
+                name: workloadSecretName(job.metadata.name),
+                namespace: job.metadata.namespace,
+                labels: { ...MANAGED_BY },
+              },
+              type: "Opaque",
+              stringData: pulumi.secret(pulumi.output(args.secrets!) as pulumi.Output<Record<string, string>>),
+            },
+            { ...childOptions(this, opts), additionalSecretOutputs: ["stringData", "data"] },
+          ),
+        ]
+      : [];
     const rayJob = new k8s.apiextensions.CustomResource(
       `${name}-rayjob`,
       { apiVersion: job.apiVersion, kind: job.kind, metadata: job.metadata, spec: job.spec },
       // KubeRay does not act on spec changes to a submitted RayJob: replace it so a change re-runs the job.
-      { ...childOptions(this, opts, configMaps), replaceOnChanges: ["spec"], deleteBeforeReplace: true },
+      {
+        ...childOptions(this, opts, [...configMaps, ...secrets]),
+        replaceOnChanges: ["spec"],
+        deleteBeforeReplace: true,
+      },
     );
     this.rayJobName = rayJob.metadata.apply((m) => m.name ?? name);
     this.registerOutputs({ rayJobName: this.rayJobName });

@@ -3,6 +3,7 @@
  * the Ray pods' service account bound through EKS Pod Identity to a role that may use only this bucket or its
  * prefix, and optional FSx for Lustre linked to the bucket.
  */
+import { POD_SECURITY_LABELS } from "../workloads/security/namespace";
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -20,6 +21,16 @@ export interface StorageArgs {
   readonly plan: StoragePlan;
   /** EKS cluster whose pods get the bucket role (Pod Identity). */
   readonly clusterName: pulumi.Input<string>;
+  /**
+   * KMS key the bucket encrypts objects with (the Ray pods' role may use it).
+   * @default - the AWS-managed `aws/s3` key
+   */
+  readonly kmsKeyArn?: pulumi.Input<string>;
+  /**
+   * Protect the bucket from `pulumi destroy` and replacement, and keep it if it leaves the program.
+   * @default false
+   */
+  readonly protect?: boolean;
   /**
    * Subnet for FSx (one of the nodes' private subnets). Needed when `plan.fsx` is set.
    * @default - none
@@ -51,12 +62,22 @@ export class Storage extends pulumi.ComponentResource {
     super("ray-gpu:index:Storage", name, {}, opts);
     const p = args.plan;
     const child = { parent: this };
-    const bucket = new aws.s3.Bucket(`${name}-bucket`, { bucket: p.bucketName, forceDestroy: p.forceDestroy }, child);
+    const kept = args.protect ? { protect: true, retainOnDelete: true } : {};
+    const bucket = new aws.s3.Bucket(
+      `${name}-bucket`,
+      { bucket: p.bucketName, forceDestroy: p.forceDestroy },
+      { ...child, ...kept },
+    );
     new aws.s3.BucketServerSideEncryptionConfiguration(
       `${name}-encryption`,
       {
         bucket: bucket.id,
-        rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" }, bucketKeyEnabled: true }],
+        rules: [
+          {
+            applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: args.kmsKeyArn },
+            bucketKeyEnabled: true,
+          },
+        ],
       },
       child,
     );
@@ -109,13 +130,18 @@ export class Storage extends pulumi.ComponentResource {
     );
     new aws.iam.RolePolicy(
       `${name}-ray-bucket-access`,
-      { role: role.id, policy: bucket.arn.apply((arn) => JSON.stringify(bucketAccessPolicy(arn, p.prefix))) },
+      {
+        role: role.id,
+        policy: pulumi
+          .all([bucket.arn, args.kmsKeyArn])
+          .apply(([arn, key]) => JSON.stringify(bucketAccessPolicy(arn, p.prefix, key))),
+      },
       child,
     );
     const k8sChild = childOptions(this, opts);
     const ns = new k8s.core.v1.Namespace(
       `${name}-namespace`,
-      { metadata: { name: p.serviceAccount.namespace } },
+      { metadata: { name: p.serviceAccount.namespace, labels: { ...POD_SECURITY_LABELS } } },
       k8sChild,
     );
     this.serviceAccount = new k8s.core.v1.ServiceAccount(

@@ -57,6 +57,12 @@ export interface EnvironmentProfile {
     readonly scaleDownDelayAfterAdd: string;
     /** Let `pulumi destroy` delete a bucket that still holds objects. */
     readonly bucketForceDestroy: boolean;
+    /** Protect the bucket and its KMS key from `pulumi destroy` and replacement, and keep them if removed from the program. */
+    readonly protectData: boolean;
+    /** Days a deleted KMS key can still be recovered (AWS allows 7-30). */
+    readonly kmsDeletionWindowDays: number;
+    /** Allow a public Kubernetes API endpoint open to every address (0.0.0.0/0). */
+    readonly openApiEndpoint: boolean;
     readonly why: string;
   };
   /** Why these values, for `ray-gpu plan`. */
@@ -91,6 +97,9 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
       scaleDownUnneededTime: "5m",
       scaleDownDelayAfterAdd: "5m",
       bucketForceDestroy: true,
+      protectData: false,
+      kmsDeletionWindowDays: 7,
+      openApiEndpoint: true,
       why: "dev: one shared NAT gateway, two zones, idle GPU nodes removed after 5 min, a bucket that destroy may empty",
     },
     why: {
@@ -126,6 +135,9 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
       scaleDownUnneededTime: "10m",
       scaleDownDelayAfterAdd: "10m",
       bucketForceDestroy: false,
+      protectData: true,
+      kmsDeletionWindowDays: 30,
+      openApiEndpoint: false,
       why:
         "prod: a NAT gateway per zone, three zones, idle GPU nodes removed after 10 min (fewer scale flaps " +
         "between jobs), a bucket destroy never empties",

@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { namespaceKeys, parseStackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { planStack } from "../workloads/stack";
+import { pulumiConfigSecrets, SECRETS_NAMESPACE } from "../workloads/security/secrets";
 import { loadRuntimePackage } from "../io/runtime-package";
 import { RayWorkload } from "../components/ray-workload";
 import { RayGpuPlatform } from "../components/platform";
@@ -23,6 +24,21 @@ function readRayGpuConfig(): Record<string, unknown> {
   };
   const raw = namespaceKeys(pulumi.runtime.allConfig()) as Record<string, string>;
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, parse(v)]));
+}
+
+/**
+ * Values of a workload's `secretEnv` entries that name Pulumi config keys, read as secrets (`pulumi config set
+ * --secret ray-gpu-secrets:hfToken ...`). A key may carry its own namespace (`team:hfToken`); without one it is
+ * `ray-gpu-secrets` (the `ray-gpu` namespace holds only validated settings).
+ */
+function secretValues(workload: string): Record<string, pulumi.Output<string>> {
+  const spec = config.workloads.find((w) => w.name === workload)!;
+  return Object.fromEntries(
+    Object.entries(pulumiConfigSecrets(spec.secretEnv)).map(([name, key]) => {
+      const [namespace, bare] = key.includes(":") ? key.split(":", 2) : [SECRETS_NAMESPACE, key];
+      return [name, new pulumi.Config(namespace).requireSecret(bare!)];
+    }),
+  );
 }
 
 /** Runs `fn`; input problems become a RunError, which Pulumi prints (every problem, with paths) without a stack trace. */
@@ -45,7 +61,10 @@ const platform = new RayGpuPlatform("ray-gpu", { config, runtime }, { providers:
 // Example workloads (placeholder data) are planned and rendered by the CLI but never submitted.
 const workloads = plan.objects
   .filter((o) => !o.example)
-  .map(({ workload, objects }) => new RayWorkload(workload, { objects }, platform.workloadOptions()));
+  .map(
+    ({ workload, objects }) =>
+      new RayWorkload(workload, { objects, secrets: secretValues(workload) }, platform.workloadOptions()),
+  );
 
 /** Kubeconfig of the cluster (`pulumi stack output kubeconfig --show-secrets > kubeconfig`); it holds no credential. */
 export const kubeconfig = platform.kubeconfig;

@@ -7,6 +7,7 @@ import { ConfigError, type ConfigIssue } from "../core/errors";
 import { planPools, type PoolsPlan } from "../core/pools";
 import { runtimeConfigMap, type RuntimePackage } from "./contract/configmaps";
 import { MANAGED_BY } from "./rayjob/render";
+import { namespacePolicies } from "./security/namespace";
 import { checkRayJob } from "./rayjob/checks";
 import type { KubeObject } from "./k8s/types";
 import { Workload, type WorkloadPlan } from "./workload";
@@ -28,7 +29,10 @@ export interface StackPlan {
     readonly example: boolean;
     readonly objects: readonly KubeObject[];
   }[];
-  /** Objects every rendered job of the namespace shares: the runtime package's ConfigMap. Empty when nothing renders. */
+  /**
+   * Objects every rendered job of the namespace shares: the runtime package's ConfigMap and the namespace's
+   * NetworkPolicies. Empty when nothing renders.
+   */
   readonly shared: readonly KubeObject[];
   /** Workloads planned but not rendered, and why (no image or entrypoint yet, or not fitting). */
   readonly notRendered: readonly { readonly workload: string; readonly reason: string }[];
@@ -79,6 +83,15 @@ function planWorkload(
   }
 }
 
+/** What every job of the namespace shares: the runtime package and the namespace's NetworkPolicies. */
+function sharedObjects(config: StackConfig, runtime: RuntimePackage): KubeObject[] {
+  const namespace = config.platform.workloadNamespace;
+  return [
+    runtimeConfigMap(namespace, runtime, MANAGED_BY),
+    ...namespacePolicies(namespace, { httpsCidrs: config.platform.security.httpsEgressCidrs }, MANAGED_BY),
+  ];
+}
+
 /**
  * Plans the stack.
  * @throws ConfigError listing every workload problem (placement, KubeRay rules, and with `requireRender` the
@@ -111,8 +124,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
     pools,
     workloads: results.flatMap((r) => (r.plan ? [r.plan] : [])),
     objects: rendered,
-    shared:
-      rendered.length > 0 ? [runtimeConfigMap(config.platform.workloadNamespace, options.runtime, MANAGED_BY)] : [],
+    shared: rendered.length > 0 ? sharedObjects(config, options.runtime) : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
   };
 }

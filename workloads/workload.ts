@@ -3,6 +3,7 @@
  * a `ray.io/v1` RayJob out. `plan` and `render` are short pipelines shared by every kind; what differs per kind lives
  * in its strategy (`kinds/table.ts`).
  */
+import { resolveSecretEnv } from "./security/secrets";
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
 import type { Environment } from "../core/config/stack";
 import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../core/config/workloads";
@@ -129,6 +130,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       entrypoint,
       shape: plan.shape,
       userEnv: this.spec.env,
+      secretEnv: resolveSecretEnv(this.spec.name, this.spec.secretEnv),
       serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
       knobs: plan.memory.knobs,
       contract: contractMounts(tuning, ctx.runtime, this.spec.env["PYTHONPATH"]),

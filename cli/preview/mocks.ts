@@ -16,6 +16,10 @@ export interface RecordedResource {
   readonly dependencies: readonly string[];
   /** Reference of the provider the resource uses (`<urn>::<id>`), or "" for the default provider. */
   readonly provider: string;
+  /** `protect`: `pulumi destroy` and replacements refuse to delete it. */
+  readonly protect: boolean;
+  /** `retainOnDelete`: removed from the program or replaced, it stays in the cloud. */
+  readonly retainOnDelete: boolean;
 }
 
 const computed = (what: string, name: string) => `<computed: ${what} of ${name}>`;
@@ -98,6 +102,8 @@ interface RegisterRequest {
   getParent(): string;
   getDependenciesList(): string[];
   getProvider(): string;
+  getProtect(): boolean;
+  getRetainondelete(): boolean;
 }
 interface Monitor {
   registerResource(req: RegisterRequest, callback: unknown): Promise<void>;
@@ -110,7 +116,8 @@ interface Monitor {
  */
 export async function installPreviewMocks(config: Record<string, string>, stack: string): Promise<RecordedResource[]> {
   const recorded: RecordedResource[] = [];
-  const parents = new Map<string, { parent: string; dependencies: string[]; provider: string }>();
+  type Seen = { parent: string; dependencies: string[]; provider: string; protect: boolean; retainOnDelete: boolean };
+  const parents = new Map<string, Seen>();
   pulumi.runtime.setAllConfig(config);
   await pulumi.runtime.setMocks(
     {
@@ -124,6 +131,8 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
           parent: seen?.parent || undefined,
           dependencies: seen?.dependencies ?? [],
           provider: seen?.provider ?? "",
+          protect: seen?.protect ?? false,
+          retainOnDelete: seen?.retainOnDelete ?? false,
         });
         const state = placeholderState(args.type, args.name, inputs);
         return { id: String(state["id"]), state };
@@ -145,6 +154,8 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
       parent: req.getParent(),
       dependencies: req.getDependenciesList(),
       provider: req.getProvider(),
+      protect: req.getProtect(),
+      retainOnDelete: req.getRetainondelete(),
     });
     return register(req, callback);
   };

@@ -16,6 +16,8 @@ export interface PreviewResource {
   /** Name of the parent resource, or null for the stack's direct children. */
   readonly parent: string | null;
   readonly inputs: Record<string, unknown>;
+  /** Present when the resource is protected from deletion: `protect` and/or `retainOnDelete`. */
+  readonly protection?: readonly ("protect" | "retainOnDelete")[];
 }
 
 /** Keys whose values are secrets: names ending in password, secret, token (not httpTokens), private key, kubeconfig. */
@@ -39,8 +41,14 @@ function toPreview(r: RecordedResource): PreviewResource {
     name: r.name,
     parent: r.parent ? (r.parent.split("::").pop() ?? r.parent) : null,
     inputs: sortKeys(redact(r.inputs)) as Record<string, unknown>,
+    ...(r.protect || r.retainOnDelete ? { protection: protectionOf(r) } : {}),
   };
 }
+
+const protectionOf = (r: RecordedResource): ("protect" | "retainOnDelete")[] => [
+  ...(r.protect ? (["protect"] as const) : []),
+  ...(r.retainOnDelete ? (["retainOnDelete"] as const) : []),
+];
 
 /**
  * Previews `Pulumi.<stack>.yaml` of `dir`.
@@ -62,7 +70,11 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
 
 /** The text of `ray-gpu preview`: one line per resource. */
 export function previewText(stack: string, doc: { resources: PreviewResource[] }): string {
-  const rows = doc.resources.map((r) => [r.type, r.name, r.parent ?? "-"]);
+  const rows = doc.resources.map((r) => [
+    r.type,
+    r.protection ? `${r.name} (${r.protection.join(", ")})` : r.name,
+    r.parent ?? "-",
+  ]);
   const widths = [0, 1, 2].map((i) => Math.max(...[["TYPE", "NAME", "PARENT"], ...rows].map((row) => row[i]!.length)));
   const line = (row: string[]) =>
     row

@@ -16,7 +16,11 @@ export const dnsLabel = (max: number) =>
     );
 
 /** Kubernetes version of a new EKS cluster. Pinned; bump deliberately. */
-export const DEFAULT_KUBERNETES_VERSION = "1.33";
+export const DEFAULT_KUBERNETES_VERSION = "1.36";
+
+const CIDR = z
+  .string()
+  .regex(/^(\d{1,3}\.){3}\d{1,3}\/([0-9]|[12][0-9]|3[0-2])$/, 'must be an IPv4 CIDR, e.g. "203.0.113.0/24"');
 
 /** How the stack gets its EKS cluster. */
 export const ClusterSchema = z.discriminatedUnion("mode", [
@@ -31,12 +35,13 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
         "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit",
       ),
     /**
-     * Kubernetes minor version.
-     * @default "1.33"
+     * Kubernetes minor version. 1.36 is in EKS standard support until 2027-08-02; the cluster is set to upgrade
+     * when standard support ends rather than pay for extended support.
+     * @default "1.36"
      */
     kubernetesVersion: z
       .string()
-      .regex(/^1\.\d{2}$/, 'must look like "1.33"')
+      .regex(/^1\.\d{2}$/, 'must look like "1.36"')
       .default(DEFAULT_KUBERNETES_VERSION),
     /**
      * IAM role ARNs granted cluster admin through EKS access entries (the stack's own identity always is).
@@ -50,6 +55,11 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
      * @default true
      */
     publicEndpoint: z.boolean().default(true),
+    /**
+     * Addresses that may reach the public API endpoint. A prod stack with a public endpoint must narrow it.
+     * @default ["0.0.0.0/0"]
+     */
+    publicAccessCidrs: z.array(CIDR).min(1).default(["0.0.0.0/0"]),
   }),
   z.strictObject({
     /** Adopt an existing EKS cluster by name; only node groups, add-ons and workloads are created. */
@@ -223,6 +233,16 @@ export const NetworkSchema = z.strictObject({
     .optional(),
 });
 
+/** What the workload namespace's pods may reach outside the cluster (see docs/security.md). */
+export const SecuritySchema = z.strictObject({
+  /**
+   * CIDRs Ray pods may reach on TCP 443: S3, package mirrors, model hubs. The instance metadata service is
+   * excluded; DNS and the EKS Pod Identity agent are always allowed.
+   * @default ["0.0.0.0/0"]
+   */
+  httpsEgressCidrs: z.array(CIDR).min(1).default(["0.0.0.0/0"]),
+});
+
 /** Everything under `ray-gpu:platform`. */
 export const PlatformSchema = z.strictObject({
   /** The EKS cluster: create one, or adopt an existing one by name. */
@@ -249,6 +269,11 @@ export const PlatformSchema = z.strictObject({
    * @default - a generated bucket name, whole-bucket access, 30-day checkpoint retention
    */
   storage: StorageSchema.prefault({}),
+  /**
+   * Network isolation of the workload namespace.
+   * @default - HTTPS to anywhere but the instance metadata service
+   */
+  security: SecuritySchema.prefault({}),
 });
 
 /** The EKS cluster: `{ mode: "create", name, ... }` or `{ mode: "existing", name }`, validated. */

@@ -15,7 +15,7 @@
 import { z } from "zod";
 import { ConfigError, type ConfigIssue } from "../errors";
 import { GPU_INSTANCES } from "../catalog/instances";
-import { capacityAllowed } from "../environments";
+import { capacityAllowed, ENVIRONMENT_PROFILES } from "../environments";
 import { PlatformSchema } from "./platform";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
@@ -114,6 +114,7 @@ export const StackConfigSchema = z
     const addIssue: AddIssue = (path, message) => ctx.addIssue({ code: "custom", path, message });
     checkPools(cfg, addIssue);
     checkGpuPools(cfg, addIssue);
+    checkApiEndpoint(cfg, addIssue);
     const seen = new Set<string>();
     cfg.workloads.forEach((w, i) => {
       if (seen.has(w.name))
@@ -121,6 +122,19 @@ export const StackConfigSchema = z
       seen.add(w.name);
     });
   });
+
+/** A prod API endpoint open to the internet is refused: narrow it to known networks, or make it private. */
+function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
+  const c = cfg.platform.cluster;
+  if (c.mode !== "create" || !c.publicEndpoint || ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint)
+    return;
+  if (c.publicAccessCidrs.includes("0.0.0.0/0"))
+    addIssue(
+      ["platform", "cluster", "publicAccessCidrs"],
+      `a ${cfg.environment} API endpoint open to every address (0.0.0.0/0, the default) is refused: list the CIDRs of your ` +
+        `networks (VPN, CI runners), or set publicEndpoint: false`,
+    );
+}
 
 /** The validated keys under `ray-gpu:` of a stack, defaults applied (`parseStackConfig`). */
 export type StackConfig = z.infer<typeof StackConfigSchema>;

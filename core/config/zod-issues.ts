@@ -18,6 +18,9 @@ export function joinPath(path: Path): string {
   return out;
 }
 
+/** What an error shows instead of a secret-looking value. */
+export const REDACTED = "<redacted>";
+
 /** The value at `path` in `input`, or `undefined`. */
 export function valueAt(input: unknown, path: Path): unknown {
   let cur: unknown = input;
@@ -218,7 +221,9 @@ export function toConfigIssues(
       continue;
     }
     const value = valueAt(input, issue.path);
-    out.push({ path: label(issue.path), message: describe(issue, value), value });
+    // A value that looks like a secret is never echoed back (errors end up in CI logs).
+    const shown = issue.code === "custom" && issue.params?.["redact"] ? REDACTED : value;
+    out.push({ path: label(issue.path), message: describe(issue, value), value: shown });
   }
   return out;
 }

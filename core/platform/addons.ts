@@ -47,6 +47,15 @@ export const SERVICE_ACCOUNTS = {
 export const EKS_ADDONS = ["vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent"] as const;
 
 /**
+ * Configuration of the managed add-ons (`configurationValues`). The VPC CNI enforces NetworkPolicy only with its
+ * network-policy agent on (the value is the string "true"; EKS user guide, "Restrict Pod network traffic with
+ * Kubernetes network policies").
+ */
+export const EKS_ADDON_CONFIG: Readonly<Partial<Record<(typeof EKS_ADDONS)[number], object>>> = {
+  "vpc-cni": { enableNetworkPolicy: "true" },
+};
+
+/**
  * KubeRay operator, on the CPU pool when one is named (`ray-gpu.io/pool`; leave it out on clusters whose nodes
  * lack that label); CRDs come with the chart. Every key exists in the chart's values.yaml.
  */

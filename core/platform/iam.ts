@@ -19,7 +19,7 @@ export interface PolicyDocument {
 }
 
 /** Read and write objects under `prefix` of one bucket, and list that prefix. */
-export function bucketAccessPolicy(bucketArn: string, prefix: string): PolicyDocument {
+export function bucketAccessPolicy(bucketArn: string, prefix: string, keyArn?: string): PolicyDocument {
   return {
     Version: "2012-10-17",
     Statement: [
@@ -43,6 +43,17 @@ export function bucketAccessPolicy(bucketArn: string, prefix: string): PolicyDoc
         ],
         Resource: `${bucketArn}/${prefix}*`,
       },
+      // Objects are encrypted with the stack's KMS key: reading and writing them needs the key, and only it.
+      ...(keyArn
+        ? [
+            {
+              Sid: "UseBucketKey",
+              Effect: "Allow" as const,
+              Action: ["kms:Decrypt", "kms:GenerateDataKey"],
+              Resource: keyArn,
+            },
+          ]
+        : []),
     ],
   };
 }

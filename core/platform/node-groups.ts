@@ -8,6 +8,7 @@
  * kubelet and containerd directories onto it, so pod emptyDirs such as Ray's spill directory land on NVMe).
  * Cluster Autoscaler scale-from-zero tags: kubernetes/autoscaler `cluster-autoscaler/cloudprovider/aws/README.md`.
  */
+import { IMDS } from "./security";
 import { GPU_INSTANCES } from "../catalog/instances";
 import type { Environment } from "../config/stack";
 import { capacityAllowed } from "../environments";
@@ -108,8 +109,13 @@ function rootVolume(sizeGiB: number) {
   };
 }
 
-/** IMDSv2 only; hop limit 2 so add-ons in pods (EBS CSI node) still reach it while tokens are required. */
-const HOP_LIMIT = 2;
+/**
+ * IMDSv2 only, hop limit 1: pods cannot reach the instance metadata service, so they cannot take the node's role
+ * (AWS EKS best practices, "Restrict access to the instance profile assigned to the worker node"). Host-network
+ * agents (VPC CNI, the Pod Identity agent) still reach it; Ray pods use Pod Identity; the EBS CSI node plugin reads
+ * its metadata from the Kubernetes node object when IMDS is out of reach.
+ */
+const HOP_LIMIT = IMDS.httpPutResponseHopLimit;
 
 /** The cluster and environment a node group is planned for. */
 export interface NodeGroupTarget {

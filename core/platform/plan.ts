@@ -14,6 +14,7 @@ import {
 import { planNetwork, type NetworkPlan } from "./network";
 import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-groups";
 import { planStorage, type StoragePlan } from "./storage";
+import { planSecurity, type SecurityPlan } from "./security";
 
 /** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
 export interface PlatformPlan {
@@ -32,6 +33,7 @@ export interface PlatformPlan {
   };
   readonly workloadNamespace: string;
   readonly storage: StoragePlan;
+  readonly security: SecurityPlan;
 }
 
 /** Plans the platform of a stack. */
@@ -57,5 +59,6 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     },
     workloadNamespace: platform.workloadNamespace,
     storage: planStorage(platform.storage, environment, platform.workloadNamespace),
+    security: planSecurity(config),
   };
 }

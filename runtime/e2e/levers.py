@@ -31,9 +31,10 @@ def planned_cluster(lab: Lab) -> tuple[list[Result], dict[str, int], int]:
     def body() -> list[Result]:
         measured["placement"] = levers_cluster.placement()
         measured["concurrency"] = levers_cluster.worker_concurrency()
-        return [levers_cluster.spill_counter(), *levers_data.run(lab), *levers_train.run(lab)]
+        return [levers_cluster.auth_result(nodes.address()), levers_cluster.spill_counter(), *levers_data.run(lab), *levers_train.run(lab)]
 
-    results = on_nodes(planned_nodes(lab, "levers-embed"), body)
+    nodes = planned_nodes(lab, "levers-embed")
+    results = on_nodes(nodes, body)
     return results, measured["placement"], measured["concurrency"]  # type: ignore[return-value]
 
 

@@ -4,6 +4,7 @@ and a check that the spill counter the no-spill claims rely on does count spills
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 from levers_lab import KUBERNETES_DEFAULT_SHM_BYTES, WORKER_STORE_BYTES, Lab, Result, peak_overlap
@@ -176,3 +177,33 @@ def _cmdline(pid: int) -> list[str]:
             return [a.decode() for a in f.read().split(b"\0") if a]
     except OSError:
         return []
+
+
+_CONNECT = "import sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR'); print('connected', ray.cluster_resources().get('CPU'))"
+
+
+def auth_result(address: str) -> Result:
+    """Ray token authentication (KubeRay's `authOptions`): a driver without the cluster's token is turned away."""
+    import subprocess
+    import sys
+
+    from nodes import AUTH_ENV, base_env
+
+    def connect(env: dict[str, str]) -> dict[str, Any]:
+        out = subprocess.run([sys.executable, "-c", _CONNECT, address], env=env, capture_output=True, text=True, timeout=180)
+        text = out.stdout + out.stderr
+        return {"exit": out.returncode, "connected": "connected" in out.stdout, "refused": "nauthenticated" in text or "AuthenticationError" in text}
+
+    without = {k: v for k, v in base_env().items() if k not in AUTH_ENV}
+    a, b = connect(without), connect(base_env())
+    return Result(
+        "Ray token authentication",
+        "rayClusterSpec.authOptions {mode: token}",
+        "whether a driver connects to the cluster, without (A) and with (B) the token",
+        "a driver without the token",
+        "a driver with the token (what KubeRay gives the submitter and Ray pods)",
+        a=a,
+        b=b,
+        ok=not a["connected"] and a["refused"] and b["connected"],
+        expect="A is refused as unauthenticated; B connects",
+    )

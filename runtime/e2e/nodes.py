@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -78,6 +79,7 @@ class RayNodes:
         self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")
         self.port = free_ports(1)[0]
         _install_cleanup()
+        os.environ.update(AUTH_ENV)  # drivers in this process (ray.init, the state API) present the token too
         _LIVE.add(self)
         try:
             self._start(self.head, True, extra_env)
@@ -181,6 +183,11 @@ def ray_cli() -> str:
     return beside if os.path.exists(beside) else (shutil.which("ray") or "ray")
 
 
+#: The Ray cluster token of this harness's clusters (KubeRay puts the namespace's Secret in the same variables).
+RAY_TOKEN = secrets.token_urlsafe(32)
+AUTH_ENV = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": RAY_TOKEN}
+
+
 def base_env() -> dict[str, str]:
     """The machine's environment minus anything that would leak into the job (the RayJob's env is the contract)."""
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "VIRTUAL_ENV", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
@@ -189,4 +196,4 @@ def base_env() -> dict[str, str]:
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
     env["HF_HUB_OFFLINE"] = "1"
     env["RAY_DEDUP_LOGS"] = "0"
-    return env
+    return {**env, **AUTH_ENV}

@@ -272,19 +272,23 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
         return latest["metrics"]["step"] if latest else None
 
     def on_line(line: str, proc: Any, cluster: LocalCluster) -> None:
-        if killed or "Checkpoint successfully created" not in line:
+        if killed:  # the first line of output starts the watcher: find the workers early, kill after a checkpoint
             return
         killed["pending"] = True
         doc = json.loads(objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"])
 
         def kill_when_registered() -> None:
+            # One of this cluster's own Ray Train workers, from its GCS actor table (never a host-wide search), read
+            # first: on a busy machine the probe is slow, and the run must not end while it runs.
+            deadline = time.time() + 600
+            workers: list[dict[str, Any]] = []
+            while not workers and proc.poll() is None and time.time() < deadline:
+                workers = cluster.running().actors("RayTrainWorker")[:1]
+                time.sleep(0 if workers else 1)
             # A checkpoint counts once the controller has written it to the snapshot; killing earlier loses it.
-            deadline = time.time() + 120
-            while proc.poll() is None and time.time() < deadline:
+            while workers and proc.poll() is None and time.time() < deadline:
                 step = registered_step(doc)
                 if step is not None:
-                    # One of this cluster's own Ray Train workers, from its GCS actor table (never a host-wide search).
-                    workers = cluster.running().actors("RayTrainWorker")[:1]
                     for w in workers:
                         os.kill(w["pid"], signal.SIGKILL)
                     killed.update(pids=[w["pid"] for w in workers])

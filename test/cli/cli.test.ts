@@ -5,7 +5,7 @@ import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { runCli } from "../helpers/run-cli";
-import { repoRoot, runtime } from "../helpers/fixtures";
+import { repoRoot, runtime, NETWORK_POLICY_FILES } from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
   let out = "";
@@ -63,6 +63,7 @@ describe("ray-gpu CLI", () => {
           (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`],
         ),
         `configmap-${runtimeConfigMapName(runtime)}.yaml`,
+        ...NETWORK_POLICY_FILES,
       ].sort(),
     );
     for (const f of readdirSync(a)) expect(readFileSync(join(a, f), "utf8")).toBe(readFileSync(join(b, f), "utf8"));

@@ -6,7 +6,7 @@ import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { redact } from "../../cli/preview/run";
-import { repoRoot, runtime } from "../helpers/fixtures";
+import { repoRoot, runtime, NETWORK_POLICY_FILES } from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
   let out = "";
@@ -143,6 +143,7 @@ describe("edge cases", () => {
             (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`],
           ),
           `configmap-${runtimeConfigMapName(runtime)}.yaml`,
+          ...NETWORK_POLICY_FILES,
         ].sort(),
       ].sort(),
     );

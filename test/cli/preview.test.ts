@@ -18,7 +18,13 @@ describe("ray-gpu preview (offline)", () => {
       expect(r.status, r.stderr).toBe(0);
       const doc = JSON.parse(r.stdout) as Doc;
       expect(Object.keys(doc)).toEqual(["resources"]);
-      for (const res of doc.resources) expect(Object.keys(res).sort()).toEqual(["inputs", "name", "parent", "type"]);
+      for (const res of doc.resources) {
+        const keys = ["inputs", "name", "parent", ...("protection" in res ? ["protection"] : []), "type"];
+        expect(Object.keys(res).sort()).toEqual(keys);
+      }
+      const protectedNames = doc.resources.filter((r) => "protection" in r).map((r) => r.type);
+      // prod keeps its data: the bucket and the KMS key are protected and retained; dev protects nothing
+      expect(protectedNames.sort()).toEqual(stack === "prod" ? ["aws:kms/key:Key", "aws:s3/bucket:Bucket"] : []);
       const types = new Set(doc.resources.map((x) => x.type));
       for (const t of [
         "awsx:ec2:Vpc",

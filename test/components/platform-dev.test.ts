@@ -63,7 +63,7 @@ describe("RayGpuPlatform, dev stack (new cluster)", () => {
 
   it("pins Kubernetes, uses API access entries and installs the Pod Identity agent", () => {
     expect(ofType(rs, "aws:eks/cluster:Cluster")[0]!.inputs).toMatchObject({
-      version: "1.33",
+      version: "1.36",
       accessConfig: { authenticationMode: "API" },
     });
     expect(

@@ -1,6 +1,8 @@
 /** Shared test inputs: the repo's real stacks and a small valid config to mutate. */
 import { resolve } from "node:path";
 import { parseStackConfig, type StackConfig } from "../../core/config/stack";
+import { ConfigError } from "../../core/errors";
+import { namespacePolicies } from "../../workloads/security/namespace";
 import { loadStackConfig } from "../../cli/stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
 
@@ -29,7 +31,7 @@ export function minimalConfig(): RawConfig {
     environment: "dev",
     region: "us-east-1",
     platform: {
-      cluster: { mode: "create", name: "test" },
+      cluster: { mode: "create", name: "test", publicAccessCidrs: ["203.0.113.0/24"] },
       gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
     },
     workloads: [
@@ -51,3 +53,19 @@ export function configWith(mutate: (c: RawConfig) => void): StackConfig {
   mutate(c);
   return parseStackConfig(c);
 }
+
+/** The message of the ConfigError that `raw` raises (as read from `Pulumi.test.yaml`); throws if it is valid. */
+export function configProblems(raw: unknown): string {
+  try {
+    parseStackConfig(raw, "Pulumi.test.yaml");
+  } catch (e) {
+    if (e instanceof ConfigError) return e.message;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+/** File names `ray-gpu render` gives the namespace's NetworkPolicies. */
+export const NETWORK_POLICY_FILES = namespacePolicies("ns", { httpsCidrs: [] }, {}).map(
+  (p) => `networkpolicy-${p.metadata.name}.yaml`,
+);

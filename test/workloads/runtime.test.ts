@@ -32,7 +32,7 @@ describe("runtime package in every RayJob", () => {
   const job = byKind(objects, "RayJob")[0] as RayJob;
 
   it("ships it once per namespace, content-addressed, and every job of the stack mounts that one ConfigMap", () => {
-    expect(plan.shared).toHaveLength(1);
+    expect(byKind(plan.shared, "ConfigMap")).toHaveLength(1);
     expect(runtimeCm.metadata).toMatchObject({
       namespace: "ray-jobs",
       name: expect.stringMatching(/^ray-gpu-runtime-[0-9a-f]{10}$/),

@@ -20,7 +20,26 @@ export interface ResourceList {
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { configMapKeyRef: { name: string; key: string; optional?: boolean } };
+  valueFrom?:
+    | { configMapKeyRef: { name: string; key: string; optional?: boolean } }
+    | { secretKeyRef: { name: string; key: string; optional?: boolean } };
+}
+
+/** Pod-level security settings (the subset we set). */
+export interface PodSecurityContext {
+  runAsNonRoot: boolean;
+  runAsUser: number;
+  runAsGroup: number;
+  fsGroup: number;
+  seccompProfile: { type: "RuntimeDefault" };
+}
+
+/** Container-level security settings (the subset we set). */
+export interface SecurityContext {
+  allowPrivilegeEscalation: boolean;
+  capabilities: { drop: string[] };
+  runAsNonRoot: boolean;
+  seccompProfile: { type: "RuntimeDefault" };
 }
 
 export interface VolumeMount {
@@ -49,6 +68,7 @@ export interface Container {
   ports?: ContainerPort[];
   volumeMounts?: VolumeMount[];
   lifecycle?: { preStop: { exec: { command: string[] } } };
+  securityContext?: SecurityContext;
 }
 
 export interface Toleration {
@@ -64,6 +84,9 @@ export interface PodSpec {
   nodeSelector?: Record<string, string>;
   tolerations?: Toleration[];
   serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  securityContext?: PodSecurityContext;
+  restartPolicy?: "Never" | "OnFailure";
   terminationGracePeriodSeconds?: number;
 }
 
@@ -92,6 +115,8 @@ export interface WorkerGroupSpec {
 
 export interface RayClusterSpec {
   rayVersion: string;
+  /** Ray's token authentication: KubeRay puts the Secret's `auth_token` into every Ray container and the submitter. */
+  authOptions?: { mode: "token"; secretName: string };
   enableInTreeAutoscaling?: boolean;
   headGroupSpec: HeadGroupSpec;
   workerGroupSpecs: WorkerGroupSpec[];
@@ -111,6 +136,7 @@ export interface RayJobSpec {
   shutdownAfterJobFinishes?: boolean;
   ttlSecondsAfterFinished?: number;
   deletionStrategy?: { deletionRules: DeletionRuleSpec[] };
+  submitterPodTemplate?: PodTemplateSpec;
   backoffLimit: number;
   activeDeadlineSeconds: number;
   preRunningDeadlineSeconds: number;
@@ -133,5 +159,31 @@ export interface ConfigMap {
   data: Record<string, string>;
 }
 
+/** A peer of a NetworkPolicy rule: pods (by labels, optionally in other namespaces) or an IP block. */
+export interface NetworkPolicyPeer {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+
+/** One allow rule of a NetworkPolicy: from/to these peers on these ports (all ports when absent). */
+export interface NetworkPolicyRule {
+  peers?: NetworkPolicyPeer[];
+  ports?: { protocol: "TCP" | "UDP"; port: number }[];
+}
+
+/** A networking.k8s.io/v1 NetworkPolicy. */
+export interface NetworkPolicy {
+  apiVersion: "networking.k8s.io/v1";
+  kind: "NetworkPolicy";
+  metadata: ObjectMeta;
+  spec: {
+    podSelector: { matchLabels?: Record<string, string> };
+    policyTypes: ("Ingress" | "Egress")[];
+    ingress?: { from?: NetworkPolicyPeer[]; ports?: NetworkPolicyRule["ports"] }[];
+    egress?: { to?: NetworkPolicyPeer[]; ports?: NetworkPolicyRule["ports"] }[];
+  };
+}
+
 /** Any Kubernetes object a workload renders. */
-export type KubeObject = RayJob | ConfigMap;
+export type KubeObject = RayJob | ConfigMap | NetworkPolicy;

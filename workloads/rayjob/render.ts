@@ -10,6 +10,8 @@ import type { Taint } from "../../core/pools";
 import { cpuQuantity, gibQuantity, gibToBytesString } from "../../core/quantity";
 import { RAY_VERSION } from "../../core/ray";
 import { storageBucketEnv, type ContractMounts } from "../contract/configmaps";
+import { secretEnvVars, type SecretRef } from "../security/secrets";
+import { CONTAINER_SECURITY, POD_HARDENING, RAY_AUTH_SECRET, submitterTemplate } from "../security/pods";
 import { knobEnv } from "../contract/document";
 import type {
   Container,
@@ -37,6 +39,8 @@ export interface RenderRayJobInput {
   readonly shape: ClusterShapePlan;
   /** User environment variables; tuned values win on a clash. */
   readonly userEnv?: Readonly<Record<string, string>>;
+  /** Secret user variables, rendered as `secretKeyRef`. @default - none */
+  readonly secretEnv?: Readonly<Record<string, SecretRef>>;
   /** Service account of the Ray pods (bound to the bucket's IAM role). */
   readonly serviceAccountName: string;
   /** The planner's knobs, handed to the user's code on every Ray container as `RAY_GPU_*` variables. */
@@ -89,15 +93,21 @@ function headPod(input: RenderRayJobInput, env: Record<string, string>): PodSpec
         name: "ray-head",
         image: input.image,
         resources: resources(head.cpus, head.memoryGiB),
-        env: [...toEnv({ ...env, NVIDIA_VISIBLE_DEVICES: "void" }), storageBucketEnv(STORAGE_CONFIGMAP)],
+        env: [
+          ...toEnv({ ...env, NVIDIA_VISIBLE_DEVICES: "void" }),
+          ...secretEnvVars(input.secretEnv ?? {}),
+          storageBucketEnv(STORAGE_CONFIGMAP),
+        ],
         ports: HEAD_PORTS,
         volumeMounts: [SHM_MOUNT, ...(contract?.mounts ?? [])],
         lifecycle: PRE_STOP,
+        securityContext: CONTAINER_SECURITY,
       },
     ],
     volumes: [shmVolume(head.shmGiB), ...(contract?.volumes ?? [])],
     nodeSelector: { ...head.nodeSelector },
     serviceAccountName: input.serviceAccountName,
+    ...POD_HARDENING,
   };
 }
 
@@ -115,9 +125,14 @@ function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSp
         name: "ray-worker",
         image: input.image,
         resources: resources(worker.cpus, worker.memoryGiB, gpus),
-        env: [...toEnv({ ...env, ...worker.env }), storageBucketEnv(STORAGE_CONFIGMAP)],
+        env: [
+          ...toEnv({ ...env, ...worker.env }),
+          ...secretEnvVars(input.secretEnv ?? {}),
+          storageBucketEnv(STORAGE_CONFIGMAP),
+        ],
         volumeMounts: [SHM_MOUNT, { name: "ray-spill", mountPath: SPILL_PATH }, ...(contract?.mounts ?? [])],
         lifecycle: PRE_STOP,
+        securityContext: CONTAINER_SECURITY,
       },
     ],
     volumes: [
@@ -128,6 +143,7 @@ function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSp
     nodeSelector: { ...worker.nodeSelector },
     tolerations: worker.tolerations.map(toToleration),
     serviceAccountName: input.serviceAccountName,
+    ...POD_HARDENING,
   };
 }
 
@@ -142,12 +158,13 @@ function cleanupFields(
   };
 }
 
-/** The RayCluster: a head that runs no work, and one fixed-size worker group. */
+/** The RayCluster: Ray's token authentication on, a head that runs no work, and one fixed-size worker group. */
 function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>): RayJobSpec["rayClusterSpec"] {
   const { head, worker } = input.shape;
   const env = commonEnv(input);
   return {
     rayVersion: RAY_VERSION,
+    authOptions: { mode: "token", secretName: RAY_AUTH_SECRET },
     enableInTreeAutoscaling: false,
     headGroupSpec: {
       rayStartParams: {
@@ -190,6 +207,7 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
       entrypoint: input.entrypoint,
       ...(input.runtimeEnvYAML ? { runtimeEnvYAML: input.runtimeEnvYAML } : {}),
       submissionMode: "K8sJobMode",
+      submitterPodTemplate: submitterTemplate(input.image, labels),
       backoffLimit: lifecycle.backoffLimit,
       activeDeadlineSeconds: lifecycle.activeDeadlineSeconds,
       preRunningDeadlineSeconds: lifecycle.preRunningDeadlineSeconds,

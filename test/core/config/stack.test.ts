@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../core/errors";
-import { parseStackConfig } from "../../../core/config/stack";
-import { configWith, minimalConfig, repoStack } from "../../helpers/fixtures";
+import { configProblems, configWith, minimalConfig, repoStack } from "../../helpers/fixtures";
 
-function problems(raw: unknown): string {
-  try {
-    parseStackConfig(raw, "Pulumi.test.yaml");
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as ConfigError).message;
-  }
-  throw new Error("expected a ConfigError");
-}
+const problems = configProblems;
 
 describe("stack config schema", () => {
   it("accepts the repo's dev and prod stacks", () => {
@@ -32,13 +22,21 @@ describe("stack config schema", () => {
     expect(c.platform.cluster).toEqual({
       mode: "create",
       name: "test",
-      kubernetesVersion: "1.33",
+      kubernetesVersion: "1.36",
       adminRoleArns: [],
       publicEndpoint: true,
+      publicAccessCidrs: ["203.0.113.0/24"],
     });
     expect(c.platform.network).toEqual({ cidrBlock: "10.0.0.0/16" });
     expect(c.platform.storage).toEqual({ prefix: "", checkpointRetentionDays: 30 });
-    expect(c.workloads[0]).toMatchObject({ strategy: "auto", precision: "bf16-mixed", optimizer: "adamw", env: {} });
+    expect(c.platform.security).toEqual({ httpsEgressCidrs: ["0.0.0.0/0"] });
+    expect(c.workloads[0]).toMatchObject({
+      strategy: "auto",
+      precision: "bf16-mixed",
+      optimizer: "adamw",
+      env: {},
+      secretEnv: {},
+    });
   });
 
   it("adopts an existing cluster by name", () => {

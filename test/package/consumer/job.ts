@@ -7,6 +7,7 @@ import {
   PlatformSchema,
   RayGpuRuntime,
   RayWorkload,
+  WorkloadSecurity,
   loadRuntimePackage,
   planPools,
 } from "pulumi-ray-gpu";
@@ -23,6 +24,12 @@ const namespace = new k8s.core.v1.Namespace("embeddings", { metadata: { name: "e
 // The runtime library every job in the namespace mounts (one ConfigMap, shared).
 const runtime = loadRuntimePackage();
 const shared = new RayGpuRuntime("runtime", { namespace: "embeddings", runtime }, { provider, dependsOn: [namespace] });
+// The Ray token Secret every RayJob names (authOptions), and the namespace's NetworkPolicies.
+const security = new WorkloadSecurity(
+  "security",
+  { namespace: "embeddings", egress: { httpsCidrs: ["0.0.0.0/0"] } },
+  { provider, dependsOn: [namespace] },
+);
 
 const embed = new EmbeddingPipeline({
   kind: "EmbeddingPipeline",
@@ -43,5 +50,5 @@ const objects = embed.render({
 export const embedJob = new RayWorkload(
   "embed-docs",
   { objects },
-  { provider, dependsOn: [operator, namespace, shared] },
+  { provider, dependsOn: [operator, namespace, shared, security] },
 );

@@ -12,7 +12,7 @@ export const platform = new RayGpuPlatform(
       environment: "prod",
       region,
       platform: {
-        cluster: { mode: "create", name: "ml-prod" },
+        cluster: { mode: "create", name: "ml-prod", publicAccessCidrs: ["198.51.100.0/24"] },
         gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
       },
     },

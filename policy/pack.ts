@@ -1,0 +1,43 @@
+/**
+ * The `pulumi-ray-gpu` policy pack for `pulumi preview --policy-pack` (see docs/security.md): the rules of
+ * `./rules.ts`, mandatory. Needs `@pulumi/policy` (an optional peer dependency) in the pack's folder.
+ */
+import { PolicyPack, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
+import { networkPolicyViolations, RULES } from "./rules";
+
+/** Each rule as a resource policy of `@pulumi/policy`. */
+export function resourcePolicies(): ResourceValidationPolicy[] {
+  return RULES.map((rule) => ({
+    name: rule.name,
+    description: rule.description,
+    enforcementLevel: "mandatory",
+    validateResource: (args, report) => {
+      if (!rule.types.includes(args.type)) return;
+      for (const v of rule.check({ type: args.type, name: args.name, props: args.props, protect: args.opts.protect }))
+        report(v);
+    },
+  }));
+}
+
+/** The stack policy: a default-deny NetworkPolicy wherever RayJobs run. */
+export function stackPolicy(): StackValidationPolicy {
+  return {
+    name: "network-policy-present",
+    description: "Every namespace that runs RayJobs has a default-deny NetworkPolicy.",
+    enforcementLevel: "mandatory",
+    validateStack: (args, report) => {
+      const resources = args.resources.map((r) => ({
+        type: r.type,
+        name: r.name,
+        props: r.props,
+        protect: r.opts.protect,
+      }));
+      for (const v of networkPolicyViolations(resources)) report(v);
+    },
+  };
+}
+
+/** Creates (and serves) the pack; call it from the pack folder's entry point only. */
+export function createPolicyPack(): PolicyPack {
+  return new PolicyPack("pulumi-ray-gpu", { policies: [...resourcePolicies(), stackPolicy()] });
+}

@@ -1,0 +1,58 @@
+/**
+ * What every rendered Ray pod runs with: Ray's token authentication, a non-root user with no privilege escalation
+ * and no capabilities, the runtime's default seccomp profile, and no Kubernetes API token. Together they meet the
+ * Pod Security Standard `restricted` (see docs/security.md).
+ */
+import type { Container, PodSecurityContext, PodTemplateSpec, SecurityContext } from "../k8s/types";
+
+/** User and group of the `ray` user in Ray's official images (`rayproject/ray`). */
+export const RAY_UID = 1000;
+export const RAY_GID = 100;
+
+/**
+ * Secret holding the Ray cluster token of a workload namespace (data key `auth_token`, KubeRay's contract). The
+ * platform creates it from a random value; KubeRay hands it to every Ray container and to the job submitter.
+ */
+export const RAY_AUTH_SECRET = "ray-gpu-ray-auth";
+/** The key KubeRay reads the token from. */
+export const RAY_AUTH_SECRET_KEY = "auth_token";
+
+/** Pod settings: Ray's user, files owned by its group, the runtime's default seccomp profile. */
+export const POD_SECURITY: PodSecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: RAY_UID,
+  runAsGroup: RAY_GID,
+  fsGroup: RAY_GID,
+  seccompProfile: { type: "RuntimeDefault" },
+};
+
+/** Container settings: no privilege escalation (Ray's images give `ray` passwordless sudo), no capabilities. */
+export const CONTAINER_SECURITY: SecurityContext = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ["ALL"] },
+  runAsNonRoot: true,
+  seccompProfile: { type: "RuntimeDefault" },
+};
+
+/** Pod-spec fields every Ray pod and the submitter get: no API token (no pod here calls the Kubernetes API). */
+export const POD_HARDENING = { automountServiceAccountToken: false, securityContext: POD_SECURITY } as const;
+
+/** Label of the job submitter's pods, so the namespace's NetworkPolicy can let them reach the head. */
+export const SUBMITTER_LABEL = { "ray-gpu.io/role": "submitter" } as const;
+
+/**
+ * The K8sJobMode submitter's pod: KubeRay's default one runs as root with no security context. KubeRay fills in the
+ * `ray job submit` command and the token variables; this only sets who runs it and with what.
+ */
+export function submitterTemplate(image: string, labels: Readonly<Record<string, string>>): PodTemplateSpec {
+  const container: Container = {
+    name: "ray-job-submitter",
+    image,
+    resources: { requests: { cpu: "500m", memory: "512Mi" }, limits: { cpu: "1", memory: "1Gi" } },
+    securityContext: CONTAINER_SECURITY,
+  };
+  return {
+    metadata: { labels: { ...labels, ...SUBMITTER_LABEL } },
+    spec: { containers: [container], restartPolicy: "Never", ...POD_HARDENING },
+  };
+}
