@@ -79,7 +79,6 @@ class RayNodes:
         self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")
         self.port = free_ports(1)[0]
         _install_cleanup()
-        os.environ.update(AUTH_ENV)  # drivers in this process (ray.init, the state API) present the token too
         _LIVE.add(self)
         try:
             self._start(self.head, True, extra_env)
@@ -183,9 +182,12 @@ def ray_cli() -> str:
     return beside if os.path.exists(beside) else (shutil.which("ray") or "ray")
 
 
-#: The Ray cluster token of this harness's clusters (KubeRay puts the namespace's Secret in the same variables).
-RAY_TOKEN = secrets.token_urlsafe(32)
+#: The Ray cluster token of this harness's clusters (KubeRay puts the namespace's Secret in the same variables). Set
+#: in this process's environment at import, before anything imports Ray (which reads it then), so drivers here (ray.init,
+#: the state API) present it; a Ray worker importing this module keeps the token its cluster gave it.
+RAY_TOKEN = os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_urlsafe(32))
 AUTH_ENV = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": RAY_TOKEN}
+os.environ.setdefault("RAY_AUTH_MODE", "token")
 
 
 def base_env() -> dict[str, str]:
