@@ -9,17 +9,22 @@ import signal
 import socket
 import time
 
+#: Ports this process has handed out: the OS may offer a just-closed port again, and two services of one cluster
+#: must never be given the same one.
+_HANDED_OUT: set[int] = set()
+
 
 def free_ports(count: int) -> list[int]:
-    """``count`` distinct TCP ports that are free on this host now (the OS picks them)."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for sock in sockets:
+    """``count`` TCP ports that are free on this host now (the OS picks them), none handed out before by this process."""
+    found: list[int] = []
+    while len(found) < count:
+        with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
+            port = sock.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            found.append(port)
+    return found
 
 
 def session_processes(sessions: list[int]) -> list[int]:
