@@ -117,6 +117,8 @@ export const StackConfigSchema = z
     checkApiEndpoint(cfg, addIssue);
     const seen = new Set<string>();
     cfg.workloads.forEach((w, i) => {
+      for (const name of Object.keys(w.secretEnv).filter((n) => n in w.env))
+        addIssue(["workloads", i, "secretEnv", name], `${name} is also set in env: keep it in secretEnv only`);
       if (seen.has(w.name))
         addIssue(["workloads", i, "name"], `workload name "${w.name}" is used twice; names must be unique`);
       seen.add(w.name);

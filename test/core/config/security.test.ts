@@ -30,6 +30,16 @@ describe("secret-looking plain variables", () => {
     expect(text).not.toContain("TOKENIZERS_PARALLELISM");
   });
 
+  it("refuses a variable set both plainly and as a secret", () => {
+    const text = problems((c) => {
+      c.workloads[0]!["env"] = { DB_HOST: "db" };
+      c.workloads[0]!["secretEnv"] = { DB_HOST: { secretName: "db", key: "host" } };
+    });
+    expect(text).toContain(
+      "ray-gpu:workloads[0].secretEnv.DB_HOST: DB_HOST is also set in env: keep it in secretEnv only",
+    );
+  });
+
   it("tells secret names from look-alikes", () => {
     for (const name of ["HF_TOKEN", "WANDB_API_KEY", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "GITHUB_AUTH_TOKEN"])
       expect(secretLooking(name, "x"), name).toBeDefined();
