@@ -28,3 +28,7 @@ export function planOrRunError<T>(component: string, plan: () => T): T {
     throw e;
   }
 }
+
+/** Options that keep data: `pulumi destroy` and replacements refuse to delete it, and it stays if it leaves the program. */
+export const keptOptions = (keep: boolean): pulumi.CustomResourceOptions =>
+  keep ? { protect: true, retainOnDelete: true } : {};

@@ -17,7 +17,7 @@ import { CpuNodeGroup, GpuNodeGroup } from "./node-group";
 import { Storage } from "./storage";
 import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
-import { planOrRunError } from "./child-options";
+import { keptOptions, planOrRunError } from "./child-options";
 import { WorkloadSecurity } from "./security";
 
 /** Arguments of {@link RayGpuPlatform}. */
@@ -76,7 +76,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
         enableKeyRotation: true,
         deletionWindowInDays: plan.security.kmsDeletionWindowDays,
       },
-      { ...child, ...(plan.security.protectData ? { protect: true, retainOnDelete: true } : {}) },
+      { ...child, ...keptOptions(plan.security.protectData) },
     );
     const network = plan.network ? new Network(`${name}-network`, { plan: plan.network }, child) : undefined;
     const subnets = { privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds };

@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { bucketAccessPolicy, podIdentityTrustPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
 import type { StoragePlan } from "../core/platform/storage";
 import { STORAGE_CONFIGMAP } from "../core/platform/storage";
-import { childOptions } from "./child-options";
+import { childOptions, keptOptions } from "./child-options";
 
 /**
  * Arguments of {@link Storage}. The Kubernetes provider of the cluster, and what the namespace waits for (the Pod Identity
@@ -62,11 +62,10 @@ export class Storage extends pulumi.ComponentResource {
     super("ray-gpu:index:Storage", name, {}, opts);
     const p = args.plan;
     const child = { parent: this };
-    const kept = args.protect ? { protect: true, retainOnDelete: true } : {};
     const bucket = new aws.s3.Bucket(
       `${name}-bucket`,
       { bucket: p.bucketName, forceDestroy: p.forceDestroy },
-      { ...child, ...kept },
+      { ...child, ...keptOptions(args.protect ?? false) },
     );
     new aws.s3.BucketServerSideEncryptionConfiguration(
       `${name}-encryption`,

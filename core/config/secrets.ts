@@ -1,7 +1,10 @@
 /**
  * Secret-looking environment values: names and values that must not be written as plain `env` (they would land in
- * the rendered RayJob, `plan.json` and Pulumi's state in clear text). They belong in a workload's `secretEnv`.
+ * the rendered RayJob, `plan.json` and Pulumi's state in clear text). They belong in a workload's `secretEnv`, whose
+ * schema is here too.
  */
+import { z } from "zod";
+import { dnsLabel } from "./platform";
 
 /**
  * Names that say "secret", as a whole `_`-separated part: `HF_TOKEN`, `WANDB_API_KEY`, `DB_PASSWORD`; not
@@ -33,3 +36,31 @@ export function secretLooking(name: string, value: string): string | undefined {
 export const SECRET_ENV_FIX =
   "plain env values are written in clear text to the RayJob, plan.json and Pulumi's state: move it to secretEnv " +
   "(a Kubernetes Secret by name, or a Pulumi secret config key), which renders a secretKeyRef";
+
+/** Plain variables, refusing values that look like secrets (see `secretEnv`). */
+export const plainEnv = <K extends z.ZodType<string>>(name: K) =>
+  z.record(name, z.string()).superRefine((vars, ctx) => {
+    for (const [key, value] of Object.entries(vars)) {
+      const why = secretLooking(key, value);
+      if (why)
+        ctx.addIssue({ code: "custom", path: [key], message: `${why}: ${SECRET_ENV_FIX}`, params: { redact: true } });
+    }
+  });
+
+/** Where a secret variable's value comes from: an existing Secret of the namespace, or a Pulumi secret config key. */
+export const SecretEnvSourceSchema = z.union([
+  z.strictObject({
+    /** Name of an existing Secret in the workload namespace. */
+    secretName: dnsLabel(253),
+    /** Key of that Secret. */
+    key: z.string().regex(/^[-._a-zA-Z0-9]+$/, "must be a Secret data key (letters, digits, '-', '_', '.')"),
+  }),
+  z.strictObject({
+    /**
+     * A Pulumi config key of this stack holding the value as a secret (`pulumi config set --secret
+     * ray-gpu-secrets:hfToken ...`, named here `hfToken`; or `namespace:key`); the stack creates the Secret
+     * `<workload>-secrets` from it.
+     */
+    pulumiConfig: z.string().regex(/^[A-Za-z][A-Za-z0-9_.:-]*$/, "must be a Pulumi config key"),
+  }),
+]);

@@ -11,7 +11,7 @@ import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
 import { rayImageProblem } from "../ray";
-import { SECRET_ENV_FIX, secretLooking } from "./secrets";
+import { plainEnv, SecretEnvSourceSchema } from "./secrets";
 
 /** Most combinations a generation sweep may have (each prompt becomes one row per combination). */
 export const MAX_SWEEP_SETTINGS = 1024;
@@ -26,34 +26,6 @@ const userEnvName = envName.refine(
   "is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name",
 );
 const positiveInt = z.number().int().min(1);
-
-/** Plain variables, refusing values that look like secrets (see `secretEnv`). */
-const plainEnv = <K extends z.ZodType<string>>(name: K) =>
-  z.record(name, z.string()).superRefine((vars, ctx) => {
-    for (const [key, value] of Object.entries(vars)) {
-      const why = secretLooking(key, value);
-      if (why)
-        ctx.addIssue({ code: "custom", path: [key], message: `${why}: ${SECRET_ENV_FIX}`, params: { redact: true } });
-    }
-  });
-
-/** Where a secret variable's value comes from: an existing Secret of the namespace, or a Pulumi secret config key. */
-export const SecretEnvSourceSchema = z.union([
-  z.strictObject({
-    /** Name of an existing Secret in the workload namespace. */
-    secretName: dnsLabel(253),
-    /** Key of that Secret. */
-    key: z.string().regex(/^[-._a-zA-Z0-9]+$/, "must be a Secret data key (letters, digits, '-', '_', '.')"),
-  }),
-  z.strictObject({
-    /**
-     * A Pulumi config key of this stack holding the value as a secret (`pulumi config set --secret
-     * ray-gpu-secrets:hfToken ...`, named here `hfToken`; or `namespace:key`); the stack creates the Secret
-     * `<workload>-secrets` from it.
-     */
-    pulumiConfig: z.string().regex(/^[A-Za-z][A-Za-z0-9_.:-]*$/, "must be a Pulumi config key"),
-  }),
-]);
 
 /** Where a workload reads its data, and how much there is (drives block sizes and read parallelism). */
 export const DatasetSchema = z.strictObject({

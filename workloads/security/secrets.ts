@@ -3,7 +3,7 @@
  * creates for the workload from Pulumi secret config (`<workload>-secrets`, one key per variable).
  */
 import type { z } from "zod";
-import type { SecretEnvSourceSchema } from "../../core/config/workloads";
+import type { SecretEnvSourceSchema } from "../../core/config/secrets";
 import type { EnvVar } from "../k8s/types";
 
 /** A variable's Secret and key. */
