@@ -1,29 +1,41 @@
 /**
- * `npm run generate`: writes what is generated from the runtime contract's one definition (workloads/contract/document.ts):
- * the JSON Schema the Python runtime validates with, and the contract table of docs/runtime.md. A test fails when the
- * committed copies differ from what this would write (run it and commit the result).
+ * `npm run generate`: writes what is generated from a single definition, and a test fails when a committed copy differs
+ * from what this would write (run it and commit the result):
+ * - from the runtime contract (workloads/contract/document.ts): the JSON Schema the Python runtime validates with, and
+ *   the contract table of docs/runtime.md;
+ * - from the published memory cases (test/core/memory/published-cases.ts): the table of docs/memory.md.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stableJson } from "../core/serialize";
 import { contractMarkdown, tuningJsonSchema } from "../workloads/contract/json-schema";
+import { publishedTable } from "../test/core/memory/published-cases";
 
 const root = resolve(__dirname, "..");
 export const SCHEMA_FILE = join(root, "runtime/ray_gpu/tuning.schema.json");
 export const CONTRACT_DOC = join(root, "docs/runtime.md");
+export const MEMORY_DOC = join(root, "docs/memory.md");
 export const BEGIN = "<!-- generated: contract table (npm run generate) -->";
 export const END = "<!-- end of generated contract table -->";
+export const CASES_BEGIN = "<!-- generated: published memory cases (npm run generate) -->";
+export const CASES_END = "<!-- end of generated published memory cases -->";
 
-/** docs/runtime.md with its generated section replaced by `table`. */
-export function withContractTable(doc: string, table: string): string {
-  const start = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${CONTRACT_DOC} needs the markers ${BEGIN} and ${END}`);
-  return `${doc.slice(0, start + BEGIN.length)}\n${table}${doc.slice(end)}`;
+/** `doc` with the section between `begin` and `end` replaced by `table`. */
+export function withSection(doc: string, table: string, begin = BEGIN, end = END): string {
+  const start = doc.indexOf(begin);
+  const stop = doc.indexOf(end);
+  if (start < 0 || stop < start) throw new Error(`the document needs the markers ${begin} and ${end}`);
+  return `${doc.slice(0, start + begin.length)}\n${table}${doc.slice(stop)}`;
+}
+
+/** The generated section of `doc` between `begin` and `end`. */
+export function sectionOf(doc: string, begin: string, end: string): string {
+  return doc.slice(doc.indexOf(begin) + begin.length + 1, doc.indexOf(end));
 }
 
 if (require.main === module) {
   writeFileSync(SCHEMA_FILE, stableJson(tuningJsonSchema()));
-  writeFileSync(CONTRACT_DOC, withContractTable(readFileSync(CONTRACT_DOC, "utf8"), contractMarkdown()));
-  console.log(`wrote ${SCHEMA_FILE} and the contract table of ${CONTRACT_DOC}`);
+  writeFileSync(CONTRACT_DOC, withSection(readFileSync(CONTRACT_DOC, "utf8"), contractMarkdown()));
+  writeFileSync(MEMORY_DOC, withSection(readFileSync(MEMORY_DOC, "utf8"), publishedTable(), CASES_BEGIN, CASES_END));
+  console.log(`wrote ${SCHEMA_FILE}, the contract table of ${CONTRACT_DOC} and the cases table of ${MEMORY_DOC}`);
 }

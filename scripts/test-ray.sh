@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run test:ray: the Python side for real, on CPU.
 #   1. a virtual environment from runtime/requirements.txt (rebuilt when the file changes; offline index)
-#   2. pytest of the runtime library (runtime/tests)
+#   2. pytest of the runtime library (runtime/tests) and the planner's safety property (calibration/)
 #   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py)
 #   4. every tuned lever measured against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack)
 # Each local cluster is isolated (own temp folder, free ports, only its own processes stopped): runs side by side
@@ -26,6 +26,9 @@ echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of th
 
 echo "test:ray: runtime library tests"
 python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests
+
+echo "test:ray: the memory planner's activation terms against real saved tensors (random architectures, seeded)"
+PYTHONPATH=runtime python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning calibration/test_activation_bound.py
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

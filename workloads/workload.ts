@@ -4,6 +4,8 @@
  * in its strategy (`kinds/table.ts`).
  */
 import { resolveSecretEnv } from "./security/secrets";
+import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
+import { ADVICE_GPU_COUNTS } from "../core/memory/advice";
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
 import type { Environment } from "../core/config/stack";
 import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../core/config/workloads";
@@ -78,7 +80,9 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const path = ctx.path ?? "workload";
     const pool = resolveGpuPool(this.spec, ctx.pools, path);
     const shape = this.shapeOn(pool, ctx, path);
-    const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape);
+    const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape, pool, (gpus) =>
+      this.strategy.planMemory({ ...this.spec, gpus }, pool),
+    );
     const tuning = this.strategy.tune(this.tuneInput(ctx, memory, shape, path));
     const { spec } = this;
     const modelName = typeof spec.model === "string" ? spec.model : "custom";
@@ -213,14 +217,37 @@ function collectIssues<T>(fn: () => T, issues: IssueCollector): T | undefined {
   }
 }
 
-/** CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. */
-function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(m: M, shape: ClusterShapePlan): M {
+/**
+ * CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. When it does not,
+ * the advice re-plans: the smallest GPU count whose offload fits the heap, and the g5 sizes with more RAM per GPU.
+ */
+function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
+  m: M,
+  shape: ClusterShapePlan,
+  pool: GpuPoolPlan,
+  replan: (gpus: number) => M,
+): M {
   const need = m.memory.cpuOffloadGiBPerNode;
-  if (need === 0 || need <= shape.worker.heapGiB) return m;
-  const advice =
-    `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ` +
-    `${shape.worker.heapGiB} GiB outside /dev/shm: use more GPUs, or g5.48xlarge (more RAM per GPU)`;
-  return { ...m, fits: false, advice: [...m.advice, advice] };
+  const heap = shape.worker.heapGiB;
+  if (need === 0 || need <= heap) return m;
+  const advice = [
+    `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ${heap} GiB ` +
+      `outside /dev/shm`,
+  ];
+  for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > m.knobs.gpus)) {
+    const alt = replan(gpus);
+    if (!alt.fits || alt.memory.cpuOffloadGiBPerNode > heap) continue;
+    advice.push(`use gpus: ${gpus} (offload then needs ${alt.memory.cpuOffloadGiBPerNode} GiB per node)`);
+    break;
+  }
+  const ramPerGpu = (t: GpuInstanceType) => GPU_INSTANCES[t].memoryGiB / GPU_INSTANCES[t].gpus;
+  const roomier = GPU_INSTANCE_TYPES.filter((t) => ramPerGpu(t) > ramPerGpu(pool.instanceType));
+  if (roomier.length > 0)
+    advice.push(
+      `or a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")}; ` +
+        `${pool.instanceType} has ${ramPerGpu(pool.instanceType)}`,
+    );
+  return { ...m, fits: false, advice: [...m.advice, ...advice] };
 }
 
 /** Multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */

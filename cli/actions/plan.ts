@@ -44,7 +44,12 @@ function planOrThrow(config: StackConfig, workloadFile: string | undefined): Sta
   const runtime = loadRuntimePackage();
   if (workloadFile === undefined) return planStack(config, { runtime });
   try {
-    return planStack(config, { runtime, workloadPath: () => "workload" });
+    const plan = planStack(config, { runtime, workloadPath: () => "workload" });
+    // A workload file is planned before its image exists: only other reasons not to render are worth a line.
+    const notRendered = plan.notRendered.filter(
+      (n) => !/^(workload\.(image|entrypoint): required to render[^;]*(; )?)+$/.test(n.reason),
+    );
+    return { ...plan, notRendered };
   } catch (e) {
     if (e instanceof ConfigError) throw new ConfigError(e.issues, workloadFile);
     throw e;

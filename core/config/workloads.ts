@@ -6,7 +6,9 @@
  */
 import { z } from "zod";
 import { GPU_INSTANCE_TYPES } from "../catalog/instances";
-import { LORA_TARGETS } from "../memory/lora";
+import { LOSS_IMPLEMENTATIONS } from "../memory/loss";
+import { ATTENTION_IMPLEMENTATIONS } from "../models/types";
+import { modelChecks } from "./model-checks";
 import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model-states";
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
@@ -167,6 +169,16 @@ const trainingKnobs = {
   offload: z.enum(OFFLOADS).optional(),
   /** @default - off unless needed to fit */
   gradientCheckpointing: z.boolean().optional(),
+  /**
+   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+   * @default - the model's default: sdpa where transformers supports it, else eager
+   */
+  attention: z.enum(ATTENTION_IMPLEMENTATIONS).optional(),
+  /**
+   * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
+   * @default - chunked when it allows a larger micro-batch, less recomputation or fewer ZeRO stages, else full
+   */
+  loss: z.enum(LOSS_IMPLEMENTATIONS).optional(),
 };
 
 /** Pinned knobs that exclude each other, reported before any planning. */
@@ -229,7 +241,8 @@ export const TrainingJobSpecSchema = z
      */
     strategy: z.enum(["ddp", "deepspeed", "auto"]).default("auto"),
   })
-  .superRefine(knobConflicts);
+  .superRefine(knobConflicts)
+  .superRefine(modelChecks);
 
 /** LoRA / QLoRA adapter settings. */
 export const LoraSchema = z.strictObject({
@@ -237,8 +250,12 @@ export const LoraSchema = z.strictObject({
   rank: positiveInt.max(1024).default(16),
   /** @default - 2 × rank */
   alpha: z.number().positive().optional(),
-  /** Linear layers to adapt. @default ["q_proj", "v_proj"] (PEFT's default for Llama-family models) */
-  targetModules: z.array(z.enum(LORA_TARGETS)).min(1).default(["q_proj", "v_proj"]),
+  /**
+   * Modules to adapt, by PEFT name: any linear of the model's family (Llama-style q_proj ... down_proj, Phi-3
+   * qkv_proj/gate_up_proj), `lm_head` and the input embedding.
+   * @default - PEFT's default for the family: q_proj, v_proj (Llama-style), qkv_proj (Phi-3), query, value (encoders)
+   */
+  targetModules: z.array(z.string().min(1)).min(1).optional(),
   /** Base-weight quantization: none (LoRA) or NF4 (QLoRA). @default "none" */
   quantization: z.enum(QUANTIZATIONS).default("none"),
 });
@@ -257,22 +274,27 @@ export const LoRAFineTuneSpecSchema = z
     kind: z.literal("LoRAFineTune"),
     ...workloadBase,
     ...trainingKnobs,
-    /** @default { rank: 16, targetModules: [q_proj, v_proj], quantization: none } */
+    /** @default { rank: 16, targetModules: PEFT's default for the family, quantization: none } */
     lora: LoraSchema.prefault({}),
     /** @default - one image per sample for vision-language models, none otherwise */
     images: ImagesSchema.optional(),
   })
-  .superRefine(knobConflicts);
+  .superRefine(knobConflicts)
+  .superRefine(modelChecks);
 
 /** Ray Data batch embedding of a dataset with an encoder. */
-export const EmbeddingPipelineSpecSchema = z.strictObject({
-  kind: z.literal("EmbeddingPipeline"),
-  ...workloadBase,
-  /** Tokens per text chunk. @default - the model's maximum sequence length */
-  sequenceLength: positiveInt.max(8192).optional(),
-  /** Rows per GPU batch. @default - the largest power of two up to 1024 that fits */
-  batchSize: positiveInt.max(65536).optional(),
-});
+export const EmbeddingPipelineSpecSchema = z
+  .strictObject({
+    kind: z.literal("EmbeddingPipeline"),
+    ...workloadBase,
+    /** Tokens per text chunk. @default - the model's maximum sequence length */
+    sequenceLength: positiveInt.max(8192).optional(),
+    /** Rows per GPU batch. @default - the largest power of two up to 1024 that fits */
+    batchSize: positiveInt.max(65536).optional(),
+    /** Attention kernel (`attn_implementation`). @default - sdpa where transformers supports it, else eager */
+    attention: z.enum(ATTENTION_IMPLEMENTATIONS).optional(),
+  })
+  .superRefine(modelChecks);
 
 /** Offline LLM inference over a dataset, optionally sweeping generation parameters. */
 export const BatchInferenceSpecSchema = z.strictObject({

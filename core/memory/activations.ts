@@ -1,6 +1,6 @@
 /**
  * Activation memory: the bytes autograd keeps for backward, per token and per transformer layer, for 16-bit
- * activations with fused (SDPA/flash) attention and no dropout.
+ * activations with fused (SDPA/flash) attention and no dropout; ./attention.ts adds eager attention and dropout.
  *
  * Two sources:
  * - GPT-style blocks, Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
@@ -63,6 +63,9 @@ export function blockKind(m: Pick<ModelArchitecture, "type" | "mlp">): BlockKind
   return "gpt";
 }
 
+/** Adapter targets outside the transformer blocks (their cost is in the head or the embeddings). */
+const OUTSIDE_BLOCKS = new Set(["lm_head", "embed_tokens", "wte", "word_embeddings"]);
+
 /** Adapter settings that change what is saved. */
 export interface LoraActivationInput {
   readonly rank: number;
@@ -79,26 +82,22 @@ export function layerBytesPerToken(m: ModelArchitecture, lora?: LoraActivationIn
   let bytes = c.h * m.hiddenSize + c.q * q + c.kv * kv + c.i * m.intermediateSize + c.perToken;
   if (lora) {
     // An adapted down projection keeps its input (the MLP's product) for the adapter's gradient.
-    if (lora.targetModules.some((t) => /down|fc2|dense_4h|output\.dense/.test(t))) bytes += 2 * m.intermediateSize;
-    // Each adapter keeps its rank-r projection in fp32 (PEFT's default adapter dtype).
-    bytes += 4 * lora.rank * lora.targetModules.length;
+    if (lora.targetModules.some((t) => /down|fc2|dense_4h|output\.dense|^dense$/.test(t)))
+      bytes += 2 * m.intermediateSize;
+    // Each adapter in a block keeps its rank-r projection in fp32 (PEFT's default adapter dtype).
+    bytes += 4 * lora.rank * lora.targetModules.filter((t) => !OUTSIDE_BLOCKS.has(t)).length;
   }
   return (bytes * bytesPerActivation) / 2;
 }
 
-/** Bytes saved per token by the final norm and head, excluding the logits (see {@link logitsBytes}). */
-export function headBytesPerToken(m: ModelArchitecture, lora: boolean, bytesPerActivation = 2): number {
-  const h = HEAD_H[blockKind(m)];
-  return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN;
-}
-
 /**
- * Peak bytes of the logits in a causal-LM step, per token: the 16-bit logits the model returns (2·V), the fp32
- * log-softmax output saved by cross-entropy (4·V, measured), and at the start of backward its fp32 gradient
- * (4·V) and the 16-bit gradient handed to the LM head (2·V): 12·V bytes per token.
+ * Bytes saved per token by the final norm and head, excluding the logits (./loss.ts). An adapter on `lm_head` keeps
+ * its rank-r projection in fp32.
  */
-export function logitsBytesPerToken(m: Pick<ModelArchitecture, "vocabSize">): number {
-  return 12 * m.vocabSize;
+export function headBytesPerToken(m: ModelArchitecture, lora?: LoraActivationInput, bytesPerActivation = 2): number {
+  const h = HEAD_H[blockKind(m)];
+  const adapter = lora?.targetModules.includes("lm_head") ? 4 * lora.rank : 0;
+  return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN + adapter;
 }
 
 /**

@@ -4,7 +4,10 @@
  */
 import { DecisionLog, type Decision } from "../decisions";
 import { kvCacheBytesPerToken, type ModelArchitecture } from "../models";
-import { estimateEncoderInference, estimateLlmServing, type MemoryEstimate, type ServingEstimate } from "./estimate";
+import type { AttentionImplementation } from "../models/types";
+import { defaultAttention } from "./attention";
+import type { MemoryEstimate } from "./estimate";
+import { estimateEncoderInference, estimateLlmServing, type ServingEstimate } from "./estimate-inference";
 import { SAFETY_MARGIN } from "./plan-training";
 
 /** Largest embedding batch tried. */
@@ -21,6 +24,7 @@ interface InferencePlanBase<M extends MemoryEstimate> {
 export interface EmbeddingMemoryPlan extends InferencePlanBase<MemoryEstimate> {
   readonly batchSize: number;
   readonly sequenceLength: number;
+  readonly attentionImplementation: AttentionImplementation;
 }
 
 /** Batch size for encoder inference: pinned, or the largest power of two up to 1024 that fits. */
@@ -28,8 +32,10 @@ export function planEmbeddingMemory(args: {
   model: ModelArchitecture;
   sequenceLength: number;
   batchSize?: number | undefined;
+  attention?: AttentionImplementation | undefined;
   usableGiB: number;
 }): EmbeddingMemoryPlan {
+  const attention = args.attention ?? defaultAttention(args.model);
   const target = args.usableGiB * (1 - SAFETY_MARGIN);
   const sizes =
     args.batchSize !== undefined ? [args.batchSize] : Array.from({ length: 11 }, (_, k) => MAX_EMBEDDING_BATCH >> k);
@@ -38,6 +44,7 @@ export function planEmbeddingMemory(args: {
     model: args.model,
     batchSize: pick,
     sequenceLength: args.sequenceLength,
+    attention,
     usableGiB: args.usableGiB,
   });
   for (const b of sizes) {
@@ -45,6 +52,7 @@ export function planEmbeddingMemory(args: {
       model: args.model,
       batchSize: b,
       sequenceLength: args.sequenceLength,
+      attention,
       usableGiB: args.usableGiB,
     });
     if (m.requiredGiB <= target) {
@@ -56,16 +64,33 @@ export function planEmbeddingMemory(args: {
   const fits = memory.fits;
   const log = new DecisionLog();
   log.decide(
+    "attentionImplementation",
+    attention,
+    args.attention !== undefined
+      ? "pinned by the workload"
+      : attention === "eager"
+        ? "the model has no fused attention in transformers: eager materialises one layer's scores per batch, counted"
+        : "fused kernel: no attention scores materialised",
+  );
+  log.decide(
     "batchSize",
     pick,
     `${args.batchSize !== undefined ? "pinned by the workload" : `largest power of two up to ${MAX_EMBEDDING_BATCH} that fits`}: ` +
-      `weights ${memory.breakdownGiB.weights} GiB + working set ${memory.breakdownGiB.activations} GiB ` +
+      `weights ${memory.breakdownGiB.weights} GiB + working set and fixed overhead ${memory.breakdownGiB.activations} GiB ` +
       `for ${pick} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`,
   );
   const advice = fits
     ? []
     : [`does not fit: ${memory.requiredGiB} GiB per GPU at batch ${pick}; use a smaller batchSize or sequenceLength`];
-  return { batchSize: pick, sequenceLength: args.sequenceLength, memory, fits, decisions: log.decisions, advice };
+  return {
+    batchSize: pick,
+    sequenceLength: args.sequenceLength,
+    attentionImplementation: attention,
+    memory,
+    fits,
+    decisions: log.decisions,
+    advice,
+  };
 }
 
 export interface ServingMemoryPlan extends InferencePlanBase<ServingEstimate> {

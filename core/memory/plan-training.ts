@@ -1,18 +1,25 @@
 /**
  * Chooses the training knobs that fit an A10G: plain DDP when the model states fit, then ZeRO 1, 2, 3, then
  * offload; gradient checkpointing only when needed; the largest micro-batch that keeps `requiredGiB` under the
- * usable memory with a safety margin; gradient accumulation that keeps the global batch exactly. Pinned knobs
- * are kept. When nothing fits, the plan says so with the numbers and the ways out.
+ * usable memory with a safety margin; the chunked loss when it wins one of those; gradient accumulation that keeps
+ * the global batch exactly. Pinned knobs are kept. When nothing fits, the plan says so with the numbers and the
+ * ways out, each re-planned (./advice.ts).
  */
-import { DecisionLog, type Decision } from "../decisions";
-import type { ModelArchitecture } from "../models/types";
+import type { Decision } from "../decisions";
+import type { AttentionImplementation, ModelArchitecture } from "../models/types";
 import { blockLinearParameters } from "../models";
-import { estimateTraining, forwardWorkingSetBytesPerToken, type MemoryEstimate } from "./estimate";
+import { replannedAdvice } from "./advice";
+import { defaultAttention } from "./attention";
+import { communicationBytes, optimizerStepTemporaryBytes, PLANNED_OPTIMIZER_STEP } from "./buffers";
+import { estimateTraining, type MemoryEstimate } from "./estimate";
+import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
+import { LOSS_CHUNK_TOKENS, type LossImplementation } from "./loss";
 import { adapterParameters, type LoraTarget } from "./lora";
-import { DEEPSPEED_BUCKET_BYTES } from "./deepspeed";
+import { trainingDecisions } from "./training-decisions";
 import {
   fullTrainingStates,
   loraStates,
+  type ModelStates,
   type Offload,
   type Optimizer,
   type Precision,
@@ -40,6 +47,10 @@ export interface TrainingRequest {
   readonly zeroStage?: ZeroStage | undefined;
   readonly offload?: Offload | undefined;
   readonly gradientCheckpointing?: boolean | undefined;
+  /** @default - the model's default (sdpa where supported, else eager) */
+  readonly attention?: AttentionImplementation | undefined;
+  /** @default - chunked when it helps (see {@link searchKnobs}), else full */
+  readonly loss?: LossImplementation | undefined;
   readonly lora?:
     | { readonly rank: number; readonly targetModules: readonly LoraTarget[]; readonly quantization: Quantization }
     | undefined;
@@ -55,6 +66,10 @@ export interface TrainingKnobs {
   readonly zeroStage: ZeroStage;
   readonly offload: Offload;
   readonly gradientCheckpointing: boolean;
+  readonly attentionImplementation: AttentionImplementation;
+  readonly loss: LossImplementation;
+  /** Tokens scored at once by the chunked loss (the runtime reads it). */
+  readonly lossChunkTokens: number;
   readonly gpus: number;
 }
 
@@ -64,28 +79,35 @@ export interface TrainingMemoryPlan {
   readonly memory: MemoryEstimate;
   readonly fits: boolean;
   readonly decisions: readonly Decision[];
-  /** When nothing fits: the ways out, with numbers. */
+  /** When nothing fits: the ways out, each re-planned, with numbers. */
   readonly advice: readonly string[];
 }
 
-interface Candidate {
-  zeroStage: ZeroStage;
-  offload: Offload;
-  gradientCheckpointing: boolean;
-  microBatchSize: number;
+/** One configuration the search evaluates. */
+export interface Candidate {
+  readonly zeroStage: ZeroStage;
+  readonly offload: Offload;
+  readonly gradientCheckpointing: boolean;
+  readonly microBatchSize: number;
+  readonly loss: LossImplementation;
 }
 
-/** Memory of one configuration. */
-export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
+/** Whether the model computes a causal-LM loss over its vocabulary (so chunking the loss can help). */
+export function hasLmLoss(m: ModelArchitecture): boolean {
+  return m.type === "decoder-llm" || m.type === "vision-language";
+}
+
+/** Forward working set of a frozen vision tower for one micro-batch, bytes. */
+function visionBytes(r: TrainingRequest, microBatchSize: number): number {
+  const v = r.model.vision;
+  if (!v || !r.imageTokensPerSample) return 0;
+  const perToken = forwardWorkingSetBytesPerToken({ hiddenSize: v.hiddenSize, intermediateSize: v.intermediateSize });
+  return microBatchSize * r.imageTokensPerSample * (v.dynamicResolution ? 4 : 1) * perToken;
+}
+
+/** Model states of one GPU and the parameters this GPU steps. */
+function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trainable: number; stepped: number } {
   const m = r.model;
-  const tokensPerSample = r.sequenceLength + (r.imageTokensPerSample ?? 0);
-  const vision =
-    m.vision && r.imageTokensPerSample
-      ? c.microBatchSize *
-        r.imageTokensPerSample *
-        (m.vision.dynamicResolution ? 4 : 1) *
-        forwardWorkingSetBytesPerToken({ hiddenSize: m.vision.hiddenSize, intermediateSize: m.vision.intermediateSize })
-      : 0;
   if (r.lora) {
     const adapters = adapterParameters(m, r.lora.rank, r.lora.targetModules);
     const states = loraStates({
@@ -98,20 +120,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
       gpus: r.gpus,
       zeroStage: c.zeroStage,
     });
-    return estimateTraining({
-      model: m,
-      states,
-      precision: r.precision,
-      microBatchSize: c.microBatchSize,
-      tokensPerSample,
-      gradientCheckpointing: c.gradientCheckpointing,
-      lora: { rank: r.lora.rank, targetModules: r.lora.targetModules },
-      gpus: r.gpus,
-      ddpBuckets: c.zeroStage === 0 && r.gpus > 1,
-      trainableLocalParameters: adapters,
-      visionBytes: vision,
-      usableGiB: r.usableGiB,
-    });
+    return { states, trainable: adapters, stepped: adapters };
   }
   const states = fullTrainingStates({
     parameters: m.parameters,
@@ -123,20 +132,35 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     zeroStage: c.zeroStage,
     offload: c.offload,
   });
-  const trainableLocal = c.offload !== "none" ? 0 : c.zeroStage === 0 ? m.parameters : m.parameters / r.gpus;
-  // ZeRO's double-buffered reduce buckets live next to the gradients.
-  const withBuckets = c.zeroStage >= 1 ? { ...states, gradients: states.gradients + DEEPSPEED_BUCKET_BYTES } : states;
+  const stepped = c.offload !== "none" ? 0 : c.zeroStage === 0 ? m.parameters : m.parameters / r.gpus;
+  return { states, trainable: m.parameters, stepped };
+}
+
+/** Memory of one configuration. */
+export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
+  const m = r.model;
+  const { states, trainable, stepped } = statesOf(r, c);
+  const stateBytes = r.precision === "bf16-true" ? 2 : 4;
   return estimateTraining({
     model: m,
-    states: withBuckets,
+    states,
     precision: r.precision,
     microBatchSize: c.microBatchSize,
-    tokensPerSample,
+    tokensPerSample: r.sequenceLength + (r.imageTokensPerSample ?? 0),
     gradientCheckpointing: c.gradientCheckpointing,
+    attention: r.attention ?? defaultAttention(m),
+    loss: c.loss,
+    ...(r.lora ? { lora: { rank: r.lora.rank, targetModules: r.lora.targetModules } } : {}),
     gpus: r.gpus,
-    ddpBuckets: c.zeroStage === 0 && r.gpus > 1,
-    trainableLocalParameters: trainableLocal,
-    visionBytes: vision,
+    communicationBytes: communicationBytes({
+      zeroStage: c.zeroStage,
+      gpus: r.gpus,
+      ddpGradientBytes: states.gradients,
+      trainableParameters: trainable,
+      largestLayerParameters: m.largestLayerParameters,
+    }),
+    stepTemporaryBytes: optimizerStepTemporaryBytes(PLANNED_OPTIMIZER_STEP, stepped, stateBytes),
+    visionBytes: visionBytes(r, c.microBatchSize),
     usableGiB: r.usableGiB,
   });
 }
@@ -185,157 +209,78 @@ function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offlo
   return out;
 }
 
-/** Searches the knobs in order of preference; `found` is false when nothing fits (then the last try). */
-function searchKnobs(r: TrainingRequest): { c: Candidate; mem: MemoryEstimate; found: boolean } {
+/** Losses to try: the pinned one, else full and chunked for causal LMs (full wins ties: no recomputation). */
+function lossesToTry(r: TrainingRequest): LossImplementation[] {
+  if (r.loss !== undefined) return [r.loss];
+  return hasLmLoss(r.model) ? ["full", "chunked"] : ["full"];
+}
+
+/** A searched configuration and its memory. */
+export interface SearchResult {
+  readonly c: Candidate;
+  readonly mem: MemoryEstimate;
+  /** False when nothing stays under the planning margin (then `c` is the last try). */
+  readonly found: boolean;
+}
+
+/**
+ * Searches the knobs in order of preference: the lowest ZeRO stage and offload, then no checkpointing, then the
+ * largest micro-batch. The chunked loss is chosen only where it wins one of these: a lower stage, no checkpointing,
+ * or a larger micro-batch (fewer accumulation steps).
+ */
+export function searchKnobs(r: TrainingRequest): SearchResult {
   const target = r.usableGiB * (1 - SAFETY_MARGIN);
   const micros = microBatchCandidates(r);
   const ckpts = r.gradientCheckpointing !== undefined ? [r.gradientCheckpointing] : [false, true];
-  let chosen: { c: Candidate; mem: MemoryEstimate } | undefined;
   let last: { c: Candidate; mem: MemoryEstimate } | undefined;
-  search: for (const s of stagesToTry(r)) {
+  for (const s of stagesToTry(r)) {
     for (const gradientCheckpointing of ckpts) {
-      for (const microBatchSize of micros) {
-        const c = { ...s, gradientCheckpointing, microBatchSize };
-        const mem = trainingMemory(r, c);
-        last = { c, mem };
-        if (mem.requiredGiB <= target) {
-          chosen = { c, mem };
-          break search;
+      let best: { c: Candidate; mem: MemoryEstimate } | undefined;
+      for (const loss of lossesToTry(r)) {
+        for (const microBatchSize of micros) {
+          const c = { ...s, gradientCheckpointing, microBatchSize, loss };
+          const mem = trainingMemory(r, c);
+          last = { c, mem };
+          if (mem.requiredGiB > target) continue;
+          if (!best || microBatchSize > best.c.microBatchSize) best = { c, mem };
+          break;
         }
       }
+      if (best) return { ...best, found: true };
     }
   }
   if (!last)
     throw new RangeError(
       "no ZeRO stage and offload combination to try: the pinned knobs exclude each other (the workload schema rejects this)",
     );
-  const pick = chosen ?? last;
-  return { ...pick, found: chosen !== undefined };
+  return { ...last, found: false };
 }
 
 /**
  * Plans the knobs of a training or fine-tuning job. `fits` means `requiredGiB` fits the usable memory; the
- * knobs are chosen to stay under the safety margin, and when no choice does, the plan says so.
+ * knobs are chosen to stay under the safety margin, and when no choice does, the plan says so and re-plans the ways
+ * out (./advice.ts).
  */
 export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
   const { c, mem, found } = searchKnobs(r);
-  return describe(r, c, mem, found, r.usableGiB * (1 - SAFETY_MARGIN));
-}
-
-function describe(
-  r: TrainingRequest,
-  c: Candidate,
-  mem: MemoryEstimate,
-  found: boolean,
-  target: number,
-): TrainingMemoryPlan {
-  const log = new DecisionLog();
   const perGpu = r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus : c.microBatchSize;
-  const accumulation = perGpu / c.microBatchSize;
-  const pinned = (v: unknown) => v !== undefined;
-  const req =
-    `requires ${mem.requiredGiB} GiB of ${r.usableGiB} GiB (target ${target.toFixed(2)} GiB with a ${SAFETY_MARGIN * 100}% ` +
-    `margin)`;
-  log.decide(
-    "zeroStage",
-    c.zeroStage,
-    pinned(r.zeroStage)
-      ? "pinned by the workload"
-      : c.zeroStage === 0
-        ? `plain DDP: full model states (${mem.breakdownGiB.modelStates} GiB) fit on each GPU`
-        : `ZeRO-${c.zeroStage}: the lowest stage whose per-GPU model states (${mem.breakdownGiB.modelStates} ` +
-          `GiB) leave room for activations`,
-  );
-  log.decide(
-    "offload",
-    c.offload,
-    pinned(r.offload)
-      ? "pinned by the workload"
-      : c.offload === "none"
-        ? "no offload: the states fit on the GPUs"
-        : `offload to CPU needed; the node must hold ${mem.cpuOffloadGiBPerNode} GiB (DeepSpeed's estimate)`,
-  );
-  log.decide(
-    "gradientCheckpointing",
-    c.gradientCheckpointing,
-    pinned(r.gradientCheckpointing)
-      ? "pinned by the workload"
-      : c.gradientCheckpointing
-        ? "needed: without it even micro-batch 1 does not fit; recomputation keeps only each layer's input"
-        : "not needed: activations fit, so no recomputation cost",
-  );
-  log.decide(
-    "microBatchSize",
-    c.microBatchSize,
-    pinned(r.microBatchSize) ? `pinned by the workload; ${req}` : `largest that fits: ${req}`,
-  );
-  log.decide(
-    "gradientAccumulationSteps",
-    accumulation,
-    r.globalBatchSize !== undefined
-      ? `global batch ${r.globalBatchSize} = ${c.microBatchSize} micro-batch x ${accumulation} steps x ${r.gpus} ` +
-          `GPUs, kept exactly whatever the GPU count`
-      : "no globalBatchSize given: one micro-batch per step",
-  );
-  if (!found && mem.fits)
-    log.decide(
-      "safetyMargin",
-      false,
-      `no choice stays under the ${SAFETY_MARGIN * 100}% planning margin; the closest (${mem.requiredGiB} ` +
-        `GiB) still fits the ${r.usableGiB} GiB, with little room for allocator fragmentation`,
-    );
-  const advice = mem.fits ? [] : adviceFor(r, c, mem);
+  const knobs: TrainingKnobs = {
+    microBatchSize: c.microBatchSize,
+    gradientAccumulationSteps: perGpu / c.microBatchSize,
+    globalBatchSize: perGpu * r.gpus,
+    zeroStage: c.zeroStage,
+    offload: c.offload,
+    gradientCheckpointing: c.gradientCheckpointing,
+    attentionImplementation: r.attention ?? defaultAttention(r.model),
+    loss: c.loss,
+    lossChunkTokens: LOSS_CHUNK_TOKENS,
+    gpus: r.gpus,
+  };
   return {
-    knobs: {
-      microBatchSize: c.microBatchSize,
-      gradientAccumulationSteps: accumulation,
-      globalBatchSize: perGpu * r.gpus,
-      zeroStage: c.zeroStage,
-      offload: c.offload,
-      gradientCheckpointing: c.gradientCheckpointing,
-      gpus: r.gpus,
-    },
+    knobs,
     memory: mem,
     fits: mem.fits,
-    decisions: log.decisions,
-    advice,
+    decisions: trainingDecisions(r, knobs, mem, found),
+    advice: mem.fits ? [] : replannedAdvice(r, mem),
   };
-}
-
-function adviceFor(r: TrainingRequest, c: Candidate, mem: MemoryEstimate): string[] {
-  const out = [
-    `does not fit: needs ${mem.requiredGiB} GiB per GPU (model states ${mem.breakdownGiB.modelStates} ` +
-      `GiB, activations ${mem.breakdownGiB.activations} GiB, logits ${mem.breakdownGiB.logits} GiB) but ` +
-      `an A10G offers ${r.usableGiB} GiB`,
-  ];
-  const free: TrainingRequest = {
-    ...r,
-    microBatchSize: 1,
-    globalBatchSize: undefined,
-    zeroStage: undefined,
-    offload: undefined,
-    gradientCheckpointing: undefined,
-    strategy: r.strategy === "ddp" && !r.lora ? "ddp" : "auto",
-  };
-  for (const gpus of [2, 4, 8, 16, 32, 64].filter((g) => g > r.gpus)) {
-    if (planFits({ ...free, gpus })) {
-      out.push(`use ${gpus} GPUs${free.strategy === "ddp" ? "" : " (ZeRO shards the states)"}`);
-      break;
-    }
-  }
-  if (r.lora && r.lora.quantization === "none" && planFits({ ...free, lora: { ...r.lora, quantization: "nf4" } }))
-    out.push('use QLoRA: lora.quantization: "nf4"');
-  for (let seq = Math.floor(r.sequenceLength / 2); seq >= 128; seq = Math.floor(seq / 2)) {
-    if (planFits({ ...free, sequenceLength: seq })) {
-      out.push(`use a shorter sequence: sequenceLength ${seq}`);
-      break;
-    }
-  }
-  if (c.offload !== "none" || r.offload !== undefined)
-    out.push("offloading needs host memory: a larger g5 size (g5.24xlarge or g5.48xlarge) has more RAM per GPU");
-  return out;
-}
-
-function planFits(r: TrainingRequest): boolean {
-  return searchKnobs(r).found;
 }

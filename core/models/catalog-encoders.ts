@@ -176,6 +176,15 @@ export const ENCODER_MODELS: { readonly [K in EncoderModelId]: ModelArchitecture
     maxPositionEmbeddings: 514,
     embeddingDim: 768,
     maxSequenceLength: 384,
+    // MPNet has no SDPA path in transformers 4.57 or 5.18 (no `_supports_sdpa`): always eager, with its relative
+    // position bias and attention dropout 0.1 (configuration_mpnet.py).
+    attention: {
+      implementations: ["eager"],
+      attentionDropout: 0.1,
+      hiddenDropout: 0.1,
+      softmaxInFp32: false,
+      relativePositionBias: true,
+    },
     source:
       "https://huggingface.co/sentence-transformers/all-mpnet-base-v2/blob/main/config.json (MPNet base, " +
       "vocab 30527, max_position_embeddings 514; not in index, values as published)",
@@ -197,6 +206,14 @@ export const ENCODER_MODELS: { readonly [K in EncoderModelId]: ModelArchitecture
     maxPositionEmbeddings: 8192,
     embeddingDim: 768,
     maxSequenceLength: 8192,
+    // nomic_bert's own code calls scaled_dot_product_attention; attn_pdrop and resid_pdrop are 0.0 in its config.
+    attention: {
+      implementations: ["sdpa"],
+      attentionDropout: 0,
+      hiddenDropout: 0,
+      softmaxInFp32: false,
+      relativePositionBias: false,
+    },
     source:
       "nomic_bert config copies in index (e.g. index id 63552095897): n_embd 768, n_layer 12, n_head 12, " +
       "n_inner 3072, vocab 30528, n_positions 8192, rotary_emb_fraction 1.0, rotary_emb_base 1000, qkv/mlp " +

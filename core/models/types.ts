@@ -19,6 +19,27 @@ export interface VisionTower {
   readonly defaultMaxImageTokens: number;
 }
 
+/** Attention kernels transformers can run (`attn_implementation`): eager (plain PyTorch ops), sdpa, flash (FlashAttention-2). */
+export const ATTENTION_IMPLEMENTATIONS = ["eager", "sdpa", "flash"] as const;
+export type AttentionImplementation = (typeof ATTENTION_IMPLEMENTATIONS)[number];
+
+/**
+ * How a model family's attention keeps memory (transformers 5.18 `modeling_*.py` and `configuration_*.py`; see
+ * core/memory/attention.ts for what each trait costs).
+ */
+export interface AttentionTraits {
+  /** Implementations the model class supports (`_supports_sdpa`, `_supports_flash_attn`); the first is not the default. */
+  readonly implementations: readonly AttentionImplementation[];
+  /** Dropout on the attention probabilities in training (`attention_probs_dropout_prob`, `attention_dropout`). */
+  readonly attentionDropout: number;
+  /** Dropout on the hidden states after attention and MLP in training (`hidden_dropout_prob`). */
+  readonly hiddenDropout: number;
+  /** Eager softmax runs in fp32 and is cast back (Llama-style `softmax(dtype=float32).to(dtype)`). */
+  readonly softmaxInFp32: boolean;
+  /** A relative position bias (batch × heads × seq² in the activation dtype) is added to the scores (MPNet, T5). */
+  readonly relativePositionBias: boolean;
+}
+
 /** A transformer's architecture. */
 export interface ModelArchitecture {
   readonly family: string;
@@ -44,5 +65,7 @@ export interface ModelArchitecture {
   readonly decoderLayers?: number;
   readonly qkvBias?: boolean;
   readonly vision?: VisionTower;
+  /** @default - by type: decoders sdpa/eager/flash without dropout; encoders sdpa/eager with dropout 0.1 */
+  readonly attention?: AttentionTraits;
   readonly source: string;
 }

@@ -50,6 +50,8 @@ CPU_STANDIN_ENV = "RAY_GPU_CPU_STANDIN"
 STORAGE_PATH_ENV = "RAY_GPU_STORAGE_PATH"
 #: The stack's bucket, set on every Ray container from the platform's ConfigMap ray-gpu-storage.
 STORAGE_BUCKET_ENV = "RAY_GPU_STORAGE_BUCKET"
+#: transformers' ``attn_implementation`` name of each planned attention kernel.
+ATTN_IMPLEMENTATIONS = {"eager": "eager", "sdpa": "sdpa", "flash": "flash_attention_2"}
 #: Prefix of the JSON line :meth:`Tuning.report` prints.
 REPORT_PREFIX = "RAY_GPU_APPLIED "
 
@@ -290,12 +292,22 @@ class Tuning:
             "sequence_length": self.knob("sequenceLength"),
             "gradient_checkpointing": self.knob("gradientCheckpointing"),
             "zero_stage": self.knob("zeroStage"),
+            "loss": self.knob("loss"),
+            "loss_chunk_tokens": self.knob("lossChunkTokens"),
             # Not a tuning key: NCCL on the stack's GPUs, gloo for the CPU stand-in.
             "backend": "gloo" if self.cpu_standin else "nccl",
         }
         if "offloadOptimizerClass" in train:
             config["optimizer_class"] = self._record("train.offloadOptimizerClass", "optimizer_class", train["offloadOptimizerClass"])
         return config
+
+    def attn_implementation(self) -> str:
+        """transformers' ``attn_implementation`` for the planned kernel (``from_pretrained(..., attn_implementation=...)``):
+        the memory plan counted this kernel's cost, so the model must run the same one."""
+        planned = cast(Mapping[str, Any], self.knobs).get("attentionImplementation")
+        if planned is None:
+            raise contract.TuningError(self.source, [f"knobs.attentionImplementation: not planned for a {self.kind}"])
+        return cast(str, self._record("knobs.attentionImplementation", "attn_implementation", planned, applied=ATTN_IMPLEMENTATIONS[planned]))
 
     def dataloader_workers(self) -> int:
         """``num_workers`` for a torch DataLoader in each training worker (not needed with Ray Data ingest)."""

@@ -24,6 +24,9 @@ class Knobs(TypedDict, total=False):
     zeroStage: int
     offload: str
     gradientCheckpointing: bool
+    attentionImplementation: str
+    loss: str
+    lossChunkTokens: int
     gpus: int
     sequenceLength: int
     loraRank: int

@@ -17,7 +17,16 @@ async function planJson(file: string, ...extra: string[]) {
 }
 
 const example = (f: string) => join(repoRoot, "examples/workloads", f);
-const KNOBS = ["microBatchSize", "gradientAccumulationSteps", "zeroStage", "offload", "gradientCheckpointing", "gpus"];
+const KNOBS = [
+  "microBatchSize",
+  "gradientAccumulationSteps",
+  "zeroStage",
+  "offload",
+  "gradientCheckpointing",
+  "attentionImplementation",
+  "loss",
+  "gpus",
+];
 const BREAKDOWN = [
   "weights",
   "gradients",
@@ -27,6 +36,7 @@ const BREAKDOWN = [
   "kvCache",
   "framework",
   "modelStates",
+  "communicationBuffers",
 ];
 
 describe("ray-gpu plan --workload --json", () => {

@@ -10,6 +10,26 @@ describe("TrainingJob", () => {
   const dev = repoStack("dev");
   const ctx = { environment: "dev" as const, pools: planPools(dev.platform), namespace: "ray-jobs", runtime };
 
+  it("re-plans offloading that needs more host memory than the worker has: more GPUs, or roomier g5 sizes", () => {
+    const plan = new TrainingJob({
+      kind: "TrainingJob",
+      name: "big",
+      model: "Qwen/Qwen2.5-14B",
+      gpus: 4,
+      instanceType: "g5.12xlarge",
+      sequenceLength: 512,
+      zeroStage: 3,
+      offload: "optimizer-and-parameters",
+    }).plan(ctx);
+    expect(plan.memory.fits).toBe(false);
+    const advice = plan.memory.advice.join("\n");
+    expect(advice).toMatch(/offloading needs [\d.]+ GiB of host memory per node .* but the worker has \d+ GiB/);
+    expect(advice).toMatch(/use gpus: \d+ \(offload then needs [\d.]+ GiB per node\)/);
+    // Only sizes with more RAM per GPU than the pool's g5.12xlarge (48 GiB) are offered, never the pool's own.
+    expect(advice).toMatch(/g5\.24xlarge \(96 GiB RAM per GPU\)/);
+    expect(advice).not.toMatch(/g5\.12xlarge \(/);
+  });
+
   it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {
     const job = new TrainingJob({
       kind: "TrainingJob",

@@ -7,7 +7,9 @@
 import { z } from "zod";
 import { ENVIRONMENTS } from "../../core/config/stack";
 import type { WorkloadKind } from "../../core/config/workloads";
+import { LOSS_IMPLEMENTATIONS } from "../../core/memory/loss";
 import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
+import { ATTENTION_IMPLEMENTATIONS } from "../../core/models/types";
 
 export const API_VERSION = "ray-gpu.io/v1";
 export const TUNING_MOUNT_PATH = "/etc/ray-gpu";
@@ -30,6 +32,11 @@ export const TrainingJobKnobsSchema = z.strictObject({
   zeroStage: int(0).max(3),
   offload: z.enum(OFFLOADS),
   gradientCheckpointing: z.boolean(),
+  /** transformers' `attn_implementation` ("flash" is `flash_attention_2`); the memory plan counts its cost. */
+  attentionImplementation: z.enum(ATTENTION_IMPLEMENTATIONS),
+  /** Causal-LM loss: "full", or "chunked" (ray_gpu.loss scores `lossChunkTokens` tokens at a time). */
+  loss: z.enum(LOSS_IMPLEMENTATIONS),
+  lossChunkTokens: int(1),
   gpus: int(1),
   sequenceLength: int(1),
 });
@@ -43,6 +50,7 @@ export const LoRAKnobsSchema = TrainingJobKnobsSchema.extend({
 export const EmbeddingKnobsSchema = z.strictObject({
   batchSize: int(1),
   sequenceLength: int(1),
+  attentionImplementation: z.enum(ATTENTION_IMPLEMENTATIONS),
   gpus: int(1),
   gpusPerActor: gpuShare,
 });

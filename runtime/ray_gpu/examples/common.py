@@ -98,8 +98,19 @@ def tiny_config(family: str) -> Any:
     return AutoConfig.for_model(kind, **common, num_key_value_heads=2, max_position_embeddings=4096, head_dim=16)
 
 
-def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False) -> Any:
-    """The model to train or serve: pretrained weights, or a tiny random one of the same family for --smoke."""
+def attention(tuning: Any) -> str:
+    """The planned ``attn_implementation``; FlashAttention-2 needs a GPU and the flash-attn package, so CPU runs use SDPA."""
+    import torch
+
+    planned = str(tuning.attn_implementation())
+    if planned == "flash_attention_2" and not torch.cuda.is_available():
+        return str(tuning.stand_in("knobs.attentionImplementation", "attn_implementation", "sdpa", "FlashAttention-2 needs a GPU: SDPA on CPU"))
+    return planned
+
+
+def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False, attn: str = "sdpa") -> Any:
+    """The model to train or serve, with the planned attention kernel: pretrained weights, or a tiny random one of the
+    same family for --smoke."""
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
@@ -107,9 +118,9 @@ def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False) -
     cls = AutoModelForImageTextToText if vl else AutoModelForCausalLM
     if smoke:
         torch.manual_seed(0)
-        return cls.from_config(tiny_config(family))
+        return cls.from_config(tiny_config(family), attn_implementation=attn)
     # LoRA keeps frozen bf16 base weights; full training keeps fp32 master weights (DeepSpeed or autocast compute in bf16).
-    return cls.from_pretrained(model, dtype=torch.bfloat16 if frozen_base else torch.float32)
+    return cls.from_pretrained(model, dtype=torch.bfloat16 if frozen_base else torch.float32, attn_implementation=attn)
 
 
 class HashTokenizer:

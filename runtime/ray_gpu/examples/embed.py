@@ -58,7 +58,7 @@ def byte_tokens(batch: dict[str, Any], max_length: int) -> dict[str, Any]:
 class Embedder:
     """One model replica per actor: mean-pooled, L2-normalised embeddings."""
 
-    def __init__(self, model: str, family: str, smoke: bool):
+    def __init__(self, model: str, family: str, smoke: bool, attn: str):
         import torch
         from transformers import AutoModel
 
@@ -66,9 +66,10 @@ class Embedder:
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
         if smoke:
             torch.manual_seed(0)
-            self.model = AutoModel.from_config(common.tiny_config(family))
+            self.model = AutoModel.from_config(common.tiny_config(family), attn_implementation=attn)
         else:
-            self.model = AutoModel.from_pretrained(model, dtype=torch.float16 if self.device == "cuda" else torch.float32)
+            dtype = torch.float16 if self.device == "cuda" else torch.float32
+            self.model = AutoModel.from_pretrained(model, dtype=dtype, attn_implementation=attn)
         self.model = self.model.to(self.device).eval()
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +88,7 @@ def pipeline(tuning: Any, ds: Any, rows: int | None, preprocess: Any, smoke: boo
     if rows is not None:
         ds = ds.limit(rows)
     ds = ds.map_batches(preprocess, **tuning.preprocess_kwargs())
-    return ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, smoke), **tuning.actor_pool_kwargs())
+    return ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, smoke, common.attention(tuning)), **tuning.actor_pool_kwargs())
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ import ray
 import ray.train
 from ray.train.torch import TorchConfig, TorchTrainer
 
+from ..loss import use_chunked_loss
 from ..tuning import Tuning
 from . import common
 
@@ -50,6 +51,14 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     model = cfg["build_model"]()
     if cfg["gradient_checkpointing"]:
         model.gradient_checkpointing_enable()
+    # The planned loss: "chunked" scores loss_chunk_tokens tokens at a time (same loss, logits of one chunk at once).
+    chunked = use_chunked_loss(model) if cfg["loss"] == "chunked" else None
+
+    def step_loss(batch: Any, labels: Any) -> Any:
+        if chunked is None:
+            return model(**batch, labels=labels).loss
+        return chunked.loss(model(**batch).logits, labels, cfg["loss_chunk_tokens"])
+
     trainable = [p for p in model.parameters() if p.requires_grad]
     engine = None
     if cfg["deepspeed"] is not None:
@@ -60,13 +69,14 @@ def _train_loop(cfg: dict[str, Any]) -> None:
 
             base_optimizer = DeepSpeedCPUAdam(trainable, lr=cfg["learning_rate"])
         else:
-            base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"])
+            # Fused AdamW allocates no parameter-sized temporaries (the memory plan counts none).
+            base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
         # DeepSpeed applies bf16, ZeRO partitioning, accumulation and clipping from the planned config.
         engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=base_optimizer, config=cfg["deepspeed"])
         model = engine
     else:
         model = ray.train.torch.prepare_model(model)
-        optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"])
+        optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
     # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if engine is None and torch.cuda.is_available() else contextlib.nullcontext()
     step = 0
@@ -99,7 +109,7 @@ def _train_loop(cfg: dict[str, Any]) -> None:
                 labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
             micro_steps += 1
             if engine is not None:
-                loss = model(**batch, labels=labels).loss
+                loss = step_loss(batch, labels)
                 engine.backward(loss)
                 engine.step()  # DeepSpeed accumulates and steps at the boundary itself
             else:
@@ -107,7 +117,7 @@ def _train_loop(cfg: dict[str, Any]) -> None:
                 boundary = micro_steps % accumulation == 0
                 with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
                     with autocast:
-                        loss = model(**batch, labels=labels).loss
+                        loss = step_loss(batch, labels)
                     (loss / accumulation).backward()
             if micro_steps % accumulation:
                 continue

@@ -17,19 +17,21 @@ import ray_gpu
 from ray_gpu.examples import common, loop
 
 
-def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_checkpointing: bool) -> Any:
+def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_checkpointing: bool, attn: str) -> Any:
     import torch
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText, BitsAndBytesConfig
 
     if smoke or lora["quantization"] == "none":
-        base = common.causal_lm(model, family, smoke, frozen_base=True)
+        base = common.causal_lm(model, family, smoke, frozen_base=True, attn=attn)
     else:
         quant = BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=lora["quantization"] == "nf4-double", bnb_4bit_compute_dtype=torch.bfloat16
         )
         cls = AutoModelForImageTextToText if common.model_type(family) == "qwen2_vl" else AutoModelForCausalLM
-        base = prepare_model_for_kbit_training(cls.from_pretrained(model, quantization_config=quant), use_gradient_checkpointing=gradient_checkpointing)
+        base = prepare_model_for_kbit_training(
+            cls.from_pretrained(model, quantization_config=quant, attn_implementation=attn), use_gradient_checkpointing=gradient_checkpointing
+        )
     config = LoraConfig(r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules=lora["target_modules"], lora_dropout=0.05, task_type="CAUSAL_LM")
     return get_peft_model(base, config)
 
@@ -95,6 +97,7 @@ def main() -> None:
         )
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     checkpointing = bool(tuning.knobs.get("gradientCheckpointing"))
+    attn = common.attention(tuning)
     vl = tuning.model_type == "vision-language"
     if vl and common.model_type(family) != "qwen2_vl":
         raise SystemExit(f"this example handles Qwen2-VL image inputs; {model} ({family}) needs its own processor code in vision_language_rows")
@@ -106,7 +109,7 @@ def main() -> None:
     loop.run(
         args,
         tuning,
-        build_model=lambda: build(model, family, lora, smoke, checkpointing),
+        build_model=lambda: build(model, family, lora, smoke, checkpointing, attn),
         prepare_batch=with_images if vl else (lambda _m, b: b),
         save_all=False,
         **dataset,

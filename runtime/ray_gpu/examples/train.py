@@ -15,10 +15,11 @@ def main() -> None:
     args = loop.finish_arguments(common.arguments(__doc__.splitlines()[0], loop.add_training_arguments))
     tuning = ray_gpu.load(args.tuning)
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
+    attn = common.attention(tuning)
     loop.run(
         args,
         tuning,
-        build_model=lambda: common.causal_lm(model, family, smoke),
+        build_model=lambda: common.causal_lm(model, family, smoke, attn=attn),
         prepare_batch=lambda _model, batch: batch,
         save_all=True,
     )

@@ -87,7 +87,7 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
       .map((r) => [`${r.family} h=${r.hidden} ${r.lora ? "lora" : "full"} ${r.batch}x${r.seq}`, r] as const),
   )("full recomputation keeps each layer's 16-bit input (2·h bytes per token) plus the head: %s", (_, r) => {
     const m = arch(r);
-    const predicted = tokens(r) * (r.layers * 2 * r.hidden + headBytesPerToken(m, r.lora) + 4 * r.vocab + 8);
+    const predicted = tokens(r) * (r.layers * 2 * r.hidden + headBytesPerToken(m, loraFor(r)) + 4 * r.vocab + 8);
     const ratio = predicted / r.totalBytes;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);

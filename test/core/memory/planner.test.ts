@@ -1,3 +1,4 @@
+import { defaultLoraTargets } from "../../../core/memory/lora";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { A10G_CUDA_TOTAL_GIB } from "../../../core/catalog/instances";
@@ -52,6 +53,7 @@ describe("training knob planner", () => {
       offload: p.knobs.offload,
       gradientCheckpointing: false,
       microBatchSize: 1,
+      loss: p.knobs.loss,
     });
     expect(p.knobs.gradientCheckpointing).toBe(without.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN));
     expect(p.decisions.find((d) => d.key === "gradientCheckpointing")?.reason).toMatch(/needed|not needed/);
@@ -98,7 +100,10 @@ describe("training knob planner", () => {
     );
     expect(p.fits).toBe(false);
     expect(p.advice[0]).toMatch(/^does not fit: needs [\d.]+ GiB per GPU \(model states [\d.]+ GiB/);
-    expect(p.advice.join("\n")).toMatch(/use \d+ GPUs|QLoRA/);
+    // Each way out is re-planned: the smallest GPU count that fits, with its stage and the memory it needs.
+    expect(p.advice.join("\n")).toMatch(/use gpus: \d+ \((plain DDP|ZeRO-\d)[^)]*: [\d.]+ of 21\.99 GiB\)/);
+    // No advice repeats the current setting.
+    expect(p.advice.join("\n")).not.toMatch(/use gpus: 1 |quantization: none/);
     const qlora = planTrainingMemory(
       base("meta-llama/Llama-3.1-8B", {
         gpus: 1,
@@ -110,10 +115,25 @@ describe("training knob planner", () => {
       }),
     );
     expect(qlora.fits).toBe(false);
-    expect(qlora.advice.some((a) => a.startsWith("use a shorter sequence: sequenceLength "))).toBe(true);
+    expect(qlora.advice.some((a) => /^use sequenceLength: \d+, the longest that fits \(/.test(a))).toBe(true);
+    expect(qlora.advice.some((a) => /^use lora\.quantization: nf4 \(plain DDP/.test(a))).toBe(true);
+    // Pinned knobs that cause the misfit are released in one piece of advice, re-planned too.
+    const pinned = planTrainingMemory(
+      base("meta-llama/Llama-3.1-8B", {
+        gpus: 1,
+        gpusPerNode: 1,
+        sequenceLength: 2048,
+        microBatchSize: 16,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+      }),
+    );
+    expect(pinned.fits).toBe(false);
+    expect(pinned.advice[1]).toMatch(
+      /^leave microBatchSize to the planner \(plain DDP, checkpointing, .*micro-batch \d+: /,
+    );
   });
 
-  it("QLoRA fits an 8B model with a larger micro-batch than LoRA", () => {
+  it("QLoRA fits an 8B model without the recomputation LoRA needs", () => {
     const lora = planTrainingMemory(
       base("meta-llama/Llama-3.1-8B", {
         gpus: 1,
@@ -132,7 +152,8 @@ describe("training knob planner", () => {
     );
     expect(qlora.fits).toBe(true);
     expect(qlora.memory.breakdownGiB.weights).toBeLessThan(lora.memory.breakdownGiB.weights / 2.5);
-    expect(qlora.knobs.microBatchSize).toBeGreaterThanOrEqual(lora.knobs.microBatchSize);
+    expect(lora.knobs.gradientCheckpointing).toBe(true);
+    expect(qlora.knobs.gradientCheckpointing).toBe(false);
   });
 
   it("adds image tokens and the vision tower for vision-language models", () => {
@@ -141,7 +162,7 @@ describe("training knob planner", () => {
         gpus: 1,
         lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
       }),
-      { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1 },
+      { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1, loss: "full" },
     );
     const images = trainingMemory(
       base("Qwen/Qwen2-VL-7B-Instruct", {
@@ -149,7 +170,7 @@ describe("training knob planner", () => {
         imageTokensPerSample: 1280,
         lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
       }),
-      { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1 },
+      { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1, loss: "full" },
     );
     expect(images.breakdownGiB.activations).toBeGreaterThan(text.breakdownGiB.activations);
   });
@@ -160,6 +181,7 @@ describe("training knob planner", () => {
     gradientCheckpointing: fc.boolean(),
     microBatchSize: fc.integer({ min: 1, max: 16 }),
     seq: fc.integer({ min: 128, max: 4096 }),
+    loss: fc.constantFrom("full", "chunked") as fc.Arbitrary<"full" | "chunked">,
   });
 
   it("property: memory never decreases with micro-batch, sequence length or parameters", () => {
@@ -171,6 +193,7 @@ describe("training knob planner", () => {
           offload: "none" as const,
           gradientCheckpointing: c.gradientCheckpointing,
           microBatchSize: c.microBatchSize,
+          loss: c.loss,
         };
         const m = trainingMemory(r, cand).allocatedPeakGiB;
         expect(
@@ -227,7 +250,9 @@ describe("training knob planner", () => {
               gpus,
               gpusPerNode: Math.min(gpus, 4),
               sequenceLength: seq,
-              lora: lora ? { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } : undefined,
+              lora: lora
+                ? { rank: 16, targetModules: defaultLoraTargets(catalogModel(id)!), quantization: "nf4" }
+                : undefined,
             }),
           );
           if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB);

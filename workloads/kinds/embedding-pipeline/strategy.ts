@@ -53,9 +53,16 @@ function planMemory(spec: EmbeddingPipelineSpec, pool: GpuPoolPlan): KindMemoryP
     model,
     sequenceLength,
     batchSize: spec.batchSize,
+    attention: spec.attention,
     usableGiB: usableGpuMemoryGiB(pool.instanceType) / actors,
   });
-  const knobs = { batchSize: plan.batchSize, sequenceLength, gpus: spec.gpus, gpusPerActor: 1 / actors };
+  const knobs = {
+    batchSize: plan.batchSize,
+    sequenceLength,
+    attentionImplementation: plan.attentionImplementation,
+    gpus: spec.gpus,
+    gpusPerActor: 1 / actors,
+  };
   return {
     model,
     memory: plan.memory,

@@ -1,4 +1,5 @@
 /** LoRAFineTune: supervised fine-tuning with LoRA or QLoRA adapters, text or vision-language, with Ray Train. */
+import { defaultLoraTargets } from "../../../core/memory/lora";
 import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
 import type { LoRAKnobs } from "../../contract/document";
 import { checkTrainingSpec } from "../ray-train/checks";
@@ -30,7 +31,7 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
     const lora = {
       rank,
       alpha: memory.knobs.loraAlpha,
-      targetModules,
+      targetModules: [...(targetModules ?? defaultLoraTargets(memory.model))],
       quantization,
       imageTokensPerSample: memory.imageTokensPerSample,
     };

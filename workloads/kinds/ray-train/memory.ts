@@ -6,6 +6,7 @@ import { GPU_INSTANCES, usableGpuMemoryGiB } from "../../../core/catalog/instanc
 import { resolveModel } from "../../../core/config/model-ref";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
+import { defaultLoraTargets } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import type { ModelArchitecture } from "../../../core/models/types";
 import type { GpuPoolPlan } from "../../../core/pools";
@@ -69,7 +70,13 @@ export function planTrainingKindMemory(spec: TrainingJobSpec | LoRAFineTuneSpec,
     zeroStage: spec.zeroStage,
     offload: spec.offload,
     gradientCheckpointing: spec.gradientCheckpointing,
-    lora: lora && { rank: lora.rank, targetModules: lora.targetModules, quantization: lora.quantization },
+    attention: spec.attention,
+    loss: spec.loss,
+    lora: lora && {
+      rank: lora.rank,
+      targetModules: lora.targetModules ?? defaultLoraTargets(model),
+      quantization: lora.quantization,
+    },
     imageTokensPerSample,
   });
   const knobs: TrainingJobKnobs = { ...plan.knobs, sequenceLength: seq };

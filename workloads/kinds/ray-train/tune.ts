@@ -7,6 +7,7 @@ import type { ClusterShapePlan } from "../../../core/cluster/shape";
 import type { Environment } from "../../../core/config/stack";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
+import { ZERO3_MAX_LIVE_PARAMETERS } from "../../../core/memory/buffers";
 import { DEEPSPEED_BUCKET_ELEMENTS } from "../../../core/memory/deepspeed";
 import type { Offload } from "../../../core/memory/model-states";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, type TrainingJobKnobs, type TrainSection } from "../../contract/document";
@@ -35,6 +36,9 @@ const RESILIENCE: {
   },
 };
 
+/** ZeRO-3 parameters fetched ahead of use: DeepSpeed's code default (deepspeed/runtime/zero/config.py). */
+export const ZERO3_PREFETCH_ELEMENTS = 50_000_000;
+
 /** ZeRO buckets, offload and batch sizes as DeepSpeed reads them. */
 function deepSpeedConfig(knobs: TrainingJobKnobs, precision: string): DeepSpeedConfig {
   const stage = knobs.zeroStage;
@@ -52,7 +56,11 @@ function deepSpeedConfig(knobs: TrainingJobKnobs, precision: string): DeepSpeedC
       reduce_bucket_size: DEEPSPEED_BUCKET_ELEMENTS,
       ...(stage <= 2
         ? { allgather_bucket_size: DEEPSPEED_BUCKET_ELEMENTS, reduce_scatter: true }
-        : { stage3_prefetch_bucket_size: DEEPSPEED_BUCKET_ELEMENTS }),
+        : {
+            stage3_prefetch_bucket_size: ZERO3_PREFETCH_ELEMENTS,
+            stage3_max_live_parameters: ZERO3_MAX_LIVE_PARAMETERS,
+            stage3_max_reuse_distance: ZERO3_MAX_LIVE_PARAMETERS,
+          }),
       ...offloadDevices(knobs.offload),
     },
   };
@@ -83,6 +91,13 @@ function decideDeepSpeed(knobs: TrainingJobKnobs, precision: string, log: Decisi
     );
   }
   log.decide("deepspeed.reduce_bucket_size", DEEPSPEED_BUCKET_ELEMENTS, BUCKET_REASON);
+  if (knobs.zeroStage === 3)
+    log.decide(
+      "deepspeed.stage3_max_live_parameters",
+      ZERO3_MAX_LIVE_PARAMETERS,
+      "1e8 instead of DeepSpeed's 1e9 (also the reuse distance): with 1e9 a model under a billion parameters can stay " +
+        "gathered whole around the forward/backward turn; the plan counts 2 bytes x 1e8 of gathered parameters",
+    );
   return config;
 }
 

@@ -1,0 +1,124 @@
+/**
+ * The ways out when a training job does not fit, each planned again with the planner itself: the smallest GPU count
+ * that fits (and with which ZeRO stage and offload), releasing the knobs the workload pinned, a fused attention
+ * kernel, a quantized base, the longest sequence that fits. No advice repeats the current setting; when nothing
+ * within the g5 family fits, the advice says so.
+ */
+import { attentionTraits, defaultAttention } from "./attention";
+import type { MemoryEstimate } from "./estimate";
+import { searchKnobs, type SearchResult, type TrainingRequest } from "./plan-training";
+
+/** GPU counts the advice tries; 64 is eight g5.48xlarge, the most one Ray job is planned for. */
+export const ADVICE_GPU_COUNTS = [2, 4, 8, 16, 32, 64] as const;
+/** Shortest sequence the advice offers. */
+export const MIN_ADVICE_SEQUENCE = 64;
+const DEFAULT_ADVICE_LORA = { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } as const;
+
+/** "ZeRO-3, optimizer offload, checkpointing, chunked loss, micro-batch 2: 19.8 of 21.99 GiB". */
+function summary(s: SearchResult, r: TrainingRequest): string {
+  const parts = [s.c.zeroStage === 0 ? "plain DDP" : `ZeRO-${s.c.zeroStage}`];
+  if (s.c.offload !== "none") parts.push(`${s.c.offload} offload`);
+  if (s.c.gradientCheckpointing) parts.push("checkpointing");
+  if (s.c.loss === "chunked") parts.push("chunked loss");
+  parts.push(`micro-batch ${s.c.microBatchSize}`);
+  return `${parts.join(", ")}: ${s.mem.requiredGiB} of ${r.usableGiB} GiB`;
+}
+
+/** The request with every knob the planner may choose left to it (the global batch kept when it still divides). */
+function released(r: TrainingRequest, gpus = r.gpus): TrainingRequest {
+  const keepBatch = r.globalBatchSize !== undefined && r.globalBatchSize % gpus === 0;
+  return {
+    ...r,
+    gpus,
+    globalBatchSize: keepBatch ? r.globalBatchSize : undefined,
+    microBatchSize: undefined,
+    zeroStage: undefined,
+    offload: undefined,
+    gradientCheckpointing: undefined,
+    loss: undefined,
+    strategy: r.strategy === "ddp" && r.lora ? "auto" : r.strategy,
+  };
+}
+
+const fitting = (r: TrainingRequest): SearchResult | undefined => {
+  const s = searchKnobs(r);
+  return s.found ? s : undefined;
+};
+
+function pinnedKnobs(r: TrainingRequest): string[] {
+  const keys = ["microBatchSize", "zeroStage", "offload", "gradientCheckpointing", "loss"] as const;
+  return keys.filter((k) => r[k] !== undefined);
+}
+
+function moreGpus(r: TrainingRequest): string | undefined {
+  for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > r.gpus)) {
+    const same = fitting(released(r, gpus));
+    if (same) return `use gpus: ${gpus} (${summary(same, r)})`;
+    if (r.strategy === "ddp") {
+      const zero = fitting({ ...released(r, gpus), strategy: "auto" });
+      if (zero) return `use gpus: ${gpus} with strategy "auto" (${summary(zero, r)})`;
+    }
+  }
+  return undefined;
+}
+
+function zeroInsteadOfDdp(r: TrainingRequest): string | undefined {
+  if (r.strategy !== "ddp" || r.lora) return undefined;
+  const s = fitting({ ...released(r), strategy: "auto" });
+  return s && `use strategy "auto" on the same ${r.gpus} GPUs (ZeRO shards the states; ${summary(s, r)})`;
+}
+
+function otherAttention(r: TrainingRequest): string | undefined {
+  const current = r.attention ?? defaultAttention(r.model);
+  if (current !== "eager" || !attentionTraits(r.model).implementations.includes("sdpa")) return undefined;
+  const s = fitting({ ...released(r), attention: "sdpa" });
+  return s && `use attention: sdpa (no attention scores kept; ${summary(s, r)})`;
+}
+
+function quantized(r: TrainingRequest): string | undefined {
+  if (r.model.type === "encoder-embedding") return undefined;
+  if (!r.lora) {
+    const s = fitting({ ...released(r), lora: DEFAULT_ADVICE_LORA, strategy: "auto" });
+    return s && `use a LoRAFineTune with lora.quantization: nf4 (QLoRA, rank 16 on q_proj/v_proj; ${summary(s, r)})`;
+  }
+  const next = r.lora.quantization === "none" ? "nf4" : r.lora.quantization === "nf4" ? "nf4-double" : undefined;
+  if (!next) return undefined;
+  const s = fitting({ ...released(r), lora: { ...r.lora, quantization: next } });
+  return s && `use lora.quantization: ${next} (${summary(s, r)})`;
+}
+
+function shorterSequence(r: TrainingRequest): string | undefined {
+  let lo = MIN_ADVICE_SEQUENCE;
+  let hi = Math.floor((r.sequenceLength - 1) / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
+  if (hi < lo || !fitting({ ...released(r), sequenceLength: lo })) return undefined;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2 / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
+    if (fitting({ ...released(r), sequenceLength: mid })) lo = mid;
+    else hi = mid - MIN_ADVICE_SEQUENCE;
+  }
+  const s = fitting({ ...released(r), sequenceLength: lo })!;
+  return `use sequenceLength: ${lo}, the longest that fits (${summary(s, r)})`;
+}
+
+/** Every way out that fits, re-planned; or that nothing in the g5 family does. */
+export function replannedAdvice(r: TrainingRequest, mem: MemoryEstimate): string[] {
+  const b = mem.breakdownGiB;
+  const out = [
+    `does not fit: needs ${mem.requiredGiB} GiB per GPU (model states ${b.modelStates} GiB, buffers ` +
+      `${b.communicationBuffers} GiB, activations ${b.activations} GiB, logits ${b.logits} GiB) but an A10G offers ` +
+      `${r.usableGiB} GiB`,
+  ];
+  const pins = pinnedKnobs(r);
+  const unpinned = pins.length > 0 ? fitting(released(r)) : undefined;
+  if (unpinned) out.push(`leave ${pins.join(", ")} to the planner (${summary(unpinned, r)})`);
+  const ways = [zeroInsteadOfDdp(r), moreGpus(r), otherAttention(r), quantized(r), shorterSequence(r)].filter(
+    (w) => w !== undefined,
+  );
+  out.push(...ways);
+  if (out.length === 1)
+    out.push(
+      `nothing within the g5 family fits: tried up to ${ADVICE_GPU_COUNTS.at(-1)} A10G GPUs with ZeRO-3 and CPU ` +
+        `offload, QLoRA and sequences down to ${MIN_ADVICE_SEQUENCE} tokens; use GPUs with more memory or a smaller model`,
+    );
+  return out;
+}

@@ -1,0 +1,114 @@
+/**
+ * What the attention implementation and dropout add to memory, beyond the fused (SDPA/flash), dropout-free layer
+ * that ./activations.ts measures.
+ *
+ * Training, per layer, from the saved tensors of transformers 5.18's `eager_attention_forward`
+ * (calibration/measure_attention.py → test/data/attention-calibration.json, checked in
+ * test/core/memory/attention.test.ts):
+ * - eager keeps the softmax output for every score (batch × heads × seq²): 2 bytes in 16 bit, or 4 + 2 when the
+ *   softmax runs in fp32 and is cast back (Llama-style); with attention dropout it keeps the dropout mask and the
+ *   dropped probabilities instead of the cast copy. On a GPU the mask is a 1-byte bool (`native_dropout`); PyTorch's
+ *   CPU path keeps a noise tensor of the activation dtype instead, which the calibration accounts for.
+ *   BERT at dropout 0.1 in fp16: 2 + 1 + 2 = 5 bytes per score, which reproduces the measured eager − SDPA gap of
+ *   transformers' BERT, DistilBERT and ALBERT SDPA benchmarks (test/core/memory/published.test.ts).
+ * - Llama-style eager also keeps the attention output before the output projection (2·q bytes per token, measured).
+ * - SDPA and flash apply attention dropout inside the kernel (only the RNG state is kept), so they add nothing.
+ * - Hidden dropout (BERT-style encoders: after the attention output and after the MLP) keeps two masks of the
+ *   hidden size per token, whatever the attention implementation.
+ * Inference keeps nothing, but eager materialises one layer's scores (batch × heads × seq² elements): 1.0–1.17
+ * tensors' worth measured on CPU, planned at 1.5, which transformers' BERT inference benchmark (fp32, TITAN RTX)
+ * bounds from above; MPNet and T5 add a relative position bias of the same shape in the activation dtype.
+ */
+import type { AttentionImplementation, AttentionTraits, ModelArchitecture } from "../models/types";
+
+/** Traits by architecture type when a catalog entry does not set its own. */
+const DEFAULT_TRAITS: { readonly [T in ModelArchitecture["type"]]: AttentionTraits } = {
+  "decoder-llm": {
+    implementations: ["sdpa", "eager", "flash"],
+    attentionDropout: 0,
+    hiddenDropout: 0,
+    softmaxInFp32: true,
+    relativePositionBias: false,
+  },
+  "vision-language": {
+    implementations: ["sdpa", "eager", "flash"],
+    attentionDropout: 0,
+    hiddenDropout: 0,
+    softmaxInFp32: true,
+    relativePositionBias: false,
+  },
+  // BERT, RoBERTa, XLM-R: attention_probs_dropout_prob and hidden_dropout_prob default to 0.1.
+  "encoder-embedding": {
+    implementations: ["sdpa", "eager"],
+    attentionDropout: 0.1,
+    hiddenDropout: 0.1,
+    softmaxInFp32: false,
+    relativePositionBias: false,
+  },
+  // T5: dropout_rate 0.1 on the attention weights and hidden states, relative position bias.
+  "encoder-decoder": {
+    implementations: ["sdpa", "eager"],
+    attentionDropout: 0.1,
+    hiddenDropout: 0.1,
+    softmaxInFp32: false,
+    relativePositionBias: true,
+  },
+};
+
+/** The attention traits of a model: its catalog entry's, else its type's. */
+export function attentionTraits(m: Pick<ModelArchitecture, "type" | "attention">): AttentionTraits {
+  return m.attention ?? DEFAULT_TRAITS[m.type];
+}
+
+/** The implementation transformers picks when none is requested: sdpa where supported, else eager. */
+export function defaultAttention(m: Pick<ModelArchitecture, "type" | "attention">): AttentionImplementation {
+  const impls = attentionTraits(m).implementations;
+  return impls.includes("sdpa") ? "sdpa" : impls[0]!;
+}
+
+/** Where the step runs: a GPU keeps 1-byte dropout masks, PyTorch's CPU dropout a noise tensor of the dtype. */
+export type DropoutDevice = "gpu" | "cpu";
+
+/** Bytes saved per attention score (batch × heads × seq² elements) by eager attention in training. */
+export function eagerBytesPerScore(t: AttentionTraits, bytesPerActivation: number, device: DropoutDevice): number {
+  const softmax = t.softmaxInFp32 ? 4 : bytesPerActivation;
+  const mask = device === "gpu" ? 1 : bytesPerActivation;
+  if (t.attentionDropout > 0) return softmax + mask + bytesPerActivation;
+  return softmax + (t.softmaxInFp32 ? bytesPerActivation : 0);
+}
+
+/** Training: bytes per token per layer that the attention implementation and dropout add. */
+export function attentionTrainingBytesPerToken(
+  m: ModelArchitecture,
+  impl: AttentionImplementation,
+  seq: number,
+  bytesPerActivation: number,
+  device: DropoutDevice = "gpu",
+): number {
+  const t = attentionTraits(m);
+  const maskBytes = device === "gpu" ? 1 : bytesPerActivation;
+  const hiddenDropout = t.hiddenDropout > 0 ? 2 * m.hiddenSize * maskBytes : 0;
+  if (impl !== "eager") return hiddenDropout;
+  // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
+  const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
+  return hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, bytesPerActivation, device);
+}
+
+/** Score-sized tensors alive at once in an eager no-grad attention (see the module comment). */
+export const EAGER_INFERENCE_SCORE_TENSORS = 1.5;
+
+/** Inference: transient bytes of one layer's attention for a batch (eager scores, position bias, padding mask). */
+export function attentionInferenceBytes(
+  m: ModelArchitecture,
+  impl: AttentionImplementation,
+  batch: number,
+  seq: number,
+  bytesPerActivation: number,
+): number {
+  const t = attentionTraits(m);
+  const scores = batch * m.attentionHeads * seq * seq;
+  const paddingMask = batch * seq * seq * bytesPerActivation;
+  if (impl !== "eager") return paddingMask;
+  const bias = t.relativePositionBias ? bytesPerActivation : 0;
+  return paddingMask + scores * (EAGER_INFERENCE_SCORE_TENSORS * bytesPerActivation + bias);
+}

@@ -1,0 +1,94 @@
+/**
+ * Inference memory: encoder forwards for embeddings, and vLLM-style LLM serving. Bytes inside, GiB outside.
+ */
+import { GIB } from "../quantity";
+import { kvCacheBytesPerToken, type ModelArchitecture } from "../models";
+import type { AttentionImplementation } from "../models/types";
+import { attentionInferenceBytes, defaultAttention } from "./attention";
+import { finishEstimate, FRAMEWORK, type MemoryEstimate, type MemoryParts } from "./estimate";
+
+/**
+ * Forward working set of a no-grad transformer layer, per token, at `bytes` per element: the MLP's two
+ * intermediate-size tensors (up projection and activation) and the hidden-size tensors around attention, plus the
+ * layer's output. Measured on CPU at 2·(2i + 2h) (test/data/attention-calibration.json, `inference` rows); planned with
+ * room for the GPU kernels' own temporaries.
+ */
+export function forwardWorkingSetBytesPerToken(
+  m: Pick<ModelArchitecture, "hiddenSize" | "intermediateSize">,
+  bytes = 2,
+): number {
+  return bytes * (2 * m.intermediateSize + 5 * m.hiddenSize);
+}
+
+/**
+ * Memory an encoder forward holds besides its weights and working set, whatever the batch: cuBLAS workspaces (allocated
+ * through PyTorch's caching allocator, so inside `max_memory_allocated`), the embedding output and position buffers.
+ * transformers' BERT SDPA benchmark (A100, fp16, bert-base-uncased) peaks at 282.661 MB for 1 × 128 tokens, 45 MiB
+ * above its 16-bit weights; 64 MiB keeps a margin.
+ */
+export const ENCODER_FIXED_OVERHEAD_BYTES = 64 * 2 ** 20;
+
+/** The parts of an inference estimate: no gradients, optimizer, buffers or logits. */
+function inferenceParts(weights: number, activations: number, kvCache: number): MemoryParts {
+  const zero = { gradients: 0, optimizerStates: 0, communicationBuffers: 0, logits: 0 };
+  return { ...zero, weights, activations, kvCache, peakBytes: weights + activations + kvCache };
+}
+
+/** Encoder inference (embeddings): 16-bit weights, fixed overhead, one layer's working set and attention for the batch. */
+export function estimateEncoderInference(args: {
+  model: ModelArchitecture;
+  batchSize: number;
+  sequenceLength: number;
+  attention?: AttentionImplementation | undefined;
+  usableGiB: number;
+  /** @default 2 (fp16 weights and activations, as the embedding example loads them) */
+  bytesPerElement?: number;
+}): MemoryEstimate {
+  const { model: m, batchSize: b, sequenceLength: s } = args;
+  const bytes = args.bytesPerElement ?? 2;
+  const weights = bytes * m.parameters;
+  const attention = attentionInferenceBytes(m, args.attention ?? defaultAttention(m), b, s, bytes);
+  const activations = b * s * forwardWorkingSetBytesPerToken(m, bytes) + attention + ENCODER_FIXED_OVERHEAD_BYTES;
+  return finishEstimate(inferenceParts(weights, activations, 0), 1, args.usableGiB, 0);
+}
+
+/**
+ * vLLM-style serving: weights split over tensor-parallel ranks, the activation peak of a profiling pass over
+ * `maxBatchedTokens` (about (6i + 6h)·2 bytes per token; vllm-project/vllm#10517 logs 108–111 KB per token for
+ * Llama-3.1-8B), and a KV cache filling what is left of `gpuMemoryUtilization` of the device after the non-torch
+ * memory (CUDA graphs, NCCL; 0.35 GiB in the same log).
+ */
+export const VLLM_NON_TORCH_GIB = 0.35;
+
+export interface ServingEstimate extends MemoryEstimate {
+  readonly kvCacheBytesPerToken: number;
+  readonly kvCacheTokens: number;
+}
+
+export function estimateLlmServing(args: {
+  model: ModelArchitecture;
+  tensorParallel: number;
+  gpuMemoryUtilization: number;
+  maxBatchedTokens: number;
+  usableGiB: number;
+}): ServingEstimate {
+  const m = args.model;
+  const weights = (2 * m.parameters) / args.tensorParallel;
+  const activations = (args.maxBatchedTokens * 2 * (3 * m.intermediateSize + 3 * m.hiddenSize)) / args.tensorParallel;
+  const budget = args.gpuMemoryUtilization * args.usableGiB * GIB - VLLM_NON_TORCH_GIB * GIB;
+  const kvPerToken = kvCacheBytesPerToken(m) / args.tensorParallel;
+  const kv = Math.max(0, budget - weights - activations);
+  const est = finishEstimate(inferenceParts(weights, activations, kv), args.tensorParallel, args.usableGiB, 0);
+  // vLLM preallocates its whole budget (utilization x memory, non-torch memory included) at start-up: that is
+  // what must fit, plus the CUDA context; no fragmentation headroom on top of a preallocated cache.
+  const framework = FRAMEWORK.cudaContextGiB + VLLM_NON_TORCH_GIB;
+  const required = Math.round((est.allocatedPeakGiB + framework) * 1000) / 1000;
+  return {
+    ...est,
+    requiredGiB: required,
+    breakdownGiB: { ...est.breakdownGiB, framework },
+    fits: kv > 0 && required <= args.usableGiB,
+    kvCacheBytesPerToken: kvPerToken,
+    kvCacheTokens: Math.floor(kv / kvPerToken),
+  };
+}

@@ -1,0 +1,101 @@
+/** The reasons a training plan gives for each knob it chose. */
+import { DecisionLog, type Decision } from "../decisions";
+import { attentionTraits, defaultAttention } from "./attention";
+import type { MemoryEstimate } from "./estimate";
+import { LOSS_CHUNK_TOKENS } from "./loss";
+import { hasLmLoss, SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./plan-training";
+
+const pinned = (v: unknown) => v !== undefined;
+
+function decideStages(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
+  log.decide(
+    "zeroStage",
+    k.zeroStage,
+    pinned(r.zeroStage)
+      ? "pinned by the workload"
+      : k.zeroStage === 0
+        ? `plain DDP: full model states (${mem.breakdownGiB.modelStates} GiB) fit on each GPU`
+        : `ZeRO-${k.zeroStage}: the lowest stage whose per-GPU model states (${mem.breakdownGiB.modelStates} ` +
+          `GiB, plus ${mem.breakdownGiB.communicationBuffers} GiB of communication buffers) leave room for activations`,
+  );
+  log.decide(
+    "offload",
+    k.offload,
+    pinned(r.offload)
+      ? "pinned by the workload"
+      : k.offload === "none"
+        ? "no offload: the states fit on the GPUs"
+        : `offload to CPU needed; the node must hold ${mem.cpuOffloadGiBPerNode} GiB (DeepSpeed's estimate)`,
+  );
+  log.decide(
+    "gradientCheckpointing",
+    k.gradientCheckpointing,
+    pinned(r.gradientCheckpointing)
+      ? "pinned by the workload"
+      : k.gradientCheckpointing
+        ? "needed: without it even micro-batch 1 does not fit; recomputation keeps only each layer's input"
+        : "not needed: activations fit, so no recomputation cost",
+  );
+}
+
+function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
+  const traits = attentionTraits(r.model);
+  const dropout = traits.attentionDropout > 0 ? ` and attention dropout ${traits.attentionDropout}` : "";
+  log.decide(
+    "attentionImplementation",
+    k.attentionImplementation,
+    (pinned(r.attention) ? "pinned by the workload" : `the model's default (${defaultAttention(r.model)})`) +
+      (k.attentionImplementation === "eager"
+        ? `: eager keeps every attention score${dropout} for backward, counted in the activations`
+        : ": fused kernel, no attention scores kept"),
+  );
+  if (!hasLmLoss(r.model)) return;
+  log.decide(
+    "loss",
+    k.loss,
+    pinned(r.loss)
+      ? `pinned by the workload; logits take ${mem.breakdownGiB.logits} GiB`
+      : k.loss === "chunked"
+        ? `chunked: scoring ${LOSS_CHUNK_TOKENS} tokens at a time keeps logits at ${mem.breakdownGiB.logits} GiB, which ` +
+          `allows this micro-batch, stage or checkpointing choice; the full loss does not`
+        : `full: chunking (${LOSS_CHUNK_TOKENS} tokens at a time) would not allow a larger micro-batch, a lower ZeRO ` +
+          `stage or less recomputation; logits take ${mem.breakdownGiB.logits} GiB`,
+  );
+}
+
+/** The plan's decisions, in the order a reader follows them. */
+export function trainingDecisions(
+  r: TrainingRequest,
+  k: TrainingKnobs,
+  mem: MemoryEstimate,
+  found: boolean,
+): readonly Decision[] {
+  const log = new DecisionLog();
+  const target = r.usableGiB * (1 - SAFETY_MARGIN);
+  const req =
+    `requires ${mem.requiredGiB} GiB of ${r.usableGiB} GiB (target ${target.toFixed(2)} GiB with a ` +
+    `${SAFETY_MARGIN * 100}% margin)`;
+  decideStages(log, r, k, mem);
+  decideKernels(log, r, k, mem);
+  log.decide(
+    "microBatchSize",
+    k.microBatchSize,
+    pinned(r.microBatchSize) ? `pinned by the workload; ${req}` : `largest that fits: ${req}`,
+  );
+  log.decide(
+    "gradientAccumulationSteps",
+    k.gradientAccumulationSteps,
+    r.globalBatchSize !== undefined
+      ? `global batch ${r.globalBatchSize} = ${k.microBatchSize} micro-batch x ${k.gradientAccumulationSteps} steps x ` +
+          `${r.gpus} GPUs, kept exactly whatever the GPU count`
+      : "no globalBatchSize given: one micro-batch per step",
+  );
+  if (!found && mem.fits)
+    log.decide(
+      "safetyMargin",
+      false,
+      `no choice stays under the ${SAFETY_MARGIN * 100}% planning margin; the closest (${mem.requiredGiB} ` +
+        `GiB) still fits the ${r.usableGiB} GiB, with little room for allocator fragmentation`,
+    );
+  return log.decisions;
+}

@@ -1,0 +1,116 @@
+/**
+ * The attention and dropout terms against the CPU calibration (test/data/attention-calibration.json, produced by
+ * calibration/measure_attention.py with torch and transformers): saved-for-backward bytes per layer and token in
+ * training, and peak live bytes of no-grad encoder forwards. Training: never below 99% of a measurement, at most 10%
+ * above. Inference: never below the measurement, at most 1.6 times it.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { layerBytesPerToken } from "../../../core/memory/activations";
+import { attentionInferenceBytes, attentionTraits, defaultAttention } from "../../../core/memory/attention";
+import { forwardWorkingSetBytesPerToken } from "../../../core/memory/estimate-inference";
+import { catalogModel } from "../../../core/models";
+import type { AttentionImplementation, AttentionTraits, ModelArchitecture } from "../../../core/models/types";
+import { attentionTrainingBytesPerToken } from "../../../core/memory/attention";
+import { repoRoot } from "../../helpers/fixtures";
+
+interface Common {
+  family: "llama" | "gemma" | "bert" | "mpnet";
+  attention: AttentionImplementation;
+  hidden: number;
+  intermediate: number;
+  heads: number;
+  batch: number;
+  seq: number;
+}
+interface TrainingRow extends Common {
+  attentionDropout: number;
+  hiddenDropout: number;
+  kvHeads: number;
+  layerBytesPerToken: number;
+}
+interface InferenceRow extends Common {
+  peakBytes: number;
+}
+const data = JSON.parse(readFileSync(join(repoRoot, "test/data/attention-calibration.json"), "utf8")) as {
+  torch: string;
+  transformers: string;
+  training: TrainingRow[];
+  inference: InferenceRow[];
+};
+
+function arch(r: Common & { kvHeads?: number; attentionDropout?: number; hiddenDropout?: number }): ModelArchitecture {
+  const encoder = r.family === "bert" || r.family === "mpnet";
+  const attention: AttentionTraits = {
+    implementations: r.family === "mpnet" ? ["eager"] : ["sdpa", "eager"],
+    attentionDropout: r.attentionDropout ?? 0,
+    hiddenDropout: r.hiddenDropout ?? 0,
+    softmaxInFp32: !encoder,
+    relativePositionBias: r.family === "mpnet",
+  };
+  return {
+    family: r.family,
+    type: encoder ? "encoder-embedding" : "decoder-llm",
+    mlp: r.family === "gemma" ? "geglu" : encoder ? "gelu" : "swiglu",
+    parameters: 0,
+    largestLayerParameters: 0,
+    layers: 3,
+    hiddenSize: r.hidden,
+    attentionHeads: r.heads,
+    kvHeads: r.kvHeads ?? r.heads,
+    headDim: r.hidden / r.heads,
+    intermediateSize: r.intermediate,
+    vocabSize: 512,
+    tiedEmbeddings: false,
+    attention,
+    source: "calibration",
+  };
+}
+
+const label = (r: Common & { attentionDropout?: number }) =>
+  `${r.family} ${r.attention} dropout ${r.attentionDropout ?? "-"} h=${r.hidden} ${r.batch}x${r.seq}`;
+
+describe(`attention terms vs measurements (torch ${data.torch}, transformers ${data.transformers})`, () => {
+  it.each(data.training.map((r) => [label(r), r] as const))("training, saved bytes per layer and token: %s", (_, r) => {
+    const m = arch(r);
+    // The CPU's dropout keeps a noise tensor of the activation dtype where a GPU keeps a 1-byte mask.
+    const predicted = layerBytesPerToken(m) + attentionTrainingBytesPerToken(m, r.attention, r.seq, 2, "cpu");
+    const ratio = predicted / r.layerBytesPerToken;
+    expect(ratio).toBeGreaterThanOrEqual(0.99);
+    expect(ratio).toBeLessThanOrEqual(1.1);
+  });
+
+  it.each(data.inference.map((r) => [label(r), r] as const))("inference, peak live bytes: %s", (_, r) => {
+    const m = arch(r);
+    // PyTorch's CPU bf16 matmuls keep a copy of each weight (about the blocks' linear weights); a GPU does not.
+    const cpuWeightCopies = 2 * 3 * (4 * r.hidden * r.hidden + 2 * r.hidden * r.intermediate);
+    const measured = r.peakBytes - cpuWeightCopies;
+    const predicted =
+      r.batch * r.seq * forwardWorkingSetBytesPerToken(m) + attentionInferenceBytes(m, r.attention, r.batch, r.seq, 2);
+    expect(predicted).toBeGreaterThanOrEqual(measured);
+    expect(predicted / measured).toBeLessThanOrEqual(1.6);
+  });
+
+  it("defaults: sdpa for catalog LLMs and BERT-style encoders, eager for MPNet (transformers has no SDPA path for it)", () => {
+    expect(defaultAttention(catalogModel("meta-llama/Llama-3.1-8B")!)).toBe("sdpa");
+    expect(defaultAttention(catalogModel("BAAI/bge-base-en-v1.5")!)).toBe("sdpa");
+    expect(defaultAttention(catalogModel("sentence-transformers/all-mpnet-base-v2")!)).toBe("eager");
+    expect(attentionTraits(catalogModel("BAAI/bge-base-en-v1.5")!).attentionDropout).toBe(0.1);
+  });
+
+  it("fused kernels keep no scores: the eager term grows with the sequence, the sdpa term does not", () => {
+    const m = arch({
+      family: "bert",
+      attention: "eager",
+      hidden: 768,
+      intermediate: 3072,
+      heads: 12,
+      batch: 1,
+      seq: 1,
+    });
+    const eager = (s: number) => attentionTrainingBytesPerToken(m, "eager", s, 2);
+    expect(eager(1024) - eager(512)).toBe(12 * 512 * 2);
+    expect(attentionTrainingBytesPerToken(m, "sdpa", 4096, 2)).toBe(attentionTrainingBytesPerToken(m, "flash", 64, 2));
+  });
+});
