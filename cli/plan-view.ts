@@ -84,7 +84,7 @@ export function planDocument(stack: string | undefined, plan: StackPlan) {
     namespace: plan.namespace,
     pools: [plan.pools.cpu, ...plan.pools.gpu].map(poolView),
     workloads: plan.workloads.map(workloadView),
-    notRendered: plan.notRendered,
+    notRendered: plan.notRendered.map(({ workload, reason }) => ({ workload, reason })),
   };
 }
 

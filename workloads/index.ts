@@ -12,7 +12,7 @@ export {
   type WorkloadPlanOf,
 } from "./workload";
 export type { WorkloadContext } from "./context";
-export { planStack, type PlanStackOptions, type StackPlan } from "./stack";
+export { planStack, type NotRendered, type PlanStackOptions, type StackPlan } from "./stack";
 export type { RuntimePackage } from "./contract/configmaps";
 export type { TuningDocument, KnobsOf } from "./contract/document";
 export type { ConfigMap, KubeObject, RayJob } from "./k8s/types";

@@ -35,7 +35,15 @@ export interface StackPlan {
    */
   readonly shared: readonly KubeObject[];
   /** Workloads planned but not rendered, and why (no image or entrypoint yet, or not fitting). */
-  readonly notRendered: readonly { readonly workload: string; readonly reason: string }[];
+  readonly notRendered: readonly NotRendered[];
+}
+
+/** A workload that planned but cannot render yet: its problems, and the same as one line. */
+export interface NotRendered {
+  readonly workload: string;
+  readonly issues: readonly ConfigIssue[];
+  /** `path: message` of each issue, joined by "; ". */
+  readonly reason: string;
 }
 
 /** Options of {@link planStack}. */
@@ -73,7 +81,11 @@ function planWorkload(
       if (!(err instanceof ConfigError) || options.requireRender) throw err;
       return {
         plan,
-        notRendered: { workload: spec.name, reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; ") },
+        notRendered: {
+          workload: spec.name,
+          issues: err.issues,
+          reason: err.issues.map((x) => `${x.path}: ${x.message}`).join("; "),
+        },
       };
     }
   } catch (err) {

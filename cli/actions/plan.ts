@@ -47,7 +47,7 @@ function planOrThrow(config: StackConfig, workloadFile: string | undefined): Sta
     const plan = planStack(config, { runtime, workloadPath: () => "workload" });
     // A workload file is planned before its image exists: only other reasons not to render are worth a line.
     const notRendered = plan.notRendered.filter(
-      (n) => !/^(workload\.(image|entrypoint): required to render[^;]*(; )?)+$/.test(n.reason),
+      (n) => !n.issues.every((i) => i.path === "workload.image" || i.path === "workload.entrypoint"),
     );
     return { ...plan, notRendered };
   } catch (e) {

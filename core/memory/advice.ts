@@ -6,13 +6,15 @@
  */
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
+import { defaultLoraTargets } from "./lora";
 import { searchKnobs, type SearchResult, type TrainingRequest } from "./plan-training";
 
 /** GPU counts the advice tries; 64 is eight g5.48xlarge, the most one Ray job is planned for. */
 export const ADVICE_GPU_COUNTS = [2, 4, 8, 16, 32, 64] as const;
 /** Shortest sequence the advice offers. */
 export const MIN_ADVICE_SEQUENCE = 64;
-const DEFAULT_ADVICE_LORA = { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" } as const;
+/** Rank of the QLoRA adapter offered to a full fine-tune that does not fit. */
+const ADVICE_LORA_RANK = 16;
 
 /** "ZeRO-3, optimizer offload, checkpointing, chunked loss, micro-batch 2: 19.8 of 21.99 GiB". */
 function summary(s: SearchResult, r: TrainingRequest): string {
@@ -78,8 +80,11 @@ function otherAttention(r: TrainingRequest): string | undefined {
 function quantized(r: TrainingRequest): string | undefined {
   if (r.model.type === "encoder-embedding") return undefined;
   if (!r.lora) {
-    const s = fitting({ ...released(r), lora: DEFAULT_ADVICE_LORA, strategy: "auto" });
-    return s && `use a LoRAFineTune with lora.quantization: nf4 (QLoRA, rank 16 on q_proj/v_proj; ${summary(s, r)})`;
+    const targetModules = defaultLoraTargets(r.model);
+    const lora = { rank: ADVICE_LORA_RANK, targetModules, quantization: "nf4" } as const;
+    const s = fitting({ ...released(r), lora, strategy: "auto" });
+    const on = targetModules.join("/");
+    return s && `use a LoRAFineTune with lora.quantization: nf4 (QLoRA, rank ${lora.rank} on ${on}; ${summary(s, r)})`;
   }
   const next = r.lora.quantization === "none" ? "nf4" : r.lora.quantization === "nf4" ? "nf4-double" : undefined;
   if (!next) return undefined;
@@ -88,16 +93,18 @@ function quantized(r: TrainingRequest): string | undefined {
 }
 
 function shorterSequence(r: TrainingRequest): string | undefined {
+  const at = (sequenceLength: number) => fitting({ ...released(r), sequenceLength });
   let lo = MIN_ADVICE_SEQUENCE;
   let hi = Math.floor((r.sequenceLength - 1) / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
-  if (hi < lo || !fitting({ ...released(r), sequenceLength: lo })) return undefined;
+  let best = hi < lo ? undefined : at(lo);
+  if (!best) return undefined;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2 / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
-    if (fitting({ ...released(r), sequenceLength: mid })) lo = mid;
+    const s = at(mid);
+    if (s) [lo, best] = [mid, s];
     else hi = mid - MIN_ADVICE_SEQUENCE;
   }
-  const s = fitting({ ...released(r), sequenceLength: lo })!;
-  return `use sequenceLength: ${lo}, the longest that fits (${summary(s, r)})`;
+  return `use sequenceLength: ${lo}, the longest that fits (${summary(best, r)})`;
 }
 
 /** Every way out that fits, re-planned; or that nothing in the g5 family does. */

@@ -6,7 +6,7 @@ import { GIB } from "../quantity";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
 import { headBytesPerToken, layerBytesPerToken, type LoraActivationInput } from "./activations";
 import { attentionTrainingBytesPerToken, type DropoutDevice } from "./attention";
-import { logitsBytes, type LossImplementation } from "./loss";
+import { hasVocabularyLogits, logitsBytes, type LossImplementation } from "./loss";
 import type { ModelStates, Precision } from "./model-states";
 
 /**
@@ -126,7 +126,7 @@ export function activationBytes(
 export function estimateTraining(t: TrainingMemoryInput): MemoryEstimate {
   const m = t.model;
   const activations = activationBytes(t) + (t.visionBytes ?? 0);
-  const logits = m.type === "encoder-embedding" ? 0 : logitsBytes(m, t.microBatchSize * t.tokensPerSample, t.loss);
+  const logits = hasVocabularyLogits(m) ? logitsBytes(m, t.microBatchSize * t.tokensPerSample, t.loss) : 0;
   const peak =
     t.states.weights +
     t.states.optimizerStates +

@@ -22,6 +22,16 @@ export const LOSS_CHUNK_TOKENS = 512;
 /** Bytes per token per vocabulary entry while a token's logits exist (see the module comment). */
 export const LOGIT_BYTES_PER_VOCAB_ENTRY = 12;
 
+/** Whether the model computes logits over its vocabulary (causal LMs and encoder-decoders; not embedding encoders). */
+export function hasVocabularyLogits(m: Pick<ModelArchitecture, "type">): boolean {
+  return m.type !== "encoder-embedding";
+}
+
+/** Whether the loss is a causal LM's next-token loss, the one `ray_gpu.loss` can chunk. */
+export function hasCausalLmLoss(m: Pick<ModelArchitecture, "type">): boolean {
+  return m.type === "decoder-llm" || m.type === "vision-language";
+}
+
 /** Peak bytes of the logits of `tokens` tokens under `loss`. */
 export function logitsBytes(m: Pick<ModelArchitecture, "vocabSize">, tokens: number, loss: LossImplementation): number {
   const live = loss === "chunked" ? Math.min(tokens, LOSS_CHUNK_TOKENS) : tokens;

@@ -13,7 +13,7 @@ import { defaultAttention } from "./attention";
 import { communicationBytes, optimizerStepTemporaryBytes, PLANNED_OPTIMIZER_STEP } from "./buffers";
 import { estimateTraining, type MemoryEstimate } from "./estimate";
 import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
-import { LOSS_CHUNK_TOKENS, type LossImplementation } from "./loss";
+import { hasCausalLmLoss, LOSS_CHUNK_TOKENS, type LossImplementation } from "./loss";
 import { adapterParameters, type LoraTarget } from "./lora";
 import { trainingDecisions } from "./training-decisions";
 import {
@@ -92,11 +92,6 @@ export interface Candidate {
   readonly loss: LossImplementation;
 }
 
-/** Whether the model computes a causal-LM loss over its vocabulary (so chunking the loss can help). */
-export function hasLmLoss(m: ModelArchitecture): boolean {
-  return m.type === "decoder-llm" || m.type === "vision-language";
-}
-
 /** Forward working set of a frozen vision tower for one micro-batch, bytes. */
 function visionBytes(r: TrainingRequest, microBatchSize: number): number {
   const v = r.model.vision;
@@ -140,7 +135,8 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
 export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
   const m = r.model;
   const { states, trainable, stepped } = statesOf(r, c);
-  const stateBytes = r.precision === "bf16-true" ? 2 : 4;
+  // Optimizer states take the parameters' dtype: 16 bit only for pure bf16 full training (LoRA adapters stay fp32).
+  const stateBytes = r.precision === "bf16-true" && !r.lora ? 2 : 4;
   return estimateTraining({
     model: m,
     states,
@@ -212,7 +208,7 @@ function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offlo
 /** Losses to try: the pinned one, else full and chunked for causal LMs (full wins ties: no recomputation). */
 function lossesToTry(r: TrainingRequest): LossImplementation[] {
   if (r.loss !== undefined) return [r.loss];
-  return hasLmLoss(r.model) ? ["full", "chunked"] : ["full"];
+  return hasCausalLmLoss(r.model) ? ["full", "chunked"] : ["full"];
 }
 
 /** A searched configuration and its memory. */
@@ -232,11 +228,12 @@ export function searchKnobs(r: TrainingRequest): SearchResult {
   const target = r.usableGiB * (1 - SAFETY_MARGIN);
   const micros = microBatchCandidates(r);
   const ckpts = r.gradientCheckpointing !== undefined ? [r.gradientCheckpointing] : [false, true];
+  const losses = lossesToTry(r);
   let last: { c: Candidate; mem: MemoryEstimate } | undefined;
   for (const s of stagesToTry(r)) {
     for (const gradientCheckpointing of ckpts) {
       let best: { c: Candidate; mem: MemoryEstimate } | undefined;
-      for (const loss of lossesToTry(r)) {
+      for (const loss of losses) {
         for (const microBatchSize of micros) {
           const c = { ...s, gradientCheckpointing, microBatchSize, loss };
           const mem = trainingMemory(r, c);

@@ -2,8 +2,8 @@
 import { DecisionLog, type Decision } from "../decisions";
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
-import { LOSS_CHUNK_TOKENS } from "./loss";
-import { hasLmLoss, SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./plan-training";
+import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
+import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./plan-training";
 
 const pinned = (v: unknown) => v !== undefined;
 
@@ -49,7 +49,7 @@ function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, m
         ? `: eager keeps every attention score${dropout} for backward, counted in the activations`
         : ": fused kernel, no attention scores kept"),
   );
-  if (!hasLmLoss(r.model)) return;
+  if (!hasCausalLmLoss(r.model)) return;
   log.decide(
     "loss",
     k.loss,

@@ -29,6 +29,7 @@ class LiveBytes(TorchDispatchMode):
         if self._tracked.pop(key, None) is not None:
             self.live -= nbytes
 
+    # PyTorch's dispatch protocol hands any operator, its arguments and its outputs: untyped by design.
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
         for t in tree_leaves(out):

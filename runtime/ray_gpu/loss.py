@@ -59,7 +59,7 @@ class ChunkedLossHead(torch.nn.Module):
         return chunked_causal_lm_loss(hidden, self.head, labels, chunk_tokens, self.softcap)
 
 
-def use_chunked_loss(model: Any) -> ChunkedLossHead:
+def use_chunked_loss(model: Any) -> ChunkedLossHead:  # a transformers PreTrainedModel or a PEFT wrapper (untyped)
     """Swaps the model's output layer for a :class:`ChunkedLossHead` (also under a PEFT wrapper) and returns it. A final
     logit soft-cap (Gemma 2) moves into the loss, so the model's forward returns plain hidden states."""
     target = model.get_base_model() if hasattr(model, "get_base_model") else model

@@ -67,6 +67,23 @@ describe("ray-gpu plan --workload --json", () => {
     },
   );
 
+  it("plans a workload file without an image quietly, and still reports other reasons not to render", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-plan-"));
+    const run = async (file: string) => {
+      let out = "";
+      const code = await main(["plan", "--workload", file], { out: (s) => (out += s), err: () => {}, cwd: repoRoot });
+      return { code, out };
+    };
+    const planned = await run(example("lora-llama-3.1-8b.yaml"));
+    expect(planned.code).toBe(0);
+    expect(planned.out).not.toMatch(/Not rendered/);
+    const big = join(dir, "big.yaml");
+    writeFileSync(big, "kind: TrainingJob\nname: big\nmodel: meta-llama/Llama-3.1-70B\ngpus: 4\nstrategy: ddp\n");
+    const misfit = await run(big);
+    expect(misfit.code).toBe(1);
+    expect(misfit.out).toMatch(/Not rendered: big: .*workload\.gpus: does not fit/);
+  });
+
   it("keeps pinned knobs and says so", async () => {
     const w = (await planJson(example("training-pinned.yaml"))).doc.workloads[0]!;
     expect(w).toMatchObject({

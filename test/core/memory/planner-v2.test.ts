@@ -103,6 +103,16 @@ describe("memory planner v2", () => {
     );
   });
 
+  it("offers QLoRA to a full fine-tune with the family's own default targets (Phi-3: qkv_proj)", () => {
+    const p = planTrainingMemory(
+      request("microsoft/Phi-3-mini-4k-instruct", { strategy: "ddp", sequenceLength: 4096 }),
+    );
+    expect(p.fits).toBe(false);
+    expect(p.advice.join("\n")).toMatch(
+      /use a LoRAFineTune with lora\.quantization: nf4 \(QLoRA, rank 16 on qkv_proj; /,
+    );
+  });
+
   it("refuses an attention implementation the model does not have", () => {
     const r = TrainingJobSpecSchema.safeParse({
       kind: "TrainingJob",
