@@ -1,35 +1,53 @@
 /**
  * Checks of a workload entry that depend on its model: the attention implementation must be one the model's
- * transformers class supports, and LoRA targets must be module names of the model's family.
+ * transformers class supports, and LoRA targets must be module names of the model's family. They run even when other
+ * fields of the entry are invalid (zod skips refinements after such issues by default), so one message names every
+ * problem; they read only the fields that parsed.
  */
 import type { z } from "zod";
 import { attentionTraits } from "../memory/attention";
 import { loraModuleNames } from "../memory/lora";
-import type { AttentionImplementation } from "../models/types";
-import { resolveModel, type ModelRef } from "./model-ref";
 import { catalogModel } from "../models";
+import { ATTENTION_IMPLEMENTATIONS, type ModelArchitecture } from "../models/types";
+import { ModelArchitectureSchema, resolveModel } from "./model-ref";
 
-/** The fields the checks read. */
+/** The fields the checks read, as they may arrive when other fields failed. */
 interface ModelDependent {
-  readonly model: ModelRef;
-  readonly attention?: AttentionImplementation | undefined;
-  readonly lora?: { readonly targetModules?: readonly string[] | undefined } | undefined;
+  readonly model?: unknown;
+  readonly attention?: unknown;
+  readonly lora?: { readonly targetModules?: unknown } | undefined;
 }
+
+/** The entry's model, or undefined when it is not (yet) a valid reference (its own schema reports that). */
+function modelOf(ref: unknown): ModelArchitecture | undefined {
+  if (typeof ref === "string") return catalogModel(ref);
+  const parsed = ModelArchitectureSchema.safeParse(ref);
+  return parsed.success ? resolveModel(parsed.data) : undefined;
+}
+
+const isRecord = (v: unknown): v is ModelDependent => typeof v === "object" && v !== null;
+
+/** Run the checks whenever the entry is an object with a valid model, whatever else failed. */
+export const MODEL_CHECKS_WHEN = {
+  when: (payload: { value: unknown }) => isRecord(payload.value) && modelOf(payload.value.model) !== undefined,
+};
 
 /** Adds an issue per attention or LoRA target the model does not have. */
 export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
-  if (typeof spec.model === "string" && !catalogModel(spec.model)) return; // reported by the model's own schema
-  const model = resolveModel(spec.model);
+  const model = modelOf(spec.model);
+  if (!model) return;
   const impls = attentionTraits(model).implementations;
-  if (spec.attention !== undefined && !impls.includes(spec.attention))
+  const attention = ATTENTION_IMPLEMENTATIONS.find((a) => a === spec.attention);
+  if (attention !== undefined && !impls.includes(attention))
     ctx.addIssue({
       code: "custom",
       path: ["attention"],
       message: `${model.family} models run only ${impls.join(" or ")} attention in transformers; use one of those`,
     });
   const names = loraModuleNames(model);
-  spec.lora?.targetModules?.forEach((t, i) => {
-    if (!names.includes(t))
+  const targets = isRecord(spec.lora) && Array.isArray(spec.lora.targetModules) ? spec.lora.targetModules : [];
+  targets.forEach((t: unknown, i) => {
+    if (typeof t === "string" && !names.includes(t))
       ctx.addIssue({
         code: "custom",
         path: ["lora", "targetModules", i],

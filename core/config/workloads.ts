@@ -8,7 +8,7 @@ import { z } from "zod";
 import { GPU_INSTANCE_TYPES } from "../catalog/instances";
 import { LOSS_IMPLEMENTATIONS } from "../memory/loss";
 import { ATTENTION_IMPLEMENTATIONS } from "../models/types";
-import { modelChecks } from "./model-checks";
+import { MODEL_CHECKS_WHEN, modelChecks } from "./model-checks";
 import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model-states";
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
@@ -242,7 +242,7 @@ export const TrainingJobSpecSchema = z
     strategy: z.enum(["ddp", "deepspeed", "auto"]).default("auto"),
   })
   .superRefine(knobConflicts)
-  .superRefine(modelChecks);
+  .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
 /** LoRA / QLoRA adapter settings. */
 export const LoraSchema = z.strictObject({
@@ -280,7 +280,7 @@ export const LoRAFineTuneSpecSchema = z
     images: ImagesSchema.optional(),
   })
   .superRefine(knobConflicts)
-  .superRefine(modelChecks);
+  .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
 /** Ray Data batch embedding of a dataset with an encoder. */
 export const EmbeddingPipelineSpecSchema = z
@@ -294,7 +294,7 @@ export const EmbeddingPipelineSpecSchema = z
     /** Attention kernel (`attn_implementation`). @default - sdpa where transformers supports it, else eager */
     attention: z.enum(ATTENTION_IMPLEMENTATIONS).optional(),
   })
-  .superRefine(modelChecks);
+  .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
 /** Offline LLM inference over a dataset, optionally sweeping generation parameters. */
 export const BatchInferenceSpecSchema = z.strictObject({

@@ -113,6 +113,23 @@ describe("memory planner v2", () => {
     );
   });
 
+  it("names a bad LoRA target in the same message as the entry's other problems", () => {
+    const r = LoRAFineTuneSpecSchema.safeParse({
+      kind: "LoRAFineTune",
+      name: "x",
+      gpus: 1,
+      model: "meta-llama/Llama-3.1-8B",
+      loss: 3,
+      attention: "flsh",
+      lora: { targetModules: ["q_prj", 7] },
+    });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => i.path.join("."))).toEqual(
+      expect.arrayContaining(["loss", "attention", "lora.targetModules.1", "lora.targetModules.0"]),
+    );
+    expect(r.error!.issues).toHaveLength(4);
+  });
+
   it("refuses an attention implementation the model does not have", () => {
     const r = TrainingJobSpecSchema.safeParse({
       kind: "TrainingJob",
