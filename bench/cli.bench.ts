@@ -93,17 +93,43 @@ function cliCommands(): string[][] {
   ]);
 }
 
+/**
+ * `plan` of a stack file whose `config:` also holds n keys of another namespace (read, then ignored): the YAML parse and
+ * duplicate-key check must grow linearly (the parser's pairwise check took 4.9 s at 16,000 keys).
+ */
+function yamlScaling(): string[][] {
+  const dev = readFileSync(join(root, "Pulumi.dev.yaml"), "utf8");
+  let previous: number | undefined;
+  return [5_000, 10_000, 20_000, 40_000].map((n) => {
+    const extra = Array.from({ length: n }, (_, i) => `  other:key${i}: value-${i}\n`).join("");
+    const text = dev.replace("config:\n", `config:\n${extra}`);
+    writeFileSync(join(work, `Pulumi.keys-${n}.yaml`), text);
+    const t = timeCommand([process.execPath, [cli, "-C", work, "plan", "--stack", `keys-${n}`]], RUNS);
+    const growth = previous === undefined ? "-" : (t / previous).toFixed(2);
+    previous = t;
+    return [String(n), (Buffer.byteLength(text) / 1e6).toFixed(2), t.toFixed(3), growth];
+  });
+}
+
 const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
 console.log(
   `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machine}: median wall time of ${RUNS} runs ` +
     `(whole processes; ours and cdk8s alternate, the ratio is the median of per-pair ratios)\n`,
 );
+const sections = new Set((process.env["BENCH_SECTIONS"] ?? "cli,render,yaml").split(","));
 try {
-  console.log(table(["command", "median s"], cliCommands()));
-  console.log();
-  console.log(
-    table(["workloads", "objects", "ray-gpu render s", "cdk8s synth s", "ours / cdk8s"], renderVersusCdk8s()),
-  );
+  if (sections.has("yaml")) {
+    console.log(table(["extra keys", "file MB", "plan s", "× previous"], yamlScaling()));
+    console.log();
+  }
+  if (sections.has("cli")) {
+    console.log(table(["command", "median s"], cliCommands()));
+    console.log();
+  }
+  if (sections.has("render"))
+    console.log(
+      table(["workloads", "objects", "ray-gpu render s", "cdk8s synth s", "ours / cdk8s"], renderVersusCdk8s()),
+    );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -8,6 +8,7 @@ import { packageVersion } from "../io/package-info";
 import { registerPlan } from "./commands/plan";
 import { registerPreview } from "./commands/preview";
 import { registerRender } from "./commands/render";
+import { describeErrno, isErrnoError } from "./input-file";
 import { defaultIo, EXIT, UsageError, type CommandContext, type Io } from "./io";
 
 export { EXIT, UsageError, type Io } from "./io";
@@ -50,6 +51,11 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     if (err instanceof ConfigError) {
       io.err(`ray-gpu: invalid input\n${err.message}\n`);
       return EXIT.invalidInput;
+    }
+    if (isErrnoError(err)) {
+      // A file-system problem the checks before did not foresee: still the path and the reason, never a trace.
+      io.err(`ray-gpu: ${describeErrno(err)}\n`);
+      return EXIT.usage;
     }
     throw err;
   }

@@ -85,7 +85,42 @@ export function planDocument(stack: string | undefined, plan: StackPlan) {
     pools: [plan.pools.cpu, ...plan.pools.gpu].map(poolView),
     workloads: plan.workloads.map(workloadView),
     notRendered: plan.notRendered.map(({ workload, reason }) => ({ workload, reason })),
+    queue: plan.queue ? queueView(plan.queue) : null,
   };
+}
+
+/** The queue as `plan --json` prints it: quotas and demand per pool, and who would run or wait. */
+function queueView(queue: NonNullable<StackPlan["queue"]>) {
+  return {
+    name: queue.plan.name,
+    waitForPodsReadyMinutes: queue.plan.waitForPodsReadyMinutes,
+    pools: queue.admission.pools,
+    admitted: queue.admission.admitted,
+    queued: queue.admission.queued,
+  };
+}
+
+/** Lines on the queue: per pool the GPUs (and CPUs) asked against the quota, then who would wait for what. */
+function queueLines(queue: StackPlan["queue"]): string[] {
+  if (!queue)
+    return ["Queue: off (platform.queueing.enabled: false): jobs start at once and may fail their deadline", ""];
+  const { admission, plan } = queue;
+  const out = [
+    `Queue ${plan.name} (Kueue; quota = maxNodes x Ray pod per node; every planned job submitted at once, in order)`,
+  ];
+  const rows = [["POOL", "GPUS ASKED/QUOTA", "CPUS ASKED/QUOTA"]];
+  for (const p of admission.pools)
+    rows.push([p.pool, `${p.askedGpus}/${p.quotaGpus}`, `${p.askedCpus}/${p.quotaCpus}`]);
+  out.push(...table(rows));
+  out.push(`  run at once: ${admission.admitted.length ? admission.admitted.join(", ") : "none"}`);
+  for (const q of admission.queued) out.push(`  ${q.workload} would queue: waits for quota on pool ${q.waitsFor}`);
+  if (admission.queued.length === 0) out.push("  nothing would queue");
+  out.push(
+    `  (a job admitted but not running within ${plan.waitForPodsReadyMinutes} min goes back to the queue; its ` +
+      `deadlines count from admission)`,
+    "",
+  );
+  return out;
 }
 
 function table(rows: string[][]): string[] {
@@ -132,6 +167,7 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
     ]);
   }
   out.push(...table(rows), "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)", "");
+  out.push(...queueLines(plan.queue));
   if (plan.workloads.length === 0) out.push("Workloads: none (add entries under ray-gpu:workloads)");
   for (const w of plan.workloads) {
     const s = w.shape;

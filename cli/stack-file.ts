@@ -2,35 +2,24 @@
  * Reads `Pulumi.<stack>.yaml` the way Pulumi would hand it to `stacks/index.ts`: the `config:` map, of which
  * the `ray-gpu:` keys are validated with the same schema the program uses.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { parseDocument } from "yaml";
 import { namespaceKeys, parseStackConfig, type StackConfig } from "../core/config/stack";
 import { ConfigError } from "../core/errors";
 import { UsageError } from "./io";
+import { checkInputDir, isErrnoError, readInputFile } from "./input-file";
+import { parseYamlText } from "./yaml-input";
 
 /** Stack names with a `Pulumi.<name>.yaml` in `dir`. */
 export function listStacks(dir: string): string[] {
-  return readdirSync(dir)
+  return readdirSync(checkInputDir(dir))
     .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
     .filter((s): s is string => s !== undefined)
     .sort();
 }
 
-/** Parses YAML text; syntax errors become a {@link ConfigError} with line numbers. */
-export function parseYamlFile(text: string, file: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((e) => ({
-        path: `${file}:${(e.linePos?.[0]?.line ?? 0).toString()}`,
-        message: e.message.split("\n")[0] ?? e.message,
-      })),
-      file,
-    );
-  }
-  return doc.toJS();
-}
+/** Parses a YAML file's text; syntax errors and duplicate keys become a {@link ConfigError} with line numbers. */
+export const parseYamlFile = parseYamlText;
 
 /** The `ray-gpu:` keys of a stack file's `config:` map, namespace stripped. */
 export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> {
@@ -65,7 +54,7 @@ export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> 
  * structured values as JSON text.
  */
 export function pulumiConfigMap(file: string): Record<string, string> {
-  const doc = parseYamlFile(readFileSync(file, "utf8"), file) as { config?: Record<string, unknown> };
+  const doc = parseYamlFile(readInputFile(file, "stack file"), file) as { config?: Record<string, unknown> };
   return Object.fromEntries(
     Object.entries(doc.config ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
   );
@@ -76,13 +65,41 @@ export function pulumiConfigMap(file: string): Record<string, string> {
  * @throws UsageError when the file does not exist; ConfigError listing every invalid key.
  */
 export function loadStackConfig(dir: string, stack: string): { config: StackConfig; file: string } {
-  const file = join(dir, `Pulumi.${stack}.yaml`);
-  if (!existsSync(file)) {
-    const known = listStacks(dir);
-    throw new UsageError(
-      `no stack "${stack}": ${file} does not exist${known.length ? `; stacks here: ${known.join(", ")}` : ""}`,
-    );
+  checkStackName(stack);
+  const file = join(checkInputDir(dir), `Pulumi.${stack}.yaml`);
+  let text: string;
+  try {
+    text = readInputFile(file, "stack file");
+  } catch (err) {
+    if (err instanceof UsageError && !existsIn(dir, `Pulumi.${stack}.yaml`)) {
+      const known = listStacks(dir);
+      throw new UsageError(
+        `no stack "${stack}": ${file} does not exist${known.length ? `; stacks here: ${known.join(", ")}` : ""}`,
+      );
+    }
+    throw err;
   }
-  const raw = rayGpuKeys(parseYamlFile(readFileSync(file, "utf8"), file), file);
+  const raw = rayGpuKeys(parseYamlFile(text, file), file);
   return { config: parseStackConfig(raw, file), file };
+}
+
+/** Whether `dir` lists `name` (a dangling link counts: its message is the file's own). */
+function existsIn(dir: string, name: string): boolean {
+  try {
+    return readdirSync(dir).includes(name);
+  } catch (err) {
+    if (isErrnoError(err)) return false;
+    throw err;
+  }
+}
+
+/** Pulumi stack names: letters, digits, '-', '_' and '.', at most 100 (so a name never reaches outside `-C`). */
+const STACK_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+/** @throws UsageError for a name Pulumi would refuse (and that could name a path outside the folder). */
+export function checkStackName(stack: string): void {
+  if (!STACK_NAME.test(stack) || stack === "." || stack === "..")
+    throw new UsageError(
+      `stack name ${JSON.stringify(stack.slice(0, 100))} is not valid: use letters, digits, '-', '_' and '.' (at most 100)`,
+    );
 }

@@ -2,16 +2,14 @@
  * `ray-gpu plan --workload <file>`: one workload entry, YAML or JSON, with the schema of a `ray-gpu:workloads`
  * entry. Without `--stack` it is planned on a one-pool platform built from the workload itself.
  */
-import { readFileSync } from "node:fs";
 import { GPU_INSTANCES } from "../core/catalog/instances";
 import type { StackConfig, Environment } from "../core/config/stack";
 import { WorkloadSpecSchema, type WorkloadSpec } from "../core/config/workloads";
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
 import { ConfigError } from "../core/errors";
 import { PlatformSchema } from "../core/config/platform";
-import { existsSync } from "node:fs";
 import { parseStackConfig } from "../core/config/stack";
-import { UsageError } from "./io";
+import { readInputFile } from "./input-file";
 import { parseYamlFile } from "./stack-file";
 
 /** Default g5 size when neither the workload nor a stack names one. */
@@ -19,8 +17,7 @@ export const DEFAULT_WORKLOAD_INSTANCE_TYPE = "g5.12xlarge" as const;
 
 /** Reads and validates a workload file. */
 export function loadWorkloadFile(file: string): WorkloadSpec {
-  if (!existsSync(file)) throw new UsageError(`no workload file ${file}`);
-  const raw = parseYamlFile(readFileSync(file, "utf8"), file);
+  const raw = parseYamlFile(readInputFile(file, "workload file"), file);
   const result = WorkloadSpecSchema.safeParse(raw);
   if (!result.success)
     throw new ConfigError(

@@ -28,18 +28,20 @@ export interface HelmAddonArgs {
 }
 
 /** The pinned chart with `values` (default: the plan's), keys sorted so previews show value changes only. */
-function helmRelease(
+export function helmRelease(
   name: string,
   release: HelmReleasePlan,
   opts: pulumi.CustomResourceOptions,
   values: pulumi.Input<Record<string, unknown>> = sortKeys(release.values) as Record<string, unknown>,
 ): k8s.helm.v3.Release {
+  // An OCI registry is named in the chart reference itself; a classic repository goes to repositoryOpts.
+  const oci = release.repo.startsWith("oci://");
   return new k8s.helm.v3.Release(
     `${name}-release`,
     {
-      chart: release.chart,
+      chart: oci ? `${release.repo}/${release.chart}` : release.chart,
       version: release.version,
-      repositoryOpts: { repo: release.repo },
+      ...(oci ? {} : { repositoryOpts: { repo: release.repo } }),
       namespace: release.namespace,
       createNamespace: true,
       values,

@@ -11,6 +11,7 @@ export {
   type HelmAddonArgs,
   type KubeRayOperatorArgs,
 } from "./addons";
+export { JobQueue, type JobQueueArgs } from "./queueing";
 export { Storage, type StorageArgs } from "./storage";
 export { RayGpuRuntime, RayWorkload, type RayGpuRuntimeArgs, type RayWorkloadArgs } from "./ray-workload";
 export { WorkloadSecurity, type WorkloadSecurityArgs } from "./security";

@@ -11,6 +11,7 @@ import { parseStackConfig, type StackConfigInput } from "../core/config/stack";
 import { planPlatform, type PlatformPlan } from "../core/platform/plan";
 import type { NodeGroupPlan } from "../core/platform/node-groups";
 import { ClusterAutoscaler, KubeRayOperator, NvidiaDevicePlugin } from "./addons";
+import { JobQueue } from "./queueing";
 import { EksCluster } from "./cluster";
 import { Network } from "./network";
 import { CpuNodeGroup, GpuNodeGroup } from "./node-group";
@@ -46,6 +47,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   public readonly provider: k8s.Provider;
   /** The KubeRay operator; RayWorkloads depend on it. */
   public readonly kuberayOperator: KubeRayOperator;
+  /** Kueue and the stack's queue, when `queueing.enabled`; RayJobs wait in it for their pool's quota. */
+  public readonly queue: JobQueue | undefined;
   /** The A10G node groups, in config order. */
   public readonly gpuNodeGroups: readonly GpuNodeGroup[];
   /** The bucket, the workload namespace and the Ray pods' service account. */
@@ -124,6 +127,13 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       { namespace: plan.workloadNamespace, runtime: args.runtime },
       inNamespace,
     );
+    this.queue = plan.queue
+      ? new JobQueue(
+          `${name}-queue`,
+          { queue: plan.queue, cpuPool: plan.pools.cpu.name },
+          { ...inNamespace, dependsOn: [this.storage.namespace, this.kuberayOperator] },
+        )
+      : undefined;
     this.security = new WorkloadSecurity(
       `${name}-security`,
       { namespace: plan.workloadNamespace, egress: { httpsCidrs: plan.security.httpsEgressCidrs } },
@@ -144,7 +154,13 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   workloadOptions(): pulumi.ComponentResourceOptions {
     return {
       providers: [this.provider],
-      dependsOn: [this.kuberayOperator, this.storage.namespace, this.storage.serviceAccount, this.security],
+      dependsOn: [
+        this.kuberayOperator,
+        this.storage.namespace,
+        this.storage.serviceAccount,
+        this.security,
+        ...(this.queue ? [this.queue] : []),
+      ],
     };
   }
 }

@@ -14,7 +14,10 @@ import { childOptions } from "./child-options";
 
 /** Arguments of {@link RayWorkload}. */
 export interface RayWorkloadArgs {
-  /** Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob and its ConfigMaps. */
+  /**
+   * Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob, its ConfigMaps and
+   * its PodDisruptionBudget.
+   */
   readonly objects: readonly KubeObject[];
   /**
    * Values of the workload's `secretEnv` variables that come from Pulumi secret config, by variable name: stored in
@@ -47,6 +50,14 @@ export class RayWorkload extends pulumi.ComponentResource {
             childOptions(this, opts),
           ),
       );
+    for (const o of args.objects) {
+      if (o.kind !== "PodDisruptionBudget") continue;
+      new k8s.policy.v1.PodDisruptionBudget(
+        `${name}-${o.metadata.name}-pdb`,
+        { metadata: o.metadata, spec: o.spec },
+        childOptions(this, opts),
+      );
+    }
     const job = jobs[0]!;
     const secrets = Object.keys(args.secrets ?? {}).length
       ? [

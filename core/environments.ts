@@ -36,6 +36,11 @@ export type CleanupPolicy =
 export interface EnvironmentProfile {
   /** How the cluster is cleaned up after the job. */
   readonly cleanup: CleanupPolicy;
+  /**
+   * Cleanup when the job is submitted through Kueue, which admits only jobs with `shutdownAfterJobFinishes`
+   * (kueue pkg/controller/jobs/rayjob/rayjob_webhook.go); KubeRay makes that exclusive with deletion rules.
+   */
+  readonly queuedCleanup: CleanupPolicy & { readonly mode: "shutdown" };
   /** RayJob-level retries; each retry creates a new RayCluster. */
   readonly backoffLimit: number;
   /** Limit on the time to reach Running (scale-up from zero plus image pull). */
@@ -68,6 +73,7 @@ export interface EnvironmentProfile {
   /** Why these values, for `ray-gpu plan`. */
   readonly why: {
     readonly cleanup: string;
+    readonly queuedCleanup: string;
     readonly backoffLimit: string;
     readonly preRunningDeadlineSeconds: string;
     readonly defaultMaxRuntimeMinutes: string;
@@ -86,6 +92,7 @@ export const PROD_FAILED_HEAD_TTL_SECONDS = 3600;
 export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentProfile } = {
   dev: {
     cleanup: { mode: "shutdown", ttlSeconds: 0 },
+    queuedCleanup: { mode: "shutdown", ttlSeconds: 0 },
     backoffLimit: 0,
     preRunningDeadlineSeconds: 20 * 60,
     defaultMaxRuntimeMinutes: 120,
@@ -104,6 +111,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     },
     why: {
       cleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
+      queuedCleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
       backoffLimit: "dev does not retry: a failing dev job should fail fast and visibly",
       preRunningDeadlineSeconds:
         "20 min covers a GPU node scaling up from zero (about 5 min) and pulling a multi-GB ML image",
@@ -124,6 +132,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
         },
       ],
     },
+    queuedCleanup: { mode: "shutdown", ttlSeconds: 0 },
     backoffLimit: 2,
     preRunningDeadlineSeconds: 45 * 60,
     defaultMaxRuntimeMinutes: 24 * 60,
@@ -147,6 +156,10 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
         "prod deletes the cluster at once on success; on failure it frees the GPU workers at once and keeps the head " +
         (`(logs, dashboard) for ${PROD_FAILED_HEAD_TTL_SECONDS / 60} min for debugging (deletionRules; no ` +
           `shutdownAfterJobFinishes, as KubeRay requires)`),
+      queuedCleanup:
+        "queued through Kueue, which admits only jobs with shutdownAfterJobFinishes (exclusive with deletionRules in " +
+        "KubeRay): the cluster goes the moment the job ends, freeing its quota and GPUs for the next job; the driver " +
+        "log stays with the submitter Job (kubectl logs job/<name>) and the RayJob keeps its status and message",
       backoffLimit: "prod retries twice on a new cluster; training resumes from its last checkpoint",
       preRunningDeadlineSeconds: "45 min allows for scarce on-demand g5 capacity and image pulls before giving up",
       defaultMaxRuntimeMinutes: "24 h unless the workload sets maxRuntimeMinutes",

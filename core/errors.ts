@@ -27,6 +27,7 @@ export class ConfigError extends Error {
 /** Renders a value for an error line: short, JSON-like, never a wall of text. */
 export function showValue(value: unknown): string {
   if (value === undefined) return "(missing)";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   const json = JSON.stringify(value);
   if (json === undefined) return String(value);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # npm run test:ray: the Python side for real, on CPU.
 #   1. a virtual environment from runtime/requirements.txt (rebuilt when the file changes; offline index)
-#   2. pytest of the runtime library (runtime/tests) and the planner's safety property (calibration/)
-#   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py)
+#   2. the tuning-document loader fuzzed with the system python3 (runtime/tests/fuzz_contract.py: standard library
+#      only), pytest of the runtime library (runtime/tests) and the planner's safety property (calibration/)
+#   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py), with
+#      its reliability experiments: an embedding rerun SIGKILLed mid-write must leave the previous committed output
+#      intact and readable (committed_outputs.py), and a training run whose worker is killed after a checkpoint must
+#      resume model, optimizer and every worker's data position (data_positions.py). run_jobs.py --checks
+#      jobs,outputs,resume picks among them (default: all); extra arguments to this script go to run_jobs.py
 #   4. every tuned lever measured against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack)
 # Each local cluster is isolated (own temp folder, free ports, only its own processes stopped): runs side by side
 # on one machine do not disturb each other.
@@ -19,6 +24,8 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements.sha256" 2>/dev/n
   "$VENV/bin/python" -c "import ray, torch, transformers, peft, pytest" # fails loudly if the install did
   echo "$want" > "$VENV/.requirements.sha256"
 fi
+echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (standard library only)"
+"$PYTHON" runtime/tests/fuzz_contract.py
 export PATH="$PWD/$VENV/bin:$PATH"
 
 echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library"

@@ -24,6 +24,12 @@ export interface WorkloadContext {
    */
   readonly storagePrefix?: string;
   /**
+   * Kueue LocalQueue the RayJob is submitted to (label `kueue.x-k8s.io/queue-name`, created suspended); it waits there
+   * until the queue's quota admits it. `RayGpuPlatform` creates the queue `ray-gpu` when `queueing.enabled`.
+   * @default - none: the RayJob starts at once
+   */
+  readonly queueName?: string;
+  /**
    * Config path of the workload for error messages.
    * @default "workload"
    */

@@ -4,7 +4,16 @@
  */
 import type { StackConfig } from "../core/config/stack";
 import { ConfigError, type ConfigIssue } from "../core/errors";
-import { planPools, type PoolsPlan } from "../core/pools";
+import { planPools, POOL_LABEL, type PoolsPlan } from "../core/pools";
+import {
+  planAdmission,
+  planQueue,
+  SUBMITTER_REQUEST,
+  type AdmissionPlan,
+  type QueueDemand,
+  type QueuePlan,
+} from "../core/platform/queueing";
+import { queueObjects } from "./queue/kueue";
 import { runtimeConfigMap, type RuntimePackage } from "./contract/configmaps";
 import { MANAGED_BY } from "./rayjob/render";
 import { namespacePolicies } from "./security/namespace";
@@ -36,6 +45,11 @@ export interface StackPlan {
   readonly shared: readonly KubeObject[];
   /** Workloads planned but not rendered, and why (no image or entrypoint yet, or not fitting). */
   readonly notRendered: readonly NotRendered[];
+  /**
+   * The job queue (Kueue) when `platform.queueing.enabled`: quotas per pool, and who would run and who would wait if
+   * every planned job that fits were submitted at once, in config order.
+   */
+  readonly queue: { readonly plan: QueuePlan; readonly admission: AdmissionPlan } | undefined;
 }
 
 /** A workload that planned but cannot render yet: its problems, and the same as one line. */
@@ -95,13 +109,28 @@ function planWorkload(
   }
 }
 
-/** What every job of the namespace shares: the runtime package and the namespace's NetworkPolicies. */
-function sharedObjects(config: StackConfig, runtime: RuntimePackage): KubeObject[] {
+/** What every job of the namespace shares: the runtime package, the NetworkPolicies and the queue's objects. */
+function sharedObjects(config: StackConfig, runtime: RuntimePackage, queue: QueuePlan | undefined): KubeObject[] {
   const namespace = config.platform.workloadNamespace;
   return [
     runtimeConfigMap(namespace, runtime, MANAGED_BY),
     ...namespacePolicies(namespace, { httpsCidrs: config.platform.security.httpsEgressCidrs }, MANAGED_BY),
+    ...(queue ? queueObjects(queue, MANAGED_BY) : []),
   ];
+}
+
+/** What a planned job asks of the queue: its GPU pool's GPUs, CPUs and memory, and the head and submitter's. */
+export function queueDemand(plan: WorkloadPlan): QueueDemand {
+  const { head, worker } = plan.shape;
+  return {
+    workload: plan.name,
+    gpuPool: worker.nodeSelector[POOL_LABEL] ?? "",
+    gpus: worker.replicas * worker.gpusPerWorker,
+    workerCpus: worker.replicas * worker.cpus,
+    workerMemoryGiB: worker.replicas * worker.memoryGiB,
+    headCpus: head.cpus + SUBMITTER_REQUEST.cpus,
+    headMemoryGiB: head.memoryGiB + SUBMITTER_REQUEST.memoryGiB,
+  };
 }
 
 /**
@@ -111,6 +140,7 @@ function sharedObjects(config: StackConfig, runtime: RuntimePackage): KubeObject
  */
 export function planStack(config: StackConfig, options: PlanStackOptions): StackPlan {
   const pools = planPools(config.platform);
+  const queue = config.platform.queueing.enabled ? planQueue(pools, config.platform.workloadNamespace) : undefined;
   const issues: ConfigIssue[] = [];
   const results = config.workloads.map((spec, i) =>
     planWorkload(
@@ -121,6 +151,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
         namespace: config.platform.workloadNamespace,
         storagePrefix: config.platform.storage.prefix,
         runtime: options.runtime,
+        ...(queue ? { queueName: queue.name } : {}),
         path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`,
       },
       options,
@@ -129,14 +160,17 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
   );
   if (issues.length > 0) throw new ConfigError(issues);
   const rendered = results.flatMap((r) => (r.rendered ? [r.rendered] : []));
+  const workloads = results.flatMap((r) => (r.plan ? [r.plan] : []));
+  const demands = workloads.filter((w) => w.memory.fits).map(queueDemand);
   return {
     environment: config.environment,
     region: config.region,
     namespace: config.platform.workloadNamespace,
     pools,
-    workloads: results.flatMap((r) => (r.plan ? [r.plan] : [])),
+    workloads,
     objects: rendered,
-    shared: rendered.length > 0 ? sharedObjects(config, options.runtime) : [],
+    shared: rendered.length > 0 ? sharedObjects(config, options.runtime, queue) : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
+    queue: queue && { plan: queue, admission: planAdmission(queue, demands) },
   };
 }

@@ -25,7 +25,7 @@ import { API_VERSION, type TuningDocument } from "./contract/document";
 import type { KubeObject } from "./k8s/types";
 import { strategyOf } from "./kinds/table";
 import type { InputOf, KindStrategy, MemoryPlanOf, SpecOf, TuneInput, TuningOf } from "./kinds/api/strategy";
-import { MANAGED_BY, renderRayJob } from "./rayjob/render";
+import { MANAGED_BY, renderDisruptionBudget, renderRayJob } from "./rayjob/render";
 import { runtimeEnvYAML } from "./rayjob/runtime-env";
 import { resolveGpuPool, type WorkloadContext } from "./context";
 
@@ -139,8 +139,9 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       knobs: plan.memory.knobs,
       contract: contractMounts(tuning, ctx.runtime, this.spec.env["PYTHONPATH"]),
       runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),
+      queueName: ctx.queueName,
     });
-    return [tuning, job];
+    return [tuning, job, renderDisruptionBudget(job)];
   }
 
   /** The kind's own rules and the cluster shape, all problems reported together. */
@@ -155,6 +156,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       headPool: ctx.pools.cpu,
       needs: this.strategy.needs,
       maxRuntimeMinutes: spec.maxRuntimeMinutes,
+      queued: ctx.queueName !== undefined,
       path,
     };
     const shape = collectIssues(() => planClusterShape(input), issues);

@@ -9,12 +9,17 @@ import { loadStackConfig } from "../stack-file";
 export interface RenderOptions {
   stack: string;
   out: string;
+  /** Replace a folder holding files render did not write. @default false */
+  force?: boolean;
 }
 
 /** Writes one YAML file per object, plus plan.json, and says which. */
 export function runRender(ctx: CommandContext, opts: RenderOptions): void {
   const config = loadStackConfig(ctx.dir(), opts.stack).config;
   const plan = planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
-  const files = writeRender(opts.stack, plan, opts.out);
+  const files = writeRender(opts.stack, plan, opts.out, {
+    force: opts.force ?? false,
+    keep: [ctx.dir(), process.cwd()],
+  });
   ctx.io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
 }

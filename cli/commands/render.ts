@@ -9,9 +9,16 @@ import type { CommandContext } from "../io";
 export function registerRender(program: Command, ctx: CommandContext): void {
   program
     .command("render")
-    .description("Write one YAML file per Kubernetes object of the stack's workloads, plus plan.json (byte-stable).")
+    .description(
+      "Write one YAML file per Kubernetes object of the stack's workloads, plus plan.json (byte-stable), into a " +
+        "folder of its own: written aside and swapped in whole, so a failure leaves the previous render as it was.",
+    )
     .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to render")
-    .requiredOption("-o, --out <dir>", "output folder (its *.yaml and plan.json are replaced)")
+    .requiredOption(
+      "-o, --out <dir>",
+      "output folder, replaced as a whole (refused if it holds files render did not write)",
+    )
+    .option("--force", "replace the output folder even if it holds files render did not write (they are deleted)")
     .action(async (opts: RenderOptions) => {
       const { runRender } = await import("../actions/render.js");
       runRender(ctx, opts);

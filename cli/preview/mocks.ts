@@ -20,6 +20,8 @@ export interface RecordedResource {
   readonly protect: boolean;
   /** `retainOnDelete`: removed from the program or replaced, it stays in the cloud. */
   readonly retainOnDelete: boolean;
+  /** `replaceOnChanges`: input paths whose change replaces the resource (a RayJob's `spec`: the job restarts). */
+  readonly replaceOnChanges: readonly string[];
 }
 
 const computed = (what: string, name: string) => `<computed: ${what} of ${name}>`;
@@ -104,6 +106,7 @@ interface RegisterRequest {
   getProvider(): string;
   getProtect(): boolean;
   getRetainondelete(): boolean;
+  getReplaceonchangesList(): string[];
 }
 interface Monitor {
   registerResource(req: RegisterRequest, callback: unknown): Promise<void>;
@@ -116,7 +119,14 @@ interface Monitor {
  */
 export async function installPreviewMocks(config: Record<string, string>, stack: string): Promise<RecordedResource[]> {
   const recorded: RecordedResource[] = [];
-  type Seen = { parent: string; dependencies: string[]; provider: string; protect: boolean; retainOnDelete: boolean };
+  type Seen = {
+    parent: string;
+    dependencies: string[];
+    provider: string;
+    protect: boolean;
+    retainOnDelete: boolean;
+    replaceOnChanges: string[];
+  };
   const parents = new Map<string, Seen>();
   pulumi.runtime.setAllConfig(config);
   await pulumi.runtime.setMocks(
@@ -133,6 +143,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
           provider: seen?.provider ?? "",
           protect: seen?.protect ?? false,
           retainOnDelete: seen?.retainOnDelete ?? false,
+          replaceOnChanges: seen?.replaceOnChanges ?? [],
         });
         const state = placeholderState(args.type, args.name, inputs);
         return { id: String(state["id"]), state };
@@ -156,6 +167,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
       provider: req.getProvider(),
       protect: req.getProtect(),
       retainOnDelete: req.getRetainondelete(),
+      replaceOnChanges: req.getReplaceonchangesList(),
     });
     return register(req, callback);
   };

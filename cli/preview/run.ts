@@ -18,6 +18,8 @@ export interface PreviewResource {
   readonly inputs: Record<string, unknown>;
   /** Present when the resource is protected from deletion: `protect` and/or `retainOnDelete`. */
   readonly protection?: readonly ("protect" | "retainOnDelete")[];
+  /** Present when a change to these inputs replaces the resource (a RayJob's `spec`: its running job restarts). */
+  readonly replaceOnChanges?: readonly string[];
 }
 
 /** Keys whose values are secrets: names ending in password, secret, token (not httpTokens), private key, kubeconfig. */
@@ -42,6 +44,7 @@ function toPreview(r: RecordedResource): PreviewResource {
     parent: r.parent ? (r.parent.split("::").pop() ?? r.parent) : null,
     inputs: sortKeys(redact(r.inputs)) as Record<string, unknown>,
     ...(r.protect || r.retainOnDelete ? { protection: protectionOf(r) } : {}),
+    ...(r.replaceOnChanges.length ? { replaceOnChanges: [...r.replaceOnChanges] } : {}),
   };
 }
 
@@ -68,13 +71,28 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
   return { resources };
 }
 
+/** What a resource's name column says besides the name: its protection, and whether a change restarts a job. */
+function marks(r: PreviewResource): string {
+  const notes: string[] = [...(r.protection ?? [])];
+  if (r.type.endsWith("RayJob") && r.replaceOnChanges) notes.push("a spec change restarts this job");
+  return notes.length ? ` (${notes.join(", ")})` : "";
+}
+
+/** A closing note on RayJobs: what a change to one does, and what it leaves alone. */
+function rayJobNote(doc: { resources: PreviewResource[] }): string[] {
+  const jobs = doc.resources.filter((r) => r.type.endsWith("RayJob")).length;
+  if (jobs === 0) return [];
+  return [
+    `RayJobs (${jobs}): a change to one job's spec deletes that job (a running one stops) and submits it again; ` +
+      "training resumes from its last checkpoint and data position. Other jobs are left running: each job's objects " +
+      "depend only on its own spec (and the runtime package, which changes only with pulumi-ray-gpu's version).",
+    "",
+  ];
+}
+
 /** The text of `ray-gpu preview`: one line per resource. */
 export function previewText(stack: string, doc: { resources: PreviewResource[] }): string {
-  const rows = doc.resources.map((r) => [
-    r.type,
-    r.protection ? `${r.name} (${r.protection.join(", ")})` : r.name,
-    r.parent ?? "-",
-  ]);
+  const rows = doc.resources.map((r) => [r.type, `${r.name}${marks(r)}`, r.parent ?? "-"]);
   const widths = [0, 1, 2].map((i) => Math.max(...[["TYPE", "NAME", "PARENT"], ...rows].map((row) => row[i]!.length)));
   const line = (row: string[]) =>
     row
@@ -88,5 +106,6 @@ export function previewText(stack: string, doc: { resources: PreviewResource[] }
     line(["TYPE", "NAME", "PARENT"]),
     ...rows.map(line),
     "",
+    ...rayJobNote(doc),
   ].join("\n");
 }

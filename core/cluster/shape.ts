@@ -40,6 +40,11 @@ export interface ClusterShapeInput {
   readonly needs: WorkerNeeds;
   /** Limit on the whole run, in minutes; defaults to the environment's. */
   readonly maxRuntimeMinutes?: number | undefined;
+  /**
+   * Whether the job is submitted through a Kueue queue (cleanup must then be `shutdownAfterJobFinishes`).
+   * @default false
+   */
+  readonly queued?: boolean;
   /** Config path of the workload, for error messages, e.g. `ray-gpu:workloads[0]`. */
   readonly path: string;
 }
@@ -56,6 +61,8 @@ export interface WorkerPlan {
   readonly heapGiB: number;
   readonly spillGiB: number;
   readonly efa: boolean;
+  /** Whether the pool runs on spot capacity (an interruption takes a node mid-job). */
+  readonly spot: boolean;
   readonly nodeSelector: Readonly<Record<string, string>>;
   readonly tolerations: readonly Taint[];
   readonly env: Readonly<Record<string, string>>;
@@ -184,7 +191,12 @@ function planWorker(input: ClusterShapeInput, gpusPerNode: number, log: Decision
   const size = decideWorkerSize(input, gpusPerNode, log);
   const memory = decideWorkerMemory(input, gpusPerNode, size.memoryGiB, log);
   const env = workerEnv({ environment: input.environment, multiNode: size.replicas > 1, efa: pool.efa, log });
-  const placement = { nodeSelector: { [POOL_LABEL]: pool.name }, tolerations: pool.taints, efa: pool.efa };
+  const placement = {
+    nodeSelector: { [POOL_LABEL]: pool.name },
+    tolerations: pool.taints,
+    efa: pool.efa,
+    spot: pool.capacityType === "spot",
+  };
   return { groupName: `gpu-${pool.name}`.slice(0, 63), ...size, ...memory, ...placement, env };
 }
 
@@ -196,8 +208,9 @@ function planLifecycle(input: ClusterShapeInput, log: DecisionLog): LifecyclePla
     input.maxRuntimeMinutes === undefined
       ? profile.why.defaultMaxRuntimeMinutes
       : `the workload's maxRuntimeMinutes (${minutes})`;
+  const queued = input.queued ?? false;
   const lifecycle: LifecyclePlan = {
-    cleanup: profile.cleanup,
+    cleanup: queued ? profile.queuedCleanup : profile.cleanup,
     backoffLimit: log.decide("lifecycle.backoffLimit", profile.backoffLimit, profile.why.backoffLimit),
     preRunningDeadlineSeconds: log.decide(
       "lifecycle.preRunningDeadlineSeconds",
@@ -207,10 +220,10 @@ function planLifecycle(input: ClusterShapeInput, log: DecisionLog): LifecyclePla
     activeDeadlineSeconds: log.decide("lifecycle.activeDeadlineSeconds", minutes * 60, runLimitReason),
   };
   const cleanup =
-    profile.cleanup.mode === "shutdown"
-      ? `shutdownAfterJobFinishes, ttl ${profile.cleanup.ttlSeconds}s`
+    lifecycle.cleanup.mode === "shutdown"
+      ? `shutdownAfterJobFinishes, ttl ${lifecycle.cleanup.ttlSeconds}s`
       : "deletionRules";
-  log.decide("lifecycle.cleanup", cleanup, profile.why.cleanup);
+  log.decide("lifecycle.cleanup", cleanup, queued ? profile.why.queuedCleanup : profile.why.cleanup);
   return lifecycle;
 }
 

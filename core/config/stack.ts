@@ -17,6 +17,7 @@ import { ConfigError, type ConfigIssue } from "../errors";
 import { GPU_INSTANCES } from "../catalog/instances";
 import { capacityAllowed, ENVIRONMENT_PROFILES } from "../environments";
 import { PlatformSchema } from "./platform";
+import { RegionSchema } from "./aws-rules";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
 import { joinPath, toConfigIssues } from "./zod-issues";
@@ -101,7 +102,7 @@ export const StackConfigSchema = z
     /** Which environment profile to apply (lifecycle, deadlines, retries, capacity rules). */
     environment: z.enum(ENVIRONMENTS),
     /** AWS region of the stack. */
-    region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, 'must be an AWS region such as "us-east-1"'),
+    region: RegionSchema,
     /** Cluster, node pools and storage. */
     platform: PlatformSchema,
     /**

@@ -144,6 +144,10 @@ export function schemaKeyPaths(schema: z.ZodType): Set<string> {
 function describe(issue: z.core.$ZodIssue, value: unknown): string {
   switch (issue.code) {
     case "invalid_type":
+      if (typeof value === "number" && Number.isNaN(value))
+        return `NaN is not a number; give a finite ${issue.expected}`;
+      if (typeof value === "number" && !Number.isFinite(value))
+        return `${String(value)} is not allowed; give a finite ${issue.expected}`;
       return value === undefined ? `required; expected ${issue.expected}` : `expected ${issue.expected}`;
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;

@@ -15,6 +15,7 @@ import { planNetwork, type NetworkPlan } from "./network";
 import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-groups";
 import { planStorage, type StoragePlan } from "./storage";
 import { planSecurity, type SecurityPlan } from "./security";
+import { planQueue, type QueuePlan } from "./queueing";
 
 /** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
 export interface PlatformPlan {
@@ -34,6 +35,8 @@ export interface PlatformPlan {
   readonly workloadNamespace: string;
   readonly storage: StoragePlan;
   readonly security: SecurityPlan;
+  /** The job queue (Kueue), when `queueing.enabled`. */
+  readonly queue: QueuePlan | undefined;
 }
 
 /** Plans the platform of a stack. */
@@ -60,5 +63,6 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     workloadNamespace: platform.workloadNamespace,
     storage: planStorage(platform.storage, environment, platform.workloadNamespace),
     security: planSecurity(config),
+    queue: platform.queueing.enabled ? planQueue(pools, platform.workloadNamespace) : undefined,
   };
 }

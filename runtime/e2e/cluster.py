@@ -140,8 +140,10 @@ class LocalCluster:
             raise RuntimeError("the cluster is not started")
         return self.ray
 
-    def run_entrypoint(self, entrypoint: str, log_path: str, timeout: float, on_line: Callable[[str, Any], None] | None = None) -> tuple[int, float]:
-        return self.running().run_entrypoint(entrypoint, self.workdir, log_path, timeout, on_line)
+    def run_entrypoint(
+        self, entrypoint: str, log_path: str, timeout: float, on_line: Callable[[str, Any], None] | None = None, extra_env: dict[str, str] | None = None
+    ) -> tuple[int, float]:
+        return self.running().run_entrypoint(entrypoint, self.workdir, log_path, timeout, on_line, extra_env)
 
 
 def _gib(n: int) -> str:

@@ -115,11 +115,19 @@ class RayNodes:
         stats = get_memory_info_reply(get_state_from_address(self.address())).store_stats
         return {"spilledBytes": stats.spilled_bytes_total, "spilledObjects": stats.spilled_objects_total, "restoredBytes": stats.restored_bytes_total}
 
-    def run_entrypoint(self, entrypoint: str, cwd: str, log_path: str, timeout: float, on_line: Callable[[str, Any], None] | None = None) -> tuple[int, float]:
+    def run_entrypoint(
+        self,
+        entrypoint: str,
+        cwd: str,
+        log_path: str,
+        timeout: float,
+        on_line: Callable[[str, Any], None] | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> tuple[int, float]:
         """Runs the entrypoint on the head as Ray's job supervisor does: a shell command with the head
-        container's environment and RAY_ADDRESS set, stopped (its whole process group) after ``timeout``.
-        Returns the exit code and wall seconds."""
-        env = {**base_env(), **self.head_env, "RAY_ADDRESS": self.address()}
+        container's environment (plus ``extra_env``) and RAY_ADDRESS set, in a process group of its own, stopped
+        after ``timeout``. Returns the exit code and wall seconds."""
+        env = {**base_env(), **self.head_env, **(extra_env or {}), "RAY_ADDRESS": self.address()}
         started = time.time()
         with open(log_path, "w", encoding="utf-8") as log:
             proc = subprocess.Popen(

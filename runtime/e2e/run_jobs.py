@@ -5,7 +5,9 @@ For each rendered RayJob: start an isolated local Ray cluster from its rayStartP
 ``--smoke`` as Ray's job supervisor would, and check that the job succeeds, that it handed every planned value to
 Ray, that training workers ran with the planned world size, micro-batch and accumulation (as their batches show),
 and that nothing spilled. Then the training job is killed mid-run (one of its own Ray Train workers, found in its
-cluster's actor table) and must resume from its last checkpoint and finish. What each value does to Ray is
+cluster's actor table) and must resume from its last checkpoint, with every worker's data continuing at the row after
+the last one it trained on (``data_positions.py``), and finish; and an embedding job's rerun is killed mid-write and
+must leave the previous committed output intact (``committed_outputs.py``). ``--checks`` picks among the three. What each value does to Ray is
 measured separately, lever by lever (``levers.py``). Exit code 0 only when every check passes.
 """
 
@@ -24,6 +26,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cluster import LocalCluster, load_rendered
+from committed_outputs import committed_outputs_experiment
+from data_positions import check_data_positions
+from job_cluster import job_dir, started_cluster
 
 REPORT_PREFIX = "RAY_GPU_APPLIED "
 #: Characters per row of the embedding example's smoke dataset (its --smoke-text-chars default).
@@ -113,77 +118,54 @@ def check_ran_with(log_path: str, doc: dict[str, Any], failures: Failures) -> No
     )
 
 
-def local_tuning(cluster: LocalCluster, name: str) -> dict[str, Any]:
-    """The tuning file as mounted locally. A data job's working set must fit Ray Data's default share (50%) of the
-    scaled object store, as it fits the real one: otherwise the local run would test a different plan."""
-    from cluster import MIN_OBJECT_STORE_BYTES, OBJECT_STORE_SCALE
-
-    with open(os.path.join(cluster.mounts["/etc/ray-gpu"], "tuning.json"), encoding="utf-8") as f:
-        doc: dict[str, Any] = json.load(f)
-    if "data" in doc:
-        worker = cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
-        store = max(MIN_OBJECT_STORE_BYTES, int(worker["rayStartParams"]["object-store-memory"]) // OBJECT_STORE_SCALE)
-        if doc["data"]["workingSetBytes"] > store * worker["replicas"] // 2:
-            raise SystemExit(f"{name}: the planned working set does not fit Ray Data's share of the scaled store; lower OBJECT_STORE_SCALE")
-    return doc
-
-
-def runtime_env(job: dict[str, Any], cluster: LocalCluster) -> dict[str, str]:
-    """Applies the RayJob's runtimeEnvYAML as Ray would for the job's processes: env_vars on every node; pip
-    requirements must already be met by this environment (there is no job server here to build one)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    import yaml
-    from packaging.requirements import Requirement
-
-    text = job["spec"].get("runtimeEnvYAML")
-    if not text:
-        return {}
-    env = yaml.safe_load(text)
-    for line in env.get("pip", []):
-        req = Requirement(line)
-        try:
-            have = version(req.name)
-        except PackageNotFoundError:
-            cluster.adjustments.append(f"runtime env pip {line}: not in the test environment (the offline index lacks it); the CPU stand-in does not need it")
-            continue
-        if not req.specifier.contains(have, prereleases=True):
-            raise SystemExit(f"runtime env pip {line}: this environment has {req.name} {have}; update runtime/requirements.txt")
-        cluster.adjustments.append(f"runtime env pip {line}: met by the test environment ({have})")
-    return {k: str(v) for k, v in env.get("env_vars", {}).items()}
-
-
 def run_job(name: str, job: dict[str, Any], objects: dict[str, Any], work: str, args: argparse.Namespace, failures: Failures, **variant: Any) -> dict[str, Any]:
     label = variant.get("label", name)
-    jobdir = os.path.join(work, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-"))
-    cluster = LocalCluster(job, objects, jobdir)
+    jobdir = job_dir(work, label)
     storage = os.path.join(work, "storage", variant.get("storage", name))
-    # One compute thread per process: Ray would give each process as many as its logical CPUs, which here
-    # oversubscribe 2 physical cores many times over.
-    extra_env = {"RAY_GPU_CPU_STANDIN": "1", "RAY_GPU_STORAGE_PATH": storage, "OMP_NUM_THREADS": "1"}
-    cluster.nodes()  # lay out the mounts
-    doc = local_tuning(cluster, name)
-    extra_env.update(runtime_env(job, cluster))
-    cluster.adjustments.append(f"RAY_GPU_STORAGE_PATH={storage} (the bucket of a real stack)")
-    cluster.adjustments.append(f"OMP_NUM_THREADS=1 ({os.cpu_count()} physical CPUs under many logical ones)")
-    cluster.start(extra_env)
-    entrypoint = job["spec"]["entrypoint"] + " --smoke" + variant.get("extra_args", "")
-    print(f"\n== {label}: {entrypoint}", flush=True)
-    for a in sorted(set(cluster.adjustments)):
-        print(f"  adjusted: {a}", flush=True)
     watcher, after = variant.get("on_line"), variant.get("after")
-    try:
+    with started_cluster(name, job, objects, jobdir, storage) as (cluster, doc):
+        entrypoint = job["spec"]["entrypoint"] + " --smoke" + variant.get("extra_args", "")
+        print(f"\n== {label}: {entrypoint}", flush=True)
+        for a in sorted(set(cluster.adjustments)):
+            print(f"  adjusted: {a}", flush=True)
         on_line = (lambda line, proc: watcher(line, proc, cluster)) if watcher else None
         rc, wall = cluster.run_entrypoint(entrypoint, os.path.join(jobdir, "job.log"), args.timeout, on_line)
         spilled = cluster.running().spilled()
         extra = after(cluster, storage) if after and rc == 0 else {}
-    finally:
-        cluster.stop()
     result = {"job": label, "rc": rc, "wallSeconds": round(wall, 1), **spilled, "doc": doc, "log": os.path.join(jobdir, "job.log"), **extra}
     if not variant.get("expect_failure") and not failures.check(rc == 0, f"{label}: exit code {rc} (log: {result['log']})"):
         with open(result["log"], encoding="utf-8") as f:
             print("".join(f.readlines()[-40:]), flush=True)
     return result
+
+
+#: What a run checks (``--checks``): each job's run, the committed-outputs experiment of embedding jobs, and the
+#: kill-and-resume experiment of training jobs (model, optimizer and data position).
+CHECKS = ("jobs", "outputs", "resume")
+
+
+def job_run(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> dict[str, Any]:
+    """One job's smoke run and its checks: exit code, every planned value applied, what training ran with, no spill."""
+    kind = job["metadata"]["labels"]["ray-gpu.io/kind"]
+    spill_check = spill_control(name, job, failures) if kind == "EmbeddingPipeline" else {}
+    result = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, **spill_check)
+    applied = check_coverage(applied_report(result["log"]), result["doc"], failures) if result["rc"] == 0 else []
+    if result["rc"] == 0 and "train" in result["doc"]:
+        check_ran_with(result["log"], result["doc"], failures)
+    failures.check(result["spilledBytes"] == 0, f"{name}: spilled {result['spilledBytes']} bytes")
+    for e in applied:
+        shown = e.get("applied", e["value"])
+        print(f"  applied {e['key']} = {json.dumps(shown)[:80]}{'  (stand-in: ' + e['standin'] + ')' if 'standin' in e else ''}", flush=True)
+    return result | {"kind": kind, "applied": len(applied)}
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    print("\n| job | wall s | values applied | bytes spilled | result |\n|---|---|---|---|---|")
+    for r in rows:
+        verdict = r.get("verdict", "ok" if r["rc"] == 0 else "FAILED")
+        if "controlSpilledBytes" in r:
+            verdict += f"; {r['datasetBytes']} B of input on a {r['storeBytes']} B store: held at once it spilled {r['controlSpilledBytes']} B"
+        print(f"| {r['job']} | {r['wallSeconds']} | {r.get('applied', '-')} | {r['spilledBytes']} | {verdict} |")
 
 
 def main() -> int:
@@ -192,7 +174,11 @@ def main() -> int:
     parser.add_argument("--work", required=True, help="scratch directory")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--only", default=None, help="comma-separated RayJob names")
+    parser.add_argument("--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all)")
     args = parser.parse_args()
+    checks = set(args.checks.split(","))
+    if not checks <= set(CHECKS):
+        parser.error(f"--checks: unknown {sorted(checks - set(CHECKS))}; choose from {', '.join(CHECKS)}")
     objects = load_rendered(args.rendered)
     jobs = {k.split("/", 1)[1]: v for k, v in objects.items() if k.startswith("RayJob/")}
     if args.only:
@@ -201,26 +187,15 @@ def main() -> int:
     rows = []
     for name, job in jobs.items():
         kind = job["metadata"]["labels"]["ray-gpu.io/kind"]
-        spill_check = spill_control(name, job, failures) if kind == "EmbeddingPipeline" else {}
-        result = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, **spill_check)
-        applied = check_coverage(applied_report(result["log"]), result["doc"], failures) if result["rc"] == 0 else []
-        if result["rc"] == 0 and "train" in result["doc"]:
-            check_ran_with(result["log"], result["doc"], failures)
-        failures.check(result["spilledBytes"] == 0, f"{name}: spilled {result['spilledBytes']} bytes")
-        for e in applied:
-            shown = e.get("applied", e["value"])
-            print(f"  applied {e['key']} = {json.dumps(shown)[:80]}{'  (stand-in: ' + e['standin'] + ')' if 'standin' in e else ''}", flush=True)
-        rows.append(result | {"kind": kind, "applied": len(applied)})
-        if result["rc"] != 0:
-            continue
-        if kind == "TrainingJob":
+        if "jobs" in checks:
+            rows.append(job_run(name, job, objects, args, failures))
+            if rows[-1]["rc"] != 0:
+                continue
+        if kind == "EmbeddingPipeline" and "outputs" in checks:
+            rows.extend(committed_outputs_experiment(name, json.loads(json.dumps(job)), objects, args.work, args.timeout, failures))
+        if kind == "TrainingJob" and "resume" in checks:
             rows.extend(resume_experiment(name, job, objects, args, failures))
-    print("\n| job | wall s | values applied | bytes spilled | result |\n|---|---|---|---|---|")
-    for r in rows:
-        verdict = r.get("verdict", "ok" if r["rc"] == 0 else "FAILED")
-        if "controlSpilledBytes" in r:
-            verdict += f"; {r['datasetBytes']} B of input on a {r['storeBytes']} B store: held at once it spilled {r['controlSpilledBytes']} B"
-        print(f"| {r['job']} | {r['wallSeconds']} | {r.get('applied', '-')} | {r['spilledBytes']} | {verdict} |")
+    print_table(rows)
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n" + "\n".join(f"  - {f}" for f in failures))
         return 1
@@ -256,8 +231,14 @@ def spill_control(name: str, job: dict[str, Any], failures: Failures) -> dict[st
     return {"extra_args": f" --smoke-rows {rows}", "after": unbounded}
 
 
+#: Optimizer steps of the kill-and-resume experiment's runs.
+TOTAL_STEPS = 20
+
+
 def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> list[dict[str, Any]]:
-    """Kill a training worker once Ray Train has registered a checkpoint; resubmitting must resume from it and finish."""
+    """Kill a training worker once Ray Train has registered a checkpoint. With ``train.maxFailures`` > 0 Ray Train
+    retries the run itself, otherwise the job is resubmitted; either way the run must resume from that checkpoint
+    (model, optimizer, step and every worker's data position: ``data_positions.py``) and finish."""
     storage = f"{name}-resume"
     killed: dict[str, Any] = {}
 
@@ -291,14 +272,16 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
                 if step is not None:
                     for w in workers:
                         os.kill(w["pid"], signal.SIGKILL)
-                    killed.update(pids=[w["pid"] for w in workers])
+                    killed.update(pids=[w["pid"] for w in workers], step=step)
                     print(f"  killed Ray Train worker {workers} once Ray Train had registered a checkpoint (step {step} or later)", flush=True)
                     return
                 time.sleep(0.2)
 
         threading.Thread(target=kill_when_registered, daemon=True).start()
 
-    steps = " --steps 20 --checkpoint-every 5"
+    doc = json.loads(objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"])
+    retries = doc["train"]["maxFailures"]
+    steps = f" --steps {TOTAL_STEPS} --checkpoint-every 5"
     first = run_job(
         name,
         json.loads(json.dumps(job)),
@@ -310,29 +293,39 @@ def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], a
         storage=storage,
         extra_args=steps,
         on_line=on_line,
-        expect_failure=True,
+        expect_failure=retries == 0,
     )
     failures.check(bool(killed.get("pids")), f"{name}: no training worker was killed (the run ended before a checkpoint registered)")
-    # The run is over: the last checkpoint Ray Train registered before the worker died is the one to resume from.
-    killed["step"] = registered_step(json.loads(objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"]))
-    failures.check(first["rc"] != 0, f"{name}: the killed run exited 0 (maxFailures 0 in dev should fail it)")
-    first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}: exit {first['rc']}"
-    second = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (resumed)", storage=storage, extra_args=steps)
-    with open(second["log"], encoding="utf-8") as f:
+    if retries:
+        # FailureConfig(max_failures) retries within the run: new workers resume from the last registered checkpoint.
+        runs = [first]
+        failures.check(first["rc"] == 0, f"{name}: the killed run did not recover although maxFailures is {retries}: exit {first['rc']}")
+        first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}; Ray Train retried it (maxFailures {retries})"
+    else:
+        # The run is over: the last checkpoint Ray Train registered before the worker died is the one to resume from.
+        killed["step"] = registered_step(doc)
+        failures.check(first["rc"] != 0, f"{name}: the killed run exited 0 (maxFailures 0 should fail it)")
+        first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}: exit {first['rc']}"
+        runs = [
+            first,
+            run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (resumed)", storage=storage, extra_args=steps),
+        ]
+    with open(runs[-1]["log"], encoding="utf-8") as f:
         text = f.read()
     resumed = re.search(r"resumed from checkpoint at step (\d+)", text)
     finished = re.search(r"finished at step (\d+) of (\d+)", text)
+    at = int(resumed.group(1)) if resumed else None
     failures.check(
-        resumed is not None and int(resumed.group(1)) == killed.get("step"),
-        f"{name}: the second run did not resume from the checkpoint of step {killed.get('step')} (resumed: {resumed.group(1) if resumed else 'no'})",
+        at is not None and killed.get("step") is not None and (at >= killed["step"] if retries else at == killed["step"]),
+        f"{name}: did not resume from the checkpoint of step {killed.get('step')} (resumed: {at if at is not None else 'no'})",
     )
     failures.check(finished is not None and finished.group(1) == finished.group(2), f"{name}: the resumed run did not finish")
-    second["verdict"] = (
-        f"resumed at step {resumed.group(1) if resumed else '?'}, finished {finished.group(1) if finished else '?'}"
-        if resumed and finished
-        else "did not resume"
+    runs[-1]["verdict"] = (runs[-1]["verdict"] + "; " if len(runs) == 1 else "") + (
+        f"resumed at step {at}, finished {finished.group(1)}" if at is not None and finished else "did not resume"
     )
-    return [first, second]
+    if at is not None and finished:
+        runs[-1]["verdict"] += "; " + check_data_positions([r["log"] for r in runs], at, doc, TOTAL_STEPS, failures)
+    return runs
 
 
 if __name__ == "__main__":

@@ -7,12 +7,19 @@ so no image change is needed. Three lines in an existing script::
     tuning = ray_gpu.load()  # reads $RAY_GPU_TUNING_FILE, applies Ray Data settings, logs every value (ray_gpu.log_to_stdout() prints it)
     trainer = TorchTrainer(loop, scaling_config=tuning.scaling_config(), run_config=tuning.run_config())
 
+Outputs are written so that a rerun or a killed job never destroys or half-replaces committed results
+(:mod:`ray_gpu.outputs`: ``ray_gpu.write_parquet(ds, uri)``, read back with ``ray_gpu.latest_output(uri)``), and a
+resumed training run continues its data where it stopped (:mod:`ray_gpu.data_position`).
+
 The contract (file path, environment variables, keys) is documented in docs/runtime.md of pulumi-ray-gpu.
-Standard library and Ray only.
+Importing the package imports the standard library only: Ray, PyArrow and PyTorch are imported by the functions
+that use them (so ``import ray_gpu.contract`` stays cheap, e.g. for the stdlib-only fuzz test of the loader).
 """
 
 from .contract import API_VERSION, DEFAULT_TUNING_FILE, TUNING_FILE_ENV, TuningError, knob_env_name, validate
-from .tuning import CPU_STANDIN_ENV, REPORT_PREFIX, STORAGE_BUCKET_ENV, STORAGE_PATH_ENV, Tuning, load, log_to_stdout
+from .data_position import DataPosition, DataPositionError, deterministic_data_config, resumable_batches
+from .outputs import CommittedRun, OutputError, StagedOutput, latest_output, read_committed, staged_output, write_parquet
+from .tuning import CPU_STANDIN_ENV, REPORT_PREFIX, STORAGE_BUCKET_ENV, STORAGE_PATH_ENV, Tuning, load, loads, log_to_stdout
 
 __version__ = "1.0.0"
 __all__ = [
@@ -23,10 +30,22 @@ __all__ = [
     "STORAGE_BUCKET_ENV",
     "STORAGE_PATH_ENV",
     "TUNING_FILE_ENV",
+    "CommittedRun",
+    "DataPosition",
+    "DataPositionError",
+    "OutputError",
+    "StagedOutput",
     "Tuning",
     "TuningError",
+    "deterministic_data_config",
     "knob_env_name",
+    "latest_output",
     "load",
+    "loads",
     "log_to_stdout",
+    "read_committed",
+    "resumable_batches",
+    "staged_output",
     "validate",
+    "write_parquet",
 ]

@@ -4,6 +4,11 @@ The schema (``tuning.schema.json``, shipped in this package) is generated from t
 contract, together with the ``RAY_GPU_*`` variable of each knob (``x-env``) and the sections and knobs each workload kind
 carries (``x-sections``, ``x-knobs``). This module interprets the part of JSON Schema that file uses, and reports every
 problem with its key path. Standard library only.
+
+A malformed file never escapes as anything but :class:`TuningError`: the text is read by :mod:`ray_gpu.strict_json`
+(a regular file of at most 1 MiB; UTF-8, a leading BOM accepted and ignored; at most ``MAX_DEPTH`` levels deep; no
+NaN or Infinity; no number beyond 64 bits; no duplicate key), and every problem is one line ``<path>: <rule>``, the
+path being ``$`` for the whole document, ``knobs.microBatchSize`` for a key, ``sweep.grid[0]`` for an item.
 """
 
 from __future__ import annotations
@@ -14,14 +19,14 @@ import os
 from collections.abc import Mapping
 from typing import Any, cast
 
+from . import strict_json
+from .strict_json import MAX_DEPTH, ROOT, key_path
 from .types import JsonSchema, TuningDocument
 
 SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tuning.schema.json")
 #: Where the RayJob mounts the tuning ConfigMap; ``RAY_GPU_TUNING_FILE`` points at the file.
 DEFAULT_TUNING_FILE = "/etc/ray-gpu/tuning.json"
 TUNING_FILE_ENV = "RAY_GPU_TUNING_FILE"
-#: Documents nested deeper than this are refused (a real one is four levels deep).
-MAX_DEPTH = 32
 
 
 def _load_schema() -> JsonSchema:
@@ -40,13 +45,21 @@ KNOB_ENV: dict[str, str] = {name: spec["x-env"] for name, spec in SCHEMA["proper
 
 
 class TuningError(ValueError):
-    """The tuning file is missing or does not follow the contract. ``problems`` lists every problem found."""
+    """The tuning file is missing or does not follow the contract. ``problems`` lists every problem found, each
+    ``<path>: <rule>`` (``$`` is the whole document); the message shows the first 20."""
 
     def __init__(self, source: str, problems: list[str]):
         self.source = source
         self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
+        shown = problems[: strict_json.MAX_PROBLEMS_SHOWN]
+        more = len(problems) - len(shown)
+        lines = "\n".join(f"  - {p}" for p in shown) + (f"\n  - ... and {more} more" if more else "")
         super().__init__(f"ray-gpu: {source} is not a valid tuning document ({API_VERSION}):\n{lines}")
+
+    @property
+    def paths(self) -> list[str | None]:
+        """The key path each problem names (None for a problem that names none)."""
+        return [strict_json.problem_path(p) for p in self.problems]
 
 
 def _is_int(v: Any) -> bool:
@@ -60,7 +73,7 @@ def _is_num(v: Any) -> bool:
 def _describe(v: Any) -> str:
     try:
         text = repr(v) if isinstance(v, str) else json.dumps(v, sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -137,27 +150,27 @@ def _map(s: JsonSchema, v: Any, depth: int) -> str | None:
 def _unknown_key(path: str, key: str, known: list[str]) -> str:
     hint = difflib.get_close_matches(key, known, n=1)
     fix = f"did you mean {hint[0]!r}?" if hint else f"known keys: {', '.join(sorted(known))}"
-    return f"{path}{key}: unknown key ({fix}); this runtime reads {API_VERSION}, so a newer planner may have written it"
+    return f"{key_path(path, key)}: unknown key ({fix}); this runtime reads {API_VERSION}, so a newer planner may have written it"
 
 
 def _validate(value: Any, schema: JsonSchema, path: str, problems: list[str], depth: int = 0) -> None:
     if depth > MAX_DEPTH:
-        problems.append(f"{path.rstrip('.') or '(document)'}: nested deeper than {MAX_DEPTH} levels")
+        problems.append(f"{path}: nested deeper than {MAX_DEPTH} levels")
         return
     if not isinstance(value, dict):
-        problems.append(f"{path.rstrip('.') or '(document)'}: expected an object, got {_describe(value)}")
+        problems.append(f"{path}: expected an object, got {_describe(value)}")
         return
     properties: Mapping[str, JsonSchema] = schema["properties"]
     for key in sorted(value, key=str):
         if key not in properties:
             problems.append(_unknown_key(path, str(key), list(properties)))
     for key, field in properties.items():
-        where = f"{path}{key}"
+        where = key_path(path, key)
         if key not in value:
             if key in schema.get("required", []):
                 problems.append(f"{where}: required key is missing")
         elif field.get("type") == "object" and "properties" in field:
-            _validate(value[key], field, f"{where}.", problems, depth + 1)
+            _validate(value[key], field, where, problems, depth + 1)
         else:
             err = _leaf(field, value[key], depth + 1)
             if err:
@@ -179,7 +192,7 @@ def _kind_problems(document: Mapping[str, Any]) -> list[str]:
 def validate(document: Any) -> list[str]:
     """Every problem of a parsed tuning document, each naming its key path; empty when valid."""
     problems: list[str] = []
-    _validate(document, SCHEMA, "", problems)
+    _validate(document, SCHEMA, ROOT, problems)
     if problems:
         return problems
     return _kind_problems(document)
@@ -192,48 +205,38 @@ def knob_env_name(knob: str) -> str:
     return KNOB_ENV[knob]
 
 
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r}")
-        seen[key] = value
-    return seen
-
-
-def parse(text: str, source: str) -> TuningDocument:
-    """Parses and validates the document's text; every problem becomes a :class:`TuningError`."""
+def parse(text: str | bytes, source: str) -> TuningDocument:
+    """Parses and validates a document's text (or its bytes, which must be UTF-8); every problem, from bad bytes to
+    a missing key, becomes one :class:`TuningError` naming its path."""
     try:
-        document = json.loads(text, object_pairs_hook=_reject_duplicates)
-    except json.JSONDecodeError as e:
-        raise TuningError(source, [f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}"]) from None
-    except (ValueError, RecursionError) as e:
-        raise TuningError(source, [f"not a valid document: {e}"]) from None
+        document = strict_json.parse(strict_json.decode(text) if isinstance(text, bytes) else text)
+    except strict_json.JsonProblems as e:
+        raise TuningError(source, e.problems) from None
     problems = validate(document)
     if problems:
         raise TuningError(source, problems)
     return cast(TuningDocument, document)
 
 
+def _missing(source: str, origin: str) -> TuningError:
+    return TuningError(
+        source,
+        [
+            f"{ROOT}: file not found (path from {origin}); the RayJob mounts it from the ConfigMap <workload>-tuning: run the job from a RayJob rendered by ray-gpu, or set {TUNING_FILE_ENV}"
+        ],
+    )
+
+
 def read(path: str | None = None, env: Mapping[str, str] | None = None) -> tuple[TuningDocument, str]:
-    """Reads and validates the tuning file (``path``, else ``$RAY_GPU_TUNING_FILE`` of ``env``, else the mount path)."""
+    """Reads and validates the tuning file (``path``, else ``$RAY_GPU_TUNING_FILE`` of ``env``, else the mount path).
+    A missing, unreadable, oversized, empty or malformed file raises :class:`TuningError`, and nothing else."""
     environ = os.environ if env is None else env
     source = path or environ.get(TUNING_FILE_ENV) or DEFAULT_TUNING_FILE
     origin = "argument" if path else (f"${TUNING_FILE_ENV}" if environ.get(TUNING_FILE_ENV) else "default path")
     try:
-        with open(source, "rb") as f:
-            raw = f.read()
+        raw = strict_json.read_file(source)
     except FileNotFoundError:
-        raise TuningError(
-            source,
-            [
-                f"file not found (path from {origin}); the RayJob mounts it from the ConfigMap <workload>-tuning: run the job from a RayJob rendered by ray-gpu, or set {TUNING_FILE_ENV}"
-            ],
-        ) from None
-    except OSError as e:
-        raise TuningError(source, [f"cannot read the file: {e.strerror}"]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise TuningError(source, [f"not UTF-8 text: byte {e.start} is {raw[e.start : e.start + 1]!r}"]) from None
-    return parse(text, source), source
+        raise _missing(source, origin) from None
+    except strict_json.JsonProblems as e:
+        raise TuningError(source, e.problems) from None
+    return parse(raw, source), source

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO, cast
 
-from . import contract
+from . import contract, strict_json
 from .contract import knob_env_name
 from .types import ActorPoolSection, DataSection, Knobs, LoraSection, SweepSection, TrainSection, TuningDocument
 
@@ -266,18 +266,19 @@ class Tuning:
         return RunConfig(name=run_name, storage_path=storage, checkpoint_config=checkpoints, failure_config=failure)
 
     def deepspeed_config(self) -> dict[str, Any] | None:
-        """The DeepSpeed config (ZeRO stage, buckets, micro-batch, accumulation), or None for plain DDP."""
+        """The DeepSpeed config (ZeRO stage, buckets, micro-batch, accumulation), or None for plain DDP. The file is
+        read as strictly as the tuning file: any problem is a :class:`TuningError` naming the file and the key path."""
         path = self._train().get("deepspeedConfigFile")
         if path is None:
             return None
         local = os.path.join(os.path.dirname(self.source), os.path.basename(path))
         for candidate in (path, local):
             if os.path.exists(candidate):
-                with open(candidate, encoding="utf-8") as f:
-                    config = json.load(f)
-                stage = config.get("zero_optimization", {}).get("stage")
+                config = _read_json_object(candidate)
+                zero = config.get("zero_optimization", {})
+                stage = zero.get("stage") if isinstance(zero, dict) else None
                 if stage != self.knobs.get("zeroStage"):
-                    raise contract.TuningError(candidate, [f"zero_optimization.stage is {stage}, the plan's zeroStage is {self.knobs.get('zeroStage')}"])
+                    raise contract.TuningError(candidate, [f"zero_optimization.stage: is {stage}, the plan's zeroStage is {self.knobs.get('zeroStage')}"])
                 self._record("train.deepspeedConfigFile", "deepspeed_config", path, candidate, applied=config)
                 return config
         raise contract.TuningError(self.source, [f"train.deepspeedConfigFile: {path} not found (the RayJob mounts it next to tuning.json)"])
@@ -324,16 +325,41 @@ class Tuning:
         }
 
 
+def _read_json_object(path: str) -> dict[str, Any]:
+    """A JSON object from a file the job reads beside the tuning file, strictly (:mod:`ray_gpu.strict_json`)."""
+    try:
+        value = strict_json.load_file(path)
+    except FileNotFoundError:
+        raise contract.TuningError(path, [f"{strict_json.ROOT}: file not found"]) from None
+    except strict_json.JsonProblems as e:
+        raise contract.TuningError(path, e.problems) from None
+    if not isinstance(value, dict):
+        raise contract.TuningError(path, [f"{strict_json.ROOT}: expected an object, got {type(value).__name__}"])
+    return value
+
+
+def _tuning(document: TuningDocument, source: str, env: Mapping[str, str] | None, apply_data_context: bool) -> Tuning:
+    tuning = Tuning(document, source, env)
+    if apply_data_context and "data" in document:
+        tuning.apply_data_context()
+    return tuning
+
+
 def load(path: str | None = None, *, env: Mapping[str, str] | None = None, apply_data_context: bool = True) -> Tuning:
     """Reads and validates the tuning file and, for Ray Data jobs, applies the DataContext settings.
 
     :param path: the tuning file; default ``$RAY_GPU_TUNING_FILE``, else ``/etc/ray-gpu/tuning.json``
     :param env: the environment to read ``RAY_GPU_*`` from; default ``os.environ``
     :param apply_data_context: set the planned block size on the current DataContext (jobs with a data section)
-    :raises TuningError: listing every problem, each with its key path
+    :raises TuningError: listing every problem, each with its key path; a malformed file raises nothing else
     """
     document, source = contract.read(path, env)
-    tuning = Tuning(document, source, env)
-    if apply_data_context and "data" in document:
-        tuning.apply_data_context()
-    return tuning
+    return _tuning(document, source, env, apply_data_context)
+
+
+def loads(text: str | bytes, *, source: str = "<text>", env: Mapping[str, str] | None = None, apply_data_context: bool = True) -> Tuning:
+    """:func:`load` of a document given as text (or UTF-8 bytes) instead of a file; ``source`` names it in messages.
+
+    :raises TuningError: listing every problem, each with its key path; malformed text raises nothing else
+    """
+    return _tuning(contract.parse(text, source), source, env, apply_data_context)

@@ -75,3 +75,15 @@ def stdout_log():
     yield
     logger.handlers[:] = handlers
     logger.setLevel(level)
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """A small local Ray (2 CPUs, no dashboard) for the tests that run Ray Data, stopped after the session."""
+    import ray
+
+    # Ray's workers import the runtime library and the test modules (train loops defined in them) from here.
+    path = os.pathsep.join([str(REPO / "runtime"), str(REPO / "runtime" / "tests")])
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+    yield ray
+    ray.shutdown()

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +90,39 @@ def test_nested_type_errors(tuning_docs):
 def test_json_round_trip_of_every_document(tuning_docs):
     for doc in tuning_docs.values():
         assert contract.validate(json.loads(json.dumps(doc))) == []
+
+
+FUZZ = Path(__file__).with_name("fuzz_contract.py")
+
+
+def test_the_fuzz_fixture_is_the_dev_stacks_render(tuning_docs):
+    fixture = json.loads((Path(__file__).parent / "fixtures" / "dev-tuning.json").read_text(encoding="utf-8"))["documents"]
+    rendered = {name.split("/", 1)[1]: doc for name, doc in tuning_docs.items() if name.startswith("dev/")}
+    assert fixture == rendered, "runtime/tests/fixtures/dev-tuning.json is stale: run .venv-ray/bin/python runtime/tests/fixtures/update_fixtures.py"
+
+
+@pytest.mark.parametrize("seed", [1, 20261201])
+def test_the_standard_library_fuzz_of_the_loader_finds_nothing(seed):
+    # -S: no site-packages, so the loader and the fuzz can only use the standard library (as with a bare python3).
+    out = subprocess.run([sys.executable, "-S", str(FUZZ), "--seed", str(seed), "--count", "300"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.fullmatch(
+        rf"fuzz_contract: 300 inputs, \d+ valid, \d+ TuningError, 0 other exceptions, 0 without a path, 0 hangs, 0 wrong verdicts \(seed {seed}\)\n", out.stdout
+    ), out.stdout
+
+
+def test_the_fuzz_reports_a_loader_that_lets_another_exception_escape(monkeypatch, capsys):
+    sys.path.insert(0, str(FUZZ.parent))
+    import fuzz_contract
+
+    real = ray_gpu.loads
+
+    def leaky(text, **kwargs):
+        if isinstance(text, bytes) and b"NaN" in text:
+            raise ValueError("NaN escaped")
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(ray_gpu, "loads", leaky)
+    assert fuzz_contract.main(["--seed", "1", "--count", "120"]) == 1
+    out = capsys.readouterr()
+    assert re.search(r"[1-9]\d* other exceptions", out.out) and "ValueError: NaN escaped" in out.err and "input #" in out.err

@@ -103,7 +103,7 @@ def test_train_configs_on_gpus(tuning_docs, write_doc):
 def test_deepspeed_file_must_agree_with_the_plan(tuning_docs, write_doc):
     doc = tuning_docs["dev/llm-pretrain"]
     tuning = load(write_doc, doc, deepspeed={"zero_optimization": {"stage": 3}})
-    with pytest.raises(ray_gpu.TuningError, match=r"zero_optimization.stage is 3, the plan's zeroStage is 1"):
+    with pytest.raises(ray_gpu.TuningError, match=r"zero_optimization\.stage: is 3, the plan's zeroStage is 1"):
         tuning.deepspeed_config()
 
 
@@ -162,3 +162,23 @@ def test_every_applied_value_is_logged_with_its_source(tuning_docs, write_doc, c
     load(write_doc, tuning_docs["dev/embed-chunks"])
     out = capsys.readouterr().out
     assert "ray-gpu: DataContext.target_max_block_size = 13811712  (tuning.json data.blockSizeBytes)" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (b'{"zero_optimization": {"stage": NaN}}', "zero_optimization.stage: NaN is not a number"),
+        (b'{"zero_optimization": {"stage": 1, "stage": 1}}', "zero_optimization.stage: duplicate key"),
+        (b"[1]", "$: expected an object, got list"),
+        (b'{"zero_optimization": 3}', "zero_optimization.stage: is None"),
+        (b"\xff", "$: not UTF-8 text"),
+    ],
+)
+def test_a_malformed_deepspeed_file_is_a_tuning_error_with_its_path(tuning_docs, tmp_path, text, problem):
+    doc = tuning_docs["dev/llm-pretrain"]
+    (tmp_path / "tuning.json").write_text(json.dumps(doc))
+    (tmp_path / "deepspeed.json").write_bytes(text)
+    tuning = ray_gpu.load(str(tmp_path / "tuning.json"), env={}, apply_data_context=False)
+    with pytest.raises(ray_gpu.TuningError) as err:
+        tuning.deepspeed_config()
+    assert err.value.source.endswith("deepspeed.json") and any(p.startswith(problem) for p in err.value.problems), err.value.problems

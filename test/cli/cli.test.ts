@@ -5,7 +5,7 @@ import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { runCli } from "../helpers/run-cli";
-import { repoRoot, runtime, NETWORK_POLICY_FILES } from "../helpers/fixtures";
+import { repoRoot, runtime, NETWORK_POLICY_FILES, queueFiles, workloadFiles } from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
   let out = "";
@@ -50,20 +50,21 @@ describe("ray-gpu CLI", () => {
     expect(doc.workloads[0]!.decisions.length).toBeGreaterThan(10);
   });
 
-  it("render writes one YAML per object plus plan.json, byte-stable, and clears stale files", async () => {
-    const a = tmp();
-    const b = tmp();
-    writeFileSync(join(a, "rayjob-removed.yaml"), "stale");
+  it("render writes one YAML per object plus plan.json and its manifest, byte-stable", async () => {
+    const a = join(tmp(), "out");
+    const b = join(tmp(), "out");
     expect((await run("render", "--stack", "prod", "--out", a)).code).toBe(0);
     expect((await run("render", "--stack", "prod", "--out", b)).code).toBe(0);
     expect(readdirSync(a).sort()).toEqual(
       [
+        ".ray-gpu-render.json",
         "plan.json",
         ...["llm-pretrain", "embed-chunks", "llm-sweep", "sft-qwen2-vl", "sft-llama-8b", "sft-mistral-7b"].flatMap(
-          (n) => [`rayjob-${n}.yaml`, `configmap-${n}-tuning.yaml`],
+          workloadFiles,
         ),
         `configmap-${runtimeConfigMapName(runtime)}.yaml`,
         ...NETWORK_POLICY_FILES,
+        ...queueFiles(["system", "train-a10g-4x", "infer-a10g-1x"]),
       ].sort(),
     );
     for (const f of readdirSync(a)) expect(readFileSync(join(a, f), "utf8")).toBe(readFileSync(join(b, f), "utf8"));

@@ -155,12 +155,20 @@ function structuralChecks(schema: Schema, data: unknown, path: string, cel: CelE
 
 /** Validates `ray.io/v1` objects against the KubeRay CRDs in a folder. */
 export class CrdConformance {
-  private readonly validators = new Map<string, { schema: Schema; validate: ValidateFunction }>();
+  private readonly validators = new Map<string, { apiVersion: string; schema: Schema; validate: ValidateFunction }>();
 
   private constructor(private readonly cel: CelEvaluate) {}
 
   /** Loads every `ray.io_*.yaml` CRD of `dir`. */
   static async load(dir: string, kinds: readonly string[] = ["RayJob", "RayCluster"]): Promise<CrdConformance> {
+    return CrdConformance.loadFiles(
+      kinds.map((k) => join(dir, `ray.io_${k.toLowerCase()}s.yaml`)),
+      "v1",
+    );
+  }
+
+  /** Loads the `version` of each CRD file (e.g. Kueue's `v1beta2`). */
+  static async loadFiles(files: readonly string[], version: string): Promise<CrdConformance> {
     const { evaluate } = await import("@marcbachmann/cel-js");
     const checker = new CrdConformance((expr, ctx) => evaluate(expr, ctx));
     const ajv = new Ajv({ allErrors: true, strict: false });
@@ -170,17 +178,22 @@ export class CrdConformance {
     });
     ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isSafeInteger(n) });
     ajv.addFormat("date-time", (s: string) => !Number.isNaN(Date.parse(s)));
-    for (const kind of kinds) {
-      const crd = parse(readFileSync(join(dir, `ray.io_${kind.toLowerCase()}s.yaml`), "utf8")) as {
-        spec: { names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+    for (const file of files) {
+      const crd = parse(readFileSync(file, "utf8")) as {
+        spec: {
+          group: string;
+          names: { kind: string };
+          versions: { name: string; schema: { openAPIV3Schema: Schema } }[];
+        };
       };
-      const v1 = crd.spec.versions.find((v) => v.name === "v1");
-      if (!v1) throw new Error(`${kind} CRD has no v1 version`);
-      const schema = v1.schema.openAPIV3Schema;
+      const served = crd.spec.versions.find((v) => v.name === version);
+      if (!served) throw new Error(`${file} has no ${version} version`);
+      const schema = served.schema.openAPIV3Schema;
       const json = toJsonSchema(schema);
       (json["properties"] as Record<string, Schema>)["metadata"] = OBJECT_META;
       json["required"] = ["apiVersion", "kind", "metadata"];
-      checker.validators.set(crd.spec.names.kind, { schema, validate: ajv.compile(json) });
+      const apiVersion = `${crd.spec.group}/${version}`;
+      checker.validators.set(crd.spec.names.kind, { apiVersion, schema, validate: ajv.compile(json) });
     }
     return checker;
   }
@@ -188,9 +201,10 @@ export class CrdConformance {
   /** Every problem the API server would report for creating `obj`; empty when it would be accepted. */
   validate(obj: unknown): string[] {
     const o = structuredClone(obj) as { apiVersion?: unknown; kind?: unknown };
-    if (o.apiVersion !== "ray.io/v1") return [`apiVersion must be ray.io/v1, got ${JSON.stringify(o.apiVersion)}`];
     const entry = this.validators.get(String(o.kind));
     if (!entry) return [`no CRD loaded for kind ${JSON.stringify(o.kind)}`];
+    if (o.apiVersion !== entry.apiVersion)
+      return [`apiVersion must be ${entry.apiVersion}, got ${JSON.stringify(o.apiVersion)}`];
     applyDefaults(entry.schema, o);
     const errors: string[] = [];
     if (!entry.validate(o)) {

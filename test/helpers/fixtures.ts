@@ -11,9 +11,11 @@ export const runtime = loadRuntimePackage();
 
 export const repoRoot = resolve(__dirname, "../..");
 
-/** The repo's `Pulumi.<name>.yaml`, validated. */
-export function repoStack(name: "dev" | "prod"): StackConfig {
-  return loadStackConfig(repoRoot, name).config;
+/** The repo's `Pulumi.<name>.yaml`, validated; `queueing: false` turns Kueue off (prod then keeps deletionRules). */
+export function repoStack(name: "dev" | "prod", options: { queueing?: boolean } = {}): StackConfig {
+  const config = loadStackConfig(repoRoot, name).config;
+  if (options.queueing !== false) return config;
+  return { ...config, platform: { ...config.platform, queueing: { enabled: false } } };
 }
 
 /** Raw (unvalidated) stack config, loosely typed so tests can break it on purpose. */
@@ -69,3 +71,17 @@ export function configProblems(raw: unknown): string {
 export const NETWORK_POLICY_FILES = namespacePolicies("ns", { httpsCidrs: [] }, {}).map(
   (p) => `networkpolicy-${p.metadata.name}.yaml`,
 );
+
+/** Files of the queue's objects for the repo stacks (namespace ray-jobs): a flavor per pool, the queues. */
+export const queueFiles = (pools: readonly string[]) => [
+  ...pools.map((p) => `resourceflavor-ray-jobs-${p}.yaml`),
+  "clusterqueue-ray-jobs-ray-gpu.yaml",
+  "localqueue-ray-gpu.yaml",
+];
+
+/** The files `render` writes for one workload. */
+export const workloadFiles = (n: string) => [
+  `rayjob-${n}.yaml`,
+  `configmap-${n}-tuning.yaml`,
+  `poddisruptionbudget-${n}.yaml`,
+];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planStack } from "../../workloads/stack";
 import type { ConfigMap, RayJob } from "../../workloads/k8s/types";
 import type { TuningDocument } from "../../workloads/contract/document";
-import { repoStack, runtime } from "../helpers/fixtures";
+import { configWith, repoStack, runtime } from "../helpers/fixtures";
 
 function rendered(env: "dev" | "prod", workload: string) {
   const plan = planStack(repoStack(env), { runtime });
@@ -66,7 +66,13 @@ describe("the tuning handed to user code", () => {
         plan.shape.worker.cpus - 1,
       );
     }
-    expect(rendered("dev", "llm-pretrain").doc.train).toMatchObject({ maxFailures: 0, checkpointsToKeep: 1 });
+    // The dev pools run on spot: an interruption is survived by restarting from the last checkpoint.
+    expect(rendered("dev", "llm-pretrain").doc.train).toMatchObject({ maxFailures: 3, checkpointsToKeep: 1 });
+    const onDemandDev = planStack(
+      configWith((c) => (c.platform.gpuNodeGroups[0]!["capacityType"] = "on-demand")),
+      { runtime, requireRender: true },
+    ).workloads[0]!;
+    expect(onDemandDev.tuning.decisions.find((d) => d.key === "train.maxFailures")?.value).toBe(0);
     expect(rendered("prod", "llm-pretrain").doc.train).toMatchObject({ maxFailures: 3, checkpointsToKeep: 3 });
   });
 

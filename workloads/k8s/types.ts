@@ -185,5 +185,45 @@ export interface NetworkPolicy {
   };
 }
 
-/** Any Kubernetes object a workload renders. */
-export type KubeObject = RayJob | ConfigMap | NetworkPolicy;
+/** A policy/v1 PodDisruptionBudget. */
+export interface PodDisruptionBudget {
+  apiVersion: "policy/v1";
+  kind: "PodDisruptionBudget";
+  metadata: ObjectMeta;
+  spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+}
+
+/** A Kueue (v1beta2) ResourceFlavor: a pool, by its node label. Cluster-scoped. */
+export interface ResourceFlavor {
+  apiVersion: "kueue.x-k8s.io/v1beta2";
+  kind: "ResourceFlavor";
+  metadata: ObjectMeta;
+  spec: { nodeLabels: Record<string, string> };
+}
+
+/** A Kueue (v1beta2) ClusterQueue. Cluster-scoped. */
+export interface ClusterQueue {
+  apiVersion: "kueue.x-k8s.io/v1beta2";
+  kind: "ClusterQueue";
+  metadata: ObjectMeta;
+  spec: {
+    namespaceSelector: { matchLabels: Record<string, string> };
+    queueingStrategy: "BestEffortFIFO" | "StrictFIFO";
+    resourceGroups: {
+      coveredResources: string[];
+      flavors: { name: string; resources: { name: string; nominalQuota: string }[] }[];
+    }[];
+  };
+}
+
+/** A Kueue (v1beta2) LocalQueue: where a namespace's jobs are submitted. */
+export interface LocalQueue {
+  apiVersion: "kueue.x-k8s.io/v1beta2";
+  kind: "LocalQueue";
+  metadata: ObjectMeta;
+  spec: { clusterQueue: string };
+}
+
+/** Any Kubernetes object a stack renders. */
+export type KubeObject =
+  RayJob | ConfigMap | NetworkPolicy | PodDisruptionBudget | ResourceFlavor | ClusterQueue | LocalQueue;

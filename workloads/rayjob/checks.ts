@@ -3,6 +3,7 @@
  * larger than their node, missing tolerations, lifecycle rules KubeRay rejects, replica bounds, and an object store
  * larger than /dev/shm. Mirrors `ray-operator/controllers/ray/utils/validation.go`, one named check per concern.
  */
+import { QUEUE_NAME_LABEL } from "../../core/platform/queueing";
 import { SHM_PATH } from "../../core/cluster/shape";
 import { MAX_RAYJOB_NAME_LENGTH } from "../../core/config/workloads";
 import type { ConfigIssue } from "../../core/errors";
@@ -27,6 +28,7 @@ export function checkRayJob(job: RayJob, pools: PoolsPlan): ConfigIssue[] {
     );
   checkName(job, report);
   checkLifecycle(job, report);
+  checkQueued(job, report);
   checkDeletionRules(job.spec.deletionStrategy?.deletionRules ?? [], report);
   checkHead(job, report);
   job.spec.rayClusterSpec.workerGroupSpecs.forEach((group, i) =>
@@ -40,6 +42,30 @@ function checkName(job: RayJob, report: Report): void {
   if (name.length > MAX_RAYJOB_NAME_LENGTH)
     report("metadata.name", `RayJob name should be no more than ${MAX_RAYJOB_NAME_LENGTH} characters`, name);
   if (!DNS1035.test(name)) report("metadata.name", "RayJob name should be a valid DNS1035 label", name);
+}
+
+/**
+ * Kueue's rules for a RayJob it manages (kueue pkg/controller/jobs/rayjob/rayjob_webhook.go), and KubeRay's for a
+ * suspended one (utils/validation.go): shut down after the job, no in-tree autoscaling, no worker group named "head".
+ */
+function checkQueued(job: RayJob, report: Report): void {
+  const { spec } = job;
+  const queued = job.metadata.labels?.[QUEUE_NAME_LABEL] !== undefined;
+  if ((queued || spec.suspend) && spec.shutdownAfterJobFinishes !== true)
+    report(
+      "spec.shutdownAfterJobFinishes",
+      queued
+        ? "a kueue managed job should delete the cluster after finishing"
+        : "a RayJob with shutdownAfterJobFinishes set to false is not allowed to be suspended",
+      spec.shutdownAfterJobFinishes,
+    );
+  if (!queued) return;
+  if (spec.rayClusterSpec.enableInTreeAutoscaling)
+    report("spec.rayClusterSpec.enableInTreeAutoscaling", "Kueue refuses in-tree autoscaling for a queued job", true);
+  spec.rayClusterSpec.workerGroupSpecs.forEach((g, i) => {
+    if (g.groupName === "head")
+      report(`spec.rayClusterSpec.workerGroupSpecs[${i}].groupName`, 'Kueue reserves the name "head"', g.groupName);
+  });
 }
 
 /** Deadlines, retries, and how shutdown, TTL and deletion rules combine. */

@@ -8,6 +8,7 @@ import type { LifecyclePlan } from "../../core/cluster/shape";
 import { STORAGE_CONFIGMAP } from "../../core/platform/storage";
 import type { Taint } from "../../core/pools";
 import { cpuQuantity, gibQuantity, gibToBytesString } from "../../core/quantity";
+import { QUEUE_NAME_LABEL } from "../../core/platform/queueing";
 import { RAY_VERSION } from "../../core/ray";
 import { storageBucketEnv, type ContractMounts } from "../contract/configmaps";
 import { secretEnvVars, type SecretRef } from "../security/secrets";
@@ -16,6 +17,7 @@ import { knobEnv } from "../contract/document";
 import type {
   Container,
   EnvVar,
+  PodDisruptionBudget,
   PodSpec,
   RayJob,
   RayJobSpec,
@@ -49,7 +51,20 @@ export interface RenderRayJobInput {
   readonly contract?: ContractMounts;
   /** Ray runtime environment the submitter passes with the job (`runtimeEnvYAML`). @default - none */
   readonly runtimeEnvYAML?: string;
+  /**
+   * Kueue LocalQueue to submit through: the RayJob is labelled with it and created suspended; Kueue unsuspends it
+   * when the queue's quota admits it.
+   * @default - none: the job starts at once
+   */
+  readonly queueName?: string | undefined;
 }
+
+/**
+ * Annotations of every Ray pod and the submitter: the Cluster Autoscaler never removes a node they run on
+ * (kubernetes/autoscaler FAQ, "What types of pods can prevent CA from removing a node?"), so a scale-down never takes
+ * a running job's GPU workers, head or submitter.
+ */
+export const POD_ANNOTATIONS = { "cluster-autoscaler.kubernetes.io/safe-to-evict": "false" } as const;
 
 const toEnv = (vars: Readonly<Record<string, string>>): EnvVar[] =>
   Object.keys(vars)
@@ -172,7 +187,7 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
         "num-gpus": "0",
         "object-store-memory": gibToBytesString(head.objectStoreGiB),
       },
-      template: { metadata: { labels: { ...labels } }, spec: headPod(input, env) },
+      template: { metadata: podMetadata(labels), spec: headPod(input, env) },
     },
     workerGroupSpecs: [
       {
@@ -184,35 +199,62 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
           "object-store-memory": gibToBytesString(worker.objectStoreGiB),
           "object-spilling-directory": SPILL_PATH,
         },
-        template: { metadata: { labels: { ...labels } }, spec: workerPod(input, env) },
+        template: { metadata: podMetadata(labels), spec: workerPod(input, env) },
       },
     ],
   };
 }
+
+const podMetadata = (labels: Record<string, string>) => ({
+  labels: { ...labels },
+  annotations: { ...POD_ANNOTATIONS },
+});
+
+/** Label of every object and pod of a workload; the PodDisruptionBudget selects the job's pods by it. */
+export const WORKLOAD_LABEL = "ray-gpu.io/workload";
 
 /** Renders the RayJob. */
 export function renderRayJob(input: RenderRayJobInput): RayJob {
   const { lifecycle } = input.shape;
   const labels = {
     ...MANAGED_BY,
-    "ray-gpu.io/workload": input.name,
+    [WORKLOAD_LABEL]: input.name,
     "ray-gpu.io/kind": input.kind,
     "ray-gpu.io/environment": input.environment,
   };
+  const submitter = submitterTemplate(input.image, labels);
+  const queue: Record<string, string> = input.queueName ? { [QUEUE_NAME_LABEL]: input.queueName } : {};
   return {
     apiVersion: "ray.io/v1",
     kind: "RayJob",
-    metadata: { name: input.name, namespace: input.namespace, labels },
+    metadata: { name: input.name, namespace: input.namespace, labels: { ...labels, ...queue } },
     spec: {
       entrypoint: input.entrypoint,
       ...(input.runtimeEnvYAML ? { runtimeEnvYAML: input.runtimeEnvYAML } : {}),
+      // Created suspended: Kueue unsuspends it on admission (its webhook would set this anyway; rendering it avoids a race).
+      ...(input.queueName ? { suspend: true } : {}),
       submissionMode: "K8sJobMode",
-      submitterPodTemplate: submitterTemplate(input.image, labels),
+      submitterPodTemplate: { ...submitter, metadata: { ...submitter.metadata, annotations: { ...POD_ANNOTATIONS } } },
       backoffLimit: lifecycle.backoffLimit,
       activeDeadlineSeconds: lifecycle.activeDeadlineSeconds,
       preRunningDeadlineSeconds: lifecycle.preRunningDeadlineSeconds,
       ...cleanupFields(lifecycle),
       rayClusterSpec: rayClusterSpec(input, labels),
     },
+  };
+}
+
+/**
+ * The job's PodDisruptionBudget: no voluntary eviction (a drain, a node group update) of its Ray pods while they run.
+ * It outlives the job harmlessly (it selects no pods then). Spot interruptions and KubeRay's own deletions are not
+ * evictions: training survives those by restarting from its last checkpoint.
+ */
+export function renderDisruptionBudget(job: RayJob): PodDisruptionBudget {
+  const name = job.metadata.name;
+  return {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name, namespace: job.metadata.namespace, labels: { ...MANAGED_BY, [WORKLOAD_LABEL]: name } },
+    spec: { maxUnavailable: 0, selector: { matchLabels: { [WORKLOAD_LABEL]: name } } },
   };
 }

@@ -2,6 +2,7 @@
 to feed it, and block sizes and object-store limits that keep the working set in memory (no spilling).
 
     python -m ray_gpu.examples.embed            # on the cluster: reads data.uri (a text column, optional id), writes parquet to data.outputUri
+                                                # as a committed run (ray_gpu.outputs: read it back with ray_gpu.latest_output)
     python -m ray_gpu.examples.embed --smoke    # CPU: writes a synthetic parquet dataset, tiny random encoder
 """
 
@@ -109,8 +110,12 @@ def main() -> None:
     ds = pipeline(tuning, common.read_dataset(fmt, uri), rows, preprocess, args.smoke)
     tuning.report()
     started = time.time()
-    ds.write_parquet(output, mode="overwrite")
-    print(f"ray-gpu example: embedded rows into {output} in {time.time() - started:.1f}s", flush=True)
+    # A new committed run under the output: the previous results stay until this write has completed.
+    run = ray_gpu.write_parquet(ds, output, metadata={"workload": tuning.name, "model": tuning.model})
+    print(
+        f"ray-gpu example: embedded {run.total_rows} rows into {run.uri} ({len(run.files)} files, run {run.run_id}, committed) in {time.time() - started:.1f}s",
+        flush=True,
+    )
     print(ds.stats(), flush=True)
 
 

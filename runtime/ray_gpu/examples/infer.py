@@ -96,11 +96,16 @@ def main() -> None:
     ds = ds.map_batches(Generator, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke, engine), **tuning.actor_pool_kwargs())
     tuning.report()
     started = time.time()
-    ds.write_parquet(output, mode="overwrite")
-    written = ray.data.read_parquet(output).count()
-    print(f"ray-gpu example: {written} generations ({prompts} prompts x {len(grid)} settings) into {output} in {time.time() - started:.1f}s", flush=True)
-    if written != prompts * len(grid):
-        raise SystemExit(f"expected {prompts} x {len(grid)} = {prompts * len(grid)} generations, got {written}")
+    # A new committed run under the output, committed only with one row per prompt and setting (counted from the
+    # written files); the previous results stay until then.
+    try:
+        run = ray_gpu.write_parquet(ds, output, expected_rows=prompts * len(grid), metadata={"workload": tuning.name, "model": tuning.model})
+    except ray_gpu.OutputError as e:
+        raise SystemExit(f"expected {prompts} x {len(grid)} = {prompts * len(grid)} generations: {e}") from None
+    print(
+        f"ray-gpu example: {run.total_rows} generations ({prompts} prompts x {len(grid)} settings) into {run.uri} (run {run.run_id}, committed) in {time.time() - started:.1f}s",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

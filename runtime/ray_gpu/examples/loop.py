@@ -1,5 +1,7 @@
 """The Ray Train loop the training and SFT examples share: DDP or DeepSpeed as planned, gradient accumulation,
-checkpoints to the stack's bucket every N optimizer steps, and resume from the last one."""
+checkpoints to the stack's bucket every N optimizer steps, and resume from the last one: model, optimizer, step and
+each worker's data position (``ray_gpu.data_position``), so a resumed run continues the data at the row after the
+last one trained on instead of starting again from the first row."""
 
 from __future__ import annotations
 
@@ -16,6 +18,16 @@ import ray
 import ray.train
 from ray.train.torch import TorchConfig, TorchTrainer
 
+from ..data_position import (
+    ROW_ID_COLUMN,
+    DataPosition,
+    PositionedBatches,
+    deterministic_data_config,
+    id_ranges,
+    load_position,
+    resumable_batches,
+    save_position,
+)
 from ..loss import use_chunked_loss
 from ..tuning import Tuning
 from . import common
@@ -33,10 +45,11 @@ def training_dataset(
 
     def tokenize(batch: dict[str, Any]) -> dict[str, Any]:
         out = common.tokenizer(model, smoke)(list(batch["text"]), max_length)
-        return {"input_ids": out["input_ids"], "attention_mask": out["attention_mask"]}
+        return {**common.ids_of(batch), "input_ids": out["input_ids"], "attention_mask": out["attention_mask"]}
 
     if smoke:
-        ds = ray.data.range(args.rows).map_batches(lambda b: {"text": common.synthetic_texts(int(b["id"][0]), len(b["id"]), 48)})
+        # Row ids travel with the rows: a resumed run checks and logs where its data continues (data_position).
+        ds = ray.data.range(args.rows).map_batches(lambda b: {"id": b["id"], "text": common.synthetic_texts(int(b["id"][0]), len(b["id"]), 48)})
     elif args.data:
         ds = ray.data.read_parquet(args.data, columns=list(columns))
     else:
@@ -44,103 +57,177 @@ def training_dataset(
     return ds.map_batches(preprocess if preprocess and not smoke else tokenize)
 
 
-def _train_loop(cfg: dict[str, Any]) -> None:
+def _restore(checkpoint: Any, engine: Any, model: Any, optimizer: Any, position: DataPosition) -> tuple[int, DataPosition]:
+    """The step and data position of ``checkpoint``, with the model and optimizer state loaded from it. A checkpoint
+    without a data position (written before they were saved) starts the data from the beginning."""
     import torch
 
-    rank = ray.train.get_context().get_world_rank()
+    with checkpoint.as_directory() as d:
+        if engine is not None:
+            _, client = engine.load_checkpoint(d)
+            step = client["step"]
+        else:
+            state = torch.load(os.path.join(d, STATE_FILE), weights_only=False)
+            # LoRA checkpoints hold only the adapters: missing base weights are expected, unknown keys are not.
+            unexpected = (model.module if hasattr(model, "module") else model).load_state_dict(state["model"], strict=False).unexpected_keys
+            if unexpected:
+                raise RuntimeError(f"checkpoint keys the model does not have: {unexpected[:5]}")
+            optimizer.load_state_dict(state["optimizer"])
+            step = state["step"]
+        saved = load_position(d, position.rank)
+    if saved is None:
+        print(f"ray-gpu example: rank {position.rank}: the checkpoint of step {step} has no data position; the data starts from the beginning", flush=True)
+        return step, position
+    saved.check_fits(position.batch_size, position.world_size, position.rank)
+    return step, saved
+
+
+def _save(step: int, metrics: dict[str, Any], engine: Any, model: Any, optimizer: Any, position: DataPosition, cfg: dict[str, Any]) -> None:
+    """Reports a checkpoint of ``step``: the model and optimizer (rank 0, or every rank under DeepSpeed) and every
+    rank's data position, merged by Ray Train into one checkpoint folder."""
+    import torch
+
+    with tempfile.TemporaryDirectory() as d:
+        if engine is not None:
+            engine.save_checkpoint(d, client_state={"step": step})
+        elif position.rank == 0:
+            inner = model.module if hasattr(model, "module") else model
+            trainable_state = {k: v for k, v in inner.state_dict().items() if cfg["save_all"] or "lora_" in k}
+            torch.save({"model": trainable_state, "optimizer": optimizer.state_dict(), "step": step}, os.path.join(d, STATE_FILE))
+        save_position(d, position)
+        ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d))
+
+
+def _log_resumed(batches: PositionedBatches, step: int) -> None:
+    """Prints where a resumed worker's data continues (the end-to-end test reads it)."""
+    r = batches.resumed
+    if r is None:
+        return
+    record = {
+        "rank": batches.position.rank,
+        "step": step,
+        "epoch": r.epoch,
+        "batch": r.skipped_batches,
+        "skippedRows": r.skipped_rows,
+        "recordedRowIds": r.recorded_row_ids,
+        "lastSkippedRowIds": r.last_skipped_row_ids,
+        "firstRowIds": r.first_row_ids,
+    }
+    print(f"ray-gpu example: resumed data position {json.dumps(record, sort_keys=True)}", flush=True)
+
+
+def _log_position(position: DataPosition, step: int, trained_ids: list[int], resumed_from: int | None) -> None:
+    """Prints a worker's data position at a checkpoint and the rows it trained on since the previous one (or since
+    it resumed from the checkpoint of step ``resumed_from``; the end-to-end test reads it)."""
+    record = {**json.loads(position.to_json()), "step": step, "resumedFrom": resumed_from, "rowsSincePrevious": id_ranges(trained_ids)}
+    print(f"ray-gpu example: data position at checkpoint {json.dumps(record, sort_keys=True)}", flush=True)
+
+
+def _build(cfg: dict[str, Any]) -> tuple[Any, Any, Any, list[Any], Any]:
+    """The model (wrapped by DDP or DeepSpeed), its optimizer, the DeepSpeed engine (None for DDP), the trainable
+    parameters, and the chunked loss head when the plan chose that loss (None otherwise)."""
+    import torch
+
     model = cfg["build_model"]()
     if cfg["gradient_checkpointing"]:
         model.gradient_checkpointing_enable()
     # The planned loss: "chunked" scores loss_chunk_tokens tokens at a time (same loss, logits of one chunk at once).
     chunked = use_chunked_loss(model) if cfg["loss"] == "chunked" else None
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if cfg["deepspeed"] is None:
+        # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
+        optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
+        return ray.train.torch.prepare_model(model), optimizer, None, trainable, chunked
+    import deepspeed  # the image must have it when the plan uses ZeRO
+
+    if cfg.get("optimizer_class") == "deepspeed.ops.adam.DeepSpeedCPUAdam":
+        from deepspeed.ops.adam import DeepSpeedCPUAdam  # offloaded optimizer steps run only with it
+
+        base_optimizer = DeepSpeedCPUAdam(trainable, lr=cfg["learning_rate"])
+    else:
+        # Fused AdamW allocates no parameter-sized temporaries (the memory plan counts none).
+        base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
+    # DeepSpeed applies bf16, ZeRO partitioning, accumulation and clipping from the planned config.
+    engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=base_optimizer, config=cfg["deepspeed"])
+    return engine, optimizer, engine, trainable, chunked
+
+
+def _start(engine: Any, model: Any, optimizer: Any, micro: int) -> tuple[int, DataPosition, int | None]:
+    """The step and data position to start from (a checkpoint's, when Ray Train resumes one) and the step resumed
+    from (None for a run from the beginning)."""
+    context = ray.train.get_context()
+    position = DataPosition(batch_size=micro, world_size=context.get_world_size(), rank=context.get_world_rank())
+    checkpoint = ray.train.get_checkpoint()
+    if not checkpoint:
+        return 0, position, None
+    step, position = _restore(checkpoint, engine, model, optimizer, position)
+    if position.rank == 0:
+        print(f"ray-gpu example: resumed from checkpoint at step {step}", flush=True)
+    return step, position, step
+
+
+def _micro_step(
+    cfg: dict[str, Any], model: Any, engine: Any, step_loss: Callable[[Any, Any], Any], autocast: Any, batch: Any, boundary: bool
+) -> tuple[Any, int]:
+    """Forward and backward of one micro-batch (DeepSpeed accumulates and steps at the boundary itself; DDP
+    all-reduces gradients only on the last micro-batch of each optimizer step). Returns the loss and the batch's rows."""
+    batch.pop(ROW_ID_COLUMN, None)
+    batch = cfg["prepare_batch"](model, batch)
+    # Padding (and image tokens, when marked) carry no loss.
+    labels = batch.pop("labels", None)
+    if labels is None:
+        labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
+    if engine is not None:
+        loss = step_loss(batch, labels)
+        engine.backward(loss)
+        engine.step()
+        return loss, int(batch["input_ids"].shape[0])
+    with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
+        with autocast:
+            loss = step_loss(batch, labels)
+        (loss / cfg["gradient_accumulation_steps"]).backward()
+    return loss, int(batch["input_ids"].shape[0])
+
+
+def _train_loop(cfg: dict[str, Any]) -> None:
+    import torch
+
+    model, optimizer, engine, trainable, chunked = _build(cfg)
 
     def step_loss(batch: Any, labels: Any) -> Any:
         if chunked is None:
             return model(**batch, labels=labels).loss
         return chunked.loss(model(**batch).logits, labels, cfg["loss_chunk_tokens"])
 
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    engine = None
-    if cfg["deepspeed"] is not None:
-        import deepspeed  # the image must have it when the plan uses ZeRO
-
-        if cfg.get("optimizer_class") == "deepspeed.ops.adam.DeepSpeedCPUAdam":
-            from deepspeed.ops.adam import DeepSpeedCPUAdam  # offloaded optimizer steps run only with it
-
-            base_optimizer = DeepSpeedCPUAdam(trainable, lr=cfg["learning_rate"])
-        else:
-            # Fused AdamW allocates no parameter-sized temporaries (the memory plan counts none).
-            base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
-        # DeepSpeed applies bf16, ZeRO partitioning, accumulation and clipping from the planned config.
-        engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=base_optimizer, config=cfg["deepspeed"])
-        model = engine
-    else:
-        model = ray.train.torch.prepare_model(model)
-        optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
-    # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if engine is None and torch.cuda.is_available() else contextlib.nullcontext()
-    step = 0
-    checkpoint = ray.train.get_checkpoint()
-    if checkpoint:
-        with checkpoint.as_directory() as d:
-            if engine is not None:
-                _, client = engine.load_checkpoint(d)
-                step = client["step"]
-            else:
-                state = torch.load(os.path.join(d, STATE_FILE), weights_only=False)
-                # LoRA checkpoints hold only the adapters: missing base weights are expected, unknown keys are not.
-                unexpected = (model.module if hasattr(model, "module") else model).load_state_dict(state["model"], strict=False).unexpected_keys
-                if unexpected:
-                    raise RuntimeError(f"checkpoint keys the model does not have: {unexpected[:5]}")
-                optimizer.load_state_dict(state["optimizer"])
-                step = state["step"]
-        if rank == 0:
-            print(f"ray-gpu example: resumed from checkpoint at step {step}", flush=True)
-    shard = ray.train.get_dataset_shard("train")
     accumulation, micro = cfg["gradient_accumulation_steps"], cfg["micro_batch_size"]
-    started = time.time()
-    micro_steps = 0
-    while step < cfg["steps"]:
-        for batch in shard.iter_torch_batches(batch_size=micro, drop_last=True):
-            batch = cfg["prepare_batch"](model, batch)
-            # Padding (and image tokens, when marked) carry no loss.
-            labels = batch.pop("labels", None)
-            if labels is None:
-                labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
-            micro_steps += 1
-            if engine is not None:
-                loss = step_loss(batch, labels)
-                engine.backward(loss)
-                engine.step()  # DeepSpeed accumulates and steps at the boundary itself
-            else:
-                # DDP all-reduces gradients only on the last micro-batch of each optimizer step.
-                boundary = micro_steps % accumulation == 0
-                with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
-                    with autocast:
-                        loss = step_loss(batch, labels)
-                    (loss / accumulation).backward()
-            if micro_steps % accumulation:
-                continue
-            if engine is None:
-                torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-                optimizer.step()
-                optimizer.zero_grad()
-            step += 1
-            # What this worker really ran with, for the driver to compare with the plan.
-            ran = {"world_size": ray.train.get_context().get_world_size(), "micro_batch_rows": int(batch["input_ids"].shape[0]), "accumulation": accumulation}
-            metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **ran}
-            if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
-                with tempfile.TemporaryDirectory() as d:
-                    if engine is not None:
-                        engine.save_checkpoint(d, client_state={"step": step})
-                    elif rank == 0:
-                        inner = model.module if hasattr(model, "module") else model
-                        trainable_state = {k: v for k, v in inner.state_dict().items() if cfg["save_all"] or "lora_" in k}
-                        torch.save({"model": trainable_state, "optimizer": optimizer.state_dict(), "step": step}, os.path.join(d, STATE_FILE))
-                    has_files = engine is not None or rank == 0
-                    ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d) if has_files else None)
-            if step >= cfg["steps"]:
-                break
+    step, position, resumed_from = _start(engine, model, optimizer, micro)
+    shard = ray.train.get_dataset_shard("train")
+    # Epoch after epoch, continuing where the checkpoint's data position says this worker stopped.
+    batches = resumable_batches(lambda: shard.iter_torch_batches(batch_size=micro, drop_last=True), position)
+    started, micro_steps, trained_ids = time.time(), 0, []
+    for batch in batches if step < cfg["steps"] else []:
+        if micro_steps == 0:
+            _log_resumed(batches, step)
+        trained_ids += batches.position.last_row_ids or []
+        micro_steps += 1
+        loss, rows = _micro_step(cfg, model, engine, step_loss, autocast, batch, micro_steps % accumulation == 0)
+        if micro_steps % accumulation:
+            continue
+        if engine is None:
+            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+            optimizer.step()
+            optimizer.zero_grad()
+        step += 1
+        # What this worker really ran with, for the driver to compare with the plan.
+        ran = {"world_size": ray.train.get_context().get_world_size(), "micro_batch_rows": rows, "accumulation": accumulation}
+        metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **ran}
+        if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
+            _log_position(batches.position, step, trained_ids, resumed_from)
+            _save(step, metrics, engine, model, optimizer, batches.position, cfg)
+            trained_ids = []
+        if step >= cfg["steps"]:
+            break
 
 
 def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any) -> Any:
@@ -181,6 +268,8 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
             "save_all": save_all,
         },
         torch_config=TorchConfig(backend=loop["backend"]),
+        # Ordered ingest: every run splits the rows across workers the same way, so a data position is exact.
+        dataset_config=deterministic_data_config(),
         scaling_config=scaling,
         run_config=run_config,
         datasets={"train": dataset},

@@ -4,9 +4,13 @@ import { planStack } from "../../../workloads/stack";
 import type { RayJob } from "../../../workloads/k8s/types";
 import { configWith, runtime } from "../../helpers/fixtures";
 
-function fixture(environment: "dev" | "prod" = "dev") {
+/** A job of `environment`; prod runs without the queue unless `queued`, so its deletion rules are there to break. */
+function fixture(environment: "dev" | "prod" = "dev", queued = environment === "dev") {
   const plan = planStack(
-    configWith((c) => (c.environment = environment)),
+    configWith((c) => {
+      c.environment = environment;
+      c.platform["queueing"] = { enabled: queued };
+    }),
     { runtime },
   );
   const job = structuredClone(plan.objects[0]!.objects.find((o) => o.kind === "RayJob")) as RayJob;
@@ -23,9 +27,25 @@ const head = (j: RayJob) => j.spec.rayClusterSpec.headGroupSpec;
 const worker = (j: RayJob) => j.spec.rayClusterSpec.workerGroupSpecs[0]!;
 
 describe("plan-time KubeRay checks", () => {
+  it("refuses a queued job Kueue's webhook would refuse: no shutdown after the job, in-tree autoscaling, a group named head", () => {
+    const { job, pools } = fixture("prod", true);
+    job.spec.shutdownAfterJobFinishes = false;
+    job.spec.rayClusterSpec.enableInTreeAutoscaling = true;
+    job.spec.rayClusterSpec.workerGroupSpecs[0]!.groupName = "head";
+    expect(checkRayJob(job, pools).map((i) => `${i.path}: ${i.message}`)).toEqual([
+      "RayJob train: spec.shutdownAfterJobFinishes: a kueue managed job should delete the cluster after finishing",
+      "RayJob train: spec.rayClusterSpec.enableInTreeAutoscaling: Kueue refuses in-tree autoscaling for a queued job",
+      'RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].groupName: Kueue reserves the name "head"',
+    ]);
+  });
+
   it("passes the rendered dev and prod jobs", () => {
-    for (const env of ["dev", "prod"] as const) {
-      const { job, pools } = fixture(env);
+    for (const [env, queued] of [
+      ["dev", true],
+      ["prod", true],
+      ["prod", false],
+    ] as const) {
+      const { job, pools } = fixture(env, queued);
       expect(checkRayJob(job, pools)).toEqual([]);
     }
   });
@@ -68,6 +88,7 @@ describe("plan-time KubeRay checks", () => {
     expect(messages((j) => ((j.spec.shutdownAfterJobFinishes = false), (j.spec.ttlSecondsAfterFinished = 60)))).toEqual(
       [
         "RayJob train: spec.ttlSecondsAfterFinished: a RayJob with shutdownAfterJobFinishes set to false cannot have TTLSecondsAfterFinished",
+        "RayJob train: spec.shutdownAfterJobFinishes: a kueue managed job should delete the cluster after finishing",
       ],
     );
     expect(

@@ -118,11 +118,28 @@ function decideWorkers(gpus: number, shape: ClusterShapePlan, log: DecisionLog) 
   };
 }
 
-/** Checkpoints in the stack's bucket, kept and retried as the environment says. */
-function decideResilience(name: string, environment: Environment, storagePrefix: string, log: DecisionLog) {
+/** Worker restarts a job on spot capacity survives in any environment: each interruption costs one. */
+export const SPOT_MAX_FAILURES = 3;
+
+/** Checkpoints in the stack's bucket, kept and retried as the environment (and spot capacity) says. */
+function decideResilience(
+  name: string,
+  environment: Environment,
+  storagePrefix: string,
+  spot: boolean,
+  log: DecisionLog,
+) {
   const r = RESILIENCE[environment];
   const checkpointsToKeep = log.decide("train.checkpointsToKeep", r.keep, r.whyKeep);
-  const maxFailures = log.decide("train.maxFailures", r.maxFailures, r.whyFailures);
+  const maxFailures =
+    spot && r.maxFailures < SPOT_MAX_FAILURES
+      ? log.decide(
+          "train.maxFailures",
+          SPOT_MAX_FAILURES,
+          `the pool runs on spot: an interruption takes a node, and Ray Train restarts the workers from the last ` +
+            `checkpoint, the data from where it stopped (up to ${SPOT_MAX_FAILURES} times)`,
+        )
+      : log.decide("train.maxFailures", r.maxFailures, r.whyFailures);
   const whyPrefix =
     "checkpoints go to the stack's bucket (multi-node runs need shared storage), under the workload's name";
   const checkpointPrefix = log.decide("train.checkpointPrefix", `${storagePrefix}checkpoints/${name}/`, whyPrefix);
@@ -140,7 +157,7 @@ export function tuneTraining(args: {
   const { spec } = args;
   const log = new DecisionLog();
   const workers = decideWorkers(spec.gpus, args.shape, log);
-  const resilience = decideResilience(spec.name, args.environment, args.storagePrefix, log);
+  const resilience = decideResilience(spec.name, args.environment, args.storagePrefix, args.shape.worker.spot, log);
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
   const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
   return { train: { ...workers, ...resilience, deepspeed, ...offload }, decisions: log.decisions };

@@ -1,0 +1,187 @@
+/**
+ * Job queueing with Kueue: the pinned chart and its values, one ResourceFlavor per pool, the ClusterQueue's quota per
+ * pool (`maxNodes` × what one Ray pod of the pool may request: GPUs, CPUs, memory), and what happens when the stack's
+ * jobs are submitted together (which are admitted, which wait in the queue). Pure.
+ *
+ * Sources (kubernetes-sigs/kueue v0.19.2, commit 8eab6877; ray-project/kuberay v1.7.0):
+ * - chart `oci://registry.k8s.io/kueue/charts/kueue` 0.19.2 (promoted in kubernetes/k8s.io PR #9856); its values file
+ *   is `test/fixtures/charts/kueue-0.19.2-values.yaml`, which the tests check our keys against;
+ * - RayJobs are managed when labelled `kueue.x-k8s.io/queue-name`; Kueue's webhook refuses one without
+ *   `shutdownAfterJobFinishes: true` (pkg/controller/jobs/rayjob/rayjob_webhook.go);
+ * - a flavor is chosen in list order, and only one whose `nodeLabels` agree with the pod set's node selector
+ *   (site/content/en/docs/concepts/cluster_queue.md, resource_flavor.md);
+ * - KubeRay resets a RayJob's `status.startTime` when Kueue unsuspends it, so activeDeadlineSeconds and
+ *   preRunningDeadlineSeconds count from admission (ray-operator/controllers/ray/rayjob_controller.go);
+ * - `waitForPodsReady` requeues an admitted job whose pods are not ready in time, releasing its quota
+ *   (apis/config/v1beta2/configuration_types.go).
+ */
+import { stableYaml } from "../serialize";
+import type { CpuPoolPlan, GpuPoolPlan, PoolsPlan } from "../pools";
+import { POOL_LABEL } from "../pools";
+import type { HelmReleasePlan } from "./addons";
+
+/** The Kueue chart, pinned. */
+export const KUEUE_CHART = { chart: "kueue", version: "0.19.2", repo: "oci://registry.k8s.io/kueue/charts" } as const;
+/** Kueue's API version for queues and flavors (v1beta2 is the storage version since 0.16). */
+export const KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2";
+/** The label that puts a job in a LocalQueue. */
+export const QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name";
+/** Name of the LocalQueue (in the workload namespace) and of the stack's ClusterQueue. */
+export const QUEUE_NAME = "ray-gpu";
+/** Resources the quota covers; EFA interfaces are left out of quota (`excludeResourcePrefixes`). */
+export const COVERED_RESOURCES = ["cpu", "memory", "nvidia.com/gpu"] as const;
+/**
+ * How long an admitted job's pods may take to become ready before Kueue requeues it (releasing its quota): a GPU
+ * node from zero (about 5 min) plus a multi-GB image pull. Below every environment's preRunningDeadlineSeconds, so a
+ * job that cannot start goes back to the queue instead of failing its deadline.
+ */
+export const WAIT_FOR_PODS_READY_MINUTES = 15;
+
+/** The quota of one pool: what the ClusterQueue may admit on it. */
+export interface PoolQuota {
+  readonly pool: string;
+  readonly role: "system" | "gpu";
+  readonly gpus: number;
+  readonly cpus: number;
+  readonly memoryGiB: number;
+}
+
+/** The stack's queue: quotas per pool, in flavor order (the CPU pool first). */
+export interface QueuePlan {
+  readonly name: string;
+  readonly namespace: string;
+  readonly quotas: readonly PoolQuota[];
+  readonly waitForPodsReadyMinutes: number;
+}
+
+/** `maxNodes` Ray pods' worth of the pool. */
+function quotaOf(pool: CpuPoolPlan | GpuPoolPlan): PoolQuota {
+  const n = pool.maxNodes;
+  return {
+    pool: pool.name,
+    role: pool.role,
+    gpus: pool.role === "gpu" ? n * pool.podBudget.gpus : 0,
+    cpus: n * pool.podBudget.cpus,
+    memoryGiB: n * pool.podBudget.memoryGiB,
+  };
+}
+
+/** Plans the queue of a stack's pools. */
+export function planQueue(pools: PoolsPlan, namespace: string): QueuePlan {
+  return {
+    name: QUEUE_NAME,
+    namespace,
+    quotas: [quotaOf(pools.cpu), ...pools.gpu.map(quotaOf)],
+    waitForPodsReadyMinutes: WAIT_FOR_PODS_READY_MINUTES,
+  };
+}
+
+/** Kueue's controller configuration (the chart takes it as one YAML string, replaced whole). */
+function managerConfig(): string {
+  return stableYaml({
+    apiVersion: "config.kueue.x-k8s.io/v1beta2",
+    kind: "Configuration",
+    health: { healthProbeBindAddress: ":8081" },
+    metrics: { bindAddress: ":8443" },
+    webhook: { port: 9443 },
+    leaderElection: { leaderElect: true, resourceName: "c1f6bfd2.kueue.x-k8s.io" },
+    manageJobsWithoutQueueName: false,
+    waitForPodsReady: {
+      timeout: `${WAIT_FOR_PODS_READY_MINUTES}m`,
+      recoveryTimeout: `${WAIT_FOR_PODS_READY_MINUTES}m`,
+      blockAdmission: false,
+      requeuingStrategy: { timestamp: "Eviction", backoffBaseSeconds: 60, backoffMaxSeconds: 3600 },
+    },
+    integrations: { frameworks: ["batch/job", "ray.io/rayjob", "ray.io/raycluster"] },
+    resources: { excludeResourcePrefixes: ["vpc.amazonaws.com/"] },
+  });
+}
+
+/** The Kueue release: on the CPU pool (never on GPU nodes), managing only labelled jobs. */
+export function kueueRelease(cpuPool?: string): HelmReleasePlan {
+  return {
+    ...KUEUE_CHART,
+    namespace: "kueue-system",
+    values: {
+      controllerManager: {
+        ...(cpuPool ? { nodeSelector: { [POOL_LABEL]: cpuPool } } : {}),
+        manager: {
+          image: {
+            repository: "registry.k8s.io/kueue/kueue",
+            tag: `v${KUEUE_CHART.version}`,
+            pullPolicy: "IfNotPresent",
+          },
+          resources: { requests: { cpu: "500m", memory: "512Mi" }, limits: { memory: "1Gi" } },
+        },
+      },
+      managerConfig: { controllerManagerConfigYaml: managerConfig() },
+    },
+  };
+}
+
+/** What KubeRay's job submitter pod requests (workloads/security/pods.ts), on the CPU pool beside the head. */
+export const SUBMITTER_REQUEST = { cpus: 0.5, memoryGiB: 0.5 } as const;
+
+/** What one job asks of the queue: its workers' pool and GPUs, and the head's (and submitter's) CPU pool share. */
+export interface QueueDemand {
+  readonly workload: string;
+  readonly gpuPool: string;
+  readonly gpus: number;
+  readonly workerCpus: number;
+  readonly workerMemoryGiB: number;
+  readonly headCpus: number;
+  readonly headMemoryGiB: number;
+}
+
+/** One pool: what the jobs ask for together against its quota. */
+export interface PoolAdmission {
+  readonly pool: string;
+  readonly quotaGpus: number;
+  readonly askedGpus: number;
+  readonly quotaCpus: number;
+  readonly askedCpus: number;
+}
+
+/** Who runs at once and who waits when every job is submitted together, in config order (Kueue's FIFO). */
+export interface AdmissionPlan {
+  readonly pools: readonly PoolAdmission[];
+  readonly admitted: readonly string[];
+  /** Jobs that wait, with the pool whose quota they wait for. */
+  readonly queued: readonly { readonly workload: string; readonly waitsFor: string }[];
+}
+
+/** Plays the queue once: each job in order is admitted if its pool and the CPU pool still have room. */
+export function planAdmission(queue: QueuePlan, demands: readonly QueueDemand[]): AdmissionPlan {
+  const left = new Map(queue.quotas.map((q) => [q.pool, { ...q }]));
+  const system = queue.quotas.find((q) => q.role === "system")!;
+  const admitted: string[] = [];
+  const queued: { workload: string; waitsFor: string }[] = [];
+  for (const d of demands) {
+    const gpu = left.get(d.gpuPool);
+    const cpu = left.get(system.pool)!;
+    const gpuFits = gpu && gpu.gpus >= d.gpus && gpu.cpus >= d.workerCpus && gpu.memoryGiB >= d.workerMemoryGiB;
+    const headFits = cpu.cpus >= d.headCpus && cpu.memoryGiB >= d.headMemoryGiB;
+    if (!gpu || !gpuFits || !headFits) {
+      queued.push({ workload: d.workload, waitsFor: !gpuFits ? d.gpuPool : system.pool });
+      continue;
+    }
+    Object.assign(gpu, {
+      gpus: gpu.gpus - d.gpus,
+      cpus: gpu.cpus - d.workerCpus,
+      memoryGiB: gpu.memoryGiB - d.workerMemoryGiB,
+    });
+    Object.assign(cpu, { cpus: cpu.cpus - d.headCpus, memoryGiB: cpu.memoryGiB - d.headMemoryGiB });
+    admitted.push(d.workload);
+  }
+  const pools = queue.quotas.map((q) => ({
+    pool: q.pool,
+    quotaGpus: q.gpus,
+    askedGpus: demands.filter((d) => d.gpuPool === q.pool).reduce((n, d) => n + d.gpus, 0),
+    quotaCpus: q.cpus,
+    askedCpus: demands.reduce(
+      (n, d) => n + (q.role === "system" ? d.headCpus : d.gpuPool === q.pool ? d.workerCpus : 0),
+      0,
+    ),
+  }));
+  return { pools, admitted, queued };
+}

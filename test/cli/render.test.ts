@@ -1,0 +1,96 @@
+/** `ray-gpu render` writes only into a folder of its own, whole or not at all. */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../../cli/io";
+import { RENDER_MANIFEST, writeRender } from "../../cli/render";
+import { parseStackConfig } from "../../core/config/stack";
+import { planStack, type StackPlan } from "../../workloads/stack";
+import { repoStack, runtime } from "../helpers/fixtures";
+
+const tmp = () => mkdtempSync(join(tmpdir(), "ray-gpu-render-"));
+const plan: StackPlan = planStack(repoStack("dev"), { runtime, requireRender: true });
+const fewer: StackPlan = planStack(
+  parseStackConfig({ ...repoStack("dev"), workloads: repoStack("dev").workloads.slice(0, 1) }),
+  {
+    runtime,
+    requireRender: true,
+  },
+);
+const listing = (dir: string) => readdirSync(dir).sort();
+const snapshot = (dir: string) => Object.fromEntries(listing(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
+
+describe("render output folder", () => {
+  it("replaces its own previous render whole: files of a removed workload go, the manifest lists the rest", () => {
+    const out = join(tmp(), "out");
+    writeRender("dev", plan, out, { keep: [] });
+    const written = writeRender("dev", fewer, out, { keep: [] });
+    expect(listing(out)).toEqual([RENDER_MANIFEST, ...written].sort());
+    const manifest = JSON.parse(readFileSync(join(out, RENDER_MANIFEST), "utf8")) as { files: string[] };
+    expect(manifest.files).toEqual(written);
+    expect(written.length).toBeLessThan(writeRender("dev", plan, join(tmp(), "o"), { keep: [] }).length);
+  });
+
+  it("refuses a folder with a file it did not write, even one named like its own, unless --force", () => {
+    const out = tmp();
+    writeFileSync(join(out, "rayjob-llm-pretrain.yaml"), "my notes");
+    expect(() => writeRender("dev", plan, out, { keep: [] })).toThrow(/did not write \(rayjob-llm-pretrain\.yaml\)/);
+    expect(readFileSync(join(out, "rayjob-llm-pretrain.yaml"), "utf8")).toBe("my notes");
+    writeRender("dev", plan, out, { keep: [], force: true });
+    expect(readFileSync(join(out, "rayjob-llm-pretrain.yaml"), "utf8")).not.toBe("my notes");
+  });
+
+  it("never writes through a link: a linked output folder is refused, and a link inside the old folder is not followed", () => {
+    const target = tmp();
+    const link = join(tmp(), "out");
+    symlinkSync(target, link);
+    expect(() => writeRender("dev", plan, link, { keep: [] })).toThrow(/symbolic link/);
+    const out = join(tmp(), "out");
+    writeRender("dev", plan, out, { keep: [] });
+    const victim = join(tmp(), "victim.txt");
+    writeFileSync(victim, "keep me");
+    // A render's own file replaced by a link to a file elsewhere: the next render must not write through it.
+    const own = join(out, "plan.json");
+    rmSync(own);
+    symlinkSync(victim, own);
+    writeRender("dev", plan, out, { keep: [], force: true });
+    expect(readFileSync(victim, "utf8")).toBe("keep me");
+  });
+
+  it("refuses the root, folders right below it, the home folder, and folders holding the project", () => {
+    const project = tmp();
+    for (const out of ["/", "/tmp", homedir(), dirname(project)]) {
+      expect(() => writeRender("dev", plan, out, { keep: [project], force: true }), out).toThrow(UsageError);
+    }
+  });
+
+  it("a write that fails part-way (a full disk) leaves the previous render as it was, and no temporary folder", () => {
+    const parent = tmp();
+    const out = join(parent, "out");
+    writeRender("dev", plan, out, { keep: [] });
+    const before = snapshot(out);
+    let n = 0;
+    const failing = (path: string, text: string) => {
+      if (++n === 5) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC", path });
+      writeFileSync(path, text, { flag: "wx" });
+    };
+    expect(() => writeRender("dev", fewer, out, { keep: [], writeFile: failing })).toThrow(
+      /no space left on the device \(ENOSPC\); .* is unchanged/,
+    );
+    expect(snapshot(out)).toEqual(before);
+    expect(listing(parent)).toEqual(["out"]);
+  });
+
+  it("creates missing parent folders, and names a parent that is a file", () => {
+    const base = tmp();
+    writeRender("dev", plan, join(base, "a", "b", "out"), { keep: [] });
+    expect(listing(join(base, "a", "b", "out"))).toContain("plan.json");
+    writeFileSync(join(base, "file"), "");
+    expect(() => writeRender("dev", plan, join(base, "file", "out"), { keep: [] })).toThrow(
+      /is not a folder|not a folder/,
+    );
+    mkdirSync(join(base, "empty"));
+    expect(writeRender("dev", plan, join(base, "empty"), { keep: [] }).length).toBeGreaterThan(5);
+  });
+});

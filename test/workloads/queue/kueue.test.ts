@@ -1,0 +1,206 @@
+/**
+ * Job queueing: quotas from the pools, which jobs would wait, the queue objects as Kueue's API server would take them
+ * (its v0.19.2 CRDs and CEL rules), the chart values against the chart's own values file, and RayJobs Kueue admits.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parse } from "yaml";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ENVIRONMENT_PROFILES } from "../../../core/environments";
+import { POOL_LABEL } from "../../../core/pools";
+import {
+  kueueRelease,
+  KUEUE_CHART,
+  planAdmission,
+  QUEUE_NAME_LABEL,
+  WAIT_FOR_PODS_READY_MINUTES,
+  type QueueDemand,
+} from "../../../core/platform/queueing";
+import type { ClusterQueue, KubeObject, RayJob, ResourceFlavor } from "../../../workloads/k8s/types";
+import { POD_ANNOTATIONS } from "../../../workloads/rayjob/render";
+import { planStack } from "../../../workloads/stack";
+import { CrdConformance } from "../../helpers/crd-conformance";
+import { configWith, repoStack, runtime } from "../../helpers/fixtures";
+
+const FIXTURES = resolve(__dirname, "../../fixtures/kueue-0.19.2");
+const prod = planStack(repoStack("prod"), { runtime, requireRender: true });
+const kinds = (objs: readonly KubeObject[], kind: string) => objs.filter((o) => o.kind === kind);
+const jobs = (plan: typeof prod) =>
+  plan.objects.flatMap((o) => o.objects).filter((o): o is RayJob => o.kind === "RayJob");
+
+describe("queue quotas and admission", () => {
+  it("gives each pool maxNodes × its Ray pod as quota, and says which prod jobs would wait", () => {
+    const q = prod.queue!;
+    expect(q.plan.quotas.find((p) => p.pool === "train-a10g-4x")).toEqual({
+      pool: "train-a10g-4x",
+      role: "gpu",
+      gpus: 32,
+      cpus: 8 * 47,
+      memoryGiB: 8 * 168,
+    });
+    const train = q.admission.pools.find((p) => p.pool === "train-a10g-4x")!;
+    expect(train.askedGpus).toBeGreaterThan(train.quotaGpus);
+    // FIFO in config order: the first job on each pool runs, later ones wait for that pool's quota.
+    expect(q.admission.admitted).toContain("llm-pretrain");
+    expect(q.admission.queued).toContainEqual({ workload: "sft-llama-8b", waitsFor: "train-a10g-4x" });
+    expect(q.admission.admitted.length + q.admission.queued.length).toBe(prod.workloads.length);
+  });
+
+  it("admits a later job that fits the quota a waiting one could not use (BestEffortFIFO), and waits on the CPU pool", () => {
+    const quota = {
+      name: "q",
+      namespace: "ns",
+      waitForPodsReadyMinutes: 15,
+      quotas: [
+        { pool: "sys", role: "system" as const, gpus: 0, cpus: 8, memoryGiB: 32 },
+        { pool: "gpu", role: "gpu" as const, gpus: 4, cpus: 40, memoryGiB: 160 },
+      ],
+    };
+    const job = (workload: string, gpus: number, headCpus = 2): QueueDemand => ({
+      workload,
+      gpuPool: "gpu",
+      gpus,
+      workerCpus: gpus * 10,
+      workerMemoryGiB: gpus * 40,
+      headCpus,
+      headMemoryGiB: 4,
+    });
+    const a = planAdmission(quota, [job("big", 4), job("bigger", 8), job("small", 1), job("cpu-heavy", 0, 7)]);
+    expect(a.admitted).toEqual(["big"]);
+    expect(a.queued).toEqual([
+      { workload: "bigger", waitsFor: "gpu" },
+      { workload: "small", waitsFor: "gpu" },
+      { workload: "cpu-heavy", waitsFor: "sys" },
+    ]);
+    expect(planAdmission(quota, [job("small", 1), job("bigger", 8), job("small2", 3)]).admitted).toEqual([
+      "small",
+      "small2",
+    ]);
+  });
+
+  it("requeues a job that cannot start before any environment's pre-running deadline would fail it", () => {
+    for (const [env, p] of Object.entries(ENVIRONMENT_PROFILES))
+      expect(p.preRunningDeadlineSeconds, env).toBeGreaterThan(WAIT_FOR_PODS_READY_MINUTES * 60);
+  });
+
+  it("is off on request: no queue objects, no label, and prod keeps its failed heads (deletionRules)", () => {
+    const off = planStack(
+      configWith((c) => {
+        c.environment = "prod";
+        c.platform["queueing"] = { enabled: false };
+        c.platform.gpuNodeGroups[0]!["maxNodes"] = 2;
+      }),
+      { runtime, requireRender: true },
+    );
+    expect(off.queue).toBeUndefined();
+    expect(off.shared.filter((o) => o.apiVersion.startsWith("kueue"))).toEqual([]);
+    const job = jobs(off)[0]!;
+    expect(job.metadata.labels).not.toHaveProperty(QUEUE_NAME_LABEL);
+    expect(job.spec.suspend).toBeUndefined();
+    expect(job.spec.deletionStrategy?.deletionRules.length).toBeGreaterThan(0);
+  });
+});
+
+describe("RayJobs submitted through the queue", () => {
+  const queued = planStack(
+    configWith((c) => {
+      c.environment = "prod";
+    }),
+    { runtime, requireRender: true },
+  );
+
+  it("are labelled with the LocalQueue, created suspended, and shut down after the job (Kueue's webhook rule)", () => {
+    for (const job of jobs(queued)) {
+      expect(job.metadata.labels?.[QUEUE_NAME_LABEL]).toBe("ray-gpu");
+      expect(job.spec.suspend).toBe(true);
+      expect(job.spec.shutdownAfterJobFinishes).toBe(true);
+      expect(job.spec.deletionStrategy).toBeUndefined();
+      expect(job.spec.rayClusterSpec.enableInTreeAutoscaling).toBe(false);
+    }
+  });
+
+  it("mark every Ray pod and the submitter not safe to evict, and a PodDisruptionBudget selects exactly the job's pods", () => {
+    const objects = queued.objects[0]!.objects;
+    const job = objects.find((o): o is RayJob => o.kind === "RayJob")!;
+    const templates = [
+      job.spec.rayClusterSpec.headGroupSpec.template,
+      ...job.spec.rayClusterSpec.workerGroupSpecs.map((g) => g.template),
+      job.spec.submitterPodTemplate!,
+    ];
+    for (const t of templates) expect(t.metadata?.annotations).toEqual(POD_ANNOTATIONS);
+    const pdb = objects.find((o) => o.kind === "PodDisruptionBudget");
+    expect(pdb).toMatchObject({ spec: { maxUnavailable: 0 }, metadata: { namespace: job.metadata.namespace } });
+    const selector = (pdb as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels;
+    for (const t of templates) expect(t.metadata?.labels).toMatchObject(selector);
+    // No other job's pods match it.
+    const other = jobs(prod).find((j) => j.metadata.name !== job.metadata.name)!;
+    expect(other.spec.rayClusterSpec.headGroupSpec.template.metadata?.labels).not.toMatchObject(selector);
+  });
+
+  it("select exactly one flavor per pod set: the head and workers' pool labels name flavors of the ClusterQueue", () => {
+    const flavors = kinds(queued.shared, "ResourceFlavor") as ResourceFlavor[];
+    const cq = kinds(queued.shared, "ClusterQueue")[0] as ClusterQueue;
+    const inQueue = new Set(cq.spec.resourceGroups[0]!.flavors.map((f) => f.name));
+    for (const job of jobs(queued)) {
+      const spec = job.spec.rayClusterSpec;
+      for (const pod of [spec.headGroupSpec.template.spec, ...spec.workerGroupSpecs.map((g) => g.template.spec)]) {
+        const matching = flavors.filter((f) => f.spec.nodeLabels[POOL_LABEL] === pod.nodeSelector?.[POOL_LABEL]);
+        expect(matching).toHaveLength(1);
+        expect(inQueue.has(matching[0]!.metadata.name)).toBe(true);
+      }
+    }
+  });
+});
+
+describe("queue objects against Kueue v0.19.2", () => {
+  let crds: CrdConformance;
+  beforeAll(async () => {
+    crds = await CrdConformance.loadFiles(
+      ["clusterqueues", "localqueues", "resourceflavors"].map((k) => join(FIXTURES, `kueue.x-k8s.io_${k}.yaml`)),
+      "v1beta2",
+    );
+  });
+
+  it("the API server would accept every queue object of both stacks (schema and CEL rules)", () => {
+    for (const stack of ["dev", "prod"] as const) {
+      const plan = planStack(repoStack(stack), { runtime });
+      const queueObjects = plan.shared.filter((o) => o.apiVersion.startsWith("kueue.x-k8s.io/"));
+      expect(queueObjects.map((o) => o.kind).sort()).toEqual([
+        "ClusterQueue",
+        "LocalQueue",
+        ...Array(3).fill("ResourceFlavor"),
+      ]);
+      for (const o of queueObjects) expect(crds.validate(o), `${stack} ${o.kind} ${o.metadata.name}`).toEqual([]);
+    }
+  });
+
+  it("a broken ClusterQueue is refused (the check can fail)", () => {
+    const cq = structuredClone(kinds(prod.shared, "ClusterQueue")[0]) as ClusterQueue;
+    cq.spec.resourceGroups[0]!.flavors[0]!.resources.pop();
+    expect(crds.validate(cq).join("\n")).toMatch(/same number of resources/);
+  });
+
+  it("sets only keys the chart's values file has, the pinned version, and a config with only documented fields", () => {
+    const values = parse(readFileSync(join(FIXTURES, "values.yaml"), "utf8")) as Record<string, unknown>;
+    const ours = kueueRelease("system").values;
+    const paths = (o: unknown, prefix: string[] = []): string[][] =>
+      o && typeof o === "object" && !Array.isArray(o) && Object.keys(o).length
+        ? Object.entries(o).flatMap(([k, v]) => (k === "nodeSelector" ? [[...prefix, k]] : paths(v, [...prefix, k])))
+        : [prefix];
+    for (const path of paths(ours)) {
+      let cur: unknown = values;
+      for (const seg of path) cur = (cur as Record<string, unknown>)?.[seg];
+      expect(cur, path.join(".")).not.toBeUndefined();
+    }
+    expect(KUEUE_CHART.version).toBe("0.19.2");
+    // The controller configuration replaces the chart's default string: every key we set is one the default
+    // documents (set, or commented out as an option).
+    const documented = (values["managerConfig"] as { controllerManagerConfigYaml: string }).controllerManagerConfigYaml;
+    const config = parse(
+      (ours["managerConfig"] as { controllerManagerConfigYaml: string }).controllerManagerConfigYaml,
+    );
+    const keys = (o: unknown): string[] =>
+      o && typeof o === "object" && !Array.isArray(o) ? Object.entries(o).flatMap(([k, v]) => [k, ...keys(v)]) : [];
+    for (const key of keys(config)) expect(documented, key).toMatch(new RegExp(`^\\s*#?\\s*${key}:`, "m"));
+  });
+});

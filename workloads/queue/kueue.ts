@@ -1,0 +1,62 @@
+/**
+ * The Kueue objects of a stack's queue, from its {@link QueuePlan}: one ResourceFlavor per pool (selecting the pool's
+ * nodes by `ray-gpu.io/pool`, so a pod set only ever matches its own pool's flavor), one ClusterQueue holding each
+ * pool's quota, and the LocalQueue the RayJobs name. `ray-gpu render` writes them; `JobQueue` applies them.
+ */
+import { KUEUE_API_VERSION, COVERED_RESOURCES, type PoolQuota, type QueuePlan } from "../../core/platform/queueing";
+import { POOL_LABEL } from "../../core/pools";
+import type { ClusterQueue, LocalQueue, ResourceFlavor } from "../k8s/types";
+
+/** Name of a pool's ResourceFlavor (cluster-scoped, so it carries the namespace of the stack's jobs). */
+export const flavorName = (queue: QueuePlan, pool: string) => `${queue.namespace}-${pool}`.slice(0, 63);
+
+/** Name of the stack's ClusterQueue (cluster-scoped: one per workload namespace). */
+export const clusterQueueName = (queue: QueuePlan) => `${queue.namespace}-${queue.name}`.slice(0, 63);
+
+function flavor(queue: QueuePlan, q: PoolQuota, labels: Record<string, string>): ResourceFlavor {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: "ResourceFlavor",
+    metadata: { name: flavorName(queue, q.pool), labels: { ...labels } },
+    spec: { nodeLabels: { [POOL_LABEL]: q.pool } },
+  };
+}
+
+/** Quota as Kubernetes quantities, in {@link COVERED_RESOURCES} order (Kueue requires the same order). */
+const quotaResources = (q: PoolQuota) => [
+  { name: "cpu", nominalQuota: String(q.cpus) },
+  { name: "memory", nominalQuota: `${q.memoryGiB}Gi` },
+  { name: "nvidia.com/gpu", nominalQuota: String(q.gpus) },
+];
+
+function clusterQueue(queue: QueuePlan, labels: Record<string, string>): ClusterQueue {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: "ClusterQueue",
+    metadata: { name: clusterQueueName(queue), labels: { ...labels } },
+    spec: {
+      namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": queue.namespace } },
+      queueingStrategy: "BestEffortFIFO",
+      resourceGroups: [
+        {
+          coveredResources: [...COVERED_RESOURCES],
+          flavors: queue.quotas.map((q) => ({ name: flavorName(queue, q.pool), resources: quotaResources(q) })),
+        },
+      ],
+    },
+  };
+}
+
+/** The queue's objects: flavors, the ClusterQueue, and the LocalQueue in the workload namespace. */
+export function queueObjects(
+  queue: QueuePlan,
+  labels: Readonly<Record<string, string>>,
+): [...ResourceFlavor[], ClusterQueue, LocalQueue] {
+  const local: LocalQueue = {
+    apiVersion: KUEUE_API_VERSION,
+    kind: "LocalQueue",
+    metadata: { name: queue.name, namespace: queue.namespace, labels: { ...labels } },
+    spec: { clusterQueue: clusterQueueName(queue) },
+  };
+  return [...queue.quotas.map((q) => flavor(queue, q, { ...labels })), clusterQueue(queue, { ...labels }), local];
+}
