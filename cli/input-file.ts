@@ -3,7 +3,7 @@
  * FIFO, a device or a socket, which would fail, block or never end), under a size limit, as UTF-8; a folder given with
  * `-C` must exist. Every problem is a {@link UsageError} naming the path (exit 2), never a stack trace.
  */
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import { UsageError } from "./io";
 
 /** Largest input file read, in bytes. A real stack file is a few KiB; 4 MiB leaves room for 10,000 workloads. */
@@ -67,19 +67,33 @@ function kindOf(stats: Stats): string {
  * @throws UsageError naming the path and the rule
  */
 export function readInputFile(path: string, what: string, maxBytes = MAX_INPUT_BYTES): string {
-  const stats = statOrThrow(path, what);
-  if (!stats.isFile()) throw new UsageError(`${what} ${path} is ${kindOf(stats)}, not a file`);
-  if (stats.size > maxBytes)
-    throw new UsageError(`${what} ${path} is ${stats.size} bytes; the limit is ${maxBytes} bytes (4 MiB)`);
-  let bytes: Buffer;
+  // Opened without blocking (a FIFO would otherwise wait for a writer), then checked on the open descriptor, so the
+  // path cannot be swapped for something else between the check and the read.
+  const fd = openOrThrow(path, what);
   try {
-    bytes = readFileSync(path);
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new UsageError(`${what} ${path} is ${kindOf(stats)}, not a file`);
+    if (stats.size > maxBytes)
+      throw new UsageError(`${what} ${path} is ${stats.size} bytes; the limit is ${maxBytes} bytes (4 MiB)`);
+    const bytes = readFileSync(fd);
+    if (bytes.length > maxBytes) throw new UsageError(`${what} ${path} grew past the limit of ${maxBytes} bytes`);
+    return decodeUtf8(bytes, path, what);
+  } catch (err) {
+    if (isErrnoError(err)) throw new UsageError(`${what} ${describeErrno(err, path)}`);
+    throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens `path` read-only and non-blocking; a missing or unreadable path is a {@link UsageError}. */
+function openOrThrow(path: string, what: string): number {
+  try {
+    return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     if (isErrnoError(err)) throw new UsageError(`${what} ${describeErrno(err, path)}`);
     throw err;
   }
-  if (bytes.length > maxBytes) throw new UsageError(`${what} ${path} grew past the limit of ${maxBytes} bytes`);
-  return decodeUtf8(bytes, path, what);
 }
 
 /** Decodes UTF-8 strictly: a file in another encoding is named, not read as mojibake. */

@@ -97,6 +97,7 @@ function queueView(queue: NonNullable<StackPlan["queue"]>) {
     pools: queue.admission.pools,
     admitted: queue.admission.admitted,
     queued: queue.admission.queued,
+    examples: queue.demands.filter((d) => d.example).map((d) => d.workload),
   };
 }
 
@@ -105,15 +106,19 @@ function queueLines(queue: StackPlan["queue"]): string[] {
   if (!queue)
     return ["Queue: off (platform.queueing.enabled: false): jobs start at once and may fail their deadline", ""];
   const { admission, plan } = queue;
+  const examples = new Set(queue.demands.filter((d) => d.example).map((d) => d.workload));
+  const name = (w: string) => (examples.has(w) ? `${w} [example]` : w);
   const out = [
-    `Queue ${plan.name} (Kueue; quota = maxNodes x Ray pod per node; every planned job submitted at once, in order)`,
+    `Queue ${plan.name} (Kueue; quota = maxNodes x Ray pod per node; every planned job submitted at once, in order;` +
+      ` [example] jobs are not submitted by pulumi up)`,
   ];
   const rows = [["POOL", "GPUS ASKED/QUOTA", "CPUS ASKED/QUOTA"]];
   for (const p of admission.pools)
     rows.push([p.pool, `${p.askedGpus}/${p.quotaGpus}`, `${p.askedCpus}/${p.quotaCpus}`]);
   out.push(...table(rows));
-  out.push(`  run at once: ${admission.admitted.length ? admission.admitted.join(", ") : "none"}`);
-  for (const q of admission.queued) out.push(`  ${q.workload} would queue: waits for quota on pool ${q.waitsFor}`);
+  out.push(`  run at once: ${admission.admitted.length ? admission.admitted.map(name).join(", ") : "none"}`);
+  for (const q of admission.queued)
+    out.push(`  ${name(q.workload)} would queue: waits for quota on pool ${q.waitsFor}`);
   if (admission.queued.length === 0) out.push("  nothing would queue");
   out.push(
     `  (a job admitted but not running within ${plan.waitForPodsReadyMinutes} min goes back to the queue; its ` +

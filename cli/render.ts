@@ -10,13 +10,14 @@
 import {
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
+  realpathSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import { stableJson, stableYaml } from "../core/serialize";
@@ -50,6 +51,11 @@ export interface WriteRenderOptions {
    * @default fs.writeFileSync, refusing to overwrite
    */
   readonly writeFile?: (path: string, text: string) => void;
+  /**
+   * Told about a problem that did not stop the render (an old folder that could not be removed).
+   * @default - ignored
+   */
+  readonly warn?: (message: string) => void;
 }
 
 const writeNew = (path: string, text: string) => writeFileSync(path, text, { flag: "wx" });
@@ -92,13 +98,33 @@ const holds = (dir: string, inner: string) => {
 };
 
 /**
+ * `path` with every symbolic link of its existing part resolved (the part that does not exist yet is appended as
+ * given), so that a link in a parent folder cannot make a protected folder look like another one.
+ */
+export function canonicalPath(path: string): string {
+  const missing: string[] = [];
+  let existing = resolve(path);
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...missing.reverse());
+    } catch (err) {
+      const parent = dirname(existing);
+      if (!isErrnoError(err) || (err.code !== "ENOENT" && err.code !== "ENOTDIR") || parent === existing) throw err;
+      missing.push(basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/**
  * Folders never replaced, even with `--force`: the root and the folders right below it (`/tmp`, `/etc`), the home folder
- * and any folder above it, and any folder holding the working folder or the project.
+ * and any folder above it, and any folder holding the working folder or the project. Compared after resolving links.
  */
 function checkNotProtected(out: string, keep: readonly string[]): void {
-  const root = parse(out).root;
-  const depth = relative(root, out).split(sep).filter(Boolean).length;
-  const kept = [resolve(homedir()), ...keep.map((k) => resolve(k))].find((k) => holds(out, k));
+  const real = canonicalPath(out);
+  const root = parse(real).root;
+  const depth = relative(root, real).split(sep).filter(Boolean).length;
+  const kept = [homedir(), ...keep].map(canonicalPath).find((k) => holds(real, k));
   if (depth < 2 || kept !== undefined)
     throw new UsageError(
       `refusing to render into ${out}${kept ? ` (it holds ${kept})` : ""}: give a folder of its own, e.g. out/<stack>`,
@@ -137,7 +163,9 @@ function checkTarget(out: string, force: boolean, keep: readonly string[]): void
 
 /** Writes every file into a new temporary folder beside `out`; removes it again on any failure. */
 function writeStaging(out: string, files: Map<string, string>, writeFile = writeNew): string {
-  const staging = mkdtempSync(join(dirname(out), `.${basename(out)}.rendering-`));
+  // mkdirSync (not mkdtemp, which makes the folder 0700): the render keeps the permissions a new folder gets.
+  const staging = join(dirname(out), `.${basename(out)}.rendering-${process.pid}-${randomBytes(6).toString("hex")}`);
+  mkdirSync(staging);
   try {
     for (const [name, text] of files) writeFile(join(staging, name), text);
     return staging;
@@ -147,8 +175,13 @@ function writeStaging(out: string, files: Map<string, string>, writeFile = write
   }
 }
 
-/** Puts `staging` in place of `out`: the old folder is moved aside, the new one renamed in, the old one removed. */
-function swapIn(staging: string, out: string): void {
+/**
+ * Puts `staging` in place of `out` with two renames: the old folder is moved aside, the new one renamed in (between
+ * the two, for an instant, `out` does not exist; a failure of the second puts the old one back). Removing the old
+ * folder afterwards is best effort: the render is in place either way.
+ * @returns the old folder if it could not be removed
+ */
+function swapIn(staging: string, out: string): string | undefined {
   const old = lstatOrUndefined(out) ? `${staging}.old` : undefined;
   if (old) renameSync(out, old);
   try {
@@ -157,7 +190,29 @@ function swapIn(staging: string, out: string): void {
     if (old) renameSync(old, out);
     throw err;
   }
-  if (old) rmSync(old, { recursive: true, force: true });
+  if (!old) return undefined;
+  try {
+    rmSync(old, { recursive: true, force: true });
+    return undefined;
+  } catch {
+    return old;
+  }
+}
+
+/** {@link writeStaging}, its file-system errors as a {@link UsageError} (the output folder is not touched yet). */
+function writeStagingOrThrow(
+  out: string,
+  outDir: string,
+  files: Map<string, string>,
+  writeFile: WriteRenderOptions["writeFile"],
+): string {
+  try {
+    return writeStaging(out, files, writeFile);
+  } catch (err) {
+    if (isErrnoError(err))
+      throw new UsageError(`could not write the render: ${describeErrno(err)}; ${outDir} is unchanged`);
+    throw err;
+  }
 }
 
 /** Makes the parent folder of `out`, with its own message when it cannot be made. */
@@ -190,11 +245,19 @@ export function writeRender(
   checkTarget(out, options.force ?? false, options.keep ?? [process.cwd()]);
   const files = renderedFiles(stack, plan);
   makeParent(out);
+  const staging = writeStagingOrThrow(out, outDir, files, options.writeFile);
   try {
-    swapIn(writeStaging(out, files, options.writeFile), out);
+    const leftOver = swapIn(staging, out);
+    if (leftOver) options.warn?.(`the previous render was moved to ${leftOver} and could not be removed; delete it`);
   } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
     if (isErrnoError(err))
-      throw new UsageError(`could not write the render: ${describeErrno(err)}; ${outDir} is unchanged`);
+      throw new UsageError(
+        `could not put the render in place: ${describeErrno(err)}; ${outDir} is unchanged` +
+          (err.code === "EBUSY" || err.code === "EXDEV"
+            ? " (render cannot replace a mount point: give a folder inside it)"
+            : ""),
+      );
     throw err;
   }
   return [...files.keys()].filter((f) => f !== RENDER_MANIFEST).sort();

@@ -84,6 +84,8 @@ export class RayWorkload extends pulumi.ComponentResource {
         ...childOptions(this, opts, [...configMaps, ...secrets]),
         replaceOnChanges: ["spec"],
         deleteBeforeReplace: true,
+        // Kueue owns `suspend` (set on create, cleared on admission): never a reason to replace a running job.
+        ignoreChanges: ["spec.suspend"],
       },
     );
     this.rayJobName = rayJob.metadata.apply((m) => m.name ?? name);

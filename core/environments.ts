@@ -88,11 +88,15 @@ export function capacityAllowed(environment: Environment, capacityType: "on-dema
 /** How long prod keeps a failed job's head (logs, dashboard) before deleting it. */
 export const PROD_FAILED_HEAD_TTL_SECONDS = 3600;
 
+/** Dev's cleanup, queued or not: the cluster goes the moment the job ends. */
+const DEV_CLEANUP = { mode: "shutdown", ttlSeconds: 0 } as const;
+const DEV_CLEANUP_WHY = "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles";
+
 /** The profiles. */
 export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentProfile } = {
   dev: {
-    cleanup: { mode: "shutdown", ttlSeconds: 0 },
-    queuedCleanup: { mode: "shutdown", ttlSeconds: 0 },
+    cleanup: DEV_CLEANUP,
+    queuedCleanup: DEV_CLEANUP,
     backoffLimit: 0,
     preRunningDeadlineSeconds: 20 * 60,
     defaultMaxRuntimeMinutes: 120,
@@ -110,8 +114,8 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
       why: "dev: one shared NAT gateway, two zones, idle GPU nodes removed after 5 min, a bucket that destroy may empty",
     },
     why: {
-      cleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
-      queuedCleanup: "dev deletes the RayCluster the moment the job ends, success or failure, so no GPU node idles",
+      cleanup: DEV_CLEANUP_WHY,
+      queuedCleanup: DEV_CLEANUP_WHY,
       backoffLimit: "dev does not retry: a failing dev job should fail fast and visibly",
       preRunningDeadlineSeconds:
         "20 min covers a GPU node scaling up from zero (about 5 min) and pulling a multi-GB ML image",

@@ -47,9 +47,12 @@ export interface StackPlan {
   readonly notRendered: readonly NotRendered[];
   /**
    * The job queue (Kueue) when `platform.queueing.enabled`: quotas per pool, and who would run and who would wait if
-   * every planned job that fits were submitted at once, in config order.
+   * every planned job that fits were submitted at once, in config order (examples too, which `pulumi up` does not
+   * submit: they are marked, so a stack of examples still shows what its jobs would do).
    */
-  readonly queue: { readonly plan: QueuePlan; readonly admission: AdmissionPlan } | undefined;
+  readonly queue:
+    | { readonly plan: QueuePlan; readonly demands: readonly QueueDemand[]; readonly admission: AdmissionPlan }
+    | undefined;
 }
 
 /** A workload that planned but cannot render yet: its problems, and the same as one line. */
@@ -124,12 +127,13 @@ export function queueDemand(plan: WorkloadPlan): QueueDemand {
   const { head, worker } = plan.shape;
   return {
     workload: plan.name,
+    example: plan.example,
     gpuPool: worker.nodeSelector[POOL_LABEL] ?? "",
     gpus: worker.replicas * worker.gpusPerWorker,
     workerCpus: worker.replicas * worker.cpus,
     workerMemoryGiB: worker.replicas * worker.memoryGiB,
-    headCpus: head.cpus + SUBMITTER_REQUEST.cpus,
-    headMemoryGiB: head.memoryGiB + SUBMITTER_REQUEST.memoryGiB,
+    headCpus: head.cpus + SUBMITTER_REQUEST.cpuMillis / 1000,
+    headMemoryGiB: head.memoryGiB + SUBMITTER_REQUEST.memoryMiB / 1024,
   };
 }
 
@@ -171,6 +175,6 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
     objects: rendered,
     shared: rendered.length > 0 ? sharedObjects(config, options.runtime, queue) : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
-    queue: queue && { plan: queue, admission: planAdmission(queue, demands) },
+    queue: queue && { plan: queue, demands, admission: planAdmission(queue, demands) },
   };
 }

@@ -20,6 +20,7 @@ export function runRender(ctx: CommandContext, opts: RenderOptions): void {
   const files = writeRender(opts.stack, plan, opts.out, {
     force: opts.force ?? false,
     keep: [ctx.dir(), process.cwd()],
+    warn: (m) => ctx.io.err(`ray-gpu: warning: ${m}\n`),
   });
   ctx.io.out(`Rendered ${files.length} file(s) to ${opts.out}: ${files.join(", ")}\n`);
 }

@@ -22,6 +22,8 @@ export interface RecordedResource {
   readonly retainOnDelete: boolean;
   /** `replaceOnChanges`: input paths whose change replaces the resource (a RayJob's `spec`: the job restarts). */
   readonly replaceOnChanges: readonly string[];
+  /** `ignoreChanges`: input paths whose change is never applied (a RayJob's `spec.suspend`, which Kueue owns). */
+  readonly ignoreChanges: readonly string[];
 }
 
 const computed = (what: string, name: string) => `<computed: ${what} of ${name}>`;
@@ -107,6 +109,7 @@ interface RegisterRequest {
   getProtect(): boolean;
   getRetainondelete(): boolean;
   getReplaceonchangesList(): string[];
+  getIgnorechangesList(): string[];
 }
 interface Monitor {
   registerResource(req: RegisterRequest, callback: unknown): Promise<void>;
@@ -126,6 +129,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
     protect: boolean;
     retainOnDelete: boolean;
     replaceOnChanges: string[];
+    ignoreChanges: string[];
   };
   const parents = new Map<string, Seen>();
   pulumi.runtime.setAllConfig(config);
@@ -144,6 +148,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
           protect: seen?.protect ?? false,
           retainOnDelete: seen?.retainOnDelete ?? false,
           replaceOnChanges: seen?.replaceOnChanges ?? [],
+          ignoreChanges: seen?.ignoreChanges ?? [],
         });
         const state = placeholderState(args.type, args.name, inputs);
         return { id: String(state["id"]), state };
@@ -168,6 +173,7 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
       protect: req.getProtect(),
       retainOnDelete: req.getRetainondelete(),
       replaceOnChanges: req.getReplaceonchangesList(),
+      ignoreChanges: req.getIgnorechangesList(),
     });
     return register(req, callback);
   };

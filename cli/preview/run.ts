@@ -84,8 +84,10 @@ function rayJobNote(doc: { resources: PreviewResource[] }): string[] {
   if (jobs === 0) return [];
   return [
     `RayJobs (${jobs}): a change to one job's spec deletes that job (a running one stops) and submits it again; ` +
-      "training resumes from its last checkpoint and data position. Other jobs are left running: each job's objects " +
-      "depend only on its own spec (and the runtime package, which changes only with pulumi-ray-gpu's version).",
+      "training resumes from its last checkpoint, and its data position if the batch size and worker count are " +
+      "unchanged. Other jobs are left running: each job's objects depend only on its own spec (and the runtime " +
+      "package, which changes only with pulumi-ray-gpu's version). This list cannot tell which job a change touches: " +
+      "`ray-gpu render` before and after, or `pulumi preview` against the cluster, shows that.",
     "",
   ];
 }

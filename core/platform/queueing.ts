@@ -119,12 +119,14 @@ export function kueueRelease(cpuPool?: string): HelmReleasePlan {
   };
 }
 
-/** What KubeRay's job submitter pod requests (workloads/security/pods.ts), on the CPU pool beside the head. */
-export const SUBMITTER_REQUEST = { cpus: 0.5, memoryGiB: 0.5 } as const;
+/** What the job submitter pod requests (the rendered `submitterPodTemplate`), on the CPU pool beside the head. */
+export const SUBMITTER_REQUEST = { cpuMillis: 500, memoryMiB: 512 } as const;
 
 /** What one job asks of the queue: its workers' pool and GPUs, and the head's (and submitter's) CPU pool share. */
 export interface QueueDemand {
   readonly workload: string;
+  /** An example workload: planned and rendered, but not submitted by `pulumi up`. */
+  readonly example: boolean;
   readonly gpuPool: string;
   readonly gpus: number;
   readonly workerCpus: number;

@@ -1,7 +1,16 @@
 /** `ray-gpu render` writes only into a folder of its own, whole or not at all. */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../cli/io";
 import { RENDER_MANIFEST, writeRender } from "../../cli/render";
@@ -65,6 +74,27 @@ describe("render output folder", () => {
     }
   });
 
+  it("resolves links in parent folders before deciding: a protected folder reached through a link is still refused", () => {
+    const project = tmp();
+    const links = tmp();
+    symlinkSync(dirname(project), join(links, "up"));
+    const viaLink = join(links, "up", basename(project));
+    expect(() => writeRender("dev", plan, viaLink, { keep: [project], force: true })).toThrow(/it holds/);
+    const home = tmp();
+    writeFileSync(join(home, "notes.txt"), "mine");
+    symlinkSync(dirname(home), join(links, "homes"));
+    const saved = process.env["HOME"];
+    process.env["HOME"] = home;
+    try {
+      expect(() => writeRender("dev", plan, join(links, "homes", basename(home)), { keep: [], force: true })).toThrow(
+        UsageError,
+      );
+    } finally {
+      process.env["HOME"] = saved;
+    }
+    expect(readFileSync(join(home, "notes.txt"), "utf8")).toBe("mine");
+  });
+
   it("a write that fails part-way (a full disk) leaves the previous render as it was, and no temporary folder", () => {
     const parent = tmp();
     const out = join(parent, "out");
@@ -80,6 +110,14 @@ describe("render output folder", () => {
     );
     expect(snapshot(out)).toEqual(before);
     expect(listing(parent)).toEqual(["out"]);
+  });
+
+  it("gives the output folder the permissions a new folder gets (not a temporary folder's 0700)", () => {
+    const parent = tmp();
+    const out = join(parent, "out");
+    writeRender("dev", plan, out, { keep: [] });
+    mkdirSync(join(parent, "plain"));
+    expect(statSync(out).mode & 0o777).toBe(statSync(join(parent, "plain")).mode & 0o777);
   });
 
   it("creates missing parent folders, and names a parent that is a file", () => {

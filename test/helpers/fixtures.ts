@@ -74,8 +74,8 @@ export const NETWORK_POLICY_FILES = namespacePolicies("ns", { httpsCidrs: [] }, 
 
 /** Files of the queue's objects for the repo stacks (namespace ray-jobs): a flavor per pool, the queues. */
 export const queueFiles = (pools: readonly string[]) => [
-  ...pools.map((p) => `resourceflavor-ray-jobs-${p}.yaml`),
-  "clusterqueue-ray-jobs-ray-gpu.yaml",
+  ...pools.map((p) => `resourceflavor-ray-jobs.${p}.yaml`),
+  "clusterqueue-ray-jobs.ray-gpu.yaml",
   "localqueue-ray-gpu.yaml",
 ];
 

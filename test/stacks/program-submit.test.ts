@@ -48,14 +48,15 @@ describe("stacks/index.ts under Pulumi mocks (dev stack, example flags dropped)"
     // Through the queue, protected from eviction, and only one job restarts when its spec changes.
     expect(job?.inputs).toMatchObject({
       metadata: { labels: { "kueue.x-k8s.io/queue-name": "ray-gpu" } },
-      spec: { suspend: true, shutdownAfterJobFinishes: true },
+      spec: { shutdownAfterJobFinishes: true },
     });
     expect(job?.replaceOnChanges).toEqual(["spec"]);
+    expect(job?.ignoreChanges).toEqual(["spec.suspend"]);
     const pdb = recorded.find(
       (r) => r.type === "kubernetes:policy/v1:PodDisruptionBudget" && r.parent?.includes("llm-pretrain"),
     );
     expect(pdb?.inputs).toMatchObject({
-      spec: { maxUnavailable: 0, selector: { matchLabels: { "ray-gpu.io/workload": "llm-pretrain" } } },
+      spec: { minAvailable: 3, selector: { matchLabels: { "ray-gpu.io/workload": "llm-pretrain" } } },
     });
     const queueWait = recorded.find((r) => r.type === "ray-gpu:index:RayWorkload" && r.name === "llm-pretrain");
     const localQueue = recorded.find((r) => r.type === "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue");

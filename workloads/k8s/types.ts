@@ -190,7 +190,7 @@ export interface PodDisruptionBudget {
   apiVersion: "policy/v1";
   kind: "PodDisruptionBudget";
   metadata: ObjectMeta;
-  spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+  spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
 }
 
 /** A Kueue (v1beta2) ResourceFlavor: a pool, by its node label. Cluster-scoped. */

@@ -7,11 +7,15 @@ import { KUEUE_API_VERSION, COVERED_RESOURCES, type PoolQuota, type QueuePlan } 
 import { POOL_LABEL } from "../../core/pools";
 import type { ClusterQueue, LocalQueue, ResourceFlavor } from "../k8s/types";
 
-/** Name of a pool's ResourceFlavor (cluster-scoped, so it carries the namespace of the stack's jobs). */
-export const flavorName = (queue: QueuePlan, pool: string) => `${queue.namespace}-${pool}`.slice(0, 63);
+/**
+ * Name of a pool's ResourceFlavor: cluster-scoped, so it carries the namespace of the stack's jobs, joined by a dot
+ * (which neither a namespace nor a pool name holds, so two stacks never collide; a DNS subdomain of at most 104
+ * characters, well within 253).
+ */
+export const flavorName = (queue: QueuePlan, pool: string) => `${queue.namespace}.${pool}`;
 
 /** Name of the stack's ClusterQueue (cluster-scoped: one per workload namespace). */
-export const clusterQueueName = (queue: QueuePlan) => `${queue.namespace}-${queue.name}`.slice(0, 63);
+export const clusterQueueName = (queue: QueuePlan) => `${queue.namespace}.${queue.name}`;
 
 function flavor(queue: QueuePlan, q: PoolQuota, labels: Record<string, string>): ResourceFlavor {
   return {

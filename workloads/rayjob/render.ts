@@ -222,7 +222,7 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     "ray-gpu.io/kind": input.kind,
     "ray-gpu.io/environment": input.environment,
   };
-  const submitter = submitterTemplate(input.image, labels);
+  const submitter = submitterTemplate(input.image, labels, input.shape.head.nodeSelector);
   const queue: Record<string, string> = input.queueName ? { [QUEUE_NAME_LABEL]: input.queueName } : {};
   return {
     apiVersion: "ray.io/v1",
@@ -231,8 +231,8 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
     spec: {
       entrypoint: input.entrypoint,
       ...(input.runtimeEnvYAML ? { runtimeEnvYAML: input.runtimeEnvYAML } : {}),
-      // Created suspended: Kueue unsuspends it on admission (its webhook would set this anyway; rendering it avoids a race).
-      ...(input.queueName ? { suspend: true } : {}),
+      // No `suspend`: Kueue's webhook creates a labelled RayJob suspended and unsuspends it on admission. Rendering it
+      // would make every refreshed, admitted job differ from its inputs (suspend false → true) and be replaced.
       submissionMode: "K8sJobMode",
       submitterPodTemplate: { ...submitter, metadata: { ...submitter.metadata, annotations: { ...POD_ANNOTATIONS } } },
       backoffLimit: lifecycle.backoffLimit,
@@ -245,16 +245,19 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
 }
 
 /**
- * The job's PodDisruptionBudget: no voluntary eviction (a drain, a node group update) of its Ray pods while they run.
- * It outlives the job harmlessly (it selects no pods then). Spot interruptions and KubeRay's own deletions are not
- * evictions: training survives those by restarting from its last checkpoint.
+ * The job's PodDisruptionBudget: no voluntary eviction (a drain, a node group update) of its pods while they run. It
+ * selects the head, the workers and the submitter and requires all of them (`minAvailable` as a whole number: the
+ * form Kubernetes supports for pods whose owner, a RayCluster or a Job, has no scale subresource). It outlives the job
+ * harmlessly (it selects no pods then). Spot interruptions and KubeRay's own deletions are not evictions: training
+ * survives those by restarting from its last checkpoint.
  */
 export function renderDisruptionBudget(job: RayJob): PodDisruptionBudget {
   const name = job.metadata.name;
+  const workers = job.spec.rayClusterSpec.workerGroupSpecs.reduce((n, g) => n + g.replicas, 0);
   return {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
     metadata: { name, namespace: job.metadata.namespace, labels: { ...MANAGED_BY, [WORKLOAD_LABEL]: name } },
-    spec: { maxUnavailable: 0, selector: { matchLabels: { [WORKLOAD_LABEL]: name } } },
+    spec: { minAvailable: 1 + workers + 1, selector: { matchLabels: { [WORKLOAD_LABEL]: name } } },
   };
 }

@@ -3,6 +3,7 @@
  * and no capabilities, the runtime's default seccomp profile, and no Kubernetes API token. Together they meet the
  * Pod Security Standard `restricted` (see docs/security.md).
  */
+import { SUBMITTER_REQUEST } from "../../core/platform/queueing";
 import type { Container, PodSecurityContext, PodTemplateSpec, SecurityContext } from "../k8s/types";
 
 /** User and group of the `ray` user in Ray's official images (`rayproject/ray`). */
@@ -41,18 +42,24 @@ export const POD_HARDENING = { automountServiceAccountToken: false, securityCont
 export const SUBMITTER_LABEL = { "ray-gpu.io/role": "submitter" } as const;
 
 /**
- * The K8sJobMode submitter's pod: KubeRay's default one runs as root with no security context. KubeRay fills in the
- * `ray job submit` command and the token variables; this only sets who runs it and with what.
+ * The K8sJobMode submitter's pod: KubeRay's default one runs as root with no security context, and may land on any
+ * node. KubeRay fills in the `ray job submit` command and the token variables; this sets who runs it, with what, and
+ * where: beside the head (`nodeSelector`), so a queue's flavors can only assign it the CPU pool.
  */
-export function submitterTemplate(image: string, labels: Readonly<Record<string, string>>): PodTemplateSpec {
+export function submitterTemplate(
+  image: string,
+  labels: Readonly<Record<string, string>>,
+  nodeSelector: Readonly<Record<string, string>>,
+): PodTemplateSpec {
+  const { cpuMillis, memoryMiB } = SUBMITTER_REQUEST;
   const container: Container = {
     name: "ray-job-submitter",
     image,
-    resources: { requests: { cpu: "500m", memory: "512Mi" }, limits: { cpu: "1", memory: "1Gi" } },
+    resources: { requests: { cpu: `${cpuMillis}m`, memory: `${memoryMiB}Mi` }, limits: { cpu: "1", memory: "1Gi" } },
     securityContext: CONTAINER_SECURITY,
   };
   return {
     metadata: { labels: { ...labels, ...SUBMITTER_LABEL } },
-    spec: { containers: [container], restartPolicy: "Never", ...POD_HARDENING },
+    spec: { containers: [container], restartPolicy: "Never", nodeSelector: { ...nodeSelector }, ...POD_HARDENING },
   };
 }

@@ -21,6 +21,7 @@ from ray.train.torch import TorchConfig, TorchTrainer
 from ..data_position import (
     ROW_ID_COLUMN,
     DataPosition,
+    DataPositionError,
     PositionedBatches,
     deterministic_data_config,
     id_ranges,
@@ -78,7 +79,14 @@ def _restore(checkpoint: Any, engine: Any, model: Any, optimizer: Any, position:
     if saved is None:
         print(f"ray-gpu example: rank {position.rank}: the checkpoint of step {step} has no data position; the data starts from the beginning", flush=True)
         return step, position
-    saved.check_fits(position.batch_size, position.world_size, position.rank)
+    try:
+        saved.check_fits(position.batch_size, position.world_size, position.rank)
+    except DataPositionError as e:
+        # The job was resubmitted with another shape (a spec change: GPUs, batch size): the model resumes, but the
+        # saved count of batches means other rows now, so the data restarts the saved epoch rather than fail every retry.
+        print(f"ray-gpu example: rank {position.rank}: {e}; the model resumes from step {step}, the data restarts epoch {saved.epoch}", flush=True)
+        position.epoch = saved.epoch
+        return step, position
     return step, saved
 
 

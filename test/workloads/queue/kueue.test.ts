@@ -58,6 +58,7 @@ describe("queue quotas and admission", () => {
     };
     const job = (workload: string, gpus: number, headCpus = 2): QueueDemand => ({
       workload,
+      example: false,
       gpuPool: "gpu",
       gpus,
       workerCpus: gpus * 10,
@@ -109,10 +110,11 @@ describe("RayJobs submitted through the queue", () => {
     { runtime, requireRender: true },
   );
 
-  it("are labelled with the LocalQueue, created suspended, and shut down after the job (Kueue's webhook rule)", () => {
+  it("are labelled with the LocalQueue, leave `suspend` to Kueue, and shut down after the job (Kueue's webhook rule)", () => {
     for (const job of jobs(queued)) {
       expect(job.metadata.labels?.[QUEUE_NAME_LABEL]).toBe("ray-gpu");
-      expect(job.spec.suspend).toBe(true);
+      // Kueue's webhook sets it on create and clears it on admission; rendered, a refresh would make it a diff.
+      expect(job.spec.suspend).toBeUndefined();
       expect(job.spec.shutdownAfterJobFinishes).toBe(true);
       expect(job.spec.deletionStrategy).toBeUndefined();
       expect(job.spec.rayClusterSpec.enableInTreeAutoscaling).toBe(false);
@@ -129,7 +131,9 @@ describe("RayJobs submitted through the queue", () => {
     ];
     for (const t of templates) expect(t.metadata?.annotations).toEqual(POD_ANNOTATIONS);
     const pdb = objects.find((o) => o.kind === "PodDisruptionBudget");
-    expect(pdb).toMatchObject({ spec: { maxUnavailable: 0 }, metadata: { namespace: job.metadata.namespace } });
+    // Every pod of the job must stay: head, each worker, the submitter.
+    const pods = 1 + job.spec.rayClusterSpec.workerGroupSpecs.reduce((n, g) => n + g.replicas, 0) + 1;
+    expect(pdb).toMatchObject({ spec: { minAvailable: pods }, metadata: { namespace: job.metadata.namespace } });
     const selector = (pdb as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels;
     for (const t of templates) expect(t.metadata?.labels).toMatchObject(selector);
     // No other job's pods match it.
@@ -143,12 +147,39 @@ describe("RayJobs submitted through the queue", () => {
     const inQueue = new Set(cq.spec.resourceGroups[0]!.flavors.map((f) => f.name));
     for (const job of jobs(queued)) {
       const spec = job.spec.rayClusterSpec;
-      for (const pod of [spec.headGroupSpec.template.spec, ...spec.workerGroupSpecs.map((g) => g.template.spec)]) {
+      const podSets = [
+        spec.headGroupSpec.template.spec,
+        ...spec.workerGroupSpecs.map((g) => g.template.spec),
+        job.spec.submitterPodTemplate!.spec,
+      ];
+      for (const pod of podSets) {
         const matching = flavors.filter((f) => f.spec.nodeLabels[POOL_LABEL] === pod.nodeSelector?.[POOL_LABEL]);
         expect(matching).toHaveLength(1);
         expect(inQueue.has(matching[0]!.metadata.name)).toBe(true);
       }
     }
+  });
+});
+
+describe("queue object names", () => {
+  it("never collide across namespaces and pools, and stay valid for the longest namespace", () => {
+    const names = (ns: string, pools: string[]) =>
+      planStack(
+        configWith((c) => {
+          c.platform["workloadNamespace"] = ns;
+          c.platform.gpuNodeGroups = pools.map((name) => ({ name, instanceType: "g5.12xlarge", maxNodes: 4 }));
+          c.workloads[0]!["nodePool"] = pools[0];
+        }),
+        { runtime },
+      )
+        .shared.filter((o) => o.apiVersion.startsWith("kueue") && o.kind !== "LocalQueue")
+        .map((o) => o.metadata.name);
+    const a = names("a-b", ["c"]);
+    const b = names("a", ["b-c"]);
+    expect(a.filter((n) => b.includes(n))).toEqual([]);
+    const long = names("n".repeat(63), ["a10g-4x-with-a-long-pool-name", "a10g-4x-with-a-long-pool-name-2"]);
+    expect(new Set(long).size).toBe(long.length);
+    for (const n of long) expect(n).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
   });
 });
 
