@@ -1,7 +1,7 @@
 /** What every command writes to, and the exit codes: a stable contract for scripts. */
 
-/** Exit codes of the CLI. */
-export const EXIT = { ok: 0, invalidInput: 1, usage: 2 } as const;
+/** Exit codes of the CLI: 3 is `diff --fail-on` when a rule fired. */
+export const EXIT = { ok: 0, invalidInput: 1, usage: 2, failOn: 3 } as const;
 
 /** Where a command writes, and the folder it runs in (tests pass their own). */
 export interface Io {

@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { ConfigError } from "../core/errors";
 import { packageVersion } from "../io/package-info";
 import { registerPlan } from "./commands/plan";
+import { registerDiff } from "./commands/diff";
 import { registerPreview } from "./commands/preview";
 import { registerRender } from "./commands/render";
 import { describeErrno, isErrnoError } from "./input-file";
@@ -28,6 +29,7 @@ function build(io: Io, setCode: (c: number) => void): Command {
   registerPlan(program, ctx);
   registerRender(program, ctx);
   registerPreview(program, ctx);
+  registerDiff(program, ctx);
   program.hook("preAction", () => setCode(EXIT.ok));
   return program;
 }

@@ -79,8 +79,12 @@ export function loadStackConfig(dir: string, stack: string): { config: StackConf
     }
     throw err;
   }
-  const raw = rayGpuKeys(parseYamlFile(text, file), file);
-  return { config: parseStackConfig(raw, file), file };
+  return { config: stackConfigFromText(text, file), file };
+}
+
+/** Validates the text of a `Pulumi.<stack>.yaml` (read from a file, or from git by `ray-gpu diff`). */
+export function stackConfigFromText(text: string, file: string): StackConfig {
+  return parseStackConfig(rayGpuKeys(parseYamlFile(text, file), file), file);
 }
 
 /** Whether `dir` lists `name` (a dangling link counts: its message is the file's own). */

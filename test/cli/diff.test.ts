@@ -1,0 +1,161 @@
+/**
+ * `ray-gpu diff` on fixture git repositories made by the test: a base commit and a working tree with real stack
+ * changes. Asserts the reported changes, the summary line, and the exit code of each `--fail-on` rule.
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import { describe, expect, it } from "vitest";
+import { main } from "../../cli/main";
+import { COMMENT_LIMIT } from "../../cli/diff/report";
+import { repoRoot } from "../helpers/fixtures";
+
+type StackFile = { config: Record<string, unknown> };
+const prod = () => parse(readFileSync(join(repoRoot, "Pulumi.prod.yaml"), "utf8")) as StackFile;
+const workloads = (f: StackFile) => f.config["ray-gpu:workloads"] as Record<string, unknown>[];
+const platform = (f: StackFile) => f.config["ray-gpu:platform"] as Record<string, unknown>;
+
+/** A git repository whose HEAD holds `base` as Pulumi.prod.yaml, and whose working tree holds `head`. */
+function repo(base: StackFile, head: StackFile): string {
+  const dir = mkdtempSync(join(tmpdir(), "ray-gpu-diff-"));
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+  git("init", "-q");
+  git("config", "user.email", "test@example.com");
+  git("config", "user.name", "test");
+  copyFileSync(join(repoRoot, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
+  writeFileSync(join(dir, "Pulumi.prod.yaml"), stringify(base));
+  git("add", ".");
+  git("commit", "-q", "-m", "base");
+  writeFileSync(join(dir, "Pulumi.prod.yaml"), stringify(head));
+  return dir;
+}
+
+async function diff(dir: string, ...args: string[]) {
+  let out = "";
+  let err = "";
+  const code = await main(["-C", dir, "diff", "--base", "HEAD", "--stack", "prod", ...args], {
+    out: (s) => (out += s),
+    err: (s) => (err += s),
+    cwd: dir,
+  });
+  return { code, out, err };
+}
+
+describe("ray-gpu diff", () => {
+  it("reports a GPU change as the values that change, with the new reasons, the job's cost and a summary line", async () => {
+    const head = prod();
+    expect(workloads(head)[1]!["gpus"]).toBe(8);
+    workloads(head)[1]!["gpus"] = 4;
+    const r = await diff(repo(prod(), head));
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[0]).toBe(
+      "-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting",
+    );
+    expect(r.out).toMatch(/embed-chunks: headroom [\d.]+ → [\d.]+ GiB per GPU; -\$4\.85\/h \(9\.70 → 4\.85\)/);
+    expect(r.out).toMatch(/gpus: 8 → 4/);
+    expect(r.out).toMatch(/worker\.replicas: 8 → 4 \(4 GPUs \//);
+  });
+
+  it("names a new workload and a pool whose size changes, with the cost at max", async () => {
+    const head = prod();
+    workloads(head).push({ ...workloads(head)[1]!, name: "embed-more" });
+    (platform(head)["gpuNodeGroups"] as Record<string, unknown>[])[1]!["maxNodes"] = 12;
+    const r = await diff(repo(prod(), head), "--format", "json");
+    const doc = JSON.parse(r.out) as { summary: string; stacks: { diff: { added: string[]; pools: unknown[] } }[] };
+    expect(doc.stacks[0]!.diff.added).toEqual(["embed-more"]);
+    expect(doc.stacks[0]!.diff.pools).toMatchObject([{ name: "infer-a10g-1x", status: "changed" }]);
+    expect(doc.summary).toMatch(/^\+8 GPUs, \+\$4\.85\/h at max, 0 workloads re-planned, 1 added/);
+  });
+
+  it("says loudly when a model change stops fitting, and --fail-on no-fit exits 3", async () => {
+    const head = prod();
+    workloads(head)[1]!["model"] = "meta-llama/Llama-2-13b-hf";
+    workloads(head)[1]!["kind"] = "EmbeddingPipeline";
+    const dir = repo(prod(), head);
+    const r = await diff(dir, "--fail-on", "no-fit");
+    expect(r.out).toContain("embed-chunks: STOPS FITTING IN GPU MEMORY");
+    expect(r.out.split("\n")[0]).toMatch(/1 stops fitting$/);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain("no-fit: embed-chunks does not fit in GPU memory");
+    expect((await diff(dir)).code).toBe(0);
+  });
+
+  it("--fail-on prod-lifecycle fires when prod loses its failed-head retention, and not when nothing is lost", async () => {
+    const base = prod();
+    platform(base)["queueing"] = { enabled: false };
+    const r = await diff(repo(base, prod()), "--fail-on", "prod-lifecycle");
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/prod-lifecycle: llm-pretrain lifecycle\.cleanup\.mode: rules → shutdown/);
+    expect((await diff(repo(prod(), prod()), "--fail-on", "prod-lifecycle")).code).toBe(0);
+  });
+
+  it("--fail-on cost:<usd> fires above the threshold only", async () => {
+    const head = prod();
+    (platform(head)["gpuNodeGroups"] as Record<string, unknown>[])[0]!["maxNodes"] = 10;
+    const dir = repo(prod(), head);
+    expect((await diff(dir, "--fail-on", "cost:20")).code).toBe(0);
+    const r = await diff(dir, "--fail-on", "cost:5");
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/cost: \+\$11\.34\/h at max exceeds \+\$5\.00\/h/);
+  });
+
+  it("reads the base from a folder too, and refuses unknown rules and refs as usage errors", async () => {
+    const head = prod();
+    workloads(head).pop();
+    const dir = repo(prod(), head);
+    const baseDir = join(dir, "base");
+    mkdirSync(baseDir);
+    writeFileSync(join(baseDir, "Pulumi.prod.yaml"), stringify(prod()));
+    let out = "";
+    const code = await main(["-C", dir, "diff", "--base", baseDir, "--stack", "prod"], {
+      out: (s) => (out += s),
+      err: () => undefined,
+      cwd: dir,
+    });
+    expect(code).toBe(0);
+    expect(out).toContain("removed workload sft-mistral-7b");
+    expect((await diff(dir, "--fail-on", "sometimes")).code).toBe(2);
+    // A stack deleted from the working tree is still found at the base by --all-stacks, all its workloads removed.
+    rmSync(join(dir, "Pulumi.prod.yaml"));
+    let all = "";
+    const allCode = await main(["-C", dir, "diff", "--base", "HEAD", "--all-stacks"], {
+      out: (s) => (all += s),
+      err: () => undefined,
+      cwd: dir,
+    });
+    expect(allCode).toBe(0);
+    expect(all).toContain("Stack prod:");
+    expect(all).toContain("removed workload llm-pretrain");
+    const badRef = await main(["-C", dir, "diff", "--base", "no-such-ref", "--stack", "prod"], {
+      out: () => undefined,
+      err: () => undefined,
+      cwd: dir,
+    });
+    expect(badRef).toBe(2);
+  });
+
+  it("keeps the Markdown of a 200-workload change under GitHub's comment limit, saying when it cuts", async () => {
+    const base = prod();
+    const template = workloads(base)[1]!;
+    platform(base)["gpuNodeGroups"] = [
+      { name: "infer-a10g-1x", instanceType: "g5.2xlarge", maxNodes: 400 },
+      ...(platform(base)["gpuNodeGroups"] as object[]).slice(0, 1),
+    ];
+    base.config["ray-gpu:workloads"] = Array.from({ length: 200 }, (_, i) => ({
+      ...template,
+      name: `embed-${i}`,
+      gpus: 1,
+    }));
+    const head = structuredClone(base);
+    for (const w of workloads(head)) w["gpus"] = 2;
+    const r = await diff(repo(base, head), "--format", "markdown");
+    expect(r.out.length).toBeLessThanOrEqual(COMMENT_LIMIT + 1);
+    expect(r.out.split("\n")[0]).toBe(
+      "**+200 GPUs, +$0.00/h at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting**",
+    );
+    expect(r.out).toContain("<details><summary>embed-0:");
+    expect(r.out).toContain("cut to fit GitHub's comment limit");
+  }, 60_000);
+});
