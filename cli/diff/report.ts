@@ -1,12 +1,16 @@
 /**
  * The words of `ray-gpu diff`: a summary line a PR title could carry, the `--fail-on` rules, and the text, Markdown (a
- * PR comment: one collapsible section per workload, under GitHub's 65,536-character limit) and JSON views.
+ * PR comment: one collapsible section per workload, under GitHub's comment limit) and JSON views.
  */
 import { stableJson } from "../../core/serialize";
 import type { StackDiff, ValueChange, WorkloadChange } from "./compare";
 
-/** GitHub refuses comments longer than this (characters). */
-export const COMMENT_LIMIT = 65_536;
+/**
+ * Longest Markdown this writes. GitHub refuses comment bodies over 65,536 characters ("Body is too long (maximum is
+ * 65536 characters)"), and counts in a way that is not JavaScript's `.length` (its storage limit is in 4-byte
+ * characters), so stay at 60,000, as changesets/action does (pulumi/actions uses 64,000).
+ */
+export const COMMENT_LIMIT = 60_000;
 
 /** A `--fail-on` rule: `no-fit`, `prod-lifecycle` or `cost:<usd-per-hour>`. */
 export type FailRule = { kind: "no-fit" } | { kind: "prod-lifecycle" } | { kind: "cost"; usdPerHour: number };
