@@ -10,16 +10,18 @@ import { UsageError } from "./io";
 import { checkInputDir, isErrnoError, readInputFile } from "./input-file";
 import { parseYamlText } from "./yaml-input";
 
-/** Stack names with a `Pulumi.<name>.yaml` in `dir`. */
-export function listStacks(dir: string): string[] {
-  return readdirSync(checkInputDir(dir))
+/** The stack names among file names: `Pulumi.<name>.yaml` gives `<name>`; other files none. Sorted. */
+export function stackNames(fileNames: readonly string[]): string[] {
+  return fileNames
     .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
     .filter((s): s is string => s !== undefined)
     .sort();
 }
 
-/** Parses a YAML file's text; syntax errors and duplicate keys become a {@link ConfigError} with line numbers. */
-export const parseYamlFile = parseYamlText;
+/** Stack names with a `Pulumi.<name>.yaml` in `dir`. */
+export function listStacks(dir: string): string[] {
+  return stackNames(readdirSync(checkInputDir(dir)));
+}
 
 /** The `ray-gpu:` keys of a stack file's `config:` map, namespace stripped. */
 export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> {
@@ -54,7 +56,7 @@ export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> 
  * structured values as JSON text.
  */
 export function pulumiConfigMap(file: string): Record<string, string> {
-  const doc = parseYamlFile(readInputFile(file, "stack file"), file) as { config?: Record<string, unknown> };
+  const doc = parseYamlText(readInputFile(file, "stack file"), file) as { config?: Record<string, unknown> };
   return Object.fromEntries(
     Object.entries(doc.config ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
   );
@@ -84,7 +86,7 @@ export function loadStackConfig(dir: string, stack: string): { config: StackConf
 
 /** Validates the text of a `Pulumi.<stack>.yaml` (read from a file, or from git by `ray-gpu diff`). */
 export function stackConfigFromText(text: string, file: string): StackConfig {
-  return parseStackConfig(rayGpuKeys(parseYamlFile(text, file), file), file);
+  return parseStackConfig(rayGpuKeys(parseYamlText(text, file), file), file);
 }
 
 /** Whether `dir` lists `name` (a dangling link counts: its message is the file's own). */

@@ -1,8 +1,9 @@
 /** What `ray-gpu diff` does, loaded only when it runs. */
 import { ConfigError } from "../../core/errors";
 import { loadRuntimePackage } from "../../io/runtime-package";
+import type { RuntimePackage } from "../../workloads/contract/configmaps";
 import { planStack } from "../../workloads/stack";
-import { baseSource, baseStackNames, baseStackText } from "../diff/base";
+import { baseSource, baseStackNames, baseStackText, type BaseSource } from "../diff/base";
 import { diffPlans, type PlanDocument, type StackDiff } from "../diff/compare";
 import { diffJson, diffMarkdown, diffText, firedRules, type FailRule } from "../diff/report";
 import { EXIT, UsageError, type CommandContext } from "../io";
@@ -33,9 +34,13 @@ export function parseFailOn(text: string | undefined): FailRule[] {
 }
 
 /** The plan document of a stack's config text; a base that no longer validates is named as the base. */
-function documentOf(stack: string, text: string | undefined, file: string): PlanDocument | undefined {
+function documentOf(
+  stack: string,
+  text: string | undefined,
+  file: string,
+  runtime: RuntimePackage,
+): PlanDocument | undefined {
   if (text === undefined) return undefined;
-  const runtime = loadRuntimePackage();
   try {
     return planDocument(stack, planStack(stackConfigFromText(text, file), { runtime }));
   } catch (e) {
@@ -44,23 +49,24 @@ function documentOf(stack: string, text: string | undefined, file: string): Plan
   }
 }
 
-function stacksToDiff(ctx: CommandContext, opts: DiffOptions): string[] {
+function stacksToDiff(ctx: CommandContext, opts: DiffOptions, source: BaseSource): string[] {
   if (opts.stack && opts.allStacks) throw new UsageError("give --stack <name> or --all-stacks, not both");
   if (opts.stack) return (checkStackName(opts.stack), [opts.stack]);
   if (!opts.allStacks) throw new UsageError("diff needs --stack <name> or --all-stacks");
-  const base = baseStackNames(baseSource(opts.base, ctx.io.cwd), ctx.dir());
-  return [...new Set([...base, ...listStacks(ctx.dir())])].sort();
+  return [...new Set([...baseStackNames(source), ...listStacks(ctx.dir())])].sort();
 }
 
 /** Plans each stack at the base and now, prints the differences, and sets exit 3 when a `--fail-on` rule fires. */
 export function runDiff(ctx: CommandContext, opts: DiffOptions): void {
   const rules = parseFailOn(opts.failOn);
-  const source = baseSource(opts.base, ctx.io.cwd);
+  const source = baseSource(opts.base, ctx.io.cwd, ctx.dir());
   const now = new Set(listStacks(ctx.dir()));
-  const stacks = stacksToDiff(ctx, opts).map((stack): { stack: string; diff: StackDiff } => {
-    const before = documentOf(stack, baseStackText(source, ctx.dir(), stack), `${opts.base}:Pulumi.${stack}.yaml`);
+  const runtime = loadRuntimePackage();
+  const stacks = stacksToDiff(ctx, opts, source).map((stack): { stack: string; diff: StackDiff } => {
+    const file = `${opts.base}:Pulumi.${stack}.yaml`;
+    const before = documentOf(stack, baseStackText(source, stack), file, runtime);
     const after = now.has(stack)
-      ? planDocument(stack, planStack(loadStackConfig(ctx.dir(), stack).config, { runtime: loadRuntimePackage() }))
+      ? planDocument(stack, planStack(loadStackConfig(ctx.dir(), stack).config, { runtime }))
       : undefined;
     if (!before && !after) throw new UsageError(`no stack "${stack}" at the base or now`);
     return { stack, diff: diffPlans(before, after) };

@@ -7,59 +7,57 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { readInputFile } from "../input-file";
 import { UsageError } from "../io";
+import { stackNames } from "../stack-file";
 
-/** Where the base comes from: a folder, or a git ref of the repository holding `dir`. */
+/**
+ * Where the base comes from: a folder, or a commit of the git repository holding the stacks' folder, with that
+ * folder's path inside the repository (both resolved once, when the source is made).
+ */
 export type BaseSource =
-  { readonly kind: "folder"; readonly dir: string } | { readonly kind: "git"; readonly ref: string };
-
-/** A folder if `base` names one, else a git ref. */
-export function baseSource(base: string, cwd: string): BaseSource {
-  const dir = resolve(cwd, base);
-  return existsSync(dir) && statSync(dir).isDirectory() ? { kind: "folder", dir } : { kind: "git", ref: base };
-}
+  | { readonly kind: "folder"; readonly dir: string }
+  | { readonly kind: "git"; readonly ref: string; readonly top: string; readonly prefix: string };
 
 function git(args: readonly string[], cwd: string): string {
   return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+/**
+ * A folder if `base` names one, else a commit of the repository holding `dir` (the stacks' folder).
+ * @throws UsageError when it is neither
+ */
+export function baseSource(base: string, cwd: string, dir: string): BaseSource {
+  const folder = resolve(cwd, base);
+  if (existsSync(folder) && statSync(folder).isDirectory()) return { kind: "folder", dir: folder };
+  try {
+    const top = git(["rev-parse", "--show-toplevel"], dir).trim();
+    git(["rev-parse", "--verify", "--quiet", `${base}^{commit}`], dir);
+    return { kind: "git", ref: base, top, prefix: relative(top, resolve(dir)).split("\\").join("/") };
+  } catch {
+    throw new UsageError(`--base ${base} is neither a folder nor a commit of the git repository at ${dir}`);
+  }
+}
+
 /** The text of `Pulumi.<stack>.yaml` at the base, or undefined when the base has no such stack. */
-export function baseStackText(source: BaseSource, dir: string, stack: string): string | undefined {
+export function baseStackText(source: BaseSource, stack: string): string | undefined {
   const name = `Pulumi.${stack}.yaml`;
   if (source.kind === "folder") {
     const file = join(source.dir, name);
     return existsSync(file) ? readInputFile(file, "base stack file") : undefined;
   }
-  let top: string;
   try {
-    top = git(["rev-parse", "--show-toplevel"], dir).trim();
-    git(["rev-parse", "--verify", "--quiet", `${source.ref}^{commit}`], dir);
-  } catch {
-    throw new UsageError(`--base ${source.ref} is neither a folder nor a commit of the git repository at ${dir}`);
-  }
-  const path = relative(top, resolve(dir, name)).split("\\").join("/");
-  try {
-    return git(["show", `${source.ref}:${path}`], dir);
+    return git(["show", `${source.ref}:${source.prefix ? `${source.prefix}/` : ""}${name}`], source.top);
   } catch {
     return undefined;
   }
 }
 
 /** Stack names at the base (for `--all-stacks`). */
-export function baseStackNames(source: BaseSource, dir: string): string[] {
-  const pick = (files: string[]) =>
-    files.map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f.split("/").pop() ?? "")?.[1]).filter((s): s is string => !!s);
-  if (source.kind === "folder") {
-    return pick(readdirSync(source.dir));
-  }
-  const top = git(["rev-parse", "--show-toplevel"], dir).trim();
-  const prefix = relative(top, resolve(dir)).split("\\").join("/");
+export function baseStackNames(source: BaseSource): string[] {
+  if (source.kind === "folder") return stackNames(readdirSync(source.dir));
   try {
     // `<ref>:<folder>` is the folder's tree at the ref; its entries are listed by name, whatever the working folder.
-    return pick(
-      git(["ls-tree", "--name-only", `${source.ref}:${prefix}`], top)
-        .split("\n")
-        .filter(Boolean),
-    );
+    const listed = git(["ls-tree", "--name-only", `${source.ref}:${source.prefix}`], source.top);
+    return stackNames(listed.split("\n").filter(Boolean));
   } catch {
     return [];
   }

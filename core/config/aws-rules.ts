@@ -7,17 +7,19 @@ import { z } from "zod";
 import { AWS_REGIONS, SUPPORTED_PARTITION, SUPPORTED_REGIONS } from "../catalog/aws-regions";
 import { EKS_VERSIONS, eksSupport, STANDARD_EKS_VERSIONS } from "../catalog/eks-versions";
 
+/** Why a region outside the supported partition is refused: unknown, or in another partition. */
+function regionProblem(partition: string | undefined): string {
+  if (partition === undefined) return `is not an AWS region; use one of ${SUPPORTED_REGIONS.join(", ")}`;
+  return (
+    `is in the ${partition} partition; this stack's IAM ARNs are in the ${SUPPORTED_PARTITION} partition, ` +
+    `so use one of its regions (e.g. us-east-1)`
+  );
+}
+
 /** `ray-gpu:region`: a region of the `aws` partition. */
 export const RegionSchema = z.string().superRefine((region, ctx) => {
   const partition = (AWS_REGIONS as Readonly<Record<string, string>>)[region];
-  if (partition === SUPPORTED_PARTITION) return;
-  ctx.addIssue({
-    code: "custom",
-    message:
-      partition === undefined
-        ? `is not an AWS region; use one of ${SUPPORTED_REGIONS.join(", ")}`
-        : `is in the ${partition} partition; this stack's IAM ARNs are in the ${SUPPORTED_PARTITION} partition, so use one of its regions (e.g. us-east-1)`,
-  });
+  if (partition !== SUPPORTED_PARTITION) ctx.addIssue({ code: "custom", message: regionProblem(partition) });
 });
 
 /** `cluster.kubernetesVersion`: a minor version EKS offers with standard support. */

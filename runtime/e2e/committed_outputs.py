@@ -22,8 +22,11 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
+from cluster import LocalCluster
+from failures import Failures
 from job_cluster import job_dir, started_cluster
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -49,7 +52,7 @@ def staged_parts(root: str) -> tuple[str | None, list[str]]:
     return folder, sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
 
 
-def kill_mid_write(root: str, killed: dict[str, Any]) -> Any:
+def kill_mid_write(root: str, killed: dict[str, Any]) -> Callable[[str, Any], None]:
     """An ``on_line`` watcher: from the job's first line, polls the staging folder and SIGKILLs the driver's process
     group once ``KILL_AT_PART`` part files are there."""
 
@@ -74,14 +77,16 @@ def _ids(root: str) -> list[int]:
     return sorted(outputs.read_committed(root, columns=["id"]).column("id").to_pylist())
 
 
-def _run(cluster: Any, entrypoint: str, jobdir: str, label: str, timeout: float, **kwargs: Any) -> dict[str, Any]:
+def _run(cluster: LocalCluster, entrypoint: str, jobdir: str, label: str, timeout: float, **kwargs: Any) -> dict[str, Any]:
     log = os.path.join(jobdir, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-") + ".log")
     print(f"\n== {label}: {entrypoint}{' (RAY_GPU_TEST_WRITE_DELAY_S=' + str(DELAY_S) + ', killed mid-write)' if kwargs else ''}", flush=True)
     rc, wall = cluster.run_entrypoint(entrypoint, log, timeout, **kwargs)
     return {"job": label, "rc": rc, "wallSeconds": round(wall, 1), "log": log, **cluster.running().spilled()}
 
 
-def committed_outputs_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], work: str, timeout: float, failures: Any) -> list[dict[str, Any]]:
+def committed_outputs_experiment(
+    name: str, job: dict[str, Any], objects: dict[str, Any], work: str, timeout: float, failures: Failures
+) -> list[dict[str, Any]]:
     """Runs the three runs (see the module) and checks them; returns one summary row per run."""
     label = f"{name} (committed outputs)"
     jobdir, storage = job_dir(work, label), os.path.join(work, "storage", f"{name}-outputs")
@@ -116,7 +121,7 @@ def _refused(folder: str | None) -> bool:
     return False
 
 
-def _check_after_kill(root: str, first: dict[str, Any], second: dict[str, Any], killed: dict[str, Any], failures: Any) -> outputs.CommittedRun | None:
+def _check_after_kill(root: str, first: dict[str, Any], second: dict[str, Any], killed: dict[str, Any], failures: Failures) -> outputs.CommittedRun | None:
     """After the kill: the first run is the latest and intact; the killed run has no marker and is never read."""
     try:
         previous = outputs.latest_output(root)  # checks every file of its marker is there with its size
@@ -148,7 +153,7 @@ def _check_after_kill(root: str, first: dict[str, Any], second: dict[str, Any], 
     return previous
 
 
-def _check_rerun(root: str, previous: outputs.CommittedRun, third: dict[str, Any], killed: dict[str, Any], failures: Any) -> None:
+def _check_rerun(root: str, previous: outputs.CommittedRun, third: dict[str, Any], killed: dict[str, Any], failures: Failures) -> None:
     """After the rerun: it is the latest, with every row, and the previous run is kept beside it."""
     latest = outputs.latest_output(root)
     runs = [r.run_id for r in outputs.committed_runs(root)]

@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any
 
+from failures import Failures
+
 POSITION = re.compile(r"ray-gpu example: data position at checkpoint (\{.*\})")
 RESUMED = re.compile(r"ray-gpu example: resumed data position (\{.*\})")
 
@@ -51,7 +53,9 @@ def trained(positions: dict[Key, dict[str, Any]], rank: int, resumed_from: int |
     return [i for _, rec in chosen for i in rows_of(rec["rowsSincePrevious"])]
 
 
-def _check_rank(rank: int, step: int, saved: dict[str, Any] | None, resumed: dict[str, Any] | None, before: list[int], after: list[int], failures: Any) -> bool:
+def _check_rank(
+    rank: int, step: int, saved: dict[str, Any] | None, resumed: dict[str, Any] | None, before: list[int], after: list[int], failures: Failures
+) -> bool:
     where = f"resume data position (rank {rank}, step {step})"
     if not failures.check(saved is not None and resumed is not None, f"{where}: no position at the checkpoint or no resumed position in the logs"):
         return False
@@ -70,7 +74,7 @@ def _check_rank(rank: int, step: int, saved: dict[str, Any] | None, resumed: dic
     return ok
 
 
-def check_data_positions(logs: list[str], step: int, doc: dict[str, Any], total_steps: int, failures: Any) -> str:
+def check_data_positions(logs: list[str], step: int, doc: dict[str, Any], total_steps: int, failures: Failures) -> str:
     """Checks the data positions in the logs of a training run killed and resumed from the checkpoint of ``step``
     (one log when Ray Train retried the run itself, two when it was resubmitted; see the module); prints what they
     prove and returns a short verdict."""

@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from cluster import LocalCluster, load_rendered
 from committed_outputs import committed_outputs_experiment
 from data_positions import check_data_positions
+from failures import Failures
 from job_cluster import job_dir, started_cluster
 
 REPORT_PREFIX = "RAY_GPU_APPLIED "
@@ -48,14 +49,6 @@ INFORMATIONAL = {
     "train.offloadOptimizerClass": "only with optimizer offload",
     "train.deepspeedConfigFile": "only with ZeRO",
 }
-
-
-class Failures(list):
-    def check(self, ok: bool, message: str) -> bool:
-        if not ok:
-            self.append(message)
-            print(f"  FAIL {message}", flush=True)
-        return ok
 
 
 def leaves(doc: Any, prefix: str = "") -> dict[str, Any]:

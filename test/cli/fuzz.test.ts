@@ -5,7 +5,7 @@
  * printed. The time limit per input is a hang detector only (generous, so a slow machine cannot fail it).
  */
 import fc from "fast-check";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -13,6 +13,7 @@ import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { repoRoot } from "../helpers/fixtures";
+import { runCli } from "../helpers/run-cli";
 
 const SEED = 20261201;
 const HANG_MS = 20_000;
@@ -147,14 +148,9 @@ async function inProcess(argv: string[], cwd: string): Promise<Outcome> {
 }
 
 /** Runs the real binary in a child process killed after {@link HANG_MS}: a blocking read shows as a hang. */
-function inChild(argv: string[], cwd: string): Promise<Outcome> {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, [join(repoRoot, "bin/ray-gpu.js"), ...argv], { cwd, timeout: HANG_MS });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.stdout.resume();
-    child.on("close", (code, signal) => res({ code: signal !== null ? "hang" : (code ?? "threw"), err }));
-  });
+async function inChild(argv: string[], cwd: string): Promise<Outcome> {
+  const r = await runCli(argv, {}, { cwd, timeoutMs: HANG_MS });
+  return { code: r.signal !== null ? "hang" : (r.status ?? "threw"), err: r.stderr };
 }
 
 /** Runs the CLI once and checks the rules; returns a description of a broken rule, or undefined. */

@@ -8,22 +8,37 @@ import { repoRoot } from "./fixtures";
 
 export interface CliResult {
   readonly status: number | null;
+  /** The signal that ended the process (`SIGTERM` when `timeoutMs` ran out), or null. */
+  readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-/** `node bin/ray-gpu.js ...args` from the repository root, with `env` added to the process environment. */
-export function runCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
+/** Where and how long the CLI runs. */
+export interface RunCliOptions {
+  /** @default the repository root */
+  readonly cwd?: string;
+  /** Kill the process after this long (a hang detector, never a timing assertion). @default no limit */
+  readonly timeoutMs?: number;
+}
+
+/** `node bin/ray-gpu.js ...args`, with `env` added to the process environment. */
+export function runCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  options: RunCliOptions = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, "bin/ray-gpu.js"), ...args], {
-      cwd: repoRoot,
+      cwd: options.cwd ?? repoRoot,
       env: { ...process.env, ...env },
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
     });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
+    child.on("close", (status, signal) => resolve({ status, signal, stdout, stderr }));
   });
 }
