@@ -3,13 +3,16 @@
  * from what this would write (run it and commit the result):
  * - from the runtime contract (workloads/contract/document.ts): the JSON Schema the Python runtime validates with, and
  *   the contract table of docs/runtime.md;
- * - from the published memory cases (test/core/memory/published-cases.ts): the table of docs/memory.md.
+ * - from the published memory cases (test/core/memory/published-cases.ts): the table of docs/memory.md;
+ * - from the diff fixture (test/cli/diff-fixture.ts): the pull-request comment shown in docs/cli.md, as `ray-gpu diff`
+ *   renders it (builds nothing itself: run it after `npm run build`, since the diff previews through bin/ray-gpu.js).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stableJson } from "../core/serialize";
 import { contractMarkdown, tuningJsonSchema } from "../workloads/contract/json-schema";
 import { publishedTable } from "../test/core/memory/published-cases";
+import { docsComment } from "../test/cli/diff-fixture";
 
 const root = resolve(__dirname, "..");
 export const SCHEMA_FILE = join(root, "runtime/ray_gpu/tuning.schema.json");
@@ -19,6 +22,9 @@ export const BEGIN = "<!-- generated: contract table (npm run generate) -->";
 export const END = "<!-- end of generated contract table -->";
 export const CASES_BEGIN = "<!-- generated: published memory cases (npm run generate) -->";
 export const CASES_END = "<!-- end of generated published memory cases -->";
+export const CLI_DOC = join(root, "docs/cli.md");
+export const DIFF_BEGIN = "<!-- generated: diff comment of the fixture (npm run generate) -->";
+export const DIFF_END = "<!-- end of generated diff comment -->";
 
 /** `doc` with the section between `begin` and `end` replaced by `table`. */
 export function withSection(doc: string, table: string, begin = BEGIN, end = END): string {
@@ -33,9 +39,12 @@ export function sectionOf(doc: string, begin: string, end: string): string {
   return doc.slice(doc.indexOf(begin) + begin.length + 1, doc.indexOf(end));
 }
 
-if (require.main === module) {
+async function generate(): Promise<void> {
   writeFileSync(SCHEMA_FILE, stableJson(tuningJsonSchema()));
   writeFileSync(CONTRACT_DOC, withSection(readFileSync(CONTRACT_DOC, "utf8"), contractMarkdown()));
   writeFileSync(MEMORY_DOC, withSection(readFileSync(MEMORY_DOC, "utf8"), publishedTable(), CASES_BEGIN, CASES_END));
-  console.log(`wrote ${SCHEMA_FILE}, the contract table of ${CONTRACT_DOC} and the cases table of ${MEMORY_DOC}`);
+  writeFileSync(CLI_DOC, withSection(readFileSync(CLI_DOC, "utf8"), `${await docsComment()}\n`, DIFF_BEGIN, DIFF_END));
+  console.log(`wrote ${SCHEMA_FILE}, the tables of ${CONTRACT_DOC} and ${MEMORY_DOC}, and the comment of ${CLI_DOC}`);
 }
+
+if (require.main === module) void generate();

@@ -5,7 +5,10 @@ import type { RuntimePackage } from "../../workloads/contract/configmaps";
 import { planStack } from "../../workloads/stack";
 import { baseSource, baseStackNames, baseStackText, type BaseSource } from "../diff/base";
 import { diffPlans, type PlanDocument, type StackDiff } from "../diff/compare";
-import { diffJson, diffMarkdown, diffText, firedRules, type FailRule } from "../diff/report";
+import { diffMarkdown } from "../diff/markdown";
+import { previewDir, previewText } from "../diff/preview-child";
+import { diffJson, diffText, firedRules, type FailRule, type StackReport } from "../diff/report";
+import { diffResources } from "../diff/resources";
 import { EXIT, UsageError, type CommandContext } from "../io";
 import { planDocument } from "../plan-view";
 import { checkStackName, listStacks, loadStackConfig, stackConfigFromText } from "../stack-file";
@@ -17,19 +20,24 @@ export interface DiffOptions {
   allStacks?: boolean;
   format: "text" | "markdown" | "json";
   failOn?: string;
+  /** `--no-preview` sets it false: the platform's resources are not previewed (faster; no `replace` rule). */
+  preview: boolean;
 }
+
+const RULE_NAMES = ["no-fit", "replace", "prod-lifecycle"] as const;
 
 /** `no-fit,prod-lifecycle,cost:25` as rules. */
 export function parseFailOn(text: string | undefined): FailRule[] {
   if (!text) return [];
   return text.split(",").map((r): FailRule => {
     const rule = r.trim();
-    if (rule === "no-fit" || rule === "prod-lifecycle") return { kind: rule };
+    const named = RULE_NAMES.find((n) => n === rule);
+    if (named) return { kind: named };
     const cost = /^cost:(\d+(\.\d+)?)$/.exec(rule);
     if (cost) return { kind: "cost", usdPerHour: Number(cost[1]) };
-    if (rule === "replace")
-      throw new UsageError("--fail-on replace needs the diff of the platform's resources, which is not built yet");
-    throw new UsageError(`--fail-on ${JSON.stringify(rule)}: rules are no-fit, prod-lifecycle and cost:<usd-per-hour>`);
+    throw new UsageError(
+      `--fail-on ${JSON.stringify(rule)}: rules are no-fit, replace, prod-lifecycle and cost:<usd-per-hour>`,
+    );
   });
 }
 
@@ -56,25 +64,57 @@ function stacksToDiff(ctx: CommandContext, opts: DiffOptions, source: BaseSource
   return [...new Set([...baseStackNames(source), ...listStacks(ctx.dir())])].sort();
 }
 
-/** Plans each stack at the base and now, prints the differences, and sets exit 3 when a `--fail-on` rule fires. */
-export function runDiff(ctx: CommandContext, opts: DiffOptions): void {
-  const rules = parseFailOn(opts.failOn);
-  const source = baseSource(opts.base, ctx.io.cwd, ctx.dir());
+/** One stack at the base and now: its config text at the base, and its plans. */
+interface StackSides {
+  readonly stack: string;
+  readonly baseText: string | undefined;
+  readonly baseLabel: string;
+  readonly existsNow: boolean;
+  readonly diff: StackDiff;
+}
+
+function planSides(ctx: CommandContext, opts: DiffOptions, source: BaseSource, runtime: RuntimePackage) {
   const now = new Set(listStacks(ctx.dir()));
-  const runtime = loadRuntimePackage();
-  const stacks = stacksToDiff(ctx, opts, source).map((stack): { stack: string; diff: StackDiff } => {
-    const file = `${opts.base}:Pulumi.${stack}.yaml`;
-    const before = documentOf(stack, baseStackText(source, stack), file, runtime);
-    const after = now.has(stack)
+  return stacksToDiff(ctx, opts, source).map((stack): StackSides => {
+    const baseLabel = `${opts.base}:Pulumi.${stack}.yaml`;
+    const baseText = baseStackText(source, stack);
+    const before = documentOf(stack, baseText, baseLabel, runtime);
+    const existsNow = now.has(stack);
+    const after = existsNow
       ? planDocument(stack, planStack(loadStackConfig(ctx.dir(), stack).config, { runtime }))
       : undefined;
     if (!before && !after) throw new UsageError(`no stack "${stack}" at the base or now`);
-    return { stack, diff: diffPlans(before, after) };
+    return { stack, baseText, baseLabel, existsNow, diff: diffPlans(before, after) };
   });
-  const fired = firedRules(
-    stacks.map((s) => s.diff),
-    rules,
+}
+
+/** The platform resources of every stack at both sides, previewed in parallel child processes. */
+async function withResources(ctx: CommandContext, sides: readonly StackSides[]): Promise<StackReport[]> {
+  return Promise.all(
+    sides.map(async (s): Promise<StackReport> => {
+      const [before, after] = await Promise.all([
+        s.baseText === undefined ? [] : previewText(s.baseText, s.stack, s.baseLabel),
+        s.existsNow ? previewDir(ctx.dir(), s.stack) : [],
+      ]);
+      return { stack: s.stack, diff: s.diff, resources: diffResources(before, after) };
+    }),
   );
+}
+
+/**
+ * Plans (and, unless `--no-preview`, previews) each stack at the base and now, prints the differences, and sets exit 3
+ * when a `--fail-on` rule fires.
+ */
+export async function runDiff(ctx: CommandContext, opts: DiffOptions): Promise<void> {
+  const rules = parseFailOn(opts.failOn);
+  if (!opts.preview && rules.some((r) => r.kind === "replace"))
+    throw new UsageError("--fail-on replace needs the platform's resources: drop --no-preview");
+  const source = baseSource(opts.base, ctx.io.cwd, ctx.dir());
+  const sides = planSides(ctx, opts, source, loadRuntimePackage());
+  const stacks: StackReport[] = opts.preview
+    ? await withResources(ctx, sides)
+    : sides.map((s) => ({ stack: s.stack, diff: s.diff, resources: null }));
+  const fired = firedRules(stacks, rules);
   const view = {
     text: () => diffText(stacks),
     markdown: () => diffMarkdown(stacks, fired),

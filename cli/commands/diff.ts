@@ -11,7 +11,8 @@ export function registerDiff(program: Command, ctx: CommandContext): void {
     .command("diff")
     .description(
       "Compare the plan of a stack at a base (a git ref or a folder) with the plan now: workloads added, removed and " +
-        "re-planned (every planned value old -> new, with its reason), fit verdicts, headroom, pools and cost.",
+        "re-planned (every planned value old -> new, with its reason), fit verdicts, headroom, pools and cost, and the " +
+        "platform resources added, removed, replaced or updated (from the offline preview).",
     )
     .requiredOption(
       "-b, --base <ref|folder>",
@@ -24,10 +25,11 @@ export function registerDiff(program: Command, ctx: CommandContext): void {
     )
     .option(
       "--fail-on <rules>",
-      "exit 3 when a rule fires: no-fit, prod-lifecycle, cost:<usd-per-hour> (comma-separated)",
+      "exit 3 when a rule fires: no-fit, replace, prod-lifecycle, cost:<usd-per-hour> (comma-separated)",
     )
+    .option("--no-preview", "compare the plans only, not the platform's resources (faster; no replace rule)")
     .action(async (opts: DiffOptions) => {
       const { runDiff } = await import("../actions/diff.js");
-      runDiff(ctx, opts);
+      await runDiff(ctx, opts);
     });
 }

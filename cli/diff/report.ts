@@ -1,34 +1,53 @@
 /**
- * The words of `ray-gpu diff`: a summary line a PR title could carry, the `--fail-on` rules, and the text, Markdown (a
- * PR comment: one collapsible section per workload, under GitHub's comment limit) and JSON views.
+ * The words of `ray-gpu diff`: a summary line a PR title could carry, the `--fail-on` rules, and the text and JSON
+ * views (the Markdown view is in ./markdown).
  */
 import { stableJson } from "../../core/serialize";
 import type { StackDiff, ValueChange, WorkloadChange } from "./compare";
+import { statefulLosses, type InputChange, type ResourceChange } from "./resources";
 
-/**
- * Longest Markdown this writes. GitHub refuses comment bodies over 65,536 characters ("Body is too long (maximum is
- * 65536 characters)"), and counts in a way that is not JavaScript's `.length` (its storage limit is in 4-byte
- * characters), so stay at 60,000, as changesets/action does (pulumi/actions uses 64,000).
- */
-export const COMMENT_LIMIT = 60_000;
+/** One stack's diff: the plan's, and the platform resources' (null when the preview was skipped with --no-preview). */
+export interface StackReport {
+  readonly stack: string;
+  readonly diff: StackDiff;
+  readonly resources: readonly ResourceChange[] | null;
+}
 
-/** A `--fail-on` rule: `no-fit`, `prod-lifecycle` or `cost:<usd-per-hour>`. */
-export type FailRule = { kind: "no-fit" } | { kind: "prod-lifecycle" } | { kind: "cost"; usdPerHour: number };
+/** A `--fail-on` rule: `no-fit`, `replace`, `prod-lifecycle` or `cost:<usd-per-hour>`. */
+export type FailRule =
+  { kind: "no-fit" } | { kind: "replace" } | { kind: "prod-lifecycle" } | { kind: "cost"; usdPerHour: number };
 
 const signed = (n: number, digits = 0) => `${n >= 0 ? "+" : "-"}${Math.abs(n).toFixed(digits)}`;
-const usd = (n: number) => `${n >= 0 ? "+" : "-"}$${Math.abs(n).toFixed(2)}`;
+export const usd = (n: number) => `${n >= 0 ? "+" : "-"}$${Math.abs(n).toFixed(2)}`;
+const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
-/** "+8 GPUs, +$40.96/h at max, 1 workload re-planned, 1 added, 0 removed, 1 stops fitting". */
-export function summaryLine(diffs: readonly StackDiff[]): string {
-  const total = (f: (d: StackDiff) => number) => diffs.reduce((n, d) => n + f(d), 0);
+/** A resource by its kind and name: `aws:s3/bucket:Bucket ray-gpu-storage-bucket` as `Bucket ray-gpu-storage-bucket`. */
+export const resourceName = (r: { type: string; name: string }) => `${r.type.split(":").pop()} ${r.name}`;
+
+/** The replacements part of the summary: "0 replacements", or "2 replacements (REPLACES Bucket …)". */
+function replacementsPart(stacks: readonly StackReport[]): string {
+  if (stacks.some((s) => s.resources === null)) return "resources not previewed";
+  const all = stacks.flatMap((s) => s.resources ?? []);
+  const replaced = all.filter((c) => c.status === "replaced").length;
+  const losses = statefulLosses(all).map(
+    (c) => `${c.status === "removed" ? "DELETES" : "REPLACES"} ${resourceName(c)}`,
+  );
+  return `${plural(replaced, "replacement")}${losses.length ? ` (${losses.join(", ")})` : ""}`;
+}
+
+/** "+8 GPUs, +$40.96/h at max, 1 workload re-planned, 1 added, 0 removed, 1 stops fitting, 0 replacements". */
+export function summaryLine(stacks: readonly StackReport[]): string {
+  const total = (f: (d: StackDiff) => number) => stacks.reduce((n, s) => n + f(s.diff), 0);
   const gpus = total((d) => d.gpus.after - d.gpus.before);
   const cost = total((d) => d.usdPerHourAtMax.after - d.usdPerHourAtMax.before);
-  const replanned = total((d) => d.changed.length);
   const stops = total((d) => d.stopsFitting.length);
   return (
-    `${signed(gpus)} GPUs, ${usd(cost)}/h at max, ${replanned} workload${replanned === 1 ? "" : "s"} re-planned, ` +
+    `${signed(gpus)} GPUs, ${usd(cost)}/h at max, ${plural(
+      total((d) => d.changed.length),
+      "workload",
+    )} re-planned, ` +
     `${total((d) => d.added.length)} added, ${total((d) => d.removed.length)} removed, ` +
-    `${stops} stop${stops === 1 ? "s" : ""} fitting`
+    `${stops} stop${stops === 1 ? "s" : ""} fitting, ${replacementsPart(stacks)}`
   );
 }
 
@@ -44,27 +63,43 @@ export function lifecycleLosses(c: WorkloadChange): ValueChange[] {
   );
 }
 
+/** What each rule says about the stacks, one line per finding. */
+const RULES: { readonly [K in FailRule["kind"]]: (s: readonly StackReport[], r: FailRule & { kind: K }) => string[] } =
+  {
+    "no-fit": (stacks) =>
+      stacks.flatMap((s) => s.diff.stopsFitting.map((w) => `no-fit: ${w} does not fit in GPU memory`)),
+    replace: (stacks) =>
+      stacks.flatMap((s) =>
+        statefulLosses(s.resources ?? []).map(
+          (c) =>
+            `replace: ${s.stack} ${c.status === "removed" ? "deletes" : "replaces"} ${resourceName(c)}: ${c.loses}`,
+        ),
+      ),
+    "prod-lifecycle": (stacks) =>
+      stacks
+        .filter((s) => s.diff.environment === "prod")
+        .flatMap((s) =>
+          s.diff.changed.flatMap((c) => lifecycleLosses(c).map((ch) => `prod-lifecycle: ${c.name} ${describe(ch)}`)),
+        ),
+    cost: (stacks, rule) => {
+      const delta = stacks.reduce((n, s) => n + s.diff.usdPerHourAtMax.after - s.diff.usdPerHourAtMax.before, 0);
+      return delta > rule.usdPerHour ? [`cost: ${usd(delta)}/h at max exceeds +$${rule.usdPerHour.toFixed(2)}/h`] : [];
+    },
+  };
+
 /** Each rule that fires, with why; empty when none does. */
-export function firedRules(diffs: readonly StackDiff[], rules: readonly FailRule[]): string[] {
-  return rules.flatMap((rule): string[] => {
-    if (rule.kind === "no-fit")
-      return diffs.flatMap((d) => d.stopsFitting.map((w) => `no-fit: ${w} does not fit in GPU memory`));
-    if (rule.kind === "prod-lifecycle")
-      return diffs
-        .filter((d) => d.environment === "prod")
-        .flatMap((d) =>
-          d.changed.flatMap((c) => lifecycleLosses(c).map((ch) => `prod-lifecycle: ${c.name} ${describe(ch)}`)),
-        );
-    const delta = diffs.reduce((n, d) => n + d.usdPerHourAtMax.after - d.usdPerHourAtMax.before, 0);
-    return delta > rule.usdPerHour ? [`cost: ${usd(delta)}/h at max exceeds +$${rule.usdPerHour.toFixed(2)}/h`] : [];
-  });
+export function firedRules(stacks: readonly StackReport[], rules: readonly FailRule[]): string[] {
+  return rules.flatMap((rule) =>
+    (RULES[rule.kind] as (s: readonly StackReport[], r: FailRule) => string[])(stacks, rule),
+  );
 }
 
 const show = (v: unknown) => (v === undefined ? "(none)" : typeof v === "string" ? v : JSON.stringify(v));
-const describe = (ch: ValueChange) => `${ch.key}: ${show(ch.before)} → ${show(ch.after)}`;
+export const describe = (ch: ValueChange | InputChange) =>
+  `${"key" in ch ? ch.key : ch.path}: ${show(ch.before)} → ${show(ch.after)}`;
 
-/** The lines of one re-planned workload. */
-function workloadLines(c: WorkloadChange): string[] {
+/** The lines of one re-planned workload: a headline, then each changed value with its reason. */
+export function workloadLines(c: WorkloadChange): string[] {
   const flip = c.fitsBefore !== c.fitsAfter ? (c.fitsAfter ? " NOW FITS" : " STOPS FITTING IN GPU MEMORY") : "";
   return [
     `${c.name}:${flip} headroom ${c.headroomGiB.before} → ${c.headroomGiB.after} GiB per GPU; ` +
@@ -73,52 +108,48 @@ function workloadLines(c: WorkloadChange): string[] {
   ];
 }
 
-/** The text view: per stack, workloads and pools, then the summary. */
-export function diffText(stacks: readonly { stack: string; diff: StackDiff }[]): string {
-  const out: string[] = [summaryLine(stacks.map((s) => s.diff)), ""];
-  for (const { stack, diff } of stacks) {
-    out.push(`Stack ${stack}:`);
-    for (const n of diff.added) out.push(`  added workload ${n}`);
-    for (const n of diff.removed) out.push(`  removed workload ${n}`);
-    for (const c of diff.changed) out.push(...workloadLines(c).map((l) => `  ${l}`));
-    for (const p of diff.pools)
-      out.push(
-        `  pool ${p.name} ${p.status}: ${p.changes.map(describe).join(", ")}; ` +
-          `$/h at max ${p.usdPerHourAtMax.before.toFixed(2)} → ${p.usdPerHourAtMax.after.toFixed(2)}`,
-      );
-    if (!diff.added.length && !diff.removed.length && !diff.changed.length && !diff.pools.length)
-      out.push("  no planned change");
-    out.push("");
-  }
-  return out.join("\n");
+/** The headline of one changed resource: status, name, and what a replacement or deletion loses. */
+export function resourceHeadline(c: ResourceChange): string {
+  const loud = c.loses && (c.status === "replaced" || c.status === "removed");
+  const status = loud ? c.status.toUpperCase() : c.status;
+  const guard = c.protection?.includes("protect") && c.status !== "updated" && c.status !== "added";
+  return (
+    `${status} ${resourceName(c)}` +
+    (c.replacedBecause ? ` (because ${c.replacedBecause.join("; ")})` : "") +
+    (loud ? `: loses ${c.loses}` : "") +
+    (guard ? "; it is protected, so pulumi up stops with an error until the protection is lifted" : "")
+  );
 }
 
-/** The Markdown view for a PR comment; cut (with a note) to stay under {@link COMMENT_LIMIT}. */
-export function diffMarkdown(stacks: readonly { stack: string; diff: StackDiff }[], fired: readonly string[]): string {
-  const head = [`**${summaryLine(stacks.map((s) => s.diff))}**`, ...fired.map((f) => `- :x: ${f}`), ""];
-  const sections = stacks.flatMap(({ stack, diff }) => [
-    `### Stack \`${stack}\``,
-    ...diff.added.map((n) => `- added workload \`${n}\``),
-    ...diff.removed.map((n) => `- removed workload \`${n}\``),
-    ...diff.changed.map((c) => {
-      const [first, ...rest] = workloadLines(c);
-      return `<details><summary>${first}</summary>\n\n\`\`\`\n${rest.join("\n")}\n\`\`\`\n</details>`;
-    }),
-    ...diff.pools.map((p) => `- pool \`${p.name}\` ${p.status}: ${p.changes.map(describe).join(", ")}`),
-    "",
-  ]);
-  const note = "\n_(cut to fit GitHub's comment limit: run `ray-gpu diff` for the rest)_\n";
-  const full = [...head, ...sections].join("\n");
-  if (full.length <= COMMENT_LIMIT) return full;
-  let text = head.join("\n");
-  for (const s of sections) {
-    if (text.length + s.length + 1 + note.length > COMMENT_LIMIT) break;
-    text += `\n${s}`;
-  }
-  return text + note;
+/** The lines of one changed resource: the headline, then each changed input. */
+export function resourceLines(c: ResourceChange): string[] {
+  return [resourceHeadline(c), ...c.inputs.map((i) => `  ${describe(i)}`)];
+}
+
+function stackText({ stack, diff, resources }: StackReport): string[] {
+  const out = [`Stack ${stack}:`];
+  for (const n of diff.added) out.push(`  added workload ${n}`);
+  for (const n of diff.removed) out.push(`  removed workload ${n}`);
+  for (const c of diff.changed) out.push(...workloadLines(c).map((l) => `  ${l}`));
+  for (const p of diff.pools)
+    out.push(
+      `  pool ${p.name} ${p.status}: ${p.changes.map(describe).join(", ")}; ` +
+        `$/h at max ${p.usdPerHourAtMax.before.toFixed(2)} → ${p.usdPerHourAtMax.after.toFixed(2)}`,
+    );
+  if (!diff.added.length && !diff.removed.length && !diff.changed.length && !diff.pools.length)
+    out.push("  no planned change");
+  if (resources === null) out.push("  platform resources: not previewed (--no-preview)");
+  else if (resources.length === 0) out.push("  platform resources: no change");
+  else for (const c of resources) out.push(...resourceLines(c).map((l) => `  ${l}`));
+  return [...out, ""];
+}
+
+/** The text view: the summary, then per stack its workloads, pools and platform resources. */
+export function diffText(stacks: readonly StackReport[]): string {
+  return [summaryLine(stacks), "", ...stacks.flatMap(stackText)].join("\n");
 }
 
 /** The JSON view: stable key order. */
-export function diffJson(stacks: readonly { stack: string; diff: StackDiff }[], fired: readonly string[]): string {
-  return stableJson({ summary: summaryLine(stacks.map((s) => s.diff)), fired, stacks });
+export function diffJson(stacks: readonly StackReport[], fired: readonly string[]): string {
+  return stableJson({ summary: summaryLine(stacks), fired, stacks });
 }

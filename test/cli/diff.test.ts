@@ -2,46 +2,14 @@
  * `ray-gpu diff` on fixture git repositories made by the test: a base commit and a working tree with real stack
  * changes. Asserts the reported changes, the summary line, and the exit code of each `--fail-on` rule.
  */
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
-import { COMMENT_LIMIT } from "../../cli/diff/report";
-import { repoRoot } from "../helpers/fixtures";
-
-type StackFile = { config: Record<string, unknown> };
-const prod = () => parse(readFileSync(join(repoRoot, "Pulumi.prod.yaml"), "utf8")) as StackFile;
-const workloads = (f: StackFile) => f.config["ray-gpu:workloads"] as Record<string, unknown>[];
-const platform = (f: StackFile) => f.config["ray-gpu:platform"] as Record<string, unknown>;
-
-/** A git repository whose HEAD holds `base` as Pulumi.prod.yaml, and whose working tree holds `head`. */
-function repo(base: StackFile, head: StackFile): string {
-  const dir = mkdtempSync(join(tmpdir(), "ray-gpu-diff-"));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
-  git("init", "-q");
-  git("config", "user.email", "test@example.com");
-  git("config", "user.name", "test");
-  copyFileSync(join(repoRoot, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
-  writeFileSync(join(dir, "Pulumi.prod.yaml"), stringify(base));
-  git("add", ".");
-  git("commit", "-q", "-m", "base");
-  writeFileSync(join(dir, "Pulumi.prod.yaml"), stringify(head));
-  return dir;
-}
-
-async function diff(dir: string, ...args: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(["-C", dir, "diff", "--base", "HEAD", "--stack", "prod", ...args], {
-    out: (s) => (out += s),
-    err: (s) => (err += s),
-    cwd: dir,
-  });
-  return { code, out, err };
-}
+import { COMMENT_LIMIT } from "../../cli/diff/markdown";
+import { CLI_DOC, DIFF_BEGIN, DIFF_END, sectionOf } from "../../scripts/generate";
+import { diff, docsChange, docsComment, gpuPools, platform, prod, repo, workloads } from "./diff-fixture";
 
 describe("ray-gpu diff", () => {
   it("reports a GPU change as the values that change, with the new reasons, the job's cost and a summary line", async () => {
@@ -51,8 +19,10 @@ describe("ray-gpu diff", () => {
     const r = await diff(repo(prod(), head));
     expect(r.code).toBe(0);
     expect(r.out.split("\n")[0]).toBe(
-      "-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting",
+      "-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting, 0 replacements",
     );
+    // An example job has no RayJob to submit: the platform is untouched.
+    expect(r.out).toContain("platform resources: no change");
     expect(r.out).toMatch(/embed-chunks: headroom [\d.]+ → [\d.]+ GiB per GPU; -\$4\.85\/h \(9\.70 → 4\.85\)/);
     expect(r.out).toMatch(/gpus: 8 → 4/);
     expect(r.out).toMatch(/worker\.replicas: 8 → 4 \(4 GPUs \//);
@@ -61,8 +31,8 @@ describe("ray-gpu diff", () => {
   it("names a new workload and a pool whose size changes, with the cost at max", async () => {
     const head = prod();
     workloads(head).push({ ...workloads(head)[1]!, name: "embed-more" });
-    (platform(head)["gpuNodeGroups"] as Record<string, unknown>[])[1]!["maxNodes"] = 12;
-    const r = await diff(repo(prod(), head), "--format", "json");
+    gpuPools(head)[1]!["maxNodes"] = 12;
+    const r = await diff(repo(prod(), head), "--format", "json", "--no-preview");
     const doc = JSON.parse(r.out) as { summary: string; stacks: { diff: { added: string[]; pools: unknown[] } }[] };
     expect(doc.stacks[0]!.diff.added).toEqual(["embed-more"]);
     expect(doc.stacks[0]!.diff.pools).toMatchObject([{ name: "infer-a10g-1x", status: "changed" }]);
@@ -74,12 +44,12 @@ describe("ray-gpu diff", () => {
     workloads(head)[1]!["model"] = "meta-llama/Llama-2-13b-hf";
     workloads(head)[1]!["kind"] = "EmbeddingPipeline";
     const dir = repo(prod(), head);
-    const r = await diff(dir, "--fail-on", "no-fit");
+    const r = await diff(dir, "--fail-on", "no-fit", "--no-preview");
     expect(r.out).toContain("embed-chunks: STOPS FITTING IN GPU MEMORY");
-    expect(r.out.split("\n")[0]).toMatch(/1 stops fitting$/);
+    expect(r.out.split("\n")[0]).toMatch(/1 stops fitting, resources not previewed$/);
     expect(r.code).toBe(3);
     expect(r.err).toContain("no-fit: embed-chunks does not fit in GPU memory");
-    expect((await diff(dir)).code).toBe(0);
+    expect((await diff(dir, "--no-preview")).code).toBe(0);
   });
 
   it("--fail-on prod-lifecycle fires when prod loses its failed-head retention, and not when nothing is lost", async () => {
@@ -93,10 +63,10 @@ describe("ray-gpu diff", () => {
 
   it("--fail-on cost:<usd> fires above the threshold only", async () => {
     const head = prod();
-    (platform(head)["gpuNodeGroups"] as Record<string, unknown>[])[0]!["maxNodes"] = 10;
+    gpuPools(head)[0]!["maxNodes"] = 10;
     const dir = repo(prod(), head);
-    expect((await diff(dir, "--fail-on", "cost:20")).code).toBe(0);
-    const r = await diff(dir, "--fail-on", "cost:5");
+    expect((await diff(dir, "--fail-on", "cost:20", "--no-preview")).code).toBe(0);
+    const r = await diff(dir, "--fail-on", "cost:5", "--no-preview");
     expect(r.code).toBe(3);
     expect(r.err).toMatch(/cost: \+\$11\.34\/h at max exceeds \+\$5\.00\/h/);
   });
@@ -117,6 +87,7 @@ describe("ray-gpu diff", () => {
     expect(code).toBe(0);
     expect(out).toContain("removed workload sft-mistral-7b");
     expect((await diff(dir, "--fail-on", "sometimes")).code).toBe(2);
+    expect((await diff(dir, "--fail-on", "replace", "--no-preview")).code).toBe(2);
     // A stack deleted from the working tree is still found at the base by --all-stacks, all its workloads removed.
     rmSync(join(dir, "Pulumi.prod.yaml"));
     let all = "";
@@ -150,12 +121,64 @@ describe("ray-gpu diff", () => {
     }));
     const head = structuredClone(base);
     for (const w of workloads(head)) w["gpus"] = 2;
-    const r = await diff(repo(base, head), "--format", "markdown");
+    const r = await diff(repo(base, head), "--format", "markdown", "--no-preview");
     expect(r.out.length).toBeLessThanOrEqual(COMMENT_LIMIT + 1);
     expect(r.out.split("\n")[0]).toBe(
-      "**+200 GPUs, +$0.00/h at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting**",
+      "**+200 GPUs, +$0.00/h at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting, resources not previewed**",
     );
     expect(r.out).toContain("<details><summary>embed-0:");
     expect(r.out).toContain("cut to fit GitHub's comment limit");
   }, 60_000);
+
+  it("a bucket rename replaces the bucket: said in the summary, loudly, and --fail-on replace exits 3", async () => {
+    const head = prod();
+    platform(head)["storage"] = { ...(platform(head)["storage"] as object), bucketName: "acme-ml-prod" };
+    const dir = repo(prod(), head);
+    const r = await diff(dir, "--fail-on", "replace");
+    expect(r.code).toBe(3);
+    expect(r.out.split("\n")[0]).toMatch(/, 7 replacements \(REPLACES Bucket ray-gpu-storage-bucket\)$/);
+    expect(r.out).toMatch(/REPLACED Bucket ray-gpu-storage-bucket \(because bucket\): loses the bucket's datasets/);
+    // prod protects its bucket: pulumi up would stop, and the diff says so
+    expect(r.out).toContain("it is protected, so pulumi up stops with an error");
+    expect(r.out).toContain("bucket: <computed: bucket name of ray-gpu-storage-bucket> → acme-ml-prod");
+    expect(r.err).toMatch(/replace: prod replaces Bucket ray-gpu-storage-bucket: the bucket's datasets/);
+    // the same change without the rule runs and exits 0
+    expect((await diff(dir)).code).toBe(0);
+  });
+
+  it("adopting an existing cluster deletes the one the stack created, and --fail-on replace says so", async () => {
+    const head = prod();
+    platform(head)["cluster"] = { mode: "existing", name: "ml-prod" };
+    const r = await diff(repo(prod(), head), "--fail-on", "replace", "--format", "json");
+    expect(r.code).toBe(3);
+    const doc = JSON.parse(r.out) as { fired: string[]; stacks: { resources: { type: string; status: string }[] }[] };
+    expect(doc.fired).toContain(
+      "replace: prod deletes Cluster ray-gpu-cluster-eks: the cluster: every node, running job and in-cluster object",
+    );
+    const cluster = doc.stacks[0]!.resources.find((c) => c.type === "aws:eks/cluster:Cluster");
+    expect(cluster).toMatchObject({ status: "removed" });
+  });
+
+  it("a submitted job's GPU change replaces its RayJob (the job restarts) and leaves every other job alone", async () => {
+    const { head: base } = docsChange();
+    const head = structuredClone(base);
+    const sft = workloads(head).find((w) => w["name"] === "sft-llama-8b")!;
+    expect(sft["gpus"]).toBe(8);
+    sft["gpus"] = 4;
+    const r = await diff(repo(base, head), "--format", "json");
+    const doc = JSON.parse(r.out) as {
+      summary: string;
+      stacks: { resources: { type: string; name: string; status: string; replacedBecause?: string[] }[] }[];
+    };
+    const jobs = doc.stacks[0]!.resources.filter((c) => c.type === "kubernetes:ray.io/v1:RayJob");
+    expect(jobs.map((j) => [j.name, j.status])).toEqual([["sft-llama-8b-rayjob", "replaced"]]);
+    expect(jobs[0]!.replacedBecause!.some((p) => p.startsWith("spec."))).toBe(true);
+    expect(doc.summary).toMatch(/^-4 GPUs, \+\$0\.00\/h at max, 1 workload re-planned, .* [1-9]\d* replacements?$/);
+  });
+
+  it("the docs page shows the comment this fixture renders (npm run generate rewrites it)", async () => {
+    const comment = await docsComment();
+    expect(comment.split("\n")[0]).toMatch(/^\*\*-4 GPUs, \+\$4\.85\/h at max, .*REPLACES Bucket/);
+    expect(sectionOf(readFileSync(CLI_DOC, "utf8"), DIFF_BEGIN, DIFF_END)).toBe(`${comment}\n`);
+  });
 });

@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
 
-type Step = { uses?: string; run?: string; env?: Record<string, string>; name?: string };
+type Step = { uses?: string; run?: string; env?: Record<string, string>; name?: string; if?: string };
 type Job = { permissions?: Record<string, string>; steps: Step[] };
 type Workflow = { permissions: Record<string, string>; jobs: Record<string, Job> };
 
@@ -66,24 +66,38 @@ describe("GitHub workflows", () => {
 
   it("preview.yml's diff step, run exactly as written on a fixture repository, writes the comment body", async () => {
     const step = workflow("preview.yml").jobs["diff"]!.steps.find((s) => s.run?.includes("ray-gpu diff"))!;
-    const dir = fixtureRepository();
-    await run("bash", ["-e", "-o", "pipefail", "-c", step.run!], {
-      cwd: dir,
-      env: { ...process.env, BASE_REF: "main" },
-    });
-    const body = readFileSync(join(dir, "ray-gpu-diff.md"), "utf8");
-    expect(body.split("\n")[0]).toBe(
-      "**-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting**",
+    const runStep = async (edit: (prod: string) => string) => {
+      const dir = fixtureRepository(edit);
+      const output = join(dir, "github-output");
+      await run("bash", ["-e", "-o", "pipefail", "-c", step.run!], {
+        cwd: dir,
+        env: { ...process.env, BASE_REF: "main", GITHUB_OUTPUT: output },
+      });
+      return { body: readFileSync(join(dir, "ray-gpu-diff.md"), "utf8"), output: readFileSync(output, "utf8") };
+    };
+    const halved = await runStep((prod) => prod.replace(/(name: embed-chunks[\s\S]*?gpus: )8/, "$14"));
+    expect(halved.body.split("\n")[0]).toBe(
+      "**-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting, 0 replacements**",
     );
-    expect(body).toContain("<details><summary>embed-chunks:");
-  }, 60_000);
+    expect(halved.body).toContain("<details><summary>embed-chunks:");
+    expect(halved.output).toBe("status=0\n");
+    // A bucket rename fires `replace`: the step still succeeds and writes the comment, and hands status 3 to the step
+    // that fails the check.
+    const renamed = await runStep((prod) =>
+      prod.replace(/^ {4}storage:\n/m, "    storage:\n      bucketName: acme-ml-prod\n"),
+    );
+    expect(renamed.body.split("\n")[1]).toMatch(/^- :x: replace: prod replaces Bucket ray-gpu-storage-bucket/);
+    expect(renamed.output).toBe("status=3\n");
+    const fail = workflow("preview.yml").jobs["diff"]!.steps.at(-1)!;
+    expect(fail).toMatchObject({ if: "steps.diff.outputs.status == '3'" });
+  }, 90_000);
 });
 
 /**
- * A clone whose `origin/main` holds the repo's stacks and whose working tree halves embed-chunks' GPUs, with a
+ * A clone whose `origin/main` holds the repo's stacks and whose working tree has `edit` applied to prod, with a
  * package.json whose `ray-gpu` bin runs this checkout's CLI (what `npx ray-gpu` finds in the real repository).
  */
-function fixtureRepository(): string {
+function fixtureRepository(edit: (prod: string) => string): string {
   const origin = mkdtempSync(join(tmpdir(), "ray-gpu-origin-"));
   const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
   git(origin, "init", "-q", "-b", "main");
@@ -107,7 +121,7 @@ function fixtureRepository(): string {
   const dir = mkdtempSync(join(tmpdir(), "ray-gpu-pr-"));
   execFileSync("git", ["clone", "-q", origin, dir], { stdio: "ignore" });
   const prod = readFileSync(join(dir, "Pulumi.prod.yaml"), "utf8");
-  const edited = prod.replace(/(name: embed-chunks[\s\S]*?gpus: )8/, "$14");
+  const edited = edit(prod);
   expect(edited).not.toBe(prod);
   writeFileSync(join(dir, "Pulumi.prod.yaml"), edited);
   return dir;

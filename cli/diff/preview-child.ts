@@ -1,0 +1,55 @@
+/**
+ * The offline preview of one stack, run in a child process of this same CLI (`ray-gpu preview --json`): Pulumi's mock
+ * runtime is process-global and the program registers its resources once per process, so the base and the working
+ * tree each get their own. Both run this installation's program: the diff shows what the config change does.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { ConfigError } from "../../core/errors";
+import type { PreviewResource } from "../preview/run";
+
+/** `bin/ray-gpu.js` of this installation, found from this file (source, compiled or bundled). */
+export function cliEntry(from: string = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "bin", "ray-gpu.js");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`the CLI entry is missing: no bin/ray-gpu.js above ${from}`);
+  }
+}
+
+/** Runs `ray-gpu preview --json` in `dir`; a failure is the stack's problem, named as `label`. */
+function previewIn(dir: string, stack: string, label: string): Promise<PreviewResource[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliEntry(), "-C", dir, "preview", "--stack", stack, "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) return resolve((JSON.parse(out) as { resources: PreviewResource[] }).resources);
+      const message = `the offline preview failed (exit ${code}): ${err.trim().split("\n").slice(0, 20).join("\n")}`;
+      reject(new ConfigError([{ path: label, message }], label));
+    });
+  });
+}
+
+/** The preview of a stack file's text (the base's), from a temporary folder that is removed afterwards. */
+export async function previewText(text: string, stack: string, label: string): Promise<PreviewResource[]> {
+  const dir = mkdtempSync(join(tmpdir(), "ray-gpu-diff-base-"));
+  try {
+    writeFileSync(join(dir, `Pulumi.${stack}.yaml`), text);
+    return await previewIn(dir, stack, label);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The preview of `Pulumi.<stack>.yaml` in `dir` (the working tree's). */
+export function previewDir(dir: string, stack: string): Promise<PreviewResource[]> {
+  return previewIn(dir, stack, join(dir, `Pulumi.${stack}.yaml`));
+}

@@ -1,0 +1,130 @@
+/**
+ * The resource half of `ray-gpu diff`: which preview changes are updates, replacements (direct, through a value taken
+ * from a replaced resource, or cascading from the cluster) and losses of state.
+ */
+import { describe, expect, it } from "vitest";
+import { diffResources, statefulLosses } from "../../cli/diff/resources";
+import { REPLACEMENT, coveredBy, replacementRule } from "../../cli/diff/replacement";
+import type { PreviewResource } from "../../cli/preview/run";
+
+const res = (type: string, name: string, inputs: Record<string, unknown>, extra: Partial<PreviewResource> = {}) =>
+  ({ type, name, parent: null, inputs, ...extra }) as PreviewResource;
+
+const BUCKET = "aws:s3/bucket:Bucket";
+const CLUSTER = "aws:eks/cluster:Cluster";
+const NODES = "aws:eks/nodeGroup:NodeGroup";
+
+describe("diffResources", () => {
+  it("tells an in-place update from a replacement, and names the input that forces it", () => {
+    const base = [res(BUCKET, "b", { forceDestroy: false }), res(NODES, "ng", { scalingConfig: { maxSize: 2 } })];
+    const head = [
+      res(BUCKET, "b", { forceDestroy: false, bucket: "renamed" }),
+      res(NODES, "ng", { scalingConfig: { maxSize: 4 } }),
+    ];
+    const changes = diffResources(base, head);
+    expect(changes.map((c) => [c.name, c.status])).toEqual([
+      ["ng", "updated"],
+      ["b", "replaced"],
+    ]);
+    expect(changes[1]).toMatchObject({ replacedBecause: ["bucket"], loses: expect.stringContaining("bucket") });
+    expect(changes[0]!.inputs).toEqual([{ path: "scalingConfig.maxSize", before: 2, after: 4 }]);
+    expect(statefulLosses(changes).map((c) => c.name)).toEqual(["b"]);
+  });
+
+  it("replaces what takes a replace-forcing input from a replaced resource, and what lives on a replaced cluster", () => {
+    const base = [
+      res(CLUSTER, "eks", { name: "a", roleArn: "r1" }),
+      res(NODES, "ng", { subnetIds: ["<computed: private subnet 1 of vpc>"], clusterName: "a" }),
+      res("awsx:ec2:Vpc", "vpc", { cidrBlock: "10.0.0.0/16" }),
+      res("kubernetes:core/v1:Namespace", "ns", { metadata: { name: "jobs" } }),
+      res("aws:iam/role:Role", "role", { path: "/" }),
+    ];
+    const head = structuredClone(base);
+    head[2]!.inputs["cidrBlock"] = "10.1.0.0/16";
+    const changes = diffResources(base, head);
+    const status = Object.fromEntries(changes.map((c) => [c.name, c.status]));
+    expect(status).toEqual({ eks: "replaced", ng: "replaced", vpc: "replaced", ns: "replaced" });
+    const ng = changes.find((c) => c.name === "ng")!;
+    expect(ng.replacedBecause).toContain("subnetIds comes from vpc, which is replaced");
+    expect(changes.find((c) => c.name === "eks")!.replacedBecause).toEqual(["it depends on vpc, which is replaced"]);
+    expect(changes.find((c) => c.name === "ns")!.replacedBecause).toEqual(["it depends on vpc, which is replaced"]);
+    expect(
+      statefulLosses(changes)
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(["eks", "ns", "vpc"]);
+  });
+
+  it("updates the cluster in place for what EKS changes in place, and replaces it when its encryption goes", () => {
+    const base = [res(CLUSTER, "eks", { version: "1.35", encryptionConfig: { resources: ["secrets"] } })];
+    const bump = structuredClone(base);
+    bump[0]!.inputs["version"] = "1.36";
+    expect(diffResources(base, bump).map((c) => c.status)).toEqual(["updated"]);
+    const drop = structuredClone(base);
+    delete drop[0]!.inputs["encryptionConfig"];
+    expect(diffResources(base, drop)[0]).toMatchObject({
+      status: "replaced",
+      replacedBecause: ["encryptionConfig.resources removed"],
+    });
+  });
+
+  it("counts a removal of state as a loss, a new parent as a replacement, and ignores what did not change", () => {
+    const base = [
+      res(CLUSTER, "eks", { name: "a" }, { protection: ["protect"] }),
+      res("aws:iam/role:Role", "role", { path: "/" }, { parent: "p1" }),
+      res("aws:iam/role:Role", "same", { path: "/" }),
+    ];
+    const head = [res("aws:iam/role:Role", "role", { path: "/" }, { parent: "p2" }), base[2]!];
+    const changes = diffResources(base, head);
+    expect(changes.map((c) => [c.name, c.status])).toEqual([
+      ["eks", "removed"],
+      ["role", "replaced"],
+    ]);
+    expect(changes[0]!.protection).toEqual(["protect"]);
+    expect(changes[1]!.replacedBecause).toEqual(["parent p1 → p2"]);
+  });
+
+  it("replaces a RayJob whose spec changes (its own replaceOnChanges) and a ConfigMap whose data changes", () => {
+    const job = (gpus: number) =>
+      res("kubernetes:ray.io/v1:RayJob", "job", { spec: { gpus } }, { replaceOnChanges: ["spec"] });
+    const cm = (v: string) => res("kubernetes:core/v1:ConfigMap", "cm", { data: { k: v } });
+    const changes = diffResources([job(1), cm("a")], [job(2), cm("b")]);
+    expect(changes.map((c) => [c.name, c.status, c.replacedBecause])).toEqual([
+      ["cm", "replaced", ["data.k"]],
+      ["job", "replaced", ["spec.gpus"]],
+    ]);
+  });
+
+  it("shows a long value by its length and the part around the first difference", () => {
+    const policy = (bucket: string) =>
+      JSON.stringify({ Statement: [{ Resource: `arn:aws:s3:::${bucket}` }] }).padEnd(150);
+    const base = [res("aws:iam/rolePolicy:RolePolicy", "p", { policy: policy("old-name") })];
+    const head = [res("aws:iam/rolePolicy:RolePolicy", "p", { policy: policy("new-name") })];
+    expect(diffResources(base, head)[0]!.inputs).toEqual([
+      {
+        path: "policy",
+        before: '<150 characters: …":"arn:aws:s3:::old-name"}]}                            …>',
+        after: '<150 characters: …":"arn:aws:s3:::new-name"}]}                            …>',
+      },
+    ]);
+  });
+});
+
+describe("the replacement table", () => {
+  it("names a source for every row and covers nested paths by prefix only", () => {
+    for (const [type, rule] of Object.entries(REPLACEMENT)) {
+      expect(rule.source, type).toMatch(/\S/);
+      expect(rule.replaceOn.length, type).toBeGreaterThan(0);
+    }
+    expect(coveredBy("kubernetesNetworkConfig.serviceIpv4Cidr", ["kubernetesNetworkConfig.serviceIpv4Cidr"])).toBe(
+      true,
+    );
+    expect(coveredBy("launchTemplate.version", ["launchTemplate.id"])).toBe(false);
+    expect(coveredBy("names", ["name"])).toBe(false);
+    expect(replacementRule("ray-gpu:index:Storage")).toBeUndefined();
+    expect(replacementRule("kubernetes:apps/v1:Deployment")?.replaceOn).toEqual([
+      "metadata.name",
+      "metadata.namespace",
+    ]);
+  });
+});
