@@ -27,3 +27,6 @@ export function stableJson(value: unknown): string {
 export function stableYaml(value: unknown): string {
   return emitYaml(value, { sortKeys: true });
 }
+
+/** `a` before `b` by code point (UTF-16 unit order): unlike `localeCompare`, never dependent on the machine's locale. */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

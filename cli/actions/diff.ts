@@ -1,4 +1,6 @@
 /** What `ray-gpu diff` does, loaded only when it runs. */
+import { availableParallelism } from "node:os";
+import type { StackConfig } from "../../core/config/stack";
 import { ConfigError } from "../../core/errors";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import type { RuntimePackage } from "../../workloads/contract/configmaps";
@@ -41,21 +43,30 @@ export function parseFailOn(text: string | undefined): FailRule[] {
   });
 }
 
-/** The plan document of a stack's config text; a base that no longer validates is named as the base. */
-function documentOf(
-  stack: string,
-  text: string | undefined,
-  file: string,
-  runtime: RuntimePackage,
-): PlanDocument | undefined {
+/** A stack's config text, validated; a base that no longer validates is named as the base. */
+function configOf(text: string | undefined, file: string): StackConfig | undefined {
   if (text === undefined) return undefined;
   try {
-    return planDocument(stack, planStack(stackConfigFromText(text, file), { runtime }));
+    return stackConfigFromText(text, file);
   } catch (e) {
     if (e instanceof ConfigError) throw new ConfigError(e.issues, file);
     throw e;
   }
 }
+
+/** The plan document of a validated stack config; a base whose workloads no longer plan is named as the base. */
+function documentOf(stack: string, config: StackConfig, file: string, runtime: RuntimePackage): PlanDocument {
+  try {
+    return planDocument(stack, planStack(config, { runtime }));
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(e.issues, file);
+    throw e;
+  }
+}
+
+/** The cluster a stack's Kubernetes objects live on, in words: a change to it moves every object. */
+const clusterOf = (c: StackConfig) =>
+  `${c.platform.cluster.name} (${c.platform.cluster.mode === "create" ? "created by the stack" : "adopted"})`;
 
 function stacksToDiff(ctx: CommandContext, opts: DiffOptions, source: BaseSource): string[] {
   if (opts.stack && opts.allStacks) throw new UsageError("give --stack <name> or --all-stacks, not both");
@@ -64,12 +75,13 @@ function stacksToDiff(ctx: CommandContext, opts: DiffOptions, source: BaseSource
   return [...new Set([...baseStackNames(source), ...listStacks(ctx.dir())])].sort();
 }
 
-/** One stack at the base and now: its config text at the base, and its plans. */
+/** One stack at the base and now: its config text at the base, the cluster it targets at each side, and its plans. */
 interface StackSides {
   readonly stack: string;
   readonly baseText: string | undefined;
   readonly baseLabel: string;
   readonly existsNow: boolean;
+  readonly cluster: { readonly before?: string; readonly after?: string };
   readonly diff: StackDiff;
 }
 
@@ -78,27 +90,69 @@ function planSides(ctx: CommandContext, opts: DiffOptions, source: BaseSource, r
   return stacksToDiff(ctx, opts, source).map((stack): StackSides => {
     const baseLabel = `${opts.base}:Pulumi.${stack}.yaml`;
     const baseText = baseStackText(source, stack);
-    const before = documentOf(stack, baseText, baseLabel, runtime);
+    const baseConfig = configOf(baseText, baseLabel);
     const existsNow = now.has(stack);
-    const after = existsNow
-      ? planDocument(stack, planStack(loadStackConfig(ctx.dir(), stack).config, { runtime }))
-      : undefined;
-    if (!before && !after) throw new UsageError(`no stack "${stack}" at the base or now`);
-    return { stack, baseText, baseLabel, existsNow, diff: diffPlans(before, after) };
+    const headConfig = existsNow ? loadStackConfig(ctx.dir(), stack).config : undefined;
+    if (!baseConfig && !headConfig) throw new UsageError(`no stack "${stack}" at the base or now`);
+    const before = baseConfig && documentOf(stack, baseConfig, baseLabel, runtime);
+    const after = headConfig && planDocument(stack, planStack(headConfig, { runtime }));
+    const cluster = {
+      ...(baseConfig ? { before: clusterOf(baseConfig) } : {}),
+      ...(headConfig ? { after: clusterOf(headConfig) } : {}),
+    };
+    return { stack, baseText, baseLabel, existsNow, cluster, diff: diffPlans(before, after) };
   });
 }
 
-/** The platform resources of every stack at both sides, previewed in parallel child processes. */
-async function withResources(ctx: CommandContext, sides: readonly StackSides[]): Promise<StackReport[]> {
-  return Promise.all(
-    sides.map(async (s): Promise<StackReport> => {
-      const [before, after] = await Promise.all([
-        s.baseText === undefined ? [] : previewText(s.baseText, s.stack, s.baseLabel),
-        s.existsNow ? previewDir(ctx.dir(), s.stack) : [],
-      ]);
-      return { stack: s.stack, diff: s.diff, resources: diffResources(before, after) };
-    }),
-  );
+/** Why a side's preview could not run: its program would fail the same way (a workload that does not fit). */
+const previewProblem = (side: string, e: unknown) => {
+  if (!(e instanceof ConfigError)) throw e;
+  return `the program would fail ${side}: ${e.issues
+    .map((i) => i.message)
+    .join("; ")
+    .split("\n")[0]!
+    .slice(0, 300)}`;
+};
+
+/** One stack's resources, or why they were not compared. */
+async function stackResources(ctx: CommandContext, s: StackSides, run: Run): Promise<StackReport> {
+  const base = { stack: s.stack, diff: s.diff, resources: null };
+  if (s.baseText === undefined) return { ...base, notPreviewed: "the stack file is new: every resource is added" };
+  if (!s.existsNow)
+    return { ...base, notPreviewed: "the stack file is removed: removing it destroys nothing (pulumi destroy does)" };
+  const [before, after] = await Promise.all([
+    run(() => previewText(s.baseText!, s.stack, s.baseLabel)).catch((e: unknown) => previewProblem("at the base", e)),
+    run(() => previewDir(ctx.dir(), s.stack)).catch((e: unknown) => previewProblem("now", e)),
+  ]);
+  if (typeof before === "string") return { ...base, notPreviewed: before };
+  if (typeof after === "string") return { ...base, notPreviewed: after };
+  const { before: was, after: is } = s.cluster;
+  const target = was && is && was !== is ? { before: was, after: is } : undefined;
+  return { stack: s.stack, diff: s.diff, resources: diffResources(before, after, target) };
+}
+
+type Run = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** A runner that lets at most `limit` tasks run at once. */
+function runner(limit: number): Run {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= limit) await new Promise<void>((r) => waiting.push(r));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** The platform resources of every stack at both sides, previewed in child processes, a few at a time. */
+function withResources(ctx: CommandContext, sides: readonly StackSides[]): Promise<StackReport[]> {
+  const run = runner(Math.max(1, availableParallelism()));
+  return Promise.all(sides.map((s) => stackResources(ctx, s, run)));
 }
 
 /**
@@ -113,7 +167,7 @@ export async function runDiff(ctx: CommandContext, opts: DiffOptions): Promise<v
   const sides = planSides(ctx, opts, source, loadRuntimePackage());
   const stacks: StackReport[] = opts.preview
     ? await withResources(ctx, sides)
-    : sides.map((s) => ({ stack: s.stack, diff: s.diff, resources: null }));
+    : sides.map((s) => ({ stack: s.stack, diff: s.diff, resources: null, notPreviewed: "--no-preview" }));
   const fired = firedRules(stacks, rules);
   const view = {
     text: () => diffText(stacks),

@@ -19,21 +19,35 @@ export function cliEntry(from: string = __dirname): string {
   }
 }
 
-/** Runs `ray-gpu preview --json` in `dir`; a failure is the stack's problem, named as `label`. */
+/** Longest a preview may take before it is stopped (a hang detector: one takes a few seconds). */
+const PREVIEW_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Runs `ray-gpu preview --json` in `dir`. Exit 1 is the stack's problem (a ConfigError named `label`); any other
+ * failure (a crash, a signal, the time limit, output that is not the JSON document) is an Error.
+ */
 function previewIn(dir: string, stack: string, label: string): Promise<PreviewResource[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliEntry(), "-C", dir, "preview", "--stack", stack, "--json"], {
       stdio: ["ignore", "pipe", "pipe"],
+      timeout: PREVIEW_TIMEOUT_MS,
     });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) return resolve((JSON.parse(out) as { resources: PreviewResource[] }).resources);
-      const message = `the offline preview failed (exit ${code}): ${err.trim().split("\n").slice(0, 20).join("\n")}`;
-      reject(new ConfigError([{ path: label, message }], label));
+    child.on("close", (code, signal) => {
+      const said = err.trim().split("\n").slice(0, 20).join("\n");
+      if (code === 1)
+        return reject(new ConfigError([{ path: label, message: `the offline preview failed: ${said}` }], label));
+      if (code !== 0)
+        return reject(new Error(`the offline preview of ${label} ended with ${signal ?? `exit ${code}`}: ${said}`));
+      try {
+        resolve((JSON.parse(out) as { resources: PreviewResource[] }).resources);
+      } catch (e) {
+        reject(new Error(`the offline preview of ${label} printed no JSON document: ${String(e)}`));
+      }
     });
   });
 }

@@ -22,6 +22,15 @@ export interface ReplacementRule {
    * (the new resource's outputs are unknown until it exists). @default none
    */
   readonly cascadesTo?: readonly string[];
+  /**
+   * Inputs whose change replaces resources the component creates inside (a VPC's subnets), not the component itself:
+   * `of` picks them from the inputs, and the types in `cascadesTo` are replaced with them. @default none
+   */
+  readonly parts?: {
+    readonly what: string;
+    readonly of: (inputs: Readonly<Record<string, unknown>>) => unknown;
+    readonly cascadesTo: readonly string[];
+  };
   /** What a replacement or deletion loses, for types that hold state; absent for types that hold none. */
   readonly state?: string;
   /** Where the rule comes from. */
@@ -40,7 +49,10 @@ const ON_THE_CLUSTER = [
   "kubernetes:*",
 ];
 
-/** Every resource type `ray-gpu preview` lists that can be replaced by an input change, by type token. */
+/**
+ * Every resource type `ray-gpu preview` lists that an input change can replace, by type token; Kubernetes objects
+ * follow the rule below. Our components (`ray-gpu:index:*`) have none: their children are compared one by one.
+ */
 export const REPLACEMENT: Readonly<Record<string, ReplacementRule>> = {
   "aws:eks/cluster:Cluster": {
     replaceOn: [
@@ -79,22 +91,63 @@ export const REPLACEMENT: Readonly<Record<string, ReplacementRule>> = {
     source: `${TF}, internal/service/kms/key.go`,
   },
   "awsx:ec2:Vpc": {
-    replaceOn: [
-      REGIONAL,
-      "cidrBlock",
-      "ipv4IpamPoolId",
-      "ipv4NetmaskLength",
-      "availabilityZoneNames",
-      "numberOfAvailabilityZones",
-      "subnetSpecs",
-      "subnetStrategy",
-    ],
+    replaceOn: [REGIONAL, "cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"],
     // An EKS cluster cannot move to another VPC (its subnets update in place only within the VPC it was created in).
     cascadesTo: ["aws:eks/cluster:Cluster", ...ON_THE_CLUSTER],
+    parts: {
+      what: "its subnets",
+      // Subnets are named by index and get their CIDRs by dividing the VPC's among the zones: a new zone list or
+      // subnet layout gives existing subnets a new zone or CIDR (both ForceNew). Tags change in place.
+      of: (inputs) => ({
+        zones: inputs["availabilityZoneNames"] ?? inputs["numberOfAvailabilityZones"],
+        strategy: inputs["subnetStrategy"],
+        specs: ((inputs["subnetSpecs"] as Record<string, unknown>[] | undefined) ?? []).map(
+          ({ tags: _tags, ...spec }) => spec,
+        ),
+      }),
+      cascadesTo: ["aws:eks/nodeGroup:NodeGroup", "aws:fsx/lustreFileSystem:LustreFileSystem"],
+    },
     state: "the network the cluster's subnets live in (a new VPC means a new cluster)",
     source:
       `${TF}, internal/service/ec2/vpc_.go (cidr_block) and vpc_subnet.go (vpc_id, availability_zone, cidr_block); ` +
       "pulumi/pulumi-awsx awsx/ec2/vpc.ts (subnets named by index, CIDRs divided by zone count)",
+  },
+  "aws:ec2/securityGroup:SecurityGroup": {
+    replaceOn: [REGIONAL, "name", "namePrefix", "description", "vpcId"],
+    source: `${TF}, internal/service/ec2/vpc_security_group.go`,
+  },
+  "aws:ec2/placementGroup:PlacementGroup": {
+    replaceOn: [REGIONAL, "name", "strategy", "partitionCount", "spreadLevel"],
+    source: `${TF}, internal/service/ec2/ec2_placement_group.go (every argument)`,
+  },
+  "aws:fsx/lustreFileSystem:LustreFileSystem": {
+    replaceOn: [
+      REGIONAL,
+      "deploymentType",
+      "storageType",
+      "subnetIds",
+      "securityGroupIds",
+      "importPath",
+      "exportPath",
+      "importedFileChunkSize",
+      "kmsKeyId",
+      "fileSystemTypeVersion",
+      "driveCacheType",
+    ],
+    state: "the Lustre file system's contents (files not yet exported to the bucket)",
+    source: `${TF}, internal/service/fsx/lustre_file_system.go`,
+  },
+  "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation": {
+    replaceOn: [REGIONAL, "fileSystemId", "fileSystemPath", "dataRepositoryPath", "batchImportMetaDataOnCreate"],
+    source: `${TF}, internal/service/fsx/data_repository_association.go`,
+  },
+  "aws:eks/accessEntry:AccessEntry": {
+    replaceOn: [REGIONAL, "clusterName", "principalArn", "type"],
+    source: `${TF}, internal/service/eks/access_entry.go`,
+  },
+  "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": {
+    replaceOn: [REGIONAL, "clusterName", "principalArn", "policyArn"],
+    source: `${TF}, internal/service/eks/access_policy_association.go`,
   },
   "aws:eks/nodeGroup:NodeGroup": {
     replaceOn: [
@@ -146,6 +199,14 @@ export const REPLACEMENT: Readonly<Record<string, ReplacementRule>> = {
     replaceOn: ["region"],
     cascadesTo: ["aws:*", "awsx:*", ...ON_THE_CLUSTER],
     source: "pulumi/pulumi-aws: a provider whose region changes is replaced, and so is every resource it manages",
+  },
+  "pulumi:providers:kubernetes": {
+    // The kubeconfig is a secret in the preview (redacted on both sides); the cluster it names is compared as the
+    // stack's cluster target instead (see diffResources).
+    replaceOn: ["kubeconfig", "context", "cluster", "clusterIdentifier"],
+    cascadesTo: ["kubernetes:*"],
+    source:
+      "pulumi/pulumi-kubernetes, provider/pkg/provider/provider.go (DiffConfig: a new cluster replaces every object)",
   },
   "random:index/randomPassword:RandomPassword": {
     replaceOn: ["*"],

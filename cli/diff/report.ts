@@ -6,11 +6,16 @@ import { stableJson } from "../../core/serialize";
 import type { StackDiff, ValueChange, WorkloadChange } from "./compare";
 import { statefulLosses, type InputChange, type ResourceChange } from "./resources";
 
-/** One stack's diff: the plan's, and the platform resources' (null when the preview was skipped with --no-preview). */
+/** One stack's diff: the plan's, and the platform resources' (null when they were not previewed, with why). */
 export interface StackReport {
   readonly stack: string;
   readonly diff: StackDiff;
   readonly resources: readonly ResourceChange[] | null;
+  /**
+   * Why `resources` is null: `--no-preview`, a stack file added or removed (removing one destroys nothing), or a side
+   * whose program would fail (a workload that does not fit).
+   */
+  readonly notPreviewed?: string;
 }
 
 /** A `--fail-on` rule: `no-fit`, `replace`, `prod-lifecycle` or `cost:<usd-per-hour>`. */
@@ -24,15 +29,26 @@ const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ?
 /** A resource by its kind and name: `aws:s3/bucket:Bucket ray-gpu-storage-bucket` as `Bucket ray-gpu-storage-bucket`. */
 export const resourceName = (r: { type: string; name: string }) => `${r.type.split(":").pop()} ${r.name}`;
 
-/** The replacements part of the summary: "0 replacements", or "2 replacements (REPLACES Bucket …)". */
-function replacementsPart(stacks: readonly StackReport[]): string {
-  if (stacks.some((s) => s.resources === null)) return "resources not previewed";
-  const all = stacks.flatMap((s) => s.resources ?? []);
-  const replaced = all.filter((c) => c.status === "replaced").length;
-  const losses = statefulLosses(all).map(
-    (c) => `${c.status === "removed" ? "DELETES" : "REPLACES"} ${resourceName(c)}`,
+/** "REPLACES Bucket ray-gpu-storage-bucket in prod", one per stateful resource a stack replaces or deletes. */
+export function lossPhrases(stacks: readonly StackReport[]): string[] {
+  return stacks.flatMap((s) =>
+    statefulLosses(s.resources ?? []).map(
+      (c) => `${c.status === "removed" ? "DELETES" : "REPLACES"} ${resourceName(c)} in ${s.stack}`,
+    ),
   );
-  return `${plural(replaced, "replacement")}${losses.length ? ` (${losses.join(", ")})` : ""}`;
+}
+
+/** The replacements part of the summary: "0 replacements", or "2 replacements (REPLACES Bucket … in prod)". */
+function replacementsPart(stacks: readonly StackReport[]): string {
+  const previewed = stacks.filter((s) => s.resources !== null);
+  if (previewed.length === 0) return "resources not previewed";
+  const replaced = previewed.flatMap((s) => s.resources ?? []).filter((c) => c.status === "replaced").length;
+  const losses = lossPhrases(stacks);
+  const skipped = stacks.length - previewed.length;
+  return (
+    `${plural(replaced, "replacement")}${losses.length ? ` (${losses.join(", ")})` : ""}` +
+    (skipped ? `, ${plural(skipped, "stack")} not previewed` : "")
+  );
 }
 
 /** "+8 GPUs, +$40.96/h at max, 1 workload re-planned, 1 added, 0 removed, 1 stops fitting, 0 replacements". */
@@ -68,13 +84,18 @@ const RULES: { readonly [K in FailRule["kind"]]: (s: readonly StackReport[], r: 
   {
     "no-fit": (stacks) =>
       stacks.flatMap((s) => s.diff.stopsFitting.map((w) => `no-fit: ${w} does not fit in GPU memory`)),
-    replace: (stacks) =>
-      stacks.flatMap((s) =>
+    replace: (stacks) => [
+      ...stacks.flatMap((s) =>
         statefulLosses(s.resources ?? []).map(
           (c) =>
             `replace: ${s.stack} ${c.status === "removed" ? "deletes" : "replaces"} ${resourceName(c)}: ${c.loses}`,
         ),
       ),
+      // A stack whose program would fail cannot be cleared by this rule (an added or removed stack file can).
+      ...stacks
+        .filter((s) => s.notPreviewed?.startsWith("the program would fail"))
+        .map((s) => `replace: ${s.stack} could not be previewed: ${s.notPreviewed}`),
+    ],
     "prod-lifecycle": (stacks) =>
       stacks
         .filter((s) => s.diff.environment === "prod")
@@ -110,13 +131,15 @@ export function workloadLines(c: WorkloadChange): string[] {
 
 /** The headline of one changed resource: status, name, and what a replacement or deletion loses. */
 export function resourceHeadline(c: ResourceChange): string {
-  const loud = c.loses && (c.status === "replaced" || c.status === "removed");
-  const status = loud ? c.status.toUpperCase() : c.status;
+  const loud = statefulLosses([c]).length > 0;
+  const kept = c.status === "removed" && c.protection?.includes("retainOnDelete");
   const guard = c.protection?.includes("protect") && c.status !== "updated" && c.status !== "added";
   return (
-    `${status} ${resourceName(c)}` +
+    `${loud ? c.status.toUpperCase() : c.status} ${resourceName(c)}` +
     (c.replacedBecause ? ` (because ${c.replacedBecause.join("; ")})` : "") +
+    (c.replacedParts ? ` (replaces ${c.replacedParts})` : "") +
     (loud ? `: loses ${c.loses}` : "") +
+    (kept ? ": stays in the cloud (retainOnDelete), no longer managed by the stack" : "") +
     (guard ? "; it is protected, so pulumi up stops with an error until the protection is lifted" : "")
   );
 }
@@ -126,7 +149,7 @@ export function resourceLines(c: ResourceChange): string[] {
   return [resourceHeadline(c), ...c.inputs.map((i) => `  ${describe(i)}`)];
 }
 
-function stackText({ stack, diff, resources }: StackReport): string[] {
+function stackText({ stack, diff, resources, notPreviewed }: StackReport): string[] {
   const out = [`Stack ${stack}:`];
   for (const n of diff.added) out.push(`  added workload ${n}`);
   for (const n of diff.removed) out.push(`  removed workload ${n}`);
@@ -138,7 +161,7 @@ function stackText({ stack, diff, resources }: StackReport): string[] {
     );
   if (!diff.added.length && !diff.removed.length && !diff.changed.length && !diff.pools.length)
     out.push("  no planned change");
-  if (resources === null) out.push("  platform resources: not previewed (--no-preview)");
+  if (resources === null) out.push(`  platform resources: not previewed (${notPreviewed ?? "--no-preview"})`);
   else if (resources.length === 0) out.push("  platform resources: no change");
   else for (const c of resources) out.push(...resourceLines(c).map((l) => `  ${l}`));
   return [...out, ""];

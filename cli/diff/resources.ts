@@ -5,6 +5,7 @@
  * place. Pure.
  */
 import type { PreviewResource } from "../preview/run";
+import { byCodePoint } from "../../core/serialize";
 import { coveredBy, replacementRule, stateOf, typeMatches } from "./replacement";
 
 /** One input that changed. Values are the preview's (secrets already redacted); long ones are summarized. */
@@ -27,6 +28,14 @@ export interface ResourceChange {
   readonly loses?: string;
   /** The base's protection: a protected resource stops `pulumi up` when it would be deleted; a retained one stays. */
   readonly protection?: readonly ("protect" | "retainOnDelete")[];
+  /** Parts the component creates inside that are replaced while it is updated (a VPC's subnets). */
+  readonly replacedParts?: string;
+}
+
+/** What the stack's Kubernetes objects live on, at the base and now: a change moves every object to another cluster. */
+export interface ClusterTarget {
+  readonly before: string;
+  readonly after: string;
 }
 
 /** `{ a: { b: 1 } }` as `[["a.b", 1]]`; arrays and scalars are leaves. */
@@ -96,16 +105,34 @@ function directReasons(b: PreviewResource, a: PreviewResource, inputs: readonly 
 
 const key = (r: { type: string; name: string }) => `${r.type}::${r.name}`;
 
+/** What a change replaces: the resource itself, or only parts of it (a VPC's subnets) that others depend on. */
+interface Replacement {
+  readonly name: string;
+  readonly cascadesTo: readonly string[];
+  readonly what: string;
+}
+
+/** Replacements that others may follow: replaced resources, and resources whose parts are replaced. */
+function replacements(changes: Iterable<ResourceChange>): Replacement[] {
+  return [...changes].flatMap((c): Replacement[] => {
+    const rule = replacementRule(c.type);
+    if (c.status === "replaced") return [{ name: c.name, cascadesTo: rule?.cascadesTo ?? [], what: c.name }];
+    if (c.replacedParts && rule?.parts)
+      return [{ name: c.name, cascadesTo: rule.parts.cascadesTo, what: `${rule.parts.what} of ${c.name}` }];
+    return [];
+  });
+}
+
 /** Why `r` is replaced because others are: a replace-forcing input taken from one, or a type one cascades to. */
-function knockOnReasons(r: PreviewResource, replaced: readonly ResourceChange[]): string[] {
+function knockOnReasons(r: PreviewResource, replaced: readonly Replacement[]): string[] {
   const paths = replacementRule(r.type)?.replaceOn ?? [];
-  const names = new Set(replaced.map((c) => c.name));
-  const via = inputsFrom(r, names)
+  const whole = new Set(replaced.filter((c) => c.what === c.name).map((c) => c.name));
+  const via = inputsFrom(r, whole)
     .filter((i) => coveredBy(i.path, paths))
     .map((i) => `${i.path} comes from ${i.from}, which is replaced`);
   const cascades = replaced
-    .filter((c) => c.name !== r.name && typeMatches(r.type, replacementRule(c.type)?.cascadesTo ?? []))
-    .map((c) => `it depends on ${c.name}, which is replaced`);
+    .filter((c) => c.name !== r.name && typeMatches(r.type, c.cascadesTo))
+    .map((c) => `it depends on ${c.what}, which ${c.what === c.name ? "is" : "are"} replaced`);
   return [...new Set([...via, ...cascades])];
 }
 
@@ -113,7 +140,7 @@ function knockOnReasons(r: PreviewResource, replaced: readonly ResourceChange[])
 function propagate(changes: Map<string, ResourceChange>, head: readonly PreviewResource[], base: ReadonlySet<string>) {
   for (let grew = true; grew;) {
     grew = false;
-    const replaced = [...changes.values()].filter((c) => c.status === "replaced");
+    const replaced = replacements(changes.values());
     for (const r of head) {
       const current = changes.get(key(r));
       if (!base.has(key(r)) || (current && current.status !== "updated")) continue;
@@ -136,8 +163,38 @@ function withState(r: PreviewResource, inputs: readonly InputChange[]) {
   };
 }
 
-/** Every resource that differs, sorted by type and name; unchanged resources are left out. */
-export function diffResources(base: readonly PreviewResource[], head: readonly PreviewResource[]): ResourceChange[] {
+/** The parts (a VPC's subnets) an update replaces, when the type's rule names them and they changed. */
+function partsReplaced(b: PreviewResource, a: PreviewResource): string | undefined {
+  const parts = replacementRule(a.type)?.parts;
+  return parts && json(parts.of(b.inputs)) !== json(parts.of(a.inputs)) ? parts.what : undefined;
+}
+
+/** Every Kubernetes object (and the provider) present at both sides is replaced when the cluster they target changes. */
+function retarget(
+  changes: Map<string, ResourceChange>,
+  head: readonly PreviewResource[],
+  both: ReadonlySet<string>,
+  t: ClusterTarget,
+): void {
+  const because = `the stack's Kubernetes objects move from cluster ${t.before} to ${t.after}`;
+  for (const r of head) {
+    const onCluster = r.type === "pulumi:providers:kubernetes" || r.type.startsWith("kubernetes:");
+    const current = changes.get(key(r));
+    if (!onCluster || !both.has(key(r)) || (current && current.status !== "updated")) continue;
+    changes.set(key(r), { ...withState(r, current?.inputs ?? []), status: "replaced", replacedBecause: [because] });
+  }
+}
+
+/**
+ * Every resource that differs, sorted by type and name; unchanged resources are left out. `cluster` is the cluster the
+ * stack's Kubernetes objects target at both sides (an adopted cluster swapped for another, a created one for an adopted
+ * one): the provider's kubeconfig is a secret, so the preview cannot show it.
+ */
+export function diffResources(
+  base: readonly PreviewResource[],
+  head: readonly PreviewResource[],
+  cluster?: ClusterTarget,
+): ResourceChange[] {
   const before = new Map(base.map((r) => [key(r), r]));
   const after = new Map(head.map((r) => [key(r), r]));
   const changes = new Map<string, ResourceChange>();
@@ -150,14 +207,25 @@ export function diffResources(base: readonly PreviewResource[], head: readonly P
     }
     const inputs = inputChanges(b.inputs, a.inputs);
     const reasons = directReasons(b, a, inputs);
+    const parts = partsReplaced(b, a);
     if (reasons.length > 0) changes.set(k, { ...withState(b, inputs), status: "replaced", replacedBecause: reasons });
-    else if (inputs.length > 0) changes.set(k, { ...withState(b, inputs), status: "updated" });
+    else if (inputs.length > 0)
+      changes.set(k, { ...withState(b, inputs), status: "updated", ...(parts ? { replacedParts: parts } : {}) });
   }
-  propagate(changes, head, new Set(before.keys()));
-  return [...changes.values()].sort((x, y) => x.type.localeCompare(y.type) || x.name.localeCompare(y.name));
+  const both = new Set([...before.keys()].filter((k) => after.has(k)));
+  if (cluster && cluster.before !== cluster.after) retarget(changes, head, both, cluster);
+  propagate(changes, head, both);
+  return [...changes.values()].sort((x, y) => byCodePoint(x.type, y.type) || byCodePoint(x.name, y.name));
 }
 
-/** Replacements and deletions of resources that hold state: what `--fail-on replace` fires on. */
+/**
+ * Replacements and deletions of resources that hold state: what `--fail-on replace` fires on. A retained resource
+ * (`retainOnDelete`) removed from the stack stays in the cloud, so only its replacement counts (the stack moves to a new,
+ * empty one).
+ */
 export function statefulLosses(changes: readonly ResourceChange[]): ResourceChange[] {
-  return changes.filter((c) => c.loses && (c.status === "replaced" || c.status === "removed"));
+  return changes.filter(
+    (c) =>
+      c.loses && (c.status === "replaced" || (c.status === "removed" && !c.protection?.includes("retainOnDelete"))),
+  );
 }

@@ -3,7 +3,7 @@
  * lists every resource `pulumi up` would create, with its inputs (secrets redacted). No cloud credentials, no
  * Pulumi CLI: outputs only the cloud knows appear as `<computed: …>` placeholders.
  */
-import { sortKeys } from "../../core/serialize";
+import { byCodePoint, sortKeys } from "../../core/serialize";
 import { planStack } from "../../workloads/stack";
 import { loadStackConfig, pulumiConfigMap } from "../stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
@@ -67,7 +67,8 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
   await settlePreview();
   const resources = recorded
     .map(toPreview)
-    .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+    // By code point: the order never depends on the machine's locale.
+    .sort((a, b) => byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name));
   return { resources };
 }
 

@@ -5,6 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { diffResources, statefulLosses } from "../../cli/diff/resources";
 import { REPLACEMENT, coveredBy, replacementRule } from "../../cli/diff/replacement";
+import { COMMENT_LIMIT, diffMarkdown } from "../../cli/diff/markdown";
+import { diffPlans } from "../../cli/diff/compare";
+import type { StackReport } from "../../cli/diff/report";
 import type { PreviewResource } from "../../cli/preview/run";
 
 const res = (type: string, name: string, inputs: Record<string, unknown>, extra: Partial<PreviewResource> = {}) =>
@@ -107,6 +110,89 @@ describe("diffResources", () => {
         after: '<150 characters: …":"arn:aws:s3:::new-name"}]}                            …>',
       },
     ]);
+  });
+});
+
+describe("diffResources, the cluster and the network", () => {
+  const vpc = (inputs: Record<string, unknown>) => res("awsx:ec2:Vpc", "vpc", inputs);
+  const spec = (tag: string) => ({
+    cidrMask: 19,
+    type: "Private",
+    tags: { [`kubernetes.io/cluster/${tag}`]: "shared" },
+  });
+  const ng = res(NODES, "ng", { subnetIds: ["<computed: private subnet 1 of vpc>"] });
+
+  it("a subnet tag (a cluster rename) updates the VPC in place; a new zone list replaces its subnets and node groups", () => {
+    const base = [vpc({ cidrBlock: "10.0.0.0/16", subnetSpecs: [spec("a")], availabilityZoneNames: ["x", "y"] }), ng];
+    const retag = [vpc({ ...base[0]!.inputs, subnetSpecs: [spec("b")] }), ng];
+    expect(diffResources(base, retag).map((c) => [c.name, c.status, c.replacedParts])).toEqual([
+      ["vpc", "updated", undefined],
+    ]);
+    const zones = [vpc({ ...base[0]!.inputs, availabilityZoneNames: ["x", "z"] }), ng];
+    const changes = diffResources(base, zones);
+    expect(changes.map((c) => [c.name, c.status, c.replacedParts])).toEqual([
+      ["ng", "replaced", undefined],
+      ["vpc", "updated", "its subnets"],
+    ]);
+    expect(changes[0]!.replacedBecause).toEqual(["it depends on its subnets of vpc, which are replaced"]);
+    expect(statefulLosses(changes)).toEqual([]);
+  });
+
+  it("moving to another cluster replaces every Kubernetes object, though the kubeconfig is a redacted secret", () => {
+    const objs = [
+      res("pulumi:providers:kubernetes", "k8s", { kubeconfig: "[secret]" }),
+      res("kubernetes:core/v1:Namespace", "ns", { metadata: { name: "ray-jobs" } }),
+      res("aws:iam/role:Role", "role", { path: "/" }),
+    ];
+    expect(diffResources(objs, objs)).toEqual([]);
+    const moved = diffResources(objs, objs, { before: "a (adopted)", after: "b (adopted)" });
+    expect(moved.map((c) => [c.name, c.status])).toEqual([
+      ["ns", "replaced"],
+      ["k8s", "replaced"],
+    ]);
+    expect(moved[0]!.replacedBecause).toEqual([
+      "the stack's Kubernetes objects move from cluster a (adopted) to b (adopted)",
+    ]);
+    expect(statefulLosses(moved).map((c) => c.name)).toEqual(["ns"]);
+  });
+
+  it("a retained resource removed from the stack stays in the cloud: not a loss; replaced, it is", () => {
+    const kept = res(BUCKET, "b", { forceDestroy: false }, { protection: ["protect", "retainOnDelete"] });
+    expect(statefulLosses(diffResources([kept], []))).toEqual([]);
+    const renamed = res(
+      BUCKET,
+      "b",
+      { forceDestroy: false, bucket: "new" },
+      { protection: ["protect", "retainOnDelete"] },
+    );
+    expect(statefulLosses(diffResources([kept], [renamed])).map((c) => c.name)).toEqual(["b"]);
+  });
+});
+
+describe("the Markdown cut", () => {
+  it("keeps every stack's losses at the top, whatever it drops below", () => {
+    const huge = Array.from({ length: 3000 }, (_, i) => res("aws:iam/role:Role", `role-${i}`, { path: `/${i}/` }));
+    const dev: StackReport = {
+      stack: "dev",
+      diff: diffPlans(undefined, undefined),
+      resources: diffResources(
+        huge,
+        huge.map((r) => ({ ...r, inputs: { path: "/changed/" } })),
+      ),
+    };
+    const bucket = [res(BUCKET, "bucket", {})];
+    const prod: StackReport = {
+      stack: "prod",
+      diff: diffPlans(undefined, undefined),
+      resources: diffResources(bucket, [res(BUCKET, "bucket", { bucket: "renamed" })]),
+    };
+    const md = diffMarkdown([dev, prod], []);
+    expect(md.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(md.split("\n")[0]).toMatch(/\(REPLACES Bucket bucket in prod\)\*\*$/);
+    expect(md).toContain("- :warning: **prod: REPLACED Bucket bucket (because bucket)");
+    // dev's fold is too long and is dropped; prod's section still gets in
+    expect(md).toContain("### Stack `prod`");
+    expect(md).toContain("cut to fit GitHub's comment limit");
   });
 });
 

@@ -44,12 +44,33 @@ describe("ray-gpu diff", () => {
     workloads(head)[1]!["model"] = "meta-llama/Llama-2-13b-hf";
     workloads(head)[1]!["kind"] = "EmbeddingPipeline";
     const dir = repo(prod(), head);
-    const r = await diff(dir, "--fail-on", "no-fit", "--no-preview");
+    // With the preview: the program would refuse the stack, so its resources are not compared, and the rule still fires.
+    const r = await diff(dir, "--fail-on", "no-fit");
     expect(r.out).toContain("embed-chunks: STOPS FITTING IN GPU MEMORY");
     expect(r.out.split("\n")[0]).toMatch(/1 stops fitting, resources not previewed$/);
+    expect(r.out).toMatch(/platform resources: not previewed \(the program would fail now: /);
     expect(r.code).toBe(3);
     expect(r.err).toContain("no-fit: embed-chunks does not fit in GPU memory");
     expect((await diff(dir, "--no-preview")).code).toBe(0);
+  });
+
+  it("switching the adopted cluster for another replaces every Kubernetes object, and says so", async () => {
+    const base = prod();
+    platform(base)["cluster"] = { mode: "existing", name: "ml-prod" };
+    const head = structuredClone(base);
+    platform(head)["cluster"] = { mode: "existing", name: "ml-prod-2" };
+    const r = await diff(repo(base, head), "--format", "json", "--fail-on", "replace");
+    const doc = JSON.parse(r.out) as {
+      stacks: { resources: { type: string; status: string; replacedBecause?: string[] }[] }[];
+    };
+    const k8s = doc.stacks[0]!.resources.filter((c) => c.type.startsWith("kubernetes:"));
+    expect(k8s.length).toBeGreaterThan(10);
+    expect(k8s.every((c) => c.status === "replaced")).toBe(true);
+    expect(k8s[0]!.replacedBecause).toEqual([
+      "the stack's Kubernetes objects move from cluster ml-prod (adopted) to ml-prod-2 (adopted)",
+    ]);
+    // the workload namespace holds every job: replacing it is a loss
+    expect(r.code).toBe(3);
   });
 
   it("--fail-on prod-lifecycle fires when prod loses its failed-head retention, and not when nothing is lost", async () => {
@@ -136,7 +157,7 @@ describe("ray-gpu diff", () => {
     const dir = repo(prod(), head);
     const r = await diff(dir, "--fail-on", "replace");
     expect(r.code).toBe(3);
-    expect(r.out.split("\n")[0]).toMatch(/, 7 replacements \(REPLACES Bucket ray-gpu-storage-bucket\)$/);
+    expect(r.out.split("\n")[0]).toMatch(/, 7 replacements \(REPLACES Bucket ray-gpu-storage-bucket in prod\)$/);
     expect(r.out).toMatch(/REPLACED Bucket ray-gpu-storage-bucket \(because bucket\): loses the bucket's datasets/);
     // prod protects its bucket: pulumi up would stop, and the diff says so
     expect(r.out).toContain("it is protected, so pulumi up stops with an error");

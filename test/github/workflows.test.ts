@@ -66,12 +66,16 @@ describe("GitHub workflows", () => {
 
   it("preview.yml's diff step, run exactly as written on a fixture repository, writes the comment body", async () => {
     const step = workflow("preview.yml").jobs["diff"]!.steps.find((s) => s.run?.includes("ray-gpu diff"))!;
-    const runStep = async (edit: (prod: string) => string) => {
+    // FAIL_ON is a GitHub expression: its two outcomes, without and with the allow-replace label.
+    const [withLabel, withoutLabel] = [...step.env!["FAIL_ON"]!.matchAll(/'(no-fit[^']*)'/g)].map((m) => m[1]!);
+    expect(withoutLabel).toBe("no-fit,replace,prod-lifecycle");
+    expect(withLabel).toBe("no-fit,prod-lifecycle");
+    const runStep = async (edit: (prod: string) => string, failOn = withoutLabel) => {
       const dir = fixtureRepository(edit);
       const output = join(dir, "github-output");
       await run("bash", ["-e", "-o", "pipefail", "-c", step.run!], {
         cwd: dir,
-        env: { ...process.env, BASE_REF: "main", GITHUB_OUTPUT: output },
+        env: { ...process.env, BASE_REF: "main", GITHUB_OUTPUT: output, FAIL_ON: failOn },
       });
       return { body: readFileSync(join(dir, "ray-gpu-diff.md"), "utf8"), output: readFileSync(output, "utf8") };
     };
@@ -83,11 +87,14 @@ describe("GitHub workflows", () => {
     expect(halved.output).toBe("status=0\n");
     // A bucket rename fires `replace`: the step still succeeds and writes the comment, and hands status 3 to the step
     // that fails the check.
-    const renamed = await runStep((prod) =>
-      prod.replace(/^ {4}storage:\n/m, "    storage:\n      bucketName: acme-ml-prod\n"),
-    );
+    const rename = (prod: string) => prod.replace(/^ {4}storage:\n/m, "    storage:\n      bucketName: acme-ml-prod\n");
+    const renamed = await runStep(rename);
     expect(renamed.body.split("\n")[1]).toMatch(/^- :x: replace: prod replaces Bucket ray-gpu-storage-bucket/);
     expect(renamed.output).toBe("status=3\n");
+    // With the label the same rename passes, and the comment still names the replacement.
+    const allowed = await runStep(rename, withLabel);
+    expect(allowed.output).toBe("status=0\n");
+    expect(allowed.body).toContain(":warning: **prod: REPLACED Bucket ray-gpu-storage-bucket");
     const fail = workflow("preview.yml").jobs["diff"]!.steps.at(-1)!;
     expect(fail).toMatchObject({ if: "steps.diff.outputs.status == '3'" });
   }, 90_000);
