@@ -9,6 +9,7 @@ import { registerPlan } from "./commands/plan";
 import { registerDiff } from "./commands/diff";
 import { registerPreview } from "./commands/preview";
 import { registerRender } from "./commands/render";
+import { registerReport } from "./commands/report";
 import { describeErrno, isErrnoError } from "./input-file";
 import { defaultIo, EXIT, UsageError, type CommandContext, type Io } from "./io";
 
@@ -30,6 +31,7 @@ function build(io: Io, setCode: (c: number) => void): Command {
   registerRender(program, ctx);
   registerPreview(program, ctx);
   registerDiff(program, ctx);
+  registerReport(program, ctx);
   program.hook("preAction", () => setCode(EXIT.ok));
   return program;
 }

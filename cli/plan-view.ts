@@ -52,6 +52,7 @@ export function workloadView(w: WorkloadPlan) {
     gpus: w.gpus,
     model: w.modelName,
     fits: m.fits,
+    gpuUtilizationTargetPercent: w.gpuUtilizationTargetPercent,
     memory: m.memory,
     ...("kvCacheBytesPerToken" in m
       ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences }
@@ -174,6 +175,10 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
   out.push(...table(rows), "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)", "");
   out.push(...queueLines(plan.queue));
   if (plan.workloads.length === 0) out.push("Workloads: none (add entries under ray-gpu:workloads)");
+  // Jobs rendered with their PrometheusRule (the stack has observability).
+  const alerted = new Set(
+    plan.objects.filter((o) => o.objects.some((k) => k.kind === "PrometheusRule")).map((o) => o.workload),
+  );
   for (const w of plan.workloads) {
     const s = w.shape;
     const mem = w.memory.memory;
@@ -197,6 +202,11 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
         `GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} ` +
         `GiB on NVMe)`,
     );
+    if (alerted.has(w.name))
+      out.push(
+        `  alerts: GPU utilization below ${w.gpuUtilizationTargetPercent}% for 15 min, any spilling, pods pending ` +
+          `for 75% of the ${s.lifecycle.preRunningDeadlineSeconds / 60} min pre-running deadline`,
+      );
     out.push("  why:");
     for (const d of allDecisions(w)) out.push(`    ${d.key} = ${String(d.value)}: ${d.reason}`);
     out.push("");

@@ -15,3 +15,12 @@ export { JobQueue, type JobQueueArgs } from "./queueing";
 export { Storage, type StorageArgs } from "./storage";
 export { RayGpuRuntime, RayWorkload, type RayGpuRuntimeArgs, type RayWorkloadArgs } from "./ray-workload";
 export { WorkloadSecurity, type WorkloadSecurityArgs } from "./security";
+export {
+  DcgmExporter,
+  GpuObservability,
+  PrometheusStack,
+  RayMonitoring,
+  type GpuObservabilityArgs,
+  type PrometheusStackArgs,
+  type RayMonitoringArgs,
+} from "./observability";

@@ -20,6 +20,7 @@ import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
 import { keptOptions, planOrRunError } from "./child-options";
 import { WorkloadSecurity } from "./security";
+import { GpuObservability } from "./observability";
 
 /** Arguments of {@link RayGpuPlatform}. */
 export interface RayGpuPlatformArgs {
@@ -65,6 +66,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   public readonly runtime: RayGpuRuntime;
   /** The Ray token Secret and the NetworkPolicies of the workload namespace. */
   public readonly security: WorkloadSecurity;
+  /** DCGM exporter, Prometheus, Grafana, the Ray PodMonitor, rules and dashboard, when `observability.enabled`. */
+  public readonly observability: GpuObservability | undefined;
 
   constructor(name: string, args: RayGpuPlatformArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:RayGpuPlatform", name, {}, opts);
@@ -139,6 +142,18 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       { namespace: plan.workloadNamespace, egress: { httpsCidrs: plan.security.httpsEgressCidrs } },
       inNamespace,
     );
+    this.observability = plan.observability
+      ? new GpuObservability(
+          `${name}-observability`,
+          {
+            plan: plan.observability,
+            clusterName: cluster.clusterName,
+            workloadNamespace: plan.workloadNamespace,
+            environment: plan.environment,
+          },
+          inNamespace,
+        )
+      : undefined;
     this.plan = plan;
     this.clusterName = cluster.clusterName;
     this.kubeconfig = cluster.kubeconfig;
@@ -160,6 +175,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
         this.storage.serviceAccount,
         this.security,
         ...(this.queue ? [this.queue] : []),
+        // A job's PrometheusRule needs the Prometheus Operator's CRDs.
+        ...(this.observability ? [this.observability] : []),
       ],
     };
   }

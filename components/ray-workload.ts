@@ -15,8 +15,8 @@ import { childOptions } from "./child-options";
 /** Arguments of {@link RayWorkload}. */
 export interface RayWorkloadArgs {
   /**
-   * Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob, its ConfigMaps and
-   * its PodDisruptionBudget.
+   * Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob, its ConfigMaps,
+   * its PodDisruptionBudget and, with `alerts` in the context, its PrometheusRule.
    */
   readonly objects: readonly KubeObject[];
   /**
@@ -55,6 +55,15 @@ export class RayWorkload extends pulumi.ComponentResource {
       new k8s.policy.v1.PodDisruptionBudget(
         `${name}-${o.metadata.name}-pdb`,
         { metadata: o.metadata, spec: o.spec },
+        childOptions(this, opts),
+      );
+    }
+    // The job's alerts (rendered when the platform has observability): a PrometheusRule, as it is.
+    for (const o of args.objects) {
+      if (o.kind !== "PrometheusRule") continue;
+      new k8s.apiextensions.CustomResource(
+        `${name}-${o.metadata.name}-prometheusrule`,
+        { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
         childOptions(this, opts),
       );
     }

@@ -64,4 +64,25 @@ export {
 } from "./platform/addons";
 export { planNetwork, type NetworkPlan } from "./platform/network";
 export { planStorage, type StoragePlan } from "./platform/storage";
+export {
+  dcgmExporterRelease,
+  kubePrometheusStackRelease,
+  OBSERVABILITY_CHARTS,
+  planObservability,
+  type ObservabilityPlan,
+  type RemoteWritePlan,
+} from "./observability/charts";
+export {
+  DEFAULT_GPU_UTILIZATION_TARGET,
+  jobRuleGroup,
+  stackRuleGroup,
+  type AlertRule,
+  type JobAlertInput,
+  type RecordingRule,
+  type RuleGroup,
+  type StackAlertInput,
+} from "./observability/rules";
+export { jobDashboard, JOB_PANELS, type DashboardPanel } from "./observability/dashboards";
+export { METRICS, type MetricDef } from "./observability/metrics";
+export type { ObservabilityConfig } from "./config/observability";
 export { RAY_IMAGE, RAY_VERSION } from "./ray";

@@ -6,8 +6,11 @@
  */
 import { parse } from "yaml";
 
-/** Characters a plain (unquoted) scalar may hold here: no indicator, comment or flow character. */
-const PLAIN = /^[A-Za-z0-9_./+-][A-Za-z0-9_./ =+@,():#<>!~*&%?'-]*$/;
+/**
+ * Characters a plain (unquoted) scalar may hold here: it starts with no indicator; inside, flow characters are plain in
+ * block context (as `yaml` writes them), and `: ` and ` #` are refused below.
+ */
+const PLAIN = /^[A-Za-z0-9_./+(-][A-Za-z0-9_./ =+@,():;#<>!~*&%?'"{}[\]$|^\\-]*$/;
 /** Words YAML 1.1 or 1.2 reads as booleans or null. */
 const KEYWORD = /^(true|false|yes|no|on|off|y|n|null|~)$/i;
 const plainCache = new Map<string, boolean>();

@@ -30,6 +30,12 @@ export interface WorkloadContext {
    */
   readonly queueName?: string;
   /**
+   * Render the job's PrometheusRule: its alerts, with thresholds from its plan (docs/observability.md). Needs the
+   * Prometheus Operator's CRDs, which `RayGpuPlatform` installs when `observability.enabled`.
+   * @default false
+   */
+  readonly alerts?: boolean;
+  /**
    * Config path of the workload for error messages.
    * @default "workload"
    */

@@ -13,6 +13,7 @@ import {
   type QueueDemand,
   type QueuePlan,
 } from "../core/platform/queueing";
+import { monitoringObjects } from "./observability/monitoring";
 import { queueObjects } from "./queue/kueue";
 import { runtimeConfigMap, type RuntimePackage } from "./contract/configmaps";
 import { MANAGED_BY } from "./rayjob/render";
@@ -112,13 +113,17 @@ function planWorkload(
   }
 }
 
-/** What every job of the namespace shares: the runtime package, the NetworkPolicies and the queue's objects. */
+/**
+ * What every job of the namespace shares: the runtime package, the NetworkPolicies, the queue's objects and, with
+ * observability, the Ray PodMonitor, the stack's rules and the jobs dashboard.
+ */
 function sharedObjects(config: StackConfig, runtime: RuntimePackage, queue: QueuePlan | undefined): KubeObject[] {
   const namespace = config.platform.workloadNamespace;
   return [
     runtimeConfigMap(namespace, runtime, MANAGED_BY),
     ...namespacePolicies(namespace, { httpsCidrs: config.platform.security.httpsEgressCidrs }, MANAGED_BY),
     ...(queue ? queueObjects(queue, MANAGED_BY) : []),
+    ...(config.platform.observability.enabled ? monitoringObjects(namespace, config.environment, MANAGED_BY) : []),
   ];
 }
 
@@ -156,6 +161,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
         storagePrefix: config.platform.storage.prefix,
         runtime: options.runtime,
         ...(queue ? { queueName: queue.name } : {}),
+        alerts: config.platform.observability.enabled,
         path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`,
       },
       options,

@@ -3,6 +3,10 @@
  * a `ray.io/v1` RayJob out. `plan` and `render` are short pipelines shared by every kind; what differs per kind lives
  * in its strategy (`kinds/table.ts`).
  */
+import { DEFAULT_GPU_UTILIZATION_TARGET } from "../core/observability/rules";
+import { jobAlertInput, type JobAlertFacts } from "./observability/job-alerts";
+import type { DataJobTuning } from "./kinds/api/plans";
+import { jobPrometheusRule } from "./observability/monitoring";
 import { resolveSecretEnv } from "./security/secrets";
 import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
 import { ADVICE_GPU_COUNTS } from "../core/memory/advice";
@@ -46,6 +50,8 @@ export interface WorkloadPlanOf<K extends WorkloadKind> {
   readonly shape: ClusterShapePlan;
   /** Ray Train (training kinds) or Ray Data (embedding and inference) settings, with their reasons. */
   readonly tuning: TuningOf<K>;
+  /** Average GPU utilization the job should hold (its alert's threshold and `ray-gpu report`'s promise), in %. */
+  readonly gpuUtilizationTargetPercent: number;
 }
 
 /** A planned workload of any kind. */
@@ -94,7 +100,9 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       instanceType: pool.instanceType,
       gpus: spec.gpus,
     };
-    return { ...base, kind: spec.kind as K, modelName, memory, shape, tuning };
+    const gpuUtilizationTargetPercent =
+      spec.gpuUtilizationTargetPercent ?? DEFAULT_GPU_UTILIZATION_TARGET[spec.kind as WorkloadKind];
+    return { ...base, kind: spec.kind as K, modelName, memory, shape, tuning, gpuUtilizationTargetPercent };
   }
 
   /**
@@ -141,7 +149,21 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),
       queueName: ctx.queueName,
     });
-    return [tuning, job, renderDisruptionBudget(job)];
+    const alerts = ctx.alerts ? [jobPrometheusRule(jobAlertInput(this.alertFacts(plan, ctx)), target.labels)] : [];
+    return [tuning, job, renderDisruptionBudget(job), ...alerts];
+  }
+
+  /** What the job's alerts read from its plan. */
+  private alertFacts(plan: WorkloadPlanOf<K>, ctx: WorkloadContext): JobAlertFacts {
+    const tuning: object = plan.tuning;
+    return {
+      name: plan.name,
+      kind: plan.kind,
+      namespace: ctx.namespace,
+      preRunningDeadlineSeconds: plan.shape.lifecycle.preRunningDeadlineSeconds,
+      dataWorkingSetBytes: "data" in tuning ? (plan.tuning as DataJobTuning).data.data.workingSetBytes : undefined,
+      gpuUtilizationTargetPercent: plan.gpuUtilizationTargetPercent,
+    };
   }
 
   /** The kind's own rules and the cluster shape, all problems reported together. */

@@ -1,4 +1,7 @@
 /** What `ray-gpu plan` does, loaded only when it runs (the schemas and planners are not needed for `--help`). */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { planHtml } from "../plan-html";
 import { parseStackConfig, type Environment, type StackConfig } from "../../core/config/stack";
 import { ConfigError } from "../../core/errors";
 import { stableJson } from "../../core/serialize";
@@ -15,6 +18,7 @@ export interface PlanOptions {
   workload?: string;
   env?: Environment;
   json?: boolean;
+  html?: string;
 }
 
 /** The config to plan: the stack, one workload file on the stack's pools, or one workload file on its own pool. */
@@ -60,6 +64,7 @@ function planOrThrow(config: StackConfig, workloadFile: string | undefined): Sta
 export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   const { config, stack, file } = configFor(ctx.dir(), opts);
   const plan = planOrThrow(config, file);
+  if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), planHtml(planDocument(stack, plan)));
   ctx.io.out(opts.json ? stableJson(planDocument(stack, plan)) : `${planText(stack, plan)}\n`);
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;

@@ -19,6 +19,10 @@ export function registerPlan(program: Command, ctx: CommandContext): void {
       ),
     )
     .option("--json", "print the plan as JSON: { stack, environment, region, namespace, pools, workloads }")
+    .option(
+      "--html <file>",
+      "also write the plan as one HTML page: each workload's GPU memory budget, each pool's nodes",
+    )
     .action(async (opts: PlanOptions) => {
       const { runPlan } = await import("../actions/plan.js");
       runPlan(ctx, opts);

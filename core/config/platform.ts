@@ -3,6 +3,7 @@
  * and storage. Defaults live here (zod `.default()`), in one place; every optional field documents its default.
  */
 import { z } from "zod";
+import { ObservabilitySchema } from "./observability";
 import { CPU_INSTANCE_TYPES, GPU_INSTANCE_TYPES } from "../catalog/instances";
 import { BucketNameSchema, cidrSchema, KubernetesVersionSchema, WorkloadNamespaceSchema } from "./aws-rules";
 
@@ -278,6 +279,11 @@ export const PlatformSchema = z.strictObject({
    * @default - on
    */
   queueing: QueueingSchema.prefault({}),
+  /**
+   * GPU and Ray metrics, alert rules and dashboards.
+   * @default - on: DCGM exporter, Prometheus and Grafana in the cluster, 15 days, 50 GiB
+   */
+  observability: ObservabilitySchema.prefault({}),
 });
 
 /** The EKS cluster: `{ mode: "create", name, ... }` or `{ mode: "existing", name }`, validated. */

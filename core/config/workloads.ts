@@ -104,6 +104,12 @@ const workloadBase = {
    */
   maxRuntimeMinutes: positiveInt.max(43200).optional(),
   /**
+   * Average GPU utilization (DCGM_FI_DEV_GPU_UTIL, %) the job should hold while it runs; an alert fires when it stays
+   * below for 15 minutes (docs/observability.md).
+   * @default - 90 for TrainingJob and LoRAFineTune, 85 for EmbeddingPipeline and BatchInference
+   */
+  gpuUtilizationTargetPercent: positiveInt.max(100).optional(),
+  /**
    * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
    * @default {}
    */

@@ -16,6 +16,7 @@ import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-g
 import { planStorage, type StoragePlan } from "./storage";
 import { planSecurity, type SecurityPlan } from "./security";
 import { planQueue, type QueuePlan } from "./queueing";
+import { planObservability, type ObservabilityPlan } from "../observability/charts";
 
 /** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
 export interface PlatformPlan {
@@ -37,6 +38,8 @@ export interface PlatformPlan {
   readonly security: SecurityPlan;
   /** The job queue (Kueue), when `queueing.enabled`. */
   readonly queue: QueuePlan | undefined;
+  /** Metrics, alerts and dashboards (DCGM exporter, kube-prometheus-stack), when `observability.enabled`. */
+  readonly observability: ObservabilityPlan | undefined;
 }
 
 /** Plans the platform of a stack. */
@@ -64,5 +67,6 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     storage: planStorage(platform.storage, environment, platform.workloadNamespace),
     security: planSecurity(config),
     queue: platform.queueing.enabled ? planQueue(pools, platform.workloadNamespace) : undefined,
+    observability: planObservability(platform.observability, pools.cpu.name, platform.cluster.mode),
   };
 }

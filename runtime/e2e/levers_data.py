@@ -11,7 +11,10 @@ import time
 from typing import Any
 
 from levers_lab import Lab, Result, measured, peak_overlap
-from levers_udfs import Probe, started_actors, tokenize_probe, warm
+from levers_udfs import ACTOR_SECONDS, PREPROCESS_SECONDS, Probe, TimedProbe, preprocess_sleep, started_actors, tokenize_probe, warm
+
+#: The embedding pipeline's promise, on CPU: with the plan's pools the GPU actors wait at most this share of their time.
+ACTOR_IDLE_BOUND = 0.5
 
 #: The probe dataset: two parquet files of text rows, each several planned blocks large (56 MB of text per file).
 FILES, ROWS_PER_FILE, CHARS = 2, 8000, 7000
@@ -193,7 +196,47 @@ def read_parallelism(lab: Lab, tuning: Any, data: str) -> Result:
     )
 
 
-EXPERIMENTS = (block_size, preprocess_pool, batch_size, read_parallelism)
+def _idle_fraction(df: Any) -> dict[str, Any]:
+    """Each actor's last busy and idle seconds (its output carries them so far), summed over the pool."""
+    last = df.groupby("pid")[["busy", "idle"]].max()
+    busy, idle = float(last.busy.sum()), float(last.idle.sum())
+    return {"actors": len(last), "idleFraction": round(idle / (busy + idle), 3) if busy + idle else None}
+
+
+#: Actors on both sides of the idle experiment: fewer than the blocks, so each waits for its next block if none is ready.
+IDLE_ACTORS = 2
+
+
+def actor_idle(lab: Lab, tuning: Any, data: str) -> Result:
+    """The analog of the case study's busy GPUs: the GPU actors' idle fraction (ray_gpu.telemetry) with the plan's
+    preprocessing task pool against Ray's default (preprocessing fused into the read tasks), on the same data, blocks,
+    batches and actors."""
+    import ray.data
+
+    pool, pre = tuning.actor_pool_kwargs(), tuning.preprocess_kwargs()
+    actors = {**pool, "compute": ray.data.ActorPoolStrategy(size=IDLE_ACTORS)}
+    _warm_workers(8)
+    measured: dict[str, dict[str, Any]] = {}
+    for side, pre_kwargs in (("a", pre), ("b", {})):
+        ds = ray.data.read_parquet(data).map_batches(preprocess_sleep, batch_size=pool["batch_size"], **pre_kwargs)
+        measured[side] = _idle_fraction(ds.map_batches(TimedProbe, **actors).to_pandas())
+    a, b = measured["a"]["idleFraction"], measured["b"]["idleFraction"]
+    print(f"  telemetry: GPU actor idle fraction, tuned {a}, Ray's default {b} (bound {ACTOR_IDLE_BOUND})", flush=True)
+    return Result(
+        "GPU actor idle fraction (telemetry)",
+        "actorPool.preprocessConcurrency",
+        f"share of each actor's time between its calls (ray_gpu.telemetry; {IDLE_ACTORS} actors, {ACTOR_SECONDS} s a batch, "
+        f"preprocessing {PREPROCESS_SECONDS} s a batch)",
+        f"preprocessing TaskPoolStrategy(size={pre['compute'].size})",
+        "Ray's default: preprocessing fused into the read tasks",
+        a=measured["a"],
+        b=measured["b"],
+        ok=a is not None and b is not None and a <= ACTOR_IDLE_BOUND and a <= b,
+        expect=f"A's actors idle at most {ACTOR_IDLE_BOUND:.0%} of the time, and no more than B's",
+    )
+
+
+EXPERIMENTS = (block_size, preprocess_pool, batch_size, read_parallelism, actor_idle)
 
 
 def run(lab: Lab) -> list[Result]:

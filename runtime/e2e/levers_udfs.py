@@ -52,3 +52,31 @@ def warm(seconds: float) -> int:
     """A task that holds a worker process for ``seconds`` (run many at once to start Ray's worker pool)."""
     time.sleep(seconds)
     return os.getpid()
+
+
+#: Seconds one GPU-actor batch takes in the idle experiment, and one preprocessing batch feeding it.
+ACTOR_SECONDS = 0.25
+PREPROCESS_SECONDS = 0.5
+
+
+def preprocess_sleep(batch: dict[str, Any]) -> dict[str, Any]:
+    """A tokenizer stand-in that keeps the rows' ids: PREPROCESS_SECONDS per batch."""
+    time.sleep(PREPROCESS_SECONDS)
+    return {"id": batch["id"]}
+
+
+class TimedProbe:
+    """A GPU actor stand-in timed by the runtime's telemetry (ray_gpu.telemetry.ActorTelemetry): each output row
+    carries its actor's busy and idle seconds so far, so the experiment reads the busy fraction from the run itself."""
+
+    def __init__(self) -> None:
+        from ray_gpu.telemetry import ActorTelemetry
+
+        self.pid = os.getpid()
+        self.telemetry = ActorTelemetry("levers-embed", actor=str(self.pid), emit=lambda _: None)
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        n = len(batch["id"])
+        self.telemetry.call(lambda: time.sleep(ACTOR_SECONDS), rows=n)
+        t = self.telemetry
+        return {"pid": np.full(n, self.pid), "busy": np.full(n, t.busy_seconds), "idle": np.full(n, t.idle_seconds)}

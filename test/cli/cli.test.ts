@@ -5,7 +5,14 @@ import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { runCli } from "../helpers/run-cli";
-import { repoRoot, runtime, NETWORK_POLICY_FILES, queueFiles, workloadFiles } from "../helpers/fixtures";
+import {
+  MONITORING_FILES,
+  repoRoot,
+  runtime,
+  NETWORK_POLICY_FILES,
+  queueFiles,
+  workloadFiles,
+} from "../helpers/fixtures";
 
 async function run(...argv: string[]) {
   let out = "";
@@ -65,6 +72,7 @@ describe("ray-gpu CLI", () => {
         `configmap-${runtimeConfigMapName(runtime)}.yaml`,
         ...NETWORK_POLICY_FILES,
         ...queueFiles(["system", "train-a10g-4x", "infer-a10g-1x"]),
+        ...MONITORING_FILES,
       ].sort(),
     );
     for (const f of readdirSync(a)) expect(readFileSync(join(a, f), "utf8")).toBe(readFileSync(join(b, f), "utf8"));

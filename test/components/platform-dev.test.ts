@@ -61,7 +61,7 @@ describe("RayGpuPlatform, dev stack (new cluster)", () => {
     expect(cms.map((c) => (c.inputs["metadata"] as { name: string }).name)).toContain("llm-pretrain-tuning");
   });
 
-  it("pins Kubernetes, uses API access entries and installs the Pod Identity agent", () => {
+  it("pins Kubernetes, uses API access entries and installs the Pod Identity agent (and EBS CSI for Prometheus)", () => {
     expect(ofType(rs, "aws:eks/cluster:Cluster")[0]!.inputs).toMatchObject({
       version: "1.36",
       accessConfig: { authenticationMode: "API" },
@@ -70,7 +70,7 @@ describe("RayGpuPlatform, dev stack (new cluster)", () => {
       ofType(rs, "aws:eks/addon:Addon")
         .map((a) => a.inputs["addonName"])
         .sort(),
-    ).toEqual(["coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]);
+    ).toEqual(["aws-ebs-csi-driver", "coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni"]);
   });
 
   it("sets up instance-store NVMe on GPU nodes and a large gp3 root volume", () => {

@@ -2,6 +2,7 @@
  * What must hold for every stack, asserted on the resources the real program registers under mocks: intent,
  * not mere existence.
  */
+import { OBSERVABILITY_CHARTS } from "../../core/observability/charts";
 import { KUEUE_CHART } from "../../core/platform/queueing";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -132,10 +133,12 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
   const releases = ofType(rs, "kubernetes:helm.sh/v3:Release");
   // The Kueue chart comes from an OCI registry, named in the chart reference itself.
   const queued = releases.some((r) => String(r.inputs["chart"]).startsWith(KUEUE_CHART.repo));
+  const observed = releases.some((r) => r.inputs["chart"] === OBSERVABILITY_CHARTS.kubePrometheusStack.chart);
   expect(releases.map((r) => `${r.inputs["chart"]}@${r.inputs["version"]}`).sort()).toEqual(
     [
       ...Object.values(CHART_PINS).map((c) => `${c.chart}@${c.version}`),
       ...(queued ? [`${KUEUE_CHART.repo}/${KUEUE_CHART.chart}@${KUEUE_CHART.version}`] : []),
+      ...(observed ? Object.values(OBSERVABILITY_CHARTS).map((c) => `${c.chart}@${c.version}`) : []),
     ].sort(),
   );
   const chartDir = resolve(repoRoot, "../shared/kuberay/v1.7.0/helm-kuberay-operator");

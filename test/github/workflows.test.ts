@@ -57,11 +57,15 @@ describe("GitHub workflows", () => {
     }
   });
 
-  it("ci.yml runs the README's test command after npm ci", () => {
+  it("ci.yml installs Prometheus's tools and runs the README's test command after npm ci", () => {
     const runs = workflow("ci.yml").jobs["test"]!.steps.flatMap((s) => (s.run ? [s.run] : []));
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     const testCommand = /^(npm test)\s+#/m.exec(readme)?.[1];
-    expect(runs).toEqual(["npm ci", testCommand]);
+    expect(runs).toEqual([
+      "sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus",
+      "npm ci",
+      testCommand,
+    ]);
   });
 
   it("preview.yml's diff step, run exactly as written on a fixture repository, writes the comment body", async () => {

@@ -43,6 +43,29 @@ const OBJECT_META: Schema = {
   },
 };
 
+/**
+ * A Go (RE2) pattern as a JavaScript one. RE2's leading `(?i)` (case-insensitive, which the Prometheus Operator's CRDs
+ * use) has no inline form in JavaScript: each letter outside a class becomes `[xX]`.
+ */
+export function goPattern(pattern: string): string {
+  const at = pattern.indexOf("(?i)");
+  if (at < 0) return pattern;
+  const rest = pattern.slice(at + 4);
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest[i]!;
+    if (c === "\\") {
+      out += c + (rest[++i] ?? "");
+      continue;
+    }
+    if (c === "[") inClass = true;
+    if (c === "]") inClass = false;
+    out += !inClass && /[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c;
+  }
+  return pattern.slice(0, at) + out;
+}
+
 /** OpenAPI v3 (Kubernetes structural schema) to a JSON Schema ajv enforces strictly. */
 function toJsonSchema(node: Schema): Schema {
   const out: Schema = {};
@@ -54,6 +77,8 @@ function toJsonSchema(node: Schema): Schema {
       out[k] = toJsonSchema(v as Schema);
     } else if (k === "anyOf" || k === "allOf" || k === "oneOf") {
       out[k] = (v as Schema[]).map(toJsonSchema);
+    } else if (k === "pattern" && typeof v === "string") {
+      out[k] = goPattern(v);
     } else out[k] = v;
   }
   if (node["x-kubernetes-int-or-string"]) {

@@ -79,9 +79,17 @@ export const queueFiles = (pools: readonly string[]) => [
   "localqueue-ray-gpu.yaml",
 ];
 
-/** The files `render` writes for one workload. */
+/** The files `render` writes for one workload (its alerts when the stack has observability, as the repo stacks do). */
 export const workloadFiles = (n: string) => [
   `rayjob-${n}.yaml`,
   `configmap-${n}-tuning.yaml`,
   `poddisruptionbudget-${n}.yaml`,
+  `prometheusrule-${n}-alerts.yaml`,
+];
+
+/** Files of the namespace's monitoring objects (namespace ray-jobs): the Ray PodMonitor, the stack's rules, the dashboard. */
+export const MONITORING_FILES = [
+  "podmonitor-ray-gpu.yaml",
+  "prometheusrule-ray-gpu.yaml",
+  "configmap-ray-gpu-dashboard-ray-jobs.yaml",
 ];

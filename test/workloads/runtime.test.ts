@@ -28,11 +28,12 @@ function allRendered() {
 describe("runtime package in every RayJob", () => {
   const plan = planStack(repoStack("dev"), { runtime });
   const { objects } = plan.objects[0]!;
-  const runtimeCm = byKind(plan.shared, "ConfigMap")[0] as ConfigMap;
+  // The namespace's ConfigMaps: the runtime package's (and, in the monitoring namespace, the jobs dashboard).
+  const runtimeCm = byKind(plan.shared, "ConfigMap").find((c) => c.metadata.namespace === "ray-jobs") as ConfigMap;
   const job = byKind(objects, "RayJob")[0] as RayJob;
 
   it("ships it once per namespace, content-addressed, and every job of the stack mounts that one ConfigMap", () => {
-    expect(byKind(plan.shared, "ConfigMap")).toHaveLength(1);
+    expect(byKind(plan.shared, "ConfigMap").filter((c) => c.metadata.namespace === "ray-jobs")).toHaveLength(1);
     expect(runtimeCm.metadata).toMatchObject({
       namespace: "ray-jobs",
       name: expect.stringMatching(/^ray-gpu-runtime-[0-9a-f]{10}$/),

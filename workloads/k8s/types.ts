@@ -2,6 +2,7 @@
  * Hand-written types for the subset of `ray.io/v1` RayJob (KubeRay v1.7.0) and Kubernetes core/v1 that we emit.
  * The full CRD is 1.4 MB; tests check every emitted object against it.
  */
+import type { RuleGroup } from "../../core/observability/rules";
 
 export interface ObjectMeta {
   name: string;
@@ -224,6 +225,41 @@ export interface LocalQueue {
   spec: { clusterQueue: string };
 }
 
+/** A Prometheus Operator (monitoring.coreos.com/v1) PodMonitor: which pods Prometheus scrapes, and how. */
+export interface PodMonitor {
+  apiVersion: "monitoring.coreos.com/v1";
+  kind: "PodMonitor";
+  metadata: ObjectMeta;
+  spec: {
+    selector: {
+      matchLabels?: Record<string, string>;
+      matchExpressions?: { key: string; operator: "In" | "NotIn" | "Exists" | "DoesNotExist"; values?: string[] }[];
+    };
+    podMetricsEndpoints: {
+      port: string;
+      path: string;
+      interval: string;
+      relabelings: { sourceLabels: string[]; targetLabel: string; action: "replace" }[];
+    }[];
+  };
+}
+
+/** A Prometheus Operator (monitoring.coreos.com/v1) PrometheusRule: recording and alerting rule groups. */
+export interface PrometheusRule {
+  apiVersion: "monitoring.coreos.com/v1";
+  kind: "PrometheusRule";
+  metadata: ObjectMeta;
+  spec: { groups: RuleGroup[] };
+}
+
 /** Any Kubernetes object a stack renders. */
 export type KubeObject =
-  RayJob | ConfigMap | NetworkPolicy | PodDisruptionBudget | ResourceFlavor | ClusterQueue | LocalQueue;
+  | RayJob
+  | ConfigMap
+  | NetworkPolicy
+  | PodDisruptionBudget
+  | ResourceFlavor
+  | ClusterQueue
+  | LocalQueue
+  | PodMonitor
+  | PrometheusRule;

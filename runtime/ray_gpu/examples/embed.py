@@ -57,12 +57,16 @@ def byte_tokens(batch: dict[str, Any], max_length: int) -> dict[str, Any]:
 
 
 class Embedder:
-    """One model replica per actor: mean-pooled, L2-normalised embeddings."""
+    """One model replica per actor: mean-pooled, L2-normalised embeddings. Each call is timed (``ray_gpu.telemetry``):
+    the actor's busy fraction says whether the pipeline feeds it."""
 
-    def __init__(self, model: str, family: str, smoke: bool, attn: str):
+    def __init__(self, model: str, family: str, smoke: bool, attn: str, workload: str = "embed"):
         import torch
         from transformers import AutoModel
 
+        from ray_gpu.telemetry import ActorTelemetry
+
+        self.telemetry = ActorTelemetry(workload, actor=f"{os.getpid()}")
         self.torch = torch
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
         if smoke:
@@ -74,6 +78,15 @@ class Embedder:
         self.model = self.model.to(self.device).eval()
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        return self.telemetry.call(lambda: self.embed(batch), rows=len(batch["input_ids"]))
+
+    def __del__(self) -> None:
+        # The last record of the actor's busy fraction, whatever log_every left unprinted.
+        telemetry = getattr(self, "telemetry", None)
+        if telemetry is not None and telemetry.calls:
+            telemetry.log()
+
+    def embed(self, batch: dict[str, Any]) -> dict[str, Any]:
         torch = self.torch
         with torch.inference_mode():
             ids = torch.as_tensor(batch["input_ids"], device=self.device)
@@ -89,7 +102,8 @@ def pipeline(tuning: Any, ds: Any, rows: int | None, preprocess: Any, smoke: boo
     if rows is not None:
         ds = ds.limit(rows)
     ds = ds.map_batches(preprocess, **tuning.preprocess_kwargs())
-    return ds.map_batches(Embedder, fn_constructor_args=(tuning.model, tuning.model_family, smoke, common.attention(tuning)), **tuning.actor_pool_kwargs())
+    args = (tuning.model, tuning.model_family, smoke, common.attention(tuning), tuning.name)
+    return ds.map_batches(Embedder, fn_constructor_args=args, **tuning.actor_pool_kwargs())
 
 
 def main() -> None:

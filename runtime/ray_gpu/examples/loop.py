@@ -30,6 +30,7 @@ from ..data_position import (
     save_position,
 )
 from ..loss import use_chunked_loss
+from ..telemetry import StepTelemetry
 from ..tuning import Tuning
 from . import common
 
@@ -214,12 +215,16 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     # Epoch after epoch, continuing where the checkpoint's data position says this worker stopped.
     batches = resumable_batches(lambda: shard.iter_torch_batches(batch_size=micro, drop_last=True), position)
     started, micro_steps, trained_ids = time.time(), 0, []
-    for batch in batches if step < cfg["steps"] else []:
+    # Time waiting for each micro-batch against time computing it: the data-wait fraction (ray_gpu.telemetry).
+    telemetry = StepTelemetry(cfg["workload"], rank=position.rank)
+    for batch in telemetry.batches(batches) if step < cfg["steps"] else []:
         if micro_steps == 0:
             _log_resumed(batches, step)
         trained_ids += batches.position.last_row_ids or []
         micro_steps += 1
+        tokens = int(batch["attention_mask"].sum()) if "attention_mask" in batch else 0
         loss, rows = _micro_step(cfg, model, engine, step_loss, autocast, batch, micro_steps % accumulation == 0)
+        telemetry.step(samples=rows, tokens=tokens)
         if micro_steps % accumulation:
             continue
         if engine is None:
@@ -236,6 +241,7 @@ def _train_loop(cfg: dict[str, Any]) -> None:
             trained_ids = []
         if step >= cfg["steps"]:
             break
+    telemetry.log()
 
 
 def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any) -> Any:
@@ -274,6 +280,7 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
             "build_model": build_model,
             "prepare_batch": prepare_batch,
             "save_all": save_all,
+            "workload": tuning.name,
         },
         torch_config=TorchConfig(backend=loop["backend"]),
         # Ordered ingest: every run splits the rows across workers the same way, so a data position is exact.

@@ -1,0 +1,110 @@
+/**
+ * `ray-gpu report --html`: the report as one page. The verdict, the measured-versus-planned table, each worker's GPU
+ * utilization over the job's lifetime against the target (SVG), and the peak GPU memory against the plan and the device.
+ */
+import { esc, legend, num, page, PALETTE } from "../html/page";
+import type { JobReport } from "./report";
+
+const W = 1000;
+const H = 260;
+const PAD = { left: 44, right: 12, top: 10, bottom: 28 };
+
+/** `t` seconds as HH:MM (UTC), for the time axis. */
+const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 16);
+
+/** The utilization timeline: one line per worker, the target dashed, 0-100% on the y axis. */
+function timeline(r: JobReport): string {
+  const from = Date.parse(r.window.from) / 1000;
+  const to = Math.max(from + 1, Date.parse(r.window.to) / 1000);
+  const x = (t: number) => PAD.left + ((t - from) / (to - from)) * (W - PAD.left - PAD.right);
+  const y = (v: number) => PAD.top + (1 - v / 100) * (H - PAD.top - PAD.bottom);
+  const grid = [0, 25, 50, 75, 100]
+    .map(
+      (v) =>
+        `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" stroke="#eaeef2"/><text x="${PAD.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}%</text>`,
+    )
+    .join("");
+  const ticks = [0, 0.25, 0.5, 0.75, 1]
+    .map((f) => from + f * (to - from))
+    .map(
+      (t, i) =>
+        `<text x="${x(t)}" y="${H - 8}" text-anchor="${i === 0 ? "start" : i === 4 ? "end" : "middle"}">${clock(t)}</text>`,
+    )
+    .join("");
+  const lines = r.timeline.perWorker
+    .map((w, i) => {
+      const pts = w.points.map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+      return `<polyline class="worker" data-pod="${esc(w.pod)}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="1.5" points="${pts}"/>`;
+    })
+    .join("");
+  const target = r.gpuUtilization.targetPercent;
+  const targetLine = `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(target)}" y2="${y(target)}" stroke="#cf222e" stroke-dasharray="6 4"/><text x="${W - PAD.right}" y="${y(target) - 4}" text-anchor="end" fill="#cf222e">target ${target}%</text>`;
+  return `<svg id="timeline" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="GPU utilization per worker">${grid}${ticks}${lines}${targetLine}</svg>`;
+}
+
+/** Peak GPU memory against the plan's estimate and the device's usable memory, one horizontal bar each. */
+function memoryBars(r: JobReport): string {
+  const { peakGiB, plannedGiB, usableGiB } = r.gpuMemory;
+  const max = Math.max(usableGiB, peakGiB ?? 0, plannedGiB) * 1.05;
+  const bar = (label: string, value: number, color: string, row: number) =>
+    `<text x="0" y="${row * 30 + 16}">${esc(label)}</text><rect x="150" y="${row * 30 + 4}" height="18" width="${((value / max) * 780).toFixed(1)}" fill="${color}"/><text x="${(160 + (value / max) * 780).toFixed(1)}" y="${row * 30 + 17}">${value} GiB</text>`;
+  return `<svg id="memory" viewBox="0 0 ${W} 96" width="${W}" height="96" role="img" aria-label="GPU memory, planned and used">${bar("planned per GPU", plannedGiB, "#8c959f", 0)}${peakGiB === null ? "" : bar("peak measured", peakGiB, peakGiB > usableGiB ? "#cf222e" : "#0072B2", 1)}${bar("A10G usable", usableGiB, "#d0d7de", 2)}</svg>`;
+}
+
+function table(r: JobReport): string {
+  const rows: [string, string, string][] = [
+    [
+      "GPU utilization, average",
+      num("gpuUtilization.averagePercent", r.gpuUtilization.averagePercent, "%"),
+      num("gpuUtilization.targetPercent", r.gpuUtilization.targetPercent, "% target"),
+    ],
+    ["GPU utilization, p10", num("gpuUtilization.p10Percent", r.gpuUtilization.p10Percent, "%"), ""],
+    [
+      "peak GPU memory",
+      num("gpuMemory.peakGiB", r.gpuMemory.peakGiB, "GiB"),
+      `${num("gpuMemory.plannedGiB", r.gpuMemory.plannedGiB, "GiB")} of ${num("gpuMemory.usableGiB", r.gpuMemory.usableGiB, "GiB")}`,
+    ],
+    [
+      "bytes spilled",
+      num("spilledBytes.peak", r.spilledBytes.peak),
+      num("spilledBytes.planned", r.spilledBytes.planned),
+    ],
+    ["data-wait fraction", num("dataWaitFraction", r.dataWaitFraction), ""],
+    ["GPU-hours", num("usage.gpuHours", r.usage.gpuHours), `${num("usage.plannedGpus", r.usage.plannedGpus)} GPUs`],
+    [
+      "cost, GPU nodes on demand",
+      `$${num("usage.usd", r.usage.usd)}`,
+      `$${num("usage.usdPerNodeHour", r.usage.usdPerNodeHour)} a node-hour`,
+    ],
+  ];
+  const body = rows.map(([a, b, c]) => `<tr><td>${esc(a)}</td><td>${b}</td><td class="muted">${c}</td></tr>`).join("");
+  return `<table><tr><th></th><th>measured</th><th>planned</th></tr>${body}</table>`;
+}
+
+function workers(r: JobReport): string {
+  const rows = r.gpuUtilization.perWorker
+    .map(
+      (w, i) =>
+        `<tr><td>${esc(w.pod)}</td><td>${num(`gpuUtilization.perWorker.${i}.averagePercent`, w.averagePercent, "%")}</td><td>${num(`gpuUtilization.perWorker.${i}.p10Percent`, w.p10Percent, "%")}</td></tr>`,
+    )
+    .join("");
+  return `<table><tr><th>worker</th><th>average</th><th>p10</th></tr>${rows}</table>`;
+}
+
+/** The report page. */
+export function reportHtml(r: JobReport): string {
+  const title = `ray-gpu report: ${r.job}`;
+  const body = [
+    `<h1>${esc(title)}</h1>`,
+    `<div class="muted">${esc(r.kind)} in ${esc(r.namespace)}, ${esc(r.window.from)} to ${esc(r.window.to)}</div>`,
+    `<div class="verdict ${r.verdict.kept ? "kept" : "short"}" data-key="verdict.line">${esc(r.verdict.line)}</div>`,
+    table(r),
+    `<h2>GPU utilization per worker</h2>`,
+    legend(r.timeline.perWorker.map((w, i) => ({ label: w.pod, color: PALETTE[i % PALETTE.length]! }))),
+    timeline(r),
+    workers(r),
+    `<h2>GPU memory</h2>`,
+    memoryBars(r),
+  ].join("\n");
+  return page(title, body);
+}

@@ -1,0 +1,214 @@
+/**
+ * What `ray-gpu report` asks Prometheus about one job, over one window: GPU utilization (average and 10th percentile,
+ * per worker and overall), peak GPU memory, bytes spilled, Ray Data throughput, and the GPU- and node-seconds the job
+ * held. Every query reads the recording rules the stack installs (core/observability/rules) or the exporters' own
+ * metrics; the tests run them on a real Prometheus.
+ */
+import { ksmLabel, METRICS, RECORDED } from "../../core/observability/metrics";
+import { UsageError } from "../io";
+
+/** One job over one window: `[fromSeconds, toSeconds]`, sampled every `stepSeconds` for the percentiles. */
+export interface JobWindow {
+  readonly namespace: string;
+  readonly workload: string;
+  readonly fromSeconds: number;
+  readonly toSeconds: number;
+  readonly stepSeconds: number;
+}
+
+/** An instant vector: labels and value per series. */
+export type Vector = { readonly metric: Readonly<Record<string, string>>; readonly value: number }[];
+
+/** Runs an instant query at a time; the CLI's is HTTP, tests may pass their own. */
+export type Query = (expr: string, timeSeconds: number) => Promise<Vector>;
+
+/** A range query's series: labels and `[seconds, value]` points. */
+export type Matrix = {
+  readonly metric: Readonly<Record<string, string>>;
+  readonly points: readonly [number, number][];
+}[];
+
+/** Runs a range query over `[from, to]` every `step` seconds. */
+export type RangeQuery = (expr: string, fromSeconds: number, toSeconds: number, stepSeconds: number) => Promise<Matrix>;
+
+/** Reads a Prometheus API answer, or says why it is not one. */
+async function api<T>(url: string, path: string, params: Record<string, string>, expr: string): Promise<T> {
+  let body: { status?: string; error?: string; data?: { result: T } };
+  try {
+    const r = await fetch(`${url.replace(/\/+$/, "")}${path}?${new URLSearchParams(params)}`);
+    body = (await r.json()) as typeof body;
+  } catch (e) {
+    throw new UsageError(`cannot query Prometheus at ${url}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (body.status !== "success" || !body.data)
+    throw new UsageError(`Prometheus at ${url} refused a query (${body.error ?? "no data"}): ${expr}`);
+  return body.data.result;
+}
+
+/** The Prometheus HTTP API's range queries (`/api/v1/query_range`) at `url`. */
+export function httpRangeQuery(url: string): RangeQuery {
+  return async (expr, from, to, step) => {
+    const result = await api<{ metric: Record<string, string>; values: [number, string][] }[]>(
+      url,
+      "/api/v1/query_range",
+      { query: expr, start: String(from), end: String(to), step: String(step) },
+      expr,
+    );
+    return result.map((s) => ({
+      metric: s.metric,
+      points: s.values.map(([t, v]): [number, number] => [t, Number(v)]),
+    }));
+  };
+}
+
+/** The Prometheus HTTP API (`/api/v1/query`) at `url`. Unreachable or refusing, it is a usage error with the reason. */
+export function httpQuery(url: string): Query {
+  return async (expr, time) => {
+    const result = await api<{ metric: Record<string, string>; value: [number, string] }[]>(
+      url,
+      "/api/v1/query",
+      { query: expr, time: String(time) },
+      expr,
+    );
+    return result.map((s) => ({ metric: s.metric, value: Number(s.value[1]) }));
+  };
+}
+
+const sel = (w: JobWindow, extra = "") => `{namespace="${w.namespace}", workload="${w.workload}"${extra}}`;
+const range = (w: JobWindow) => `${Math.max(w.stepSeconds, Math.round(w.toSeconds - w.fromSeconds))}s`;
+const sub = (w: JobWindow) => `[${range(w)}:${w.stepSeconds}s]`;
+
+/** The queries, by what they measure. */
+export function jobQueries(w: JobWindow) {
+  const util = `${RECORDED.gpuUtilization}${sel(w)}`;
+  const rows = `${METRICS.rayDataOutputRows.name}${sel(w)}`;
+  return {
+    perWorkerAverage: `avg by (pod) (avg_over_time(${util}[${range(w)}]))`,
+    average: `avg(avg_over_time(${util}[${range(w)}]))`,
+    perWorkerP10: `quantile_over_time(0.1, (avg by (pod) (${util}))${sub(w)})`,
+    p10: `quantile_over_time(0.1, (avg(${util}))${sub(w)})`,
+    peakMemoryMiB: `max(max_over_time(${RECORDED.gpuMemoryUsedMiB}${sel(w)}[${range(w)}]))`,
+    spilledBytes: `max_over_time((sum(${METRICS.objectStoreMemory.name}${sel(w, ', Location="SPILLED"')}) or vector(0))${sub(w)})`,
+    rowsByOperator: `sum by (operator) (max_over_time(${rows}[${range(w)}]) - min_over_time(${rows}[${range(w)}]))`,
+    inputWaitSeconds: `sum(increase(${METRICS.inputWaitSeconds.name}${sel(w)}[${range(w)}]))`,
+    computeSeconds: `sum(increase(${METRICS.computeSeconds.name}${sel(w)}[${range(w)}]))`,
+    samples: `sum(increase(${METRICS.samples.name}${sel(w)}[${range(w)}]))`,
+    tokens: `sum(increase(${METRICS.tokens.name}${sel(w)}[${range(w)}]))`,
+    // The average count held over the window, times its length: robust to where the samples fall at its edges.
+    gpuSeconds: `avg_over_time((count(${util}))${sub(w)}) * ${Math.round(w.toSeconds - w.fromSeconds)}`,
+    nodeSeconds: `avg_over_time((count(count by (pod) (${util})))${sub(w)}) * ${Math.round(w.toSeconds - w.fromSeconds)}`,
+  };
+}
+
+/** When the job's pods existed in the last `lookbackSeconds` before `nowSeconds`, or undefined if never. */
+export async function jobLifetime(
+  q: Query,
+  namespace: string,
+  workload: string,
+  nowSeconds: number,
+  lookbackSeconds: number,
+  stepSeconds: number,
+): Promise<{ fromSeconds: number; toSeconds: number } | undefined> {
+  // kube-state-metrics' own series, not the recording rule: a sample's timestamp is when it was scraped, and a rule
+  // is evaluated at its group's own offset.
+  const pods = `${METRICS.podLabels.name}{namespace="${namespace}", ${ksmLabel("ray-gpu.io/workload")}="${workload}"}`;
+  const window = `[${lookbackSeconds}s:${stepSeconds}s]`;
+  const [first, last] = await Promise.all([
+    q(`min(min_over_time(timestamp(${pods})${window}))`, nowSeconds),
+    q(`max(max_over_time(timestamp(${pods})${window}))`, nowSeconds),
+  ]);
+  if (!first[0] || !last[0] || !Number.isFinite(first[0].value)) return undefined;
+  return { fromSeconds: first[0].value, toSeconds: last[0].value };
+}
+
+/** Everything measured about the job in its window. */
+export interface Measured {
+  readonly perWorker: readonly { readonly pod: string; readonly averagePercent: number; readonly p10Percent: number }[];
+  readonly averagePercent: number | undefined;
+  readonly p10Percent: number | undefined;
+  readonly peakMemoryMiB: number | undefined;
+  readonly spilledBytes: number;
+  readonly rowsPerSecond: Readonly<Record<string, number>>;
+  readonly gpuHours: number;
+  readonly nodeHours: number;
+  /** From the runtime's telemetry; undefined when the job's image does not publish it. */
+  readonly dataWaitFraction: number | undefined;
+  readonly samplesPerSecond: number | undefined;
+  readonly tokensPerSecond: number | undefined;
+}
+
+/** Runs every query at the window's end. */
+export async function measureJob(q: Query, w: JobWindow): Promise<Measured> {
+  const qs = jobQueries(w);
+  const at = (expr: string) => q(expr, w.toSeconds);
+  const [perAvg, avg, perP10, p10, peak, spilled, rows, gpuSec, nodeSec, wait, compute, samples, tokens] =
+    await Promise.all(
+      [
+        qs.perWorkerAverage,
+        qs.average,
+        qs.perWorkerP10,
+        qs.p10,
+        qs.peakMemoryMiB,
+        qs.spilledBytes,
+        qs.rowsByOperator,
+        qs.gpuSeconds,
+        qs.nodeSeconds,
+        qs.inputWaitSeconds,
+        qs.computeSeconds,
+        qs.samples,
+        qs.tokens,
+      ].map(at),
+    );
+
+  const one = (v: Vector) => v[0]?.value;
+  const p10ByPod = new Map(perP10!.map((s) => [s.metric["pod"] ?? "", s.value]));
+  const seconds = Math.max(1, w.toSeconds - w.fromSeconds);
+  return {
+    perWorker: perAvg!
+      .map((s) => ({
+        pod: s.metric["pod"] ?? "",
+        averagePercent: s.value,
+        p10Percent: p10ByPod.get(s.metric["pod"] ?? "") ?? NaN,
+      }))
+      .sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0)),
+    averagePercent: one(avg!),
+    p10Percent: one(p10!),
+    peakMemoryMiB: one(peak!),
+    spilledBytes: one(spilled!) ?? 0,
+    rowsPerSecond: Object.fromEntries(rows!.map((s) => [s.metric["operator"] ?? "", s.value / seconds])),
+    gpuHours: (one(gpuSec!) ?? 0) / 3600,
+    nodeHours: (one(nodeSec!) ?? 0) / 3600,
+    ...telemetry(one(wait!), one(compute!), one(samples!), one(tokens!), seconds),
+  };
+}
+
+/** The data-wait fraction and throughput from the runtime's counters, or undefined without them. */
+function telemetry(
+  wait: number | undefined,
+  compute: number | undefined,
+  samples: number | undefined,
+  tokens: number | undefined,
+  seconds: number,
+) {
+  const timed = wait !== undefined && compute !== undefined && wait + compute > 0;
+  return {
+    dataWaitFraction: timed ? wait / (wait + compute) : undefined,
+    samplesPerSecond: samples === undefined ? undefined : samples / seconds,
+    tokensPerSecond: tokens === undefined ? undefined : tokens / seconds,
+  };
+}
+
+/** Each worker's average GPU utilization over the window, about 200 points: the report's timeline. */
+export async function utilizationTimeline(rq: RangeQuery, w: JobWindow) {
+  const step = Math.max(w.stepSeconds, Math.ceil((w.toSeconds - w.fromSeconds) / 200 / w.stepSeconds) * w.stepSeconds);
+  const m = await rq(`avg by (pod) (${RECORDED.gpuUtilization}${sel(w)})`, w.fromSeconds, w.toSeconds, step);
+  return {
+    stepSeconds: step,
+    perWorker: m
+      .map((s) => ({
+        pod: s.metric["pod"] ?? "",
+        points: s.points.map(([t, v]): [number, number] => [t, Math.round(v * 1000) / 1000]),
+      }))
+      .sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0)),
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * GPU and Ray observability over the plans in `core/observability`: `DcgmExporter` (GPU metrics with pod attribution,
+ * on every GPU node), `PrometheusStack` (kube-prometheus-stack on the CPU pool), `RayMonitoring` (the Ray PodMonitor,
+ * the stack's rules and the jobs dashboard) and `GpuObservability`, which puts them together with the monitoring
+ * namespace, Prometheus's storage and its remote-write role. Each can be used alone.
+ */
+import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { Environment } from "../core/config/stack";
+import {
+  ampRemoteWritePolicy,
+  dcgmExporterRelease,
+  EBS_CSI,
+  PROMETHEUS_SERVICE_ACCOUNT,
+  prometheusStorageClass,
+  type ObservabilityPlan,
+} from "../core/observability/charts";
+import { podIdentityTrustPolicy } from "../core/platform/iam";
+import { MANAGED_BY } from "../workloads/rayjob/render";
+import { METRICS_SCRAPER_LABEL } from "../workloads/security/namespace";
+import { monitoringObjects } from "../workloads/observability/monitoring";
+import type { KubeObject } from "../workloads/k8s/types";
+import { helmRelease, type HelmAddonArgs } from "./addons";
+import { childOptions } from "./child-options";
+
+/**
+ * NVIDIA's DCGM exporter (chart 4.8.2) on every GPU node, tolerating the GPU taint; each GPU's series carry the
+ * namespace and pod holding it. Needs the Prometheus Operator's CRDs (its ServiceMonitor): depend on a PrometheusStack.
+ */
+export class DcgmExporter extends pulumi.ComponentResource {
+  /** The Helm release. */
+  public readonly release: k8s.helm.v3.Release;
+
+  constructor(
+    name: string,
+    args: HelmAddonArgs & { readonly namespace?: string } = {},
+    opts?: pulumi.ComponentResourceOptions,
+  ) {
+    super("ray-gpu:index:DcgmExporter", name, {}, opts);
+    const release = args.release ?? dcgmExporterRelease(args.namespace ?? "monitoring");
+    this.release = helmRelease(name, release, childOptions(this, opts));
+    this.registerOutputs({ releaseName: this.release.name });
+  }
+}
+
+/** Arguments of {@link PrometheusStack}. */
+export interface PrometheusStackArgs {
+  /** The pinned kube-prometheus-stack chart and its values (`planObservability(...).helm.kubePrometheusStack`). */
+  readonly release: ObservabilityPlan["helm"]["kubePrometheusStack"];
+}
+
+/** kube-prometheus-stack (chart 88.5.3): the Prometheus Operator and its CRDs, Prometheus, kube-state-metrics, Grafana. */
+export class PrometheusStack extends pulumi.ComponentResource {
+  /** The Helm release; PodMonitors and PrometheusRules wait for it (it installs their CRDs). */
+  public readonly release: k8s.helm.v3.Release;
+
+  constructor(name: string, args: PrometheusStackArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("ray-gpu:index:PrometheusStack", name, {}, opts);
+    this.release = helmRelease(name, args.release, childOptions(this, opts));
+    this.registerOutputs({ releaseName: this.release.name });
+  }
+}
+
+/** Arguments of {@link RayMonitoring}. */
+export interface RayMonitoringArgs {
+  /** Namespace the RayJobs run in. */
+  readonly workloadNamespace: string;
+  /** The stack's environment: the idle-node alert follows its autoscaler's scale-down time. */
+  readonly environment: Environment;
+}
+
+/** The Ray PodMonitor and the stack's PrometheusRule in the workload namespace, and the jobs dashboard's ConfigMap. */
+export class RayMonitoring extends pulumi.ComponentResource {
+  constructor(name: string, args: RayMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("ray-gpu:index:RayMonitoring", name, {}, opts);
+    const objects = monitoringObjects(args.workloadNamespace, args.environment, MANAGED_BY);
+    for (const o of objects) createObject(name, o, childOptions(this, opts));
+    this.registerOutputs({});
+  }
+}
+
+/** A rendered ConfigMap, or a custom resource (PodMonitor, PrometheusRule) as it is. */
+export function createObject(prefix: string, o: KubeObject, opts: pulumi.CustomResourceOptions): pulumi.Resource {
+  const name = `${prefix}-${o.metadata.name}-${o.kind.toLowerCase()}`;
+  if (o.kind === "ConfigMap") return new k8s.core.v1.ConfigMap(name, { metadata: o.metadata, data: o.data }, opts);
+  return new k8s.apiextensions.CustomResource(
+    name,
+    { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: (o as { spec: unknown }).spec },
+    opts,
+  );
+}
+
+/** Arguments of {@link GpuObservability}. */
+export interface GpuObservabilityArgs {
+  /** `planPlatform(config).observability`. */
+  readonly plan: ObservabilityPlan;
+  /** EKS cluster (for the EBS CSI add-on and the Pod Identity associations). */
+  readonly clusterName: pulumi.Input<string>;
+  readonly workloadNamespace: string;
+  readonly environment: Environment;
+}
+
+/**
+ * Everything observability needs on the cluster: the monitoring namespace (labelled so it may scrape Ray pods), the
+ * EBS CSI driver and a gp3 StorageClass where the plan names one (clusters the stack creates), Prometheus's remote-write
+ * role for Amazon Managed Service for Prometheus, kube-prometheus-stack, the DCGM exporter and the Ray monitoring.
+ */
+export class GpuObservability extends pulumi.ComponentResource {
+  public readonly prometheus: PrometheusStack;
+  public readonly dcgmExporter: DcgmExporter;
+  public readonly rayMonitoring: RayMonitoring;
+
+  constructor(name: string, args: GpuObservabilityArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("ray-gpu:index:GpuObservability", name, {}, opts);
+    const { plan } = args;
+    const child = childOptions(this, opts);
+    const namespace = new k8s.core.v1.Namespace(
+      `${name}-namespace`,
+      { metadata: { name: plan.namespace, labels: { ...MANAGED_BY, ...METRICS_SCRAPER_LABEL } } },
+      child,
+    );
+    const storage = plan.storageClass ? this.storage(name, args.clusterName, child) : [];
+    const identity = plan.remoteWrite?.kind === "amp" ? [this.remoteWriteRole(name, args, child)] : [];
+    this.prometheus = new PrometheusStack(
+      `${name}-prometheus`,
+      { release: plan.helm.kubePrometheusStack },
+      childOptions(this, opts, [namespace, ...storage, ...identity]),
+    );
+    const afterOperator = childOptions(this, opts, [this.prometheus]);
+    this.dcgmExporter = new DcgmExporter(`${name}-dcgm-exporter`, { release: plan.helm.dcgmExporter }, afterOperator);
+    this.rayMonitoring = new RayMonitoring(
+      `${name}-ray`,
+      { workloadNamespace: args.workloadNamespace, environment: args.environment },
+      afterOperator,
+    );
+    this.registerOutputs({});
+  }
+
+  /** The EBS CSI add-on with its Pod Identity role, and the gp3 StorageClass Prometheus's volume uses. */
+  private storage(name: string, clusterName: pulumi.Input<string>, child: pulumi.CustomResourceOptions) {
+    const role = new aws.iam.Role(
+      `${name}-ebs-csi-role`,
+      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      child,
+    );
+    new aws.iam.RolePolicyAttachment(
+      `${name}-ebs-csi-policy`,
+      { role: role.name, policyArn: EBS_CSI.managedPolicyArn },
+      child,
+    );
+    const addon = new aws.eks.Addon(
+      `${name}-ebs-csi`,
+      {
+        clusterName,
+        addonName: EBS_CSI.addon,
+        resolveConflictsOnCreate: "OVERWRITE",
+        podIdentityAssociations: [{ roleArn: role.arn, serviceAccount: EBS_CSI.serviceAccount.name }],
+      },
+      child,
+    );
+    const sc = prometheusStorageClass(MANAGED_BY);
+    return [addon, new k8s.storage.v1.StorageClass(`${name}-storage-class`, sc, child)];
+  }
+
+  /** Prometheus's role for SigV4 remote write to one AMP workspace, bound to its service account. */
+  private remoteWriteRole(name: string, args: GpuObservabilityArgs, child: pulumi.CustomResourceOptions) {
+    const remote = args.plan.remoteWrite as ObservabilityPlan["remoteWrite"] & { kind: "amp" };
+    const role = new aws.iam.Role(
+      `${name}-remote-write-role`,
+      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      child,
+    );
+    new aws.iam.RolePolicy(
+      `${name}-remote-write-policy`,
+      { role: role.id, policy: JSON.stringify(ampRemoteWritePolicy(remote)) },
+      child,
+    );
+    return new aws.eks.PodIdentityAssociation(
+      `${name}-remote-write-identity`,
+      {
+        clusterName: args.clusterName,
+        namespace: args.plan.namespace,
+        serviceAccount: PROMETHEUS_SERVICE_ACCOUNT,
+        roleArn: role.arn,
+      },
+      child,
+    );
+  }
+}
