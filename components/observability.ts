@@ -19,7 +19,8 @@ import {
 import { podIdentityTrustPolicy } from "../core/platform/iam";
 import { MANAGED_BY } from "../workloads/rayjob/render";
 import { METRICS_SCRAPER_LABEL } from "../workloads/security/namespace";
-import { monitoringObjects } from "../workloads/observability/monitoring";
+import { monitoringObjects, rayDashboardConfigMaps } from "../workloads/observability/monitoring";
+import { loadRayDashboards, type RayDashboards } from "../io/ray-dashboards";
 import type { KubeObject } from "../workloads/k8s/types";
 import { helmRelease, type HelmAddonArgs } from "./addons";
 import { childOptions } from "./child-options";
@@ -68,13 +69,24 @@ export interface RayMonitoringArgs {
   readonly workloadNamespace: string;
   /** The stack's environment: the idle-node alert follows its autoscaler's scale-down time. */
   readonly environment: Environment;
+  /**
+   * Ray's own dashboards to provision beside the jobs dashboard.
+   * @default - this installation's, generated from Ray 2.58.0 (`loadRayDashboards()`)
+   */
+  readonly rayDashboards?: RayDashboards;
 }
 
-/** The Ray PodMonitor and the stack's PrometheusRule in the workload namespace, and the jobs dashboard's ConfigMap. */
+/**
+ * The Ray PodMonitor and the stack's PrometheusRule in the workload namespace, and the dashboards' ConfigMaps (the jobs
+ * dashboard and Ray's own default, Ray Data and Ray Train dashboards).
+ */
 export class RayMonitoring extends pulumi.ComponentResource {
   constructor(name: string, args: RayMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:RayMonitoring", name, {}, opts);
-    const objects = monitoringObjects(args.workloadNamespace, args.environment, MANAGED_BY);
+    const objects = [
+      ...monitoringObjects(args.workloadNamespace, args.environment, MANAGED_BY),
+      ...rayDashboardConfigMaps(args.rayDashboards ?? loadRayDashboards(), MANAGED_BY),
+    ];
     for (const o of objects) createObject(name, o, childOptions(this, opts));
     this.registerOutputs({});
   }

@@ -14,6 +14,8 @@ import { DEFAULT_GPU_UTILIZATION_TARGET, type AlertRule } from "../../../core/ob
 import { ObservabilitySchema } from "../../../core/config/observability";
 import type { KubeObject, PrometheusRule, PodMonitor } from "../../../workloads/k8s/types";
 import { CrdConformance } from "../../helpers/crd-conformance";
+import { loadRayDashboards } from "../../../io/ray-dashboards";
+import { rayDashboardConfigMaps } from "../../../workloads/observability/monitoring";
 import { configWith, repoStack, runtime } from "../../helpers/fixtures";
 
 const KPS = resolve(__dirname, "../../fixtures/kube-prometheus-stack-88.5.3");
@@ -193,5 +195,22 @@ describe("observability charts", () => {
       .map((m) => m.name)
       .sort();
     expect(read).toEqual(defined);
+  });
+
+  it("provisions Ray 2.58's own default, Ray Data and Ray Train dashboards for Grafana's sidecar, each within a ConfigMap", () => {
+    const maps = rayDashboardConfigMaps(loadRayDashboards(), {});
+    expect(maps.map((m) => m.metadata.name)).toEqual([
+      "ray-gpu-ray-data-dashboard",
+      "ray-gpu-ray-default-dashboard",
+      "ray-gpu-ray-train-dashboard",
+    ]);
+    for (const m of maps) {
+      expect(m.metadata).toMatchObject({ namespace: "monitoring", labels: { grafana_dashboard: "1" } });
+      const [text] = Object.values(m.data);
+      const board = JSON.parse(text!) as { uid: string; tags: string[] };
+      expect(board.tags).toContain("rayVersion:2.58.0");
+      // Kubernetes caps a ConfigMap at 1 MiB
+      expect(Buffer.byteLength(text!)).toBeLessThan(1024 * 1024);
+    }
   });
 });
