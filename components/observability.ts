@@ -69,6 +69,8 @@ export interface RayMonitoringArgs {
   readonly workloadNamespace: string;
   /** The stack's environment: the idle-node alert follows its autoscaler's scale-down time. */
   readonly environment: Environment;
+  /** GPU pools with `minNodes` 0, whose idle nodes the autoscaler removes (the idle-node alert watches them). */
+  readonly scaleToZeroPools: readonly string[];
   /**
    * Ray's own dashboards to provision beside the jobs dashboard.
    * @default - this installation's, generated from Ray 2.58.0 (`loadRayDashboards()`)
@@ -84,7 +86,7 @@ export class RayMonitoring extends pulumi.ComponentResource {
   constructor(name: string, args: RayMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:RayMonitoring", name, {}, opts);
     const objects = [
-      ...monitoringObjects(args.workloadNamespace, args.environment, MANAGED_BY),
+      ...monitoringObjects(args.workloadNamespace, args.environment, args.scaleToZeroPools, MANAGED_BY),
       ...rayDashboardConfigMaps(args.rayDashboards ?? loadRayDashboards(), MANAGED_BY),
     ];
     for (const o of objects) createObject(name, o, childOptions(this, opts));
@@ -111,6 +113,8 @@ export interface GpuObservabilityArgs {
   readonly clusterName: pulumi.Input<string>;
   readonly workloadNamespace: string;
   readonly environment: Environment;
+  /** GPU pools with `minNodes` 0 (`plan.pools.gpu`). */
+  readonly scaleToZeroPools: readonly string[];
 }
 
 /**
@@ -143,7 +147,11 @@ export class GpuObservability extends pulumi.ComponentResource {
     this.dcgmExporter = new DcgmExporter(`${name}-dcgm-exporter`, { release: plan.helm.dcgmExporter }, afterOperator);
     this.rayMonitoring = new RayMonitoring(
       `${name}-ray`,
-      { workloadNamespace: args.workloadNamespace, environment: args.environment },
+      {
+        workloadNamespace: args.workloadNamespace,
+        environment: args.environment,
+        scaleToZeroPools: args.scaleToZeroPools,
+      },
       afterOperator,
     );
     this.registerOutputs({});

@@ -150,6 +150,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
             clusterName: cluster.clusterName,
             workloadNamespace: plan.workloadNamespace,
             environment: plan.environment,
+            scaleToZeroPools: plan.pools.gpu.filter((p) => p.minNodes === 0).map((p) => p.name),
           },
           inNamespace,
         )

@@ -117,13 +117,21 @@ function planWorkload(
  * What every job of the namespace shares: the runtime package, the NetworkPolicies, the queue's objects and, with
  * observability, the Ray PodMonitor, the stack's rules and the jobs dashboard.
  */
-function sharedObjects(config: StackConfig, runtime: RuntimePackage, queue: QueuePlan | undefined): KubeObject[] {
+function sharedObjects(
+  config: StackConfig,
+  runtime: RuntimePackage,
+  queue: QueuePlan | undefined,
+  pools: PoolsPlan,
+): KubeObject[] {
   const namespace = config.platform.workloadNamespace;
+  const scaleToZero = pools.gpu.filter((p) => p.minNodes === 0).map((p) => p.name);
   return [
     runtimeConfigMap(namespace, runtime, MANAGED_BY),
     ...namespacePolicies(namespace, { httpsCidrs: config.platform.security.httpsEgressCidrs }, MANAGED_BY),
     ...(queue ? queueObjects(queue, MANAGED_BY) : []),
-    ...(config.platform.observability.enabled ? monitoringObjects(namespace, config.environment, MANAGED_BY) : []),
+    ...(config.platform.observability.enabled
+      ? monitoringObjects(namespace, config.environment, scaleToZero, MANAGED_BY)
+      : []),
   ];
 }
 
@@ -179,7 +187,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
     pools,
     workloads,
     objects: rendered,
-    shared: rendered.length > 0 ? sharedObjects(config, options.runtime, queue) : [],
+    shared: rendered.length > 0 ? sharedObjects(config, options.runtime, queue, pools) : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
     queue: queue && { plan: queue, demands, admission: planAdmission(queue, demands) },
   };

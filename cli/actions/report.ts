@@ -96,6 +96,11 @@ export async function runReport(ctx: CommandContext, opts: ReportOptions): Promi
     measureJob(query, window),
     utilizationTimeline(httpRangeQuery(opts.prometheus), window),
   ]);
+  if (measured.averagePercent === undefined)
+    throw new UsageError(
+      `Prometheus has no GPU metrics of job ${p.workload} in namespace ${p.namespace} between ` +
+        `${new Date(fromSeconds * 1000).toISOString()} and ${new Date(toSeconds * 1000).toISOString()}`,
+    );
   const report = jobReport(p, measured, fromSeconds, toSeconds, timeline);
   if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), reportHtml(report));
   ctx.io.out(opts.json ? stableJson(report) : reportText(report));

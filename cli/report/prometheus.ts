@@ -94,9 +94,10 @@ export function jobQueries(w: JobWindow) {
     computeSeconds: `sum(increase(${METRICS.computeSeconds.name}${sel(w)}[${range(w)}]))`,
     samples: `sum(increase(${METRICS.samples.name}${sel(w)}[${range(w)}]))`,
     tokens: `sum(increase(${METRICS.tokens.name}${sel(w)}[${range(w)}]))`,
-    // The average count held over the window, times its length: robust to where the samples fall at its edges.
-    gpuSeconds: `avg_over_time((count(${util}))${sub(w)}) * ${Math.round(w.toSeconds - w.fromSeconds)}`,
-    nodeSeconds: `avg_over_time((count(count by (pod) (${util})))${sub(w)}) * ${Math.round(w.toSeconds - w.fromSeconds)}`,
+    // GPUs (and GPU nodes) held at each step, times the step: only while the job held them, whatever the window.
+    gpuSeconds: `sum_over_time((count(${util}))${sub(w)}) * ${w.stepSeconds}`,
+    nodeSeconds: `sum_over_time((count(count by (pod) (${util})))${sub(w)}) * ${w.stepSeconds}`,
+    heldSeconds: `count_over_time((count(${util}))${sub(w)}) * ${w.stepSeconds}`,
   };
 }
 
@@ -110,8 +111,11 @@ export async function jobLifetime(
   stepSeconds: number,
 ): Promise<{ fromSeconds: number; toSeconds: number } | undefined> {
   // kube-state-metrics' own series, not the recording rule: a sample's timestamp is when it was scraped, and a rule
-  // is evaluated at its group's own offset.
-  const pods = `${METRICS.podLabels.name}{namespace="${namespace}", ${ksmLabel("ray-gpu.io/workload")}="${workload}"}`;
+  // is evaluated at its group's own offset. Ray's pods only (head and workers, gone with the job's cluster): the
+  // submitter pod stays after the job, Completed, as long as the RayJob does.
+  const pods =
+    `${METRICS.podLabels.name}{namespace="${namespace}", ${ksmLabel("ray-gpu.io/workload")}="${workload}", ` +
+    `${ksmLabel("ray.io/node-type")}=~"head|worker"}`;
   const window = `[${lookbackSeconds}s:${stepSeconds}s]`;
   const [first, last] = await Promise.all([
     q(`min(min_over_time(timestamp(${pods})${window}))`, nowSeconds),
@@ -141,7 +145,7 @@ export interface Measured {
 export async function measureJob(q: Query, w: JobWindow): Promise<Measured> {
   const qs = jobQueries(w);
   const at = (expr: string) => q(expr, w.toSeconds);
-  const [perAvg, avg, perP10, p10, peak, spilled, rows, gpuSec, nodeSec, wait, compute, samples, tokens] =
+  const [perAvg, avg, perP10, p10, peak, spilled, rows, gpuSec, nodeSec, wait, compute, samples, tokens, held] =
     await Promise.all(
       [
         qs.perWorkerAverage,
@@ -157,12 +161,14 @@ export async function measureJob(q: Query, w: JobWindow): Promise<Measured> {
         qs.computeSeconds,
         qs.samples,
         qs.tokens,
+        qs.heldSeconds,
       ].map(at),
     );
 
   const one = (v: Vector) => v[0]?.value;
   const p10ByPod = new Map(perP10!.map((s) => [s.metric["pod"] ?? "", s.value]));
-  const seconds = Math.max(1, w.toSeconds - w.fromSeconds);
+  // Throughput is per second the job held its GPUs (not pending, not after it ended).
+  const seconds = Math.max(1, one(held!) ?? w.toSeconds - w.fromSeconds);
   return {
     perWorker: perAvg!
       .map((s) => ({

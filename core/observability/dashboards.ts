@@ -95,9 +95,10 @@ export const JOB_PANELS: readonly DashboardPanel[] = [
     type: "timeseries",
     unit: "percentunit",
     expr:
-      `sum by (actor) (rate(${METRICS.actorBusySeconds.name}{${job}}[2m])) / (sum by (actor) ` +
-      `(rate(${METRICS.actorBusySeconds.name}{${job}}[2m])) + sum by (actor) (rate(${METRICS.actorIdleSeconds.name}{${job}}[2m])))`,
-    legend: "actor {{actor}}",
+      // Actors are named by process id, unique within a pod only.
+      `sum by (pod, actor) (rate(${METRICS.actorBusySeconds.name}{${job}}[2m])) / (sum by (pod, actor) ` +
+      `(rate(${METRICS.actorBusySeconds.name}{${job}}[2m])) + sum by (pod, actor) (rate(${METRICS.actorIdleSeconds.name}{${job}}[2m])))`,
+    legend: "{{pod}} actor {{actor}}",
     description: "Share of each GPU actor's time spent inside its calls: below 1, the pipeline leaves it waiting.",
   },
   {

@@ -139,7 +139,10 @@ export const METRICS = {
 } as const satisfies Record<string, MetricDef>;
 
 /** Pod and node labels kube-state-metrics must export (`--metric-labels-allowlist`), which the rules join on. */
-export const KSM_LABEL_ALLOWLIST = ["pods=[ray-gpu.io/workload]", "nodes=[ray-gpu.io/role,ray-gpu.io/pool]"] as const;
+export const KSM_LABEL_ALLOWLIST = [
+  "pods=[ray-gpu.io/workload,ray.io/node-type]",
+  "nodes=[ray-gpu.io/role,ray-gpu.io/pool]",
+] as const;
 
 /** How kube-state-metrics names a Kubernetes label: `label_` and the key with every other character as `_`. */
 export const ksmLabel = (key: string) => `label_${key.replace(/[^A-Za-z0-9_]/g, "_")}`;

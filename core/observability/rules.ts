@@ -62,10 +62,15 @@ export interface JobAlertInput {
   readonly noSpillBecause: string;
 }
 
-/** What the stack's group needs: the namespace and the autoscaler's scale-down time. */
+/** What the stack's group needs: the namespace, the autoscaler's scale-down time and the pools it empties. */
 export interface StackAlertInput {
   readonly namespace: string;
   readonly scaleDownUnneededSeconds: number;
+  /**
+   * GPU pools with `minNodes` 0: the only ones whose idle nodes the autoscaler removes (a pool's minimum stays).
+   * No idle-node alert when empty.
+   */
+  readonly scaleToZeroPools: readonly string[];
 }
 
 /** Seconds as a Prometheus duration: 2700 → "45m", 5400 → "1h30m", 90 → "1m30s". */
@@ -126,7 +131,6 @@ function recordingRules(ns: string): RecordingRule[] {
 
 function stackAlerts(a: StackAlertInput): AlertRule[] {
   const ns = a.namespace;
-  const idleFor = a.scaleDownUnneededSeconds + IDLE_NODE_GRACE_SECONDS;
   const jobPodsOnNodes = `max by (node) (${byWorkload(`${METRICS.podInfo.name}${sel({ namespace: ns })}`, { namespace: ns })})`;
   const oomKilled =
     `(increase(${METRICS.containerRestarts.name}${sel({ namespace: ns })}[10m]) > 0) and on (namespace, pod, ` +
@@ -147,7 +151,8 @@ function stackAlerts(a: StackAlertInput): AlertRule[] {
     },
     {
       alert: "RayGpuContainerOOMKilled",
-      expr: byWorkload(`(${oomKilled})`, { namespace: ns }),
+      // One alert per container, whatever kube-state-metrics replicas report it.
+      expr: `max by (namespace, pod, container, workload) (${byWorkload(`(${oomKilled})`, { namespace: ns })})`,
       for: "0m",
       labels: { severity: "warning" },
       annotations: {
@@ -157,23 +162,31 @@ function stackAlerts(a: StackAlertInput): AlertRule[] {
           "their node; host memory use beyond the plan (a large driver, CPU offload, dataloader workers) is the usual cause.",
       },
     },
-    {
-      alert: "RayGpuNodeIdle",
-      expr:
-        `max by (node) (${METRICS.nodeLabels.name}${sel({ [ksmLabel("ray-gpu.io/role")]: "gpu" })}) ` +
-        `unless on (node) ${jobPodsOnNodes}`,
-      for: promDuration(idleFor),
-      labels: { severity: "warning" },
-      annotations: {
-        summary: "GPU node {{ $labels.node }} has run no job pod for longer than the autoscaler allows",
-        description:
-          `No pod of a ray-gpu job has been on this node for ${promDuration(idleFor)}: the Cluster Autoscaler's ` +
-          `scale-down time (${promDuration(a.scaleDownUnneededSeconds)}) plus ${promDuration(IDLE_NODE_GRACE_SECONDS)}. ` +
-          "It is paid for and idle: check the autoscaler's log for why it keeps the node (a pod without " +
-          "safe-to-evict, a minNodes above zero, another team's pod).",
-      },
-    },
+    ...(a.scaleToZeroPools.length ? [idleNodeAlert(a, jobPodsOnNodes)] : []),
   ];
+}
+
+/** A GPU node of a pool that scales to zero with no job pod for longer than the autoscaler's scale-down time. */
+function idleNodeAlert(a: StackAlertInput, jobPodsOnNodes: string): AlertRule {
+  const idleFor = a.scaleDownUnneededSeconds + IDLE_NODE_GRACE_SECONDS;
+  const nodes = sel({ [ksmLabel("ray-gpu.io/role")]: "gpu" }).replace(
+    /\}$/,
+    `, ${ksmLabel("ray-gpu.io/pool")}=~"${a.scaleToZeroPools.join("|")}"}`,
+  );
+  return {
+    alert: "RayGpuNodeIdle",
+    expr: `max by (node) (${METRICS.nodeLabels.name}${nodes}) unless on (node) ${jobPodsOnNodes}`,
+    for: promDuration(idleFor),
+    labels: { severity: "warning" },
+    annotations: {
+      summary: "GPU node {{ $labels.node }} has run no job pod for longer than the autoscaler allows",
+      description:
+        `No pod of a ray-gpu job has been on this node for ${promDuration(idleFor)}: the Cluster Autoscaler's ` +
+        `scale-down time (${promDuration(a.scaleDownUnneededSeconds)}) plus ${promDuration(IDLE_NODE_GRACE_SECONDS)}. ` +
+        "It is paid for and idle: check the autoscaler's log for why it keeps the node (a pod without " +
+        "safe-to-evict, another team's pod).",
+    },
+  };
 }
 
 /** The stack's group: recording rules and the alerts every job shares. */

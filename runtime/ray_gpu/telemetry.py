@@ -11,7 +11,7 @@ The examples use it; your loop does the same in two lines (``docs/runtime.md``):
 
     telemetry = ray_gpu.telemetry.StepTelemetry(tuning.workload)
     for batch in telemetry.batches(loader):   # time in next(): waiting for input
-        ...                                    # the rest of the step: computing
+        ...                                    # the whole body, until the next batch is asked for: computing
         telemetry.step(samples=len(batch["input_ids"]), tokens=int(batch["attention_mask"].sum()))
 """
 
@@ -87,25 +87,32 @@ class StepTelemetry:
         self._counters = _Counters(self.workload, ("rank",))
 
     def batches(self, source: Iterable[T]) -> Iterator[T]:
-        """Yields ``source``'s items, counting the time inside ``next()`` as waiting for input."""
+        """Yields ``source``'s items. The time inside ``next()`` counts as waiting for input; everything between two
+        items (the loop's whole body: forward, backward, optimizer step, the host sync, checkpoints) as computing."""
         it = iter(source)
-        while True:
-            started = self.clock()
-            try:
-                item = next(it)
-            except StopIteration:
-                return
-            now = self.clock()
-            self._add("input_wait_seconds", now - started)
-            self._mark = now
-            yield item
+        try:
+            while True:
+                started = self.clock()
+                self._end_compute(started)
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
+                now = self.clock()
+                self._add("input_wait_seconds", now - started)
+                self._mark = now
+                yield item
+        finally:
+            # The loop ended (or broke out): its last body counts too.
+            self._end_compute(self.clock())
 
-    def step(self, samples: int, tokens: int = 0) -> None:
-        """Ends one step: the time since its batch arrived counts as computing."""
-        now = self.clock()
+    def _end_compute(self, now: float) -> None:
         if self._mark is not None:
             self._add("compute_seconds", now - self._mark)
         self._mark = None
+
+    def step(self, samples: int, tokens: int = 0) -> None:
+        """Counts one step of the loop (its time is the body's, measured by ``batches``)."""
         self.steps += 1
         self.samples += samples
         self.tokens += tokens

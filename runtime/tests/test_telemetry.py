@@ -40,7 +40,23 @@ def test_a_loop_that_waits_for_input_reports_its_data_wait_fraction_and_throughp
     assert s["tokensPerSecond"] == pytest.approx(80 * 512 / 10.0)
     records = parse_log("\n".join(f"(RayTrainWorker pid=1) {line}" for line in lines))
     assert [r["steps"] for r in records] == [5, 10]
-    assert records[-1] == {**s, "kind": "train", "workload": "llm", "rank": 1}
+    # logged at step() of the 10th batch, before that body's time is closed by the loop's next request
+    assert records[-1]["steps"] == 10 and {k: records[-1][k] for k in ("kind", "workload", "rank")} == {"kind": "train", "workload": "llm", "rank": 1}
+    assert set(records[-1]) == set(s)
+
+
+def test_work_after_step_counts_as_computing_and_a_break_closes_the_last_step() -> None:
+    clock = Clock()
+    t = StepTelemetry("llm", clock=clock, emit=lambda _: None)
+    for i, _ in enumerate(t.batches(slow_source(clock, wait=0.01, n=100))):
+        clock.now += 0.02  # forward and backward
+        t.step(samples=1)
+        clock.now += 0.2  # optimizer step and the host sync on the loss, after step()
+        if i == 9:
+            break
+    assert t.steps == 10
+    # 10 waits of 0.01 s against 10 bodies of 0.22 s, the last one closed by the break
+    assert t.data_wait_fraction == pytest.approx(0.1 / (0.1 + 2.2))
 
 
 def test_a_loop_whose_input_is_ready_waits_for_nothing() -> None:

@@ -44,18 +44,31 @@ const worker = (j: JobFixture, w: number) => `${j.workload}-raycluster-abcde-gpu
 /** Every series of the job, one sample per `stepSeconds`. */
 export function jobSeries(j: JobFixture, stepSeconds: number): Series[] {
   const all = jobSeriesAlways(j, stepSeconds);
-  if (!j.alive) return all;
-  const [first, last] = j.alive;
-  return all.map((s) => ({ ...s, values: s.values.map((v, i) => (i < first || i > last ? null : v)) }));
+  const [first, last] = j.alive ?? [0, j.steps - 1];
+  const alive = all.map((s) => ({ ...s, values: s.values.map((v, i) => (i < first || i > last ? null : v)) }));
+  // The submitter pod (a Job KubeRay keeps after the run, Completed) is labelled with the workload from the start
+  // to the end of the window: it must not stretch the job's lifetime.
+  const submitter: Series = {
+    name: "kube_pod_labels",
+    type: "gauge",
+    labels: { namespace: j.namespace, pod: `${j.workload}-submitter-xyz`, label_ray_gpu_io_workload: j.workload },
+    values: Array.from({ length: j.steps }, () => 1),
+  };
+  return [...alive, submitter];
 }
 
 function jobSeriesAlways(j: JobFixture, stepSeconds: number): Series[] {
   const t = Array.from({ length: j.steps }, (_, i) => i);
   const pods = [`${j.workload}-raycluster-abcde-head`, ...Array.from({ length: j.workers }, (_, w) => worker(j, w))];
-  const series: Series[] = pods.map((pod) => ({
+  const series: Series[] = pods.map((pod, i) => ({
     name: "kube_pod_labels",
     type: "gauge",
-    labels: { namespace: j.namespace, pod, label_ray_gpu_io_workload: j.workload },
+    labels: {
+      namespace: j.namespace,
+      pod,
+      label_ray_gpu_io_workload: j.workload,
+      label_ray_io_node_type: i === 0 ? "head" : "worker",
+    },
     values: t.map(() => 1),
   }));
   for (let w = 0; w < j.workers; w++) {

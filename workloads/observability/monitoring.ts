@@ -91,16 +91,20 @@ export function dashboardConfigMap(workloadNamespace: string, labels: Record<str
   };
 }
 
-/** The namespace's PodMonitor, the stack's rules (the autoscaler's scale-down time from the environment) and the dashboard. */
+/**
+ * The namespace's PodMonitor, the stack's rules (the autoscaler's scale-down time from the environment; the idle-node
+ * alert for the GPU pools that scale to zero) and the jobs dashboard.
+ */
 export function monitoringObjects(
   namespace: string,
   environment: Environment,
+  scaleToZeroPools: readonly string[],
   labels: Record<string, string>,
 ): KubeObject[] {
   const scaleDown = durationSeconds(ENVIRONMENT_PROFILES[environment].platform.scaleDownUnneededTime);
   return [
     rayPodMonitor(namespace, labels),
-    stackPrometheusRule({ namespace, scaleDownUnneededSeconds: scaleDown }, labels),
+    stackPrometheusRule({ namespace, scaleDownUnneededSeconds: scaleDown, scaleToZeroPools }, labels),
     dashboardConfigMap(namespace, labels),
   ];
 }

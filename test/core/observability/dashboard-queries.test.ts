@@ -37,7 +37,7 @@ describe.skipIf(skip)("the jobs dashboard on a real Prometheus", () => {
   beforeAll(async () => {
     prom = await prometheusWith(
       jobSeries(JOB, STEP),
-      [stackRuleGroup({ namespace: JOB.namespace, scaleDownUnneededSeconds: 600 })],
+      [stackRuleGroup({ namespace: JOB.namespace, scaleDownUnneededSeconds: 600, scaleToZeroPools: ["a10g"] })],
       START,
       STEP,
     );

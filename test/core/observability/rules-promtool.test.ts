@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const NS = "ray-jobs";
 
 const groups: RuleGroup[] = [
-  stackRuleGroup({ namespace: NS, scaleDownUnneededSeconds: 600 }),
+  stackRuleGroup({ namespace: NS, scaleDownUnneededSeconds: 600, scaleToZeroPools: ["a10g"] }),
   jobRuleGroup({
     workload: "train",
     namespace: NS,
@@ -69,13 +69,26 @@ const INPUT = [
   series("kube_pod_status_phase", { ...pod("embed-w0"), phase: "Pending" }, "1x10 0x50"),
   series("kube_pod_container_status_restarts_total", { ...pod("embed-w0"), container: "ray-worker" }, "0x5 1x55"),
   series("kube_pod_container_status_restarts_total", { ...pod("train-w0"), container: "ray-worker" }, "0x60"),
+  // a second kube-state-metrics replica reports the same OOM kill: still one alert
+  series(
+    "kube_pod_container_status_restarts_total",
+    { ...pod("embed-w0"), container: "ray-worker", instance: "ksm-2" },
+    "0x5 1x55",
+  ),
+  series(
+    "kube_pod_container_status_last_terminated_reason",
+    { ...pod("embed-w0"), container: "ray-worker", reason: "OOMKilled", instance: "ksm-2" },
+    "0x5 1x55",
+  ),
   series(
     "kube_pod_container_status_last_terminated_reason",
     { ...pod("embed-w0"), container: "ray-worker", reason: "OOMKilled" },
     "0x5 1x55",
   ),
-  series("kube_node_labels", { node: "n1", label_ray_gpu_io_role: "gpu" }, "1x60"),
-  series("kube_node_labels", { node: "n2", label_ray_gpu_io_role: "gpu" }, "1x60"),
+  series("kube_node_labels", { node: "n1", label_ray_gpu_io_role: "gpu", label_ray_gpu_io_pool: "a10g" }, "1x60"),
+  series("kube_node_labels", { node: "n2", label_ray_gpu_io_role: "gpu", label_ray_gpu_io_pool: "a10g" }, "1x60"),
+  // a warm pool (minNodes > 0): the autoscaler keeps its minimum, so its idle node is no alert
+  series("kube_node_labels", { node: "w1", label_ray_gpu_io_role: "gpu", label_ray_gpu_io_pool: "warm" }, "1x60"),
   series("kube_node_labels", { node: "s1", label_ray_gpu_io_role: "system" }, "1x60"),
   series("kube_pod_info", { ...pod("train-w0"), node: "n1" }, "1x60"),
 ];
