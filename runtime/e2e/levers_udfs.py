@@ -55,8 +55,8 @@ def warm(seconds: float) -> int:
 
 
 #: Seconds one GPU-actor batch takes in the idle experiment, and one preprocessing batch feeding it.
-ACTOR_SECONDS = 0.25
-PREPROCESS_SECONDS = 0.5
+ACTOR_SECONDS = 1.0
+PREPROCESS_SECONDS = 2.0
 
 
 def preprocess_sleep(batch: dict[str, Any]) -> dict[str, Any]:
