@@ -20,6 +20,7 @@ export {
   GpuObservability,
   PrometheusStack,
   RayMonitoring,
+  type DcgmExporterArgs,
   type GpuObservabilityArgs,
   type PrometheusStackArgs,
   type RayMonitoringArgs,

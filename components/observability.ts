@@ -12,6 +12,7 @@ import {
   ampRemoteWritePolicy,
   dcgmExporterRelease,
   EBS_CSI,
+  MONITORING_NAMESPACE,
   PROMETHEUS_SERVICE_ACCOUNT,
   prometheusStorageClass,
   type ObservabilityPlan,
@@ -25,6 +26,15 @@ import type { KubeObject } from "../workloads/k8s/types";
 import { helmRelease, type HelmAddonArgs } from "./addons";
 import { childOptions } from "./child-options";
 
+/** Arguments of {@link DcgmExporter}. */
+export interface DcgmExporterArgs extends HelmAddonArgs {
+  /**
+   * Namespace of the exporter (the Prometheus that scrapes it must select ServiceMonitors there).
+   * @default "monitoring"
+   */
+  readonly namespace?: string;
+}
+
 /**
  * NVIDIA's DCGM exporter (chart 4.8.2) on every GPU node, tolerating the GPU taint; each GPU's series carry the
  * namespace and pod holding it. Needs the Prometheus Operator's CRDs (its ServiceMonitor): depend on a PrometheusStack.
@@ -33,13 +43,9 @@ export class DcgmExporter extends pulumi.ComponentResource {
   /** The Helm release. */
   public readonly release: k8s.helm.v3.Release;
 
-  constructor(
-    name: string,
-    args: HelmAddonArgs & { readonly namespace?: string } = {},
-    opts?: pulumi.ComponentResourceOptions,
-  ) {
+  constructor(name: string, args: DcgmExporterArgs = {}, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:DcgmExporter", name, {}, opts);
-    const release = args.release ?? dcgmExporterRelease(args.namespace ?? "monitoring");
+    const release = args.release ?? dcgmExporterRelease(args.namespace ?? MONITORING_NAMESPACE);
     this.release = helmRelease(name, release, childOptions(this, opts));
     this.registerOutputs({ releaseName: this.release.name });
   }
@@ -111,7 +117,9 @@ export interface GpuObservabilityArgs {
   readonly plan: ObservabilityPlan;
   /** EKS cluster (for the EBS CSI add-on and the Pod Identity associations). */
   readonly clusterName: pulumi.Input<string>;
+  /** Namespace the RayJobs run in (the PodMonitor and the stack's rules go there). */
   readonly workloadNamespace: string;
+  /** The stack's environment: the idle-node alert follows its autoscaler's scale-down time. */
   readonly environment: Environment;
   /** GPU pools with `minNodes` 0 (`plan.pools.gpu`). */
   readonly scaleToZeroPools: readonly string[];
@@ -123,8 +131,11 @@ export interface GpuObservabilityArgs {
  * role for Amazon Managed Service for Prometheus, kube-prometheus-stack, the DCGM exporter and the Ray monitoring.
  */
 export class GpuObservability extends pulumi.ComponentResource {
+  /** kube-prometheus-stack; PrometheusRules and PodMonitors wait for it (it installs their CRDs). */
   public readonly prometheus: PrometheusStack;
+  /** The DCGM exporter on the GPU nodes. */
   public readonly dcgmExporter: DcgmExporter;
+  /** The Ray PodMonitor, the stack's rules and the dashboards. */
   public readonly rayMonitoring: RayMonitoring;
 
   constructor(name: string, args: GpuObservabilityArgs, opts?: pulumi.ComponentResourceOptions) {
