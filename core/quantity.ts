@@ -35,6 +35,11 @@ export function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
+/** Rounds to 3 decimals: GiB, $/h and percentages in plan documents, diffs and reports. */
+export function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
 const QUANTITY_SUFFIX: Readonly<Record<string, number>> = {
   "": 1,
   m: 1e-3,

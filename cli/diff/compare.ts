@@ -3,6 +3,7 @@
  * added, removed and re-planned with every planned value old → new and the new reason, fit verdicts that flip, memory
  * headroom, node pools and hourly cost. Pure.
  */
+import { round3 } from "../../core/quantity";
 import type { planDocument } from "../plan-view";
 
 /** A plan document, as `plan --json` prints it. */
@@ -82,11 +83,10 @@ function valueChanges(before: Map<string, unknown>, after: Map<string, unknown>,
 /** USD per hour of a job's GPU nodes: its worker pods (one per node) at its pool's per-node price. */
 function jobUsdPerHour(w: WorkloadDoc, pools: readonly PoolDoc[]): number {
   const pool = pools.find((p) => p.name === w.nodePool);
-  return pool ? round((w.worker.replicas * pool.usdPerHourAtMax) / pool.maxNodes) : 0;
+  return pool ? round3((w.worker.replicas * pool.usdPerHourAtMax) / pool.maxNodes) : 0;
 }
 
-const round = (n: number) => Math.round(n * 1000) / 1000;
-const headroom = (w: WorkloadDoc) => round(w.memory.usableGiB - w.memory.requiredGiB);
+const headroom = (w: WorkloadDoc) => round3(w.memory.usableGiB - w.memory.requiredGiB);
 
 function workloadChange(b: WorkloadDoc, a: WorkloadDoc, base: PlanDocument, head: PlanDocument): WorkloadChange {
   const reasons = new Map(a.decisions.map((d) => [d.key, d.reason]));
@@ -148,7 +148,7 @@ export function diffPlans(baseDoc: PlanDocument | undefined, headDoc: PlanDocume
     .map((w) => workloadChange(b.get(w.name)!, w, base, head))
     .filter((c) => c.changes.length > 0);
   const added = [...a.keys()].filter((n) => !b.has(n));
-  const sum = (xs: readonly number[]) => round(xs.reduce((n, x) => n + x, 0));
+  const sum = (xs: readonly number[]) => round3(xs.reduce((n, x) => n + x, 0));
   return {
     environment: (headDoc ?? base).environment,
     added,

@@ -5,6 +5,8 @@
  * metrics; the tests run them on a real Prometheus.
  */
 import { ksmLabel, METRICS, RECORDED } from "../../core/observability/metrics";
+import { round3 } from "../../core/quantity";
+import { byCodePoint } from "../../core/serialize";
 import { UsageError } from "../io";
 
 /** One job over one window: `[fromSeconds, toSeconds]`, sampled every `stepSeconds` for the percentiles. */
@@ -176,7 +178,7 @@ export async function measureJob(q: Query, w: JobWindow): Promise<Measured> {
         averagePercent: s.value,
         p10Percent: p10ByPod.get(s.metric["pod"] ?? "") ?? NaN,
       }))
-      .sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0)),
+      .sort((a, b) => byCodePoint(a.pod, b.pod)),
     averagePercent: one(avg!),
     p10Percent: one(p10!),
     peakMemoryMiB: one(peak!),
@@ -213,8 +215,8 @@ export async function utilizationTimeline(rq: RangeQuery, w: JobWindow) {
     perWorker: m
       .map((s) => ({
         pod: s.metric["pod"] ?? "",
-        points: s.points.map(([t, v]): [number, number] => [t, Math.round(v * 1000) / 1000]),
+        points: s.points.map(([t, v]): [number, number] => [t, round3(v)]),
       }))
-      .sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0)),
+      .sort((a, b) => byCodePoint(a.pod, b.pod)),
   };
 }

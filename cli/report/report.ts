@@ -2,10 +2,10 @@
  * One job's report: what Prometheus measured over its lifetime next to what its plan promised, and a verdict line.
  * Pure: the measurements come in, the document goes out (text and JSON views in ./view).
  */
+import { GIB, round2, round3 } from "../../core/quantity";
 import type { Measured } from "./prometheus";
 
 const MIB_PER_GIB = 1024;
-const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** What the plan promised the job would do (from `ray-gpu plan`). */
 export interface Promised {
@@ -64,7 +64,7 @@ export interface Timeline {
 }
 
 const iso = (s: number) => new Date(s * 1000).toISOString().replace(".000Z", "Z");
-const orNull = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? null : round(n));
+const orNull = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? null : round3(n));
 
 /** Where the job fell short of its plan, one phrase each; empty when it kept it. */
 function shortfalls(p: Promised, m: Measured): string[] {
@@ -75,7 +75,7 @@ function shortfalls(p: Promised, m: Measured): string[] {
   const peak = m.peakMemoryMiB === undefined ? undefined : m.peakMemoryMiB / MIB_PER_GIB;
   if (peak !== undefined && peak > p.usableGiB)
     out.push(`peak GPU memory ${peak.toFixed(2)} GiB is above the ${p.usableGiB} GiB a GPU offers`);
-  if (m.spilledBytes > 0) out.push(`${(m.spilledBytes / 1024 ** 3).toFixed(2)} GiB spilled (the plan spills nothing)`);
+  if (m.spilledBytes > 0) out.push(`${(m.spilledBytes / GIB).toFixed(2)} GiB spilled (the plan spills nothing)`);
   return out;
 }
 
@@ -109,25 +109,25 @@ export function jobReport(
       targetPercent: p.gpuUtilizationTargetPercent,
       perWorker: m.perWorker.map((w) => ({
         pod: w.pod,
-        averagePercent: round(w.averagePercent),
-        p10Percent: round(w.p10Percent),
+        averagePercent: round3(w.averagePercent),
+        p10Percent: round3(w.p10Percent),
       })),
     },
     gpuMemory: {
-      peakGiB: m.peakMemoryMiB === undefined ? null : round(m.peakMemoryMiB / MIB_PER_GIB),
+      peakGiB: m.peakMemoryMiB === undefined ? null : round3(m.peakMemoryMiB / MIB_PER_GIB),
       plannedGiB: p.requiredGiB,
       usableGiB: p.usableGiB,
     },
     spilledBytes: { peak: m.spilledBytes, planned: 0 },
-    rayDataRowsPerSecond: Object.fromEntries(Object.entries(m.rowsPerSecond).map(([k, v]) => [k, round(v)])),
+    rayDataRowsPerSecond: Object.fromEntries(Object.entries(m.rowsPerSecond).map(([k, v]) => [k, round3(v)])),
     dataWaitFraction: orNull(m.dataWaitFraction),
     samplesPerSecond: orNull(m.samplesPerSecond),
     tokensPerSecond: orNull(m.tokensPerSecond),
     usage: {
-      gpuHours: round(m.gpuHours),
-      nodeHours: round(m.nodeHours),
+      gpuHours: round3(m.gpuHours),
+      nodeHours: round3(m.nodeHours),
       usdPerNodeHour: p.usdPerNodeHour,
-      usd: round(m.nodeHours * p.usdPerNodeHour, 2),
+      usd: round2(m.nodeHours * p.usdPerNodeHour),
       plannedGpus: p.gpus,
     },
     verdict: { kept: short.length === 0, line: verdictLine(p, m, short), shortfalls: short },

@@ -2,7 +2,7 @@
  * Per-GPU memory estimates: the predicted peak of `torch.cuda.max_memory_allocated()` and what must fit on the
  * device once the CUDA/NCCL context and allocator headroom are added. Bytes inside, GiB (2^30) outside.
  */
-import { GIB } from "../quantity";
+import { GIB, round3 } from "../quantity";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
 import { headBytesPerToken, layerBytesPerToken, type LoraActivationInput } from "./activations";
 import { attentionTrainingBytesPerToken, type DropoutDevice } from "./attention";
@@ -45,8 +45,6 @@ export interface MemoryEstimate {
   readonly cpuOffloadGiBPerNode: number;
 }
 
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-
 /** Bytes per component, before rounding to GiB. */
 export type MemoryParts = Omit<MemoryBreakdownGiB, "framework" | "modelStates"> & { readonly peakBytes: number };
 
@@ -56,10 +54,10 @@ export function finishEstimate(parts: MemoryParts, gpus: number, usableGiB: numb
   const framework =
     FRAMEWORK.cudaContextGiB + (gpus > 1 ? FRAMEWORK.ncclGiB : 0) + FRAMEWORK.allocatorHeadroomFraction * allocated;
   const required = allocated + framework;
-  const b = (x: number) => r3(x / GIB);
+  const b = (x: number) => round3(x / GIB);
   return {
-    allocatedPeakGiB: r3(allocated),
-    requiredGiB: r3(required),
+    allocatedPeakGiB: round3(allocated),
+    requiredGiB: round3(required),
     usableGiB: usableGiB,
     fits: required <= usableGiB,
     breakdownGiB: {
@@ -71,9 +69,9 @@ export function finishEstimate(parts: MemoryParts, gpus: number, usableGiB: numb
       activations: b(parts.activations),
       logits: b(parts.logits),
       kvCache: b(parts.kvCache),
-      framework: r3(framework),
+      framework: round3(framework),
     },
-    cpuOffloadGiBPerNode: r3(cpuBytes / GIB),
+    cpuOffloadGiBPerNode: round3(cpuBytes / GIB),
   };
 }
 

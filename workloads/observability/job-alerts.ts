@@ -1,8 +1,7 @@
 /** What a job's alerts take from its plan: its utilization target, pre-running deadline and why nothing spills. */
 import type { WorkloadKind } from "../../core/config/workloads";
 import type { JobAlertInput } from "../../core/observability/rules";
-
-const GIB = 1024 ** 3;
+import { GIB } from "../../core/quantity";
 
 /** The planned values a job's alerts read. */
 export interface JobAlertFacts {
