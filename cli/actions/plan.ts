@@ -64,8 +64,9 @@ function planOrThrow(config: StackConfig, workloadFile: string | undefined): Sta
 export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   const { config, stack, file } = configFor(ctx.dir(), opts);
   const plan = planOrThrow(config, file);
-  if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), planHtml(planDocument(stack, plan)));
-  ctx.io.out(opts.json ? stableJson(planDocument(stack, plan)) : `${planText(stack, plan)}\n`);
+  const doc = opts.html || opts.json ? planDocument(stack, plan) : undefined;
+  if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), planHtml(doc!));
+  ctx.io.out(opts.json ? stableJson(doc) : `${planText(stack, plan)}\n`);
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;
   const lines = misfits.map((w) => `${w.name} does not fit in GPU memory: ${w.memory.advice.join("; or ")}`);
