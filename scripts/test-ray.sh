@@ -13,6 +13,14 @@
 # on one machine do not disturb each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mark=$SECONDS
+# each phase's time, printed again at the end (the end of the log is what CI shows)
+phases=()
+took() {
+  phases+=("test:ray: $1 took $((SECONDS - mark)) s")
+  echo "${phases[-1]}"
+  mark=$SECONDS
+}
 VENV=${RAY_GPU_VENV:-.venv-ray}
 PYTHON=${PYTHON:-python3}
 want=$(sha256sum runtime/requirements.txt | cut -d' ' -f1)
@@ -23,27 +31,34 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements.sha256" 2>/dev/n
   PIP_RETRIES=0 "$VENV/bin/pip" install --disable-pip-version-check --quiet -r runtime/requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
   "$VENV/bin/python" -c "import ray, torch, transformers, peft, pytest" # fails loudly if the install did
   echo "$want" > "$VENV/.requirements.sha256"
+  took "the virtual environment"
 fi
 echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (standard library only)"
 "$PYTHON" runtime/tests/fuzz_contract.py
+took "the loader fuzz"
 export PATH="$PWD/$VENV/bin:$PATH"
 
 echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library"
 (cd runtime && ruff check . && ruff format --check . && mypy)
+took "lint, format and types"
 
 echo "test:ray: runtime library tests"
 python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests
+took "the runtime library tests"
 
 echo "test:ray: the memory planner's activation terms against real saved tensors (random architectures, seeded)"
 PYTHONPATH=runtime python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning calibration/test_activation_bound.py
+took "the activation calibration"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; printf "%s\n" "${phases[@]}"' EXIT
 node bin/ray-gpu.js render --stack dev --out "$work/rendered" >/dev/null
 node bin/ray-gpu.js render -C runtime/e2e/levers-stack --stack levers --out "$work/levers-rendered" >/dev/null
 echo "test:ray: running the rendered dev RayJobs on a local Ray cluster"
 status=0
 python runtime/e2e/run_jobs.py --rendered "$work/rendered" --work "$work/run" "$@" || status=1
+took "the dev RayJobs"
 echo "test:ray: measuring every tuned lever against Ray's default"
 python runtime/e2e/levers.py --rendered "$work/levers-rendered" --work "$work/levers" --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}" || status=1
+took "the levers"
 exit $status

@@ -38,6 +38,11 @@ def planned_cluster(lab: Lab) -> tuple[list[Result], dict[str, int], int]:
     return results, measured["placement"], measured["concurrency"]  # type: ignore[return-value]
 
 
+def idle_cluster(lab: Lab) -> list[Result]:
+    """The GPU actors' idle fraction, on the planned cluster with a store that does not bind (see levers_data)."""
+    return on_nodes(planned_nodes(lab, "levers-embed", levers_data.IDLE_STORE_BYTES), lambda: levers_data.run_idle(lab))
+
+
 def default_cluster(lab: Lab) -> tuple[dict[str, int], int]:
     measured: dict[str, object] = {}
 
@@ -106,6 +111,7 @@ def main() -> int:
     lab = Lab.load(args.rendered, args.work)
     started = time.time()
     planned, placement_a, concurrency_a = planned_cluster(lab)
+    idle = idle_cluster(lab)
     placement_b, concurrency_b = default_cluster(lab)
     cpus = lab.job("levers-embed")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"]
     results = [
@@ -113,6 +119,7 @@ def main() -> int:
         levers_cluster.cpu_result(concurrency_a, concurrency_b, f"{cpus} ({WORKER_CPUS} here)"),
         levers_cluster.shm_result(lab),
         *planned,
+        *idle,
         *NOT_SET,
     ]
     for line in lab.log:

@@ -14,7 +14,7 @@ from levers_lab import Lab, Result, measured, peak_overlap
 from levers_udfs import ACTOR_SECONDS, PREPROCESS_SECONDS, Probe, TimedProbe, preprocess_sleep, started_actors, tokenize_probe, warm
 
 #: The embedding pipeline's promise, on CPU: with the plan's pools the GPU actors wait at most this share of their time.
-ACTOR_IDLE_BOUND = 0.5
+ACTOR_IDLE_BOUND = 0.25
 
 #: The probe dataset: two parquet files of text rows, each several planned blocks large (56 MB of text per file).
 FILES, ROWS_PER_FILE, CHARS = 2, 8000, 7000
@@ -196,47 +196,74 @@ def read_parallelism(lab: Lab, tuning: Any, data: str) -> Result:
     )
 
 
-def _idle_fraction(df: Any) -> dict[str, Any]:
-    """Each actor's last busy and idle seconds (its output carries them so far), summed over the pool."""
+def _pool_seconds(df: Any) -> tuple[float, float]:
+    """The pool's busy and idle seconds: each actor's last values (its output carries them so far), summed."""
     last = df.groupby("pid")[["busy", "idle"]].max()
-    busy, idle = float(last.busy.sum()), float(last.idle.sum())
-    return {"actors": len(last), "idleFraction": round(idle / (busy + idle), 3) if busy + idle else None}
+    return float(last.busy.sum()), float(last.idle.sum())
+
+
+def _fraction(busy: float, idle: float) -> float | None:
+    """Idle seconds over all timed seconds (None when no call was timed twice)."""
+    return round(idle / (busy + idle), 3) if busy + idle > 0 else None
 
 
 #: Actors on both sides of the idle experiment: fewer than the blocks, so each waits for its next block if none is ready.
 IDLE_ACTORS = 2
+#: The worker's object store in the idle experiment: large enough that the store does not bind, as in the plan, whose
+#: working set fits its store (with the lab's 256 MiB the read runs ahead by one or two 16 MiB blocks, or by four,
+#: from run to run, and that, not the pipeline, decides how long the actors wait).
+IDLE_STORE_BYTES = 2**30
+#: Run order of the idle experiment (A tuned, B default): ABBA, so neither side gains from running on a warmer cluster.
+IDLE_ORDER = ("a", "b", "b", "a")
+#: How much more A's actors may idle than B's and still count as "not worse": the spread between repeats of one side
+#: measured here was 0.006 to 0.032.
+IDLE_TOLERANCE = 0.05
 
 
 def actor_idle(lab: Lab, tuning: Any, data: str) -> Result:
     """The analog of the case study's busy GPUs: the GPU actors' idle fraction (ray_gpu.telemetry) with the plan's
     preprocessing task pool against Ray's default (preprocessing fused into the read tasks), on the same data, blocks,
-    batches and actors."""
+    batches, actors and store; each side runs twice, in ABBA order, and its fraction is over both runs."""
     import ray.data
 
     pool, pre = tuning.actor_pool_kwargs(), tuning.preprocess_kwargs()
     actors = {**pool, "compute": ray.data.ActorPoolStrategy(size=IDLE_ACTORS)}
     _warm_workers(8)
-    measured: dict[str, dict[str, Any]] = {}
-    for side, pre_kwargs in (("a", pre), ("b", {})):
-        ds = ray.data.read_parquet(data).map_batches(preprocess_sleep, batch_size=pool["batch_size"], **pre_kwargs)
-        measured[side] = _idle_fraction(ds.map_batches(TimedProbe, **actors).to_pandas())
+    seconds = {"a": [0.0, 0.0], "b": [0.0, 0.0]}
+    for side in IDLE_ORDER:
+        ds = ray.data.read_parquet(data).map_batches(preprocess_sleep, batch_size=pool["batch_size"], **(pre if side == "a" else {}))
+        busy, idle = _pool_seconds(ds.map_batches(TimedProbe, **actors).to_pandas())
+        seconds[side][0] += busy
+        seconds[side][1] += idle
+    measured = {side: {"actors": IDLE_ACTORS, "runs": IDLE_ORDER.count(side), "idleFraction": _fraction(*s)} for side, s in seconds.items()}
     a, b = measured["a"]["idleFraction"], measured["b"]["idleFraction"]
     print(f"  telemetry: GPU actor idle fraction, tuned {a}, Ray's default {b} (bound {ACTOR_IDLE_BOUND})", flush=True)
     return Result(
         "GPU actor idle fraction (telemetry)",
         "actorPool.preprocessConcurrency",
         f"share of each actor's time between its calls (ray_gpu.telemetry; {IDLE_ACTORS} actors, {ACTOR_SECONDS} s a batch, "
-        f"preprocessing {PREPROCESS_SECONDS} s a batch)",
+        f"preprocessing {PREPROCESS_SECONDS} s a batch, a {IDLE_STORE_BYTES >> 20} MiB store, runs {''.join(IDLE_ORDER).upper()})",
         f"preprocessing TaskPoolStrategy(size={pre['compute'].size})",
         "Ray's default: preprocessing fused into the read tasks",
         a=measured["a"],
         b=measured["b"],
-        ok=a is not None and b is not None and a <= ACTOR_IDLE_BOUND and a <= b,
-        expect=f"A's actors idle at most {ACTOR_IDLE_BOUND:.0%} of the time, and no more than B's",
+        ok=a is not None and b is not None and a <= ACTOR_IDLE_BOUND and a <= b + IDLE_TOLERANCE,
+        expect=f"A's actors idle at most {ACTOR_IDLE_BOUND:.0%} of the time, and no more than B's (within {IDLE_TOLERANCE})",
     )
 
 
-EXPERIMENTS = (block_size, preprocess_pool, batch_size, read_parallelism, actor_idle)
+def run_idle(lab: Lab) -> list[Result]:
+    """The idle experiment, on its own cluster (a worker store of ``IDLE_STORE_BYTES``)."""
+    import ray_gpu
+
+    tuning = ray_gpu.load(lab.tuning_file("levers-embed"), env={})  # planned block size set
+    data = dataset(lab)
+    results: list[Result] = []
+    measured(results, lambda: actor_idle(lab, tuning, data))
+    return results
+
+
+EXPERIMENTS = (block_size, preprocess_pool, batch_size, read_parallelism)
 
 
 def run(lab: Lab) -> list[Result]:

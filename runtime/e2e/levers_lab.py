@@ -15,7 +15,8 @@ from nodes import NodeSpec, RayNodes
 
 #: Logical CPUs of the local worker node: the plan's 47 would start that many Python processes on 2 physical cores.
 WORKER_CPUS = 16
-#: Object stores of the local nodes (the plan's 84 GiB does not fit here; no experiment here depends on its size).
+#: Object stores of the local nodes (the plan's 84 GiB does not fit here). The GPU actor idle experiment depends on its
+#: size and runs on a cluster of its own with a store that does not bind (levers_data.IDLE_STORE_BYTES).
 HEAD_STORE_BYTES = 128 * 2**20
 WORKER_STORE_BYTES = 256 * 2**20
 #: Kubernetes' /dev/shm when a pod mounts no memory-backed emptyDir there.
@@ -69,7 +70,7 @@ class Lab:
         return path
 
 
-def planned_nodes(lab: Lab, name: str) -> RayNodes:
+def planned_nodes(lab: Lab, name: str, worker_store_bytes: int = WORKER_STORE_BYTES) -> RayNodes:
     """The RayJob's head as rendered (no CPUs, no GPUs) and one worker pod as a node: its GPUs as logical GPUs, its
     CPUs capped at WORKER_CPUS, both stores shrunk to fit this machine."""
     spec = lab.job(name)["spec"]["rayClusterSpec"]
@@ -77,7 +78,7 @@ def planned_nodes(lab: Lab, name: str) -> RayNodes:
     group = spec["workerGroupSpecs"][0]
     limits = group["template"]["spec"]["containers"][0]["resources"]["limits"]
     cpus, gpus = int(float(limits["cpu"])), int(limits.get("nvidia.com/gpu", "0"))
-    worker = {"num-cpus": str(min(cpus, WORKER_CPUS)), "num-gpus": str(gpus), "object-store-memory": str(WORKER_STORE_BYTES)}
+    worker = {"num-cpus": str(min(cpus, WORKER_CPUS)), "num-gpus": str(gpus), "object-store-memory": str(worker_store_bytes)}
     lab.log.append(f"planned cluster: head {head}; worker {worker} (the pod: {cpus} CPUs, {gpus} GPUs; GPUs are logical here, no CUDA)")
     return RayNodes(NodeSpec("head", head, {}), [NodeSpec(group["groupName"], worker, {})])
 
