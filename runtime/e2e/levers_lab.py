@@ -101,13 +101,17 @@ def on_nodes(nodes: RayNodes, body: Callable[[], list[Result]]) -> list[Result]:
     """Starts ``nodes``, connects this process as a driver, runs ``body``, and stops them whatever happens."""
     import ray
 
+    started = time.time()
     nodes.start(NODE_ENV)
     try:
         ray.init(address=nodes.address(), logging_level="ERROR", log_to_driver=False)
+        print(f"  cluster of {len(nodes.workers) + 1} nodes started in {time.time() - started:.0f} s", flush=True)
         return body()
     finally:
+        stopping = time.time()
         ray.shutdown()
         nodes.stop()
+        print(f"  cluster stopped in {time.time() - stopping:.0f} s ({time.time() - started:.0f} s in all)", flush=True)
 
 
 def peak_overlap(intervals: list[tuple[float, float]]) -> int:
