@@ -1,7 +1,6 @@
 """Ray Train levers of the training plan, each against the default: micro-batch with gradient accumulation, checkpoints
-kept, and DataLoader workers. Each effect is read from PyTorch or Ray Train: the
-activation bytes autograd saved for backward, the checkpoints Ray Train left in storage, and the time a loop waited
-for its DataLoader."""
+kept, and DataLoader workers. Each effect is read from PyTorch or Ray Train: the activation bytes autograd saved for
+backward, the checkpoints Ray Train left in storage, and the time a loop waited for its DataLoader."""
 
 from __future__ import annotations
 
