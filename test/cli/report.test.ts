@@ -76,20 +76,11 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
   }, 120_000);
   afterAll(async () => prom?.stop());
 
-  /** llm-pretrain over the fixture's hour. */
-  const trainHour = () => [
-    "--job",
-    "llm-pretrain",
-    "--prometheus",
-    prom.url,
-    "--from",
-    String(START),
-    "--to",
-    String(END),
-  ];
+  /** One job over the fixture's hour. */
+  const hour = (job: string) => ["--job", job, "--prometheus", prom.url, "--from", String(START), "--to", String(END)];
 
   it("reports a job that kept its plan, every number next to its promise", async () => {
-    const r = await report(...trainHour(), "--json");
+    const r = await report(...hour("llm-pretrain"), "--json");
     expect(r.err).toBe("");
     const doc = JSON.parse(r.out) as JobReport;
     expect(doc.window).toEqual({ from: "2026-01-01T00:00:00Z", to: "2026-01-01T01:00:00Z", seconds: 3600 });
@@ -109,7 +100,7 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
     expect(doc.usage.plannedGpus).toBe(32);
     expect(doc.verdict.kept).toBe(true);
     expect(doc.verdict.line).toMatch(/^llm-pretrain kept its plan: 94\.9% average GPU utilization \(target 90%\)/);
-    const text = await report(...trainHour());
+    const text = await report(...hour("llm-pretrain"));
     expect(text.out.split("\n")[0]).toBe(doc.verdict.line);
     expect(text.out).toMatch(/GPU utilization, average\s+94\.9%\s+90% target/);
   });
@@ -122,21 +113,7 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
     // the GPUs were held for those 40 minutes, to a step: 8 GPUs, 8 nodes
     expect(Math.abs(doc.usage.gpuHours - (8 * 40) / 60)).toBeLessThanOrEqual((8 * STEP) / 3600);
     // the same job over a wider window costs the same and produces as many rows a second
-    const wide = JSON.parse(
-      (
-        await report(
-          "--job",
-          "embed-chunks",
-          "--prometheus",
-          prom.url,
-          "--from",
-          String(START),
-          "--to",
-          String(END),
-          "--json",
-        )
-      ).out,
-    ) as JobReport;
+    const wide = JSON.parse((await report(...hour("embed-chunks"), "--json")).out) as JobReport;
     // Backfilled samples carry no staleness markers, so Prometheus's 5-minute lookback stretches each raw series, and
     // the recording rule over it again, past its last sample (a live Prometheus marks a vanished target's series stale
     // at once): at most 8 GPUs x 10 min more. Before, the window's length itself was billed: 15.3 GPU-hours for 5.3.
@@ -160,8 +137,7 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
     expect((await report("--job", "llm-sweep", "--prometheus", prom.url, "--to", String(END))).err).toMatch(
       /Prometheus has no pods of job llm-sweep in namespace ray-jobs in the 7d before/,
     );
-    const window = ["--from", String(START), "--to", String(END)];
-    const none = await report("--job", "llm-sweep", "--prometheus", prom.url, ...window);
+    const none = await report(...hour("llm-sweep"));
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/Prometheus has no GPU metrics of job llm-sweep in namespace ray-jobs between/);
     expect((await report("--job", "nope", "--prometheus", prom.url)).err).toMatch(/no workload "nope" in stack prod/);
@@ -176,7 +152,7 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "ray-gpu-report-"));
       const html = join(dir, "report.html");
-      const r = await report(...trainHour(), "--json", "--html", html);
+      const r = await report(...hour("llm-pretrain"), "--json", "--html", html);
       const doc = JSON.parse(r.out) as JobReport;
       // RAY_GPU_SCREENSHOTS=<folder> keeps the screenshot (docs/images/report.png is one, taken by this test).
       const shot = process.env["RAY_GPU_SCREENSHOTS"]
