@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run test:ray: the Python side for real, on CPU.
-#   1. a virtual environment from runtime/requirements.txt (rebuilt when the file changes; offline index)
+#   1. a virtual environment from runtime/requirements.txt (scripts/ray-venv.sh: rebuilt when the file changes; offline index)
 #   2. the tuning-document loader fuzzed with the system python3 (runtime/tests/fuzz_contract.py: standard library
 #      only), pytest of the runtime library (runtime/tests) and the planner's safety property (calibration/)
 #   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py), with
@@ -23,16 +23,8 @@ took() {
 }
 VENV=${RAY_GPU_VENV:-.venv-ray}
 PYTHON=${PYTHON:-python3}
-want=$(sha256sum runtime/requirements.txt | cut -d' ' -f1)
-if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
-  echo "test:ray: creating $VENV from runtime/requirements.txt"
-  rm -rf "$VENV"
-  "$PYTHON" -m venv "$VENV"
-  PIP_RETRIES=0 "$VENV/bin/pip" install --disable-pip-version-check --quiet -r runtime/requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
-  "$VENV/bin/python" -c "import ray, torch, transformers, peft, pytest" # fails loudly if the install did
-  echo "$want" > "$VENV/.requirements.sha256"
-  took "the virtual environment"
-fi
+bash scripts/ray-venv.sh
+took "the virtual environment"
 echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (standard library only)"
 "$PYTHON" runtime/tests/fuzz_contract.py
 took "the loader fuzz"
