@@ -116,23 +116,30 @@ def run_trainers(lab: Lab) -> list[Result]:
 
 #: Batches timed per DataLoader run, after the first (which waits for the loader's processes to start).
 BATCHES = 40
+#: Seconds one item takes to read (I/O, not CPU), and one training step over a batch of 16 items: reads take 3.2
+#: times the step, so the default (reads in the loop) waits 76% of the time. The step is long enough that a batch's
+#: hand-over from a loader process (a few ms on busy cores) stays small beside it: with a 20 ms step and 4 ms reads
+#: the tuned side waited 0.15 to 0.39 with both cores kept busy by other processes, and a CI run measured 0.261; with
+#: these, 0.10 to 0.11 (measured here 2026-12-02).
+READ_SECONDS = 0.01
+STEP_SECONDS = 0.05
 
 
 class _SlowReads:
-    """A map-style dataset whose items take 4 ms each to read (I/O, not CPU)."""
+    """A map-style dataset whose items take READ_SECONDS each to read."""
 
     def __len__(self) -> int:
         return 16 * (BATCHES + 1)
 
     def __getitem__(self, i: int) -> int:
-        time.sleep(0.004)
+        time.sleep(READ_SECONDS)
         return i
 
 
 def _data_wait(workers: int) -> float:
     """Fraction of a loop's time spent waiting for the next batch, as the runtime's telemetry measures it in the
-    training examples (ray_gpu.telemetry.StepTelemetry): 16 items a batch, 20 ms of work per batch, from the first
-    batch on (start-up of the loader's processes is a one-off, not the steady state)."""
+    training examples (ray_gpu.telemetry.StepTelemetry): 16 items a batch, STEP_SECONDS of work per batch, after the
+    first batch (start-up of the loader's processes is a one-off, not the steady state)."""
     import itertools
 
     from torch.utils.data import DataLoader
@@ -143,7 +150,7 @@ def _data_wait(workers: int) -> float:
     next(loader)
     telemetry = StepTelemetry("levers-train", emit=lambda _: None)
     for _ in telemetry.batches(itertools.islice(loader, BATCHES)):
-        time.sleep(0.02)
+        time.sleep(STEP_SECONDS)
         telemetry.step(samples=16)
     return round(telemetry.data_wait_fraction, 3)
 
@@ -163,7 +170,8 @@ def dataloader_workers(lab: Lab) -> Result:
     return Result(
         "DataLoader workers",
         "train.dataloaderWorkers",
-        "fraction of a training loop's time spent waiting for data (ray_gpu.telemetry; a torch DataLoader in a Ray task, reads of 4 ms)",
+        f"fraction of a training loop's time spent waiting for data (ray_gpu.telemetry; a torch DataLoader in a Ray task, "
+        f"reads of {READ_SECONDS * 1000:.0f} ms an item, steps of {STEP_SECONDS * 1000:.0f} ms a batch of 16)",
         f"{planned} workers",
         "PyTorch's default: 0 (reads in the training process)",
         a=a,
