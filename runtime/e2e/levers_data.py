@@ -216,8 +216,8 @@ IDLE_STORE_BYTES = 2**30
 #: Run order of the idle experiment (A tuned, B default): ABBA, so neither side gains from a drift of the machine. Before
 #: it, one run of A's pipeline is not counted: a cluster's first run starts the worker processes of the whole
 #: pipeline, and its actors idle several times more, whichever side runs first (measured here: first runs idled
-#: 0.049, 0.072 and 0.074, every warm run after them 0.004 to 0.012, also with a core kept busy by another process;
-#: CI failed at 0.062 tuned against 0.006 when the tuned side ran first).
+#: 0.049, 0.072, 0.074 and 0.085, every warm run after them 0.004 to 0.012, also with a core kept busy by another
+#: process; CI failed at 0.062 tuned against 0.006 when the tuned side ran first).
 IDLE_ORDER = ("a", "b", "b", "a")
 #: How much more A's actors may idle than B's and still count as "not worse": warm runs of either side measured 0.004
 #: to 0.012 here.

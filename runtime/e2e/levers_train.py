@@ -119,8 +119,8 @@ BATCHES = 40
 #: Seconds one item takes to read (I/O, not CPU), and one training step over a batch of 16 items: reads take 3.2
 #: times the step, so the default (reads in the loop) waits 76% of the time. The step is long enough that a batch's
 #: hand-over from a loader process (a few ms on busy cores) stays small beside it: with a 20 ms step and 4 ms reads
-#: the tuned side waited 0.15 to 0.39 with both cores kept busy by other processes, and a CI run measured 0.261; with
-#: these, 0.10 to 0.11 (measured here 2026-12-02).
+#: the tuned side waited 0.15 to 0.39 with both cores kept busy by other processes, and a clean-clone CI run here
+#: measured 0.261; with these, 0.10 to 0.11 busy and 0.075 in a full levers run (measured 2026-12-02).
 READ_SECONDS = 0.01
 STEP_SECONDS = 0.05
 
