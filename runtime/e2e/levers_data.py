@@ -233,14 +233,19 @@ def actor_idle(lab: Lab, tuning: Any, data: str) -> Result:
 
     pool, pre = tuning.actor_pool_kwargs(), tuning.preprocess_kwargs()
     actors = {**pool, "compute": ray.data.ActorPoolStrategy(size=IDLE_ACTORS)}
-    seconds = {"a": [0.0, 0.0], "b": [0.0, 0.0]}
-    for i, side in enumerate(("a", *IDLE_ORDER)):
+
+    def pool_seconds(side: str, run: str) -> tuple[float, float]:
         ds = ray.data.read_parquet(data).map_batches(preprocess_sleep, batch_size=pool["batch_size"], **(pre if side == "a" else {}))
         busy, idle = _pool_seconds(ds.map_batches(TimedProbe, **actors).to_pandas())
-        print(f"  idle run {i} ({side.upper()}{', warm-up, not counted' if i == 0 else ''}): idle {_fraction(busy, idle)}", flush=True)
-        if i > 0:
-            seconds[side][0] += busy
-            seconds[side][1] += idle
+        print(f"  idle run {run} ({side.upper()}): idle {_fraction(busy, idle)}", flush=True)
+        return busy, idle
+
+    pool_seconds("a", "warm-up, not counted")
+    seconds = {"a": [0.0, 0.0], "b": [0.0, 0.0]}
+    for i, side in enumerate(IDLE_ORDER, 1):
+        busy, idle = pool_seconds(side, str(i))
+        seconds[side][0] += busy
+        seconds[side][1] += idle
     measured = {side: {"actors": IDLE_ACTORS, "runs": IDLE_ORDER.count(side), "idleFraction": _fraction(*s)} for side, s in seconds.items()}
     a, b = measured["a"]["idleFraction"], measured["b"]["idleFraction"]
     print(f"  telemetry: GPU actor idle fraction, tuned {a}, Ray's default {b} (bound {ACTOR_IDLE_BOUND})", flush=True)
