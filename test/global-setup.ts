@@ -1,15 +1,20 @@
 /**
- * Builds dist/ (and the CLI's bundle) once before the tests: the CLI tests, the docs' runnable blocks and the package tests run the compiled
- * CLI and library, which must match the sources under test.
+ * Builds dist/ (and the CLI's bundle) before the tests, unless it was built from exactly these sources
+ * (`scripts/build-stamp.mjs`): the CLI tests, the docs' runnable blocks and the package tests run the compiled CLI and
+ * library, which must match the sources under test. Skipping an up-to-date build also means a process running the CLI
+ * beside the tests (CI runs npm test and npm run test:ray at once) never sees dist/ half rewritten.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 
 export default function setup(): void {
   const root = resolve(__dirname, "..");
+  const stamp = resolve(root, "scripts/build-stamp.mjs");
+  if (spawnSync(process.execPath, [stamp, "check"], { cwd: root }).status === 0) return;
   execFileSync(process.execPath, [resolve(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
     cwd: root,
     stdio: "inherit",
   });
   execFileSync(process.execPath, [resolve(root, "scripts/bundle-cli.mjs")], { cwd: root, stdio: "inherit" });
+  execFileSync(process.execPath, [stamp, "write"], { cwd: root, stdio: "inherit" });
 }

@@ -5,8 +5,9 @@ On one local cluster of the rendered EmbeddingPipeline RayJob, its entrypoint ru
 output (``data.outputUri`` under a storage folder standing in for the bucket):
 
 1. to completion: a committed run (marker with the row count of every file, pointer naming it);
-2. again, with the runtime's test hook ``RAY_GPU_TEST_WRITE_DELAY_S`` making each block wait before it is written,
-   one at a time; once the third part file appears in its staging folder the driver's process group gets SIGKILL;
+2. again, with the runtime's interruption hook ``RAY_GPU_TEST_HOLD_WRITE_AFTER_BLOCKS`` (``ray_gpu.interruptions``)
+   letting exactly three blocks through to the writer and holding the next; once those three part files are in its
+   staging folder the driver's process group gets SIGKILL, so the kill lands mid-write on every machine;
 3. again, to completion.
 
 Checked after 2: the first run is still the latest committed run, intact (every file of its marker there with its
@@ -19,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -29,17 +29,17 @@ from cluster import LocalCluster
 from failures import Failures
 from job_cluster import job_dir, started_cluster
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from ray_gpu import outputs  # the runtime library of this checkout
+from ray_gpu import interruptions, outputs  # the runtime library of this checkout
 
 ROWS = 8192
 #: Characters per synthetic row (the example's default): 8 input files of 1024 rows, each about 7 MB, each its own
 #: block under the planned block size, so the write has 8 parts, like a real output has many.
 TEXT_CHARS = 7000
-#: Seconds each block waits before it is written in the killed run (the test hook).
-DELAY_S = 1.0
-#: The killed run's driver dies once this many part files are in its staging folder.
+#: Blocks the killed run's write lets through before the hook holds the next one: the driver dies with this many
+#: part files staged.
 KILL_AT_PART = 3
+#: Longest wait for the held write's parts (a hang guard: they appear within seconds).
+HANG_GUARD_S = 600.0
 
 
 def staged_parts(root: str) -> tuple[str | None, list[str]]:
@@ -52,18 +52,21 @@ def staged_parts(root: str) -> tuple[str | None, list[str]]:
     return folder, sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
 
 
-def kill_mid_write(root: str, killed: dict[str, Any]) -> Callable[[str, Any], None]:
-    """An ``on_line`` watcher: from the job's first line, polls the staging folder and SIGKILLs the driver's process
-    group once ``KILL_AT_PART`` part files are there."""
+def kill_when_held(root: str, killed: dict[str, Any]) -> Callable[[str, Any], None]:
+    """A watcher of the killed run's driver: once ``KILL_AT_PART`` part files are staged (the hook holds every later
+    block, so no more can come), SIGKILLs the driver's process group."""
 
     def watch(proc: Any) -> None:
-        while proc.poll() is None:
+        for _ in range(int(HANG_GUARD_S / 0.1)):
             folder, parts = staged_parts(root)
+            if proc.poll() is not None:
+                return
             if len(parts) >= KILL_AT_PART:
                 os.killpg(proc.pid, signal.SIGKILL)
                 killed.update(folder=folder, parts=len(parts))
                 return
-            time.sleep(0.05)
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGKILL)  # the hang guard
 
     def on_line(_line: str, proc: Any) -> None:
         if not killed.get("watching"):
@@ -79,7 +82,8 @@ def _ids(root: str) -> list[int]:
 
 def _run(cluster: LocalCluster, entrypoint: str, jobdir: str, label: str, timeout: float, **kwargs: Any) -> dict[str, Any]:
     log = os.path.join(jobdir, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-") + ".log")
-    print(f"\n== {label}: {entrypoint}{' (RAY_GPU_TEST_WRITE_DELAY_S=' + str(DELAY_S) + ', killed mid-write)' if kwargs else ''}", flush=True)
+    hook = f" ({interruptions.HOLD_WRITE_AFTER_BLOCKS_ENV}={KILL_AT_PART}, killed mid-write)" if kwargs else ""
+    print(f"\n== {label}: {entrypoint}{hook}", flush=True)
     rc, wall = cluster.run_entrypoint(entrypoint, log, timeout, **kwargs)
     return {"job": label, "rc": rc, "wallSeconds": round(wall, 1), "log": log, **cluster.running().spilled()}
 
@@ -101,8 +105,8 @@ def committed_outputs_experiment(
             jobdir,
             f"{name} (outputs: killed mid-write)",
             timeout,
-            on_line=kill_mid_write(root, killed),
-            extra_env={outputs.WRITE_DELAY_ENV: str(DELAY_S)},
+            on_line=kill_when_held(root, killed),
+            extra_env={interruptions.HOLD_WRITE_AFTER_BLOCKS_ENV: str(KILL_AT_PART)},
         )
         after_kill = _check_after_kill(root, first, second, killed, failures) if first["rc"] == 0 else None
         third = _run(cluster, entrypoint, jobdir, f"{name} (outputs: rerun)", timeout)
@@ -132,7 +136,8 @@ def _check_after_kill(root: str, first: dict[str, Any], second: dict[str, Any], 
         return None
     folder, parts = killed.get("folder"), killed.get("parts", 0)
     failures.check(
-        parts >= KILL_AT_PART and second["rc"] != 0, f"committed outputs: the second run was not killed mid-write (rc {second['rc']}, {parts} parts staged)"
+        parts == KILL_AT_PART and second["rc"] != 0,
+        f"committed outputs: the second run was not killed with {KILL_AT_PART} parts staged (rc {second['rc']}, {parts} parts staged)",
     )
     failures.check(parts < len(previous.files), f"committed outputs: the kill landed after the write ({parts} of {len(previous.files)} parts staged)")
     failures.check(committed == [previous.run_id], f"committed outputs: expected only the first run committed, found {committed}")

@@ -1,58 +1,59 @@
-"""Every lever the planner sets, measured on local Ray against the default it replaces (``npm run test:ray``).
+"""Every lever the planner sets, checked on local Ray against the default it replaces (``npm run test:ray``).
 
-Each experiment changes one value, the plan's (A) against Ray's, PyTorch's or Kubernetes' default (B), and reads the
-effect from Ray or PyTorch: placement by node id, tasks running at once, block metadata, operator stats, GPU ids
-assigned to actors, rows per batch, activation bytes, checkpoints kept, time waiting for data, bytes spilled, where
-the object store lives. The plans come from the levers stack (``levers-stack/``), rendered by the real CLI. Prints a
-Markdown table, writes it as JSON with ``--json``, and exits 1 when an effect does not show. Levers that cannot run
-here are reported with the reason, and fail nothing."""
+Each check changes one value, the plan's (A) against Ray's, PyTorch's or Kubernetes' default (B), and reads what Ray
+or PyTorch decided: placement by node id, CPUs offered and tasks Ray ran at once, block metadata, the operators Ray
+Data ran, actors in Ray's actor table and the GPU ids it assigned them, rows per call, activation bytes autograd
+saved, samples per optimizer step, checkpoints kept, the processes a DataLoader read in, bytes spilled, where the
+object store lives, a driver refused. None reads a clock, so each is the same on a quiet and a loaded machine; how
+fast each side runs is measured by ``npm run bench:ray`` (``bench/ray``). The plans come from the levers stack
+(``levers-stack/``), rendered by the real CLI. Prints a Markdown table, writes it as JSON with ``--json``, and exits
+1 when an effect does not show. Levers that cannot run here are reported with the reason, and fail nothing."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
+from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the runtime library
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import levers_cluster
 import levers_data
 import levers_train
 from levers_lab import WORKER_CPUS, Lab, Result, default_nodes, on_nodes, planned_nodes
 
 
-def planned_cluster(lab: Lab) -> tuple[list[Result], dict[str, int], int]:
-    """Everything measured on the planned cluster: its head placement and worker concurrency (compared with the
-    default cluster afterwards), the spill counter, the Ray Data levers and the Ray Train levers."""
-    measured: dict[str, object] = {}
+@dataclass
+class ClusterShape:
+    """What the planned and the default cluster decided about placement and the worker's CPUs."""
+
+    placement: dict[str, int]
+    concurrency: dict[str, Any]
+
+
+def _shape(lab: Lab, side: str) -> ClusterShape:
+    gate = tempfile.mkdtemp(prefix=f"gate-{side}-", dir=lab.work)
+    return ClusterShape(levers_cluster.placement(), levers_cluster.worker_concurrency(gate, levers_cluster.PROBE_TASKS))
+
+
+def planned_cluster(lab: Lab) -> tuple[list[Result], ClusterShape]:
+    """Everything checked on the planned cluster: its head placement and worker CPUs (compared with the default
+    cluster afterwards), the auth refusal, the spill counter, the Ray Data levers and the Ray Train levers."""
+    nodes = planned_nodes(lab, "levers-embed")
+    shape: list[ClusterShape] = []
 
     def body() -> list[Result]:
-        measured["placement"] = levers_cluster.placement()
-        measured["concurrency"] = levers_cluster.worker_concurrency()
+        shape.append(_shape(lab, "planned"))
         return [levers_cluster.auth_result(nodes.address()), levers_cluster.spill_counter(), *levers_data.run(lab), *levers_train.run(lab)]
 
-    nodes = planned_nodes(lab, "levers-embed")
     results = on_nodes(nodes, body)
-    return results, measured["placement"], measured["concurrency"]  # type: ignore[return-value]
+    return results, shape[0]
 
 
-def idle_cluster(lab: Lab) -> list[Result]:
-    """The GPU actors' idle fraction, on the planned cluster with a store that does not bind (see levers_data)."""
-    return on_nodes(planned_nodes(lab, "levers-embed", levers_data.IDLE_STORE_BYTES), lambda: levers_data.run_idle(lab))
-
-
-def default_cluster(lab: Lab) -> tuple[dict[str, int], int]:
-    measured: dict[str, object] = {}
-
-    def body() -> list[Result]:
-        measured["placement"] = levers_cluster.placement()
-        measured["concurrency"] = levers_cluster.worker_concurrency()
-        return []
-
-    on_nodes(default_nodes(lab), body)
-    return measured["placement"], measured["concurrency"]  # type: ignore[return-value]
+def default_cluster(lab: Lab) -> ClusterShape:
+    return on_nodes(default_nodes(lab), lambda: _shape(lab, "default"))
 
 
 #: Levers the plan does not set, and why (shown in the table; nothing to measure).
@@ -86,7 +87,7 @@ NOT_SET = [
 
 def table(results: list[Result]) -> str:
     lines = [
-        "| lever | plan key | observable (read from Ray) | A: planned | B: default | measured A | measured B | effect |",
+        "| lever | plan key | observable (read from Ray) | A: planned | B: default | decided A | decided B | effect |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -110,21 +111,19 @@ def main() -> int:
     args = parser.parse_args()
     lab = Lab.load(args.rendered, args.work)
     started = time.time()
-    planned, placement_a, concurrency_a = planned_cluster(lab)
-    idle = idle_cluster(lab)
-    placement_b, concurrency_b = default_cluster(lab)
+    planned, a = planned_cluster(lab)
+    b = default_cluster(lab)
     cpus = lab.job("levers-embed")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"]
     results = [
-        levers_cluster.head_result(placement_a, placement_b),
-        levers_cluster.cpu_result(concurrency_a, concurrency_b, f"{cpus} ({WORKER_CPUS} here)"),
+        levers_cluster.head_result(a.placement, b.placement),
+        levers_cluster.cpu_result(a.concurrency, b.concurrency, f"{cpus} ({WORKER_CPUS} here)"),
         levers_cluster.shm_result(lab),
         *planned,
-        *idle,
         *NOT_SET,
     ]
     for line in lab.log:
         print(f"  {line}", flush=True)
-    print(f"\nlevers measured in {time.time() - started:.0f} s\n\n{table(results)}\n", flush=True)
+    print(f"\nlevers checked in {time.time() - started:.0f} s\n\n{table(results)}\n", flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump([r.row() for r in results], f, indent=2)

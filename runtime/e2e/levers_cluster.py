@@ -3,17 +3,16 @@ and a check that the spill counter the no-spill claims rely on does count spills
 
 from __future__ import annotations
 
-import time
+import os
 from typing import Any
 
 import numpy as np
-from levers_lab import KUBERNETES_DEFAULT_SHM_BYTES, WORKER_STORE_BYTES, Lab, Result, peak_overlap
+from levers_lab import HANG_GUARD_S, KUBERNETES_DEFAULT_SHM_BYTES, WORKER_STORE_BYTES, Lab, Result
 from nodes import NodeSpec, RayNodes
 from processes import session_processes
 
 #: Tasks that probe placement and concurrency (1 CPU each, as Ray's default).
 PROBE_TASKS = 8
-PROBE_SECONDS = 3.0
 
 
 def head_and_worker_ids() -> tuple[str, str]:
@@ -24,13 +23,19 @@ def head_and_worker_ids() -> tuple[str, str]:
     return head, next(n["NodeID"] for n in nodes if n["NodeID"] != head)
 
 
+def _node_cpus(node_id: str) -> int:
+    import ray
+
+    return int(next(n for n in ray.nodes() if n["NodeID"] == node_id)["Resources"].get("CPU", 0))
+
+
 def placement() -> dict[str, int]:
-    """Where Ray placed plain tasks and actors (node ids from each one's runtime context): how many on the head."""
+    """Where Ray placed plain tasks (its default policy, and SPREAD, which puts tasks on every node that can take
+    them) and actors: node ids from each one's runtime context; and the CPUs Ray offers on the head."""
     import ray
 
     @ray.remote
     def where() -> str:
-        time.sleep(0.2)
         return str(ray.get_runtime_context().get_node_id())
 
     @ray.remote
@@ -40,25 +45,56 @@ def placement() -> dict[str, int]:
 
     head, _ = head_and_worker_ids()
     tasks = ray.get([where.remote() for _ in range(2 * PROBE_TASKS)])
+    spread = ray.get([where.options(scheduling_strategy="SPREAD").remote() for _ in range(2 * PROBE_TASKS)])
     actors = [Where.remote() for _ in range(2)]  # type: ignore[attr-defined]
     placed = ray.get([a.node.remote() for a in actors])
-    return {"tasks": len(tasks), "tasksOnHead": tasks.count(head), "actors": len(placed), "actorsOnHead": placed.count(head)}
+    return {
+        "headCPUs": _node_cpus(head),
+        "tasks": len(tasks),
+        "tasksOnHead": tasks.count(head),
+        "spreadTasksOnHead": spread.count(head),
+        "actors": len(placed),
+        "actorsOnHead": placed.count(head),
+    }
 
 
-def worker_concurrency() -> int:
-    """CPU tasks running at once on the worker node (each records its own start and end), PROBE_TASKS submitted."""
+def worker_concurrency(gate_dir: str, quorum: int) -> dict[str, Any]:
+    """1-CPU tasks Ray runs at once on the worker node. When Ray offers at least ``quorum`` CPUs there, ``quorum``
+    tasks each wait at a gate until all are inside, holding their CPU (a ``ray.get`` would lend it to another task):
+    they all finish only if Ray ran them all at once. Otherwise the tasks pass straight through, and each counts the
+    ones inside as it enters: never more than Ray's CPUs there."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     _, worker = head_and_worker_ids()
+    cpus = _node_cpus(worker)
+    wait = cpus >= quorum
+    inside = ray.remote(num_cpus=1, scheduling_strategy=NodeAffinitySchedulingStrategy(worker, soft=False))(gate)
+    seen = ray.get([inside.remote(gate_dir, i, quorum if wait else 0) for i in range(quorum)], timeout=HANG_GUARD_S)
+    return {"workerCPUs": cpus, "tasks": quorum, "mostAtOnce": max(seen), "gateMet": wait}
 
-    @ray.remote(num_cpus=1, scheduling_strategy=NodeAffinitySchedulingStrategy(worker, soft=False))
-    def busy() -> tuple[float, float]:
-        t0 = time.time()
-        time.sleep(PROBE_SECONDS)
-        return t0, time.time()
 
-    return peak_overlap(ray.get([busy.remote() for _ in range(PROBE_TASKS)]))
+def gate(gate_dir: str, index: int, quorum: int) -> int:
+    """One task at the gate: marks itself inside, then waits until ``quorum`` are inside (0: does not wait), and
+    leaves; returns how many were inside when it entered (itself included)."""
+    import time
+
+    mine = os.path.join(gate_dir, f"inside-{index}")
+    open(mine, "w").close()
+    entered = _inside(gate_dir)
+    for _ in range(int(HANG_GUARD_S / 0.05)):
+        if _inside(gate_dir) >= quorum:
+            break
+        time.sleep(0.05)  # holds the task's CPU: the point of the gate
+    else:
+        raise TimeoutError(f"{quorum} tasks never ran at once within {HANG_GUARD_S} s (a hang guard)")
+    if not quorum:
+        os.remove(mine)  # with a quorum every task stays marked, so the gate stays met for the others
+    return entered
+
+
+def _inside(gate_dir: str) -> int:
+    return sum(1 for name in os.listdir(gate_dir) if name.startswith("inside-"))
 
 
 def spill_counter() -> Result:
@@ -91,32 +127,37 @@ def _store_spilled() -> int:
 
 
 def head_result(planned: dict[str, int], default: dict[str, int]) -> Result:
-    on_head = lambda p: p["tasksOnHead"] + p["actorsOnHead"]  # noqa: E731
+    on_head = lambda p: p["tasksOnHead"] + p["spreadTasksOnHead"] + p["actorsOnHead"]  # noqa: E731
     return Result(
         "Head runs no work",
         "head rayStartParams num-cpus: 0",
-        f"of {planned['tasks']} tasks and {planned['actors']} actors, how many Ray placed on the head (node ids)",
+        f"CPUs Ray offers on the head, and of {planned['tasks']} tasks (Ray's default policy), {planned['tasks']} more spread "
+        f"(SPREAD) and {planned['actors']} actors, how many Ray placed on the head (node ids)",
         "num-cpus 0",
         "Ray's default: the node's CPUs",
-        a=on_head(planned),
-        b=on_head(default),
-        ok=on_head(planned) == 0 and on_head(default) > 0,
-        expect="A = 0 < B",
+        a=planned,
+        b=default,
+        ok=planned["headCPUs"] == 0 and on_head(planned) == 0 and default["headCPUs"] > 0 and default["spreadTasksOnHead"] > 0,
+        expect="A: no CPU on the head and nothing placed there; B: the head offers CPUs and SPREAD places tasks on it",
     )
 
 
-def cpu_result(planned: int, default: int, cpus: str) -> Result:
-    return Result(
+def cpu_result(planned: dict[str, Any], default: dict[str, Any], cpus: str) -> Result:
+    result = Result(
         "Worker CPUs",
         "worker pod limits.cpu (KubeRay's num-cpus)",
-        f"1-CPU tasks running at once on the worker, {PROBE_TASKS} submitted",
+        f"CPUs Ray offers on the worker, and 1-CPU tasks it runs there at once ({PROBE_TASKS} that each wait until all are running)",
         f"{cpus} CPUs",
         "Ray's default: the CPUs it detects",
         a=planned,
         b=default,
-        ok=planned > default,
-        expect="A > B: the planned CPUs bound how much runs at once",
+        expect=f"A: all {PROBE_TASKS} run at once; B: Ray's detected CPUs hold it to fewer",
     )
+    if default["workerCPUs"] >= PROBE_TASKS:
+        result.note = f"not shown here: Ray detects {default['workerCPUs']} CPUs on this machine, enough for all {PROBE_TASKS}"
+        return result
+    result.ok = planned["gateMet"] and planned["mostAtOnce"] == PROBE_TASKS and default["mostAtOnce"] <= default["workerCPUs"] < PROBE_TASKS
+    return result
 
 
 def shm_result(lab: Lab) -> Result:

@@ -8,19 +8,24 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from cluster import load_rendered
 from nodes import NodeSpec, RayNodes
 
 #: Logical CPUs of the local worker node: the plan's 47 would start that many Python processes on 2 physical cores.
 WORKER_CPUS = 16
-#: Object stores of the local nodes (the plan's 84 GiB does not fit here). The GPU actor idle experiment depends on its
-#: size and runs on a cluster of its own with a store that does not bind (levers_data.IDLE_STORE_BYTES).
+#: Object stores of the local nodes (the plan's 84 GiB does not fit here). The benchmark's pipelines run on a larger
+#: worker store that does not bind (bench/ray).
 HEAD_STORE_BYTES = 128 * 2**20
 WORKER_STORE_BYTES = 256 * 2**20
+#: Longest any lever check waits for Ray (actors to start, tasks to meet): a guard against a hang, never a verdict.
+HANG_GUARD_S = 600.0
 #: Kubernetes' /dev/shm when a pod mounts no memory-backed emptyDir there.
 KUBERNETES_DEFAULT_SHM_BYTES = 64 * 2**20
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -97,12 +102,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_ENV = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([_HERE, os.path.dirname(_HERE)])}
 
 
-def on_nodes(nodes: RayNodes, body: Callable[[], list[Result]]) -> list[Result]:
-    """Starts ``nodes``, connects this process as a driver, runs ``body``, and stops them whatever happens."""
+def on_nodes(nodes: RayNodes, body: Callable[[], T], pythonpath: tuple[str, ...] = ()) -> T:
+    """Starts ``nodes`` (``pythonpath`` added to their workers' imports), connects this process as a driver, runs
+    ``body``, and stops them whatever happens."""
     import ray
 
     started = time.time()
-    nodes.start(NODE_ENV)
+    nodes.start({**NODE_ENV, "PYTHONPATH": os.pathsep.join([*pythonpath, NODE_ENV["PYTHONPATH"]])})
     try:
         ray.init(address=nodes.address(), logging_level="ERROR", log_to_driver=False)
         print(f"  cluster of {len(nodes.workers) + 1} nodes started in {time.time() - started:.0f} s", flush=True)
@@ -112,16 +118,6 @@ def on_nodes(nodes: RayNodes, body: Callable[[], list[Result]]) -> list[Result]:
         ray.shutdown()
         nodes.stop()
         print(f"  cluster stopped in {time.time() - stopping:.0f} s ({time.time() - started:.0f} s in all)", flush=True)
-
-
-def peak_overlap(intervals: list[tuple[float, float]]) -> int:
-    """The most intervals open at once."""
-    events = sorted([(t0, 1) for t0, _ in intervals] + [(t1, -1) for _, t1 in intervals])
-    now = peak = 0
-    for _, step in events:
-        now += step
-        peak = max(peak, now)
-    return peak
 
 
 def measured(results: list[Result], experiment: Callable[[], Result]) -> None:

@@ -3,28 +3,27 @@
 For each rendered RayJob: start an isolated local Ray cluster from its rayStartParams and container environment
 (scaled down where a 2-CPU machine without GPUs needs it; every change is printed), run its entrypoint with
 ``--smoke`` as Ray's job supervisor would, and check that the job succeeds, that it handed every planned value to
-Ray, that training workers ran with the planned world size, micro-batch and accumulation (as their batches show),
-and that nothing spilled. Then the training job is killed mid-run (one of its own Ray Train workers, found in its
-cluster's actor table) and must resume from its last checkpoint, with every worker's data continuing at the row after
-the last one it trained on (``data_positions.py``), and finish; and an embedding job's rerun is killed mid-write and
-must leave the previous committed output intact (``committed_outputs.py``). ``--checks`` picks among the three. What each value does to Ray is
-measured separately, lever by lever (``levers.py``). Exit code 0 only when every check passes.
+Ray, that training workers ran with the planned world size, micro-batch and accumulation (as PyTorch counted their
+forwards and optimizer steps), and that nothing spilled. Then the training job's rank-0 worker kills itself once Ray
+Train has registered a given checkpoint (the runtime's interruption hook, ``ray_gpu.interruptions``) and the run must
+resume from exactly that checkpoint, with every worker's data continuing at the row after the last one it trained on
+(``data_positions.py``), and finish; and an embedding job's rerun is killed while exactly a given number of its parts
+are written and must leave the previous committed output intact (``committed_outputs.py``). ``--checks`` picks among
+the three. Every check reads what Ray, PyTorch or the job decided (counts, steps, bytes, files), never a duration.
+What each value does to Ray is checked lever by lever (``levers.py``). Exit code 0 only when every check passes.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import threading
-import time
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(__file__))
 from cluster import LocalCluster, load_rendered
 from committed_outputs import committed_outputs_experiment
 from data_positions import check_data_positions
@@ -32,8 +31,9 @@ from failures import Failures
 from job_cluster import job_dir, started_cluster
 
 REPORT_PREFIX = "RAY_GPU_APPLIED "
-#: Characters per row of the embedding example's smoke dataset (its --smoke-text-chars default).
-SMOKE_TEXT_CHARS = 7000
+#: Characters per row of the spill check's smoke dataset: long rows, so the input outgrows the store in few rows
+#: (the smoke tokenizer reads only each row's first characters; the encoder's cost is per row).
+SMOKE_TEXT_CHARS = 28000
 #: Keys the plan explains but no Ray API takes (arithmetic shown in `ray-gpu plan`), or that smoke runs replace.
 INFORMATIONAL = {
     "data.uri": "smoke runs read a synthetic local dataset instead",
@@ -92,21 +92,30 @@ def check_coverage(report: dict[str, Any] | None, doc: dict[str, Any], failures:
 
 
 def check_ran_with(log_path: str, doc: dict[str, Any], failures: Failures) -> None:
-    """What the training workers reported they ran with: world size, rows per micro-batch, accumulation."""
+    """What the training workers ran, as PyTorch and Ray Train counted it (hooks on the model and the optimizer, the
+    process group's sum of samples): world size, rows per forward, forwards per optimizer step, and the samples all
+    workers fed per optimizer step, each against the plan."""
     with open(log_path, encoding="utf-8") as f:
         found = re.findall(r"ray-gpu example: ran with (\{.*\})", f.read())
     if not failures.check(bool(found), "the training job did not report what it ran with"):
         return
-    ran, knobs = json.loads(found[-1]), doc["knobs"]
-    failures.check(ran["world_size"] == doc["train"]["numWorkers"], f"workers: ran {ran['world_size']}, planned {doc['train']['numWorkers']}")
-    failures.check(ran["micro_batch_rows"] == knobs["microBatchSize"], f"micro-batch: ran {ran['micro_batch_rows']} rows, planned {knobs['microBatchSize']}")
+    ran, knobs, workers = json.loads(found[-1]), doc["knobs"], doc["train"]["numWorkers"]
+    failures.check(ran["world_size"] == workers, f"workers: ran {ran['world_size']}, planned {workers}")
     failures.check(
-        ran["accumulation"] == knobs["gradientAccumulationSteps"], f"accumulation: ran {ran['accumulation']}, planned {knobs['gradientAccumulationSteps']}"
+        ran["rows_per_forward"] == [knobs["microBatchSize"]], f"micro-batch: forwards took {ran['rows_per_forward']} rows, planned {knobs['microBatchSize']}"
     )
-    global_batch = ran["world_size"] * ran["micro_batch_rows"] * ran["accumulation"]
-    failures.check(global_batch == knobs["globalBatchSize"], f"global batch: ran {global_batch}, planned {knobs['globalBatchSize']}")
+    failures.check(
+        ran["forwards_per_optimizer_step"] == [knobs["gradientAccumulationSteps"]],
+        f"accumulation: {ran['forwards_per_optimizer_step']} forwards per optimizer step, planned {knobs['gradientAccumulationSteps']}",
+    )
+    failures.check(ran["optimizer_steps"] > 0, "the workers' optimizers never stepped")
+    global_batch = ran["global_samples_per_optimizer_step"]
+    failures.check(
+        global_batch == knobs["globalBatchSize"], f"global batch: the workers fed {global_batch} samples per optimizer step, planned {knobs['globalBatchSize']}"
+    )
     print(
-        f"  ran with {ran['world_size']} workers x {ran['micro_batch_rows']} rows x {ran['accumulation']} micro-batches = global batch {global_batch}",
+        f"  ran with {ran['world_size']} workers; forwards of {ran['rows_per_forward']} rows, {ran['forwards_per_optimizer_step']} per optimizer step "
+        f"({ran['optimizer_steps']} steps counted): {global_batch} samples per step across workers",
         flush=True,
     )
 
@@ -115,14 +124,13 @@ def run_job(name: str, job: dict[str, Any], objects: dict[str, Any], work: str, 
     label = variant.get("label", name)
     jobdir = job_dir(work, label)
     storage = os.path.join(work, "storage", variant.get("storage", name))
-    watcher, after = variant.get("on_line"), variant.get("after")
+    after = variant.get("after")
     with started_cluster(name, job, objects, jobdir, storage) as (cluster, doc):
         entrypoint = job["spec"]["entrypoint"] + " --smoke" + variant.get("extra_args", "")
         print(f"\n== {label}: {entrypoint}", flush=True)
         for a in sorted(set(cluster.adjustments)):
             print(f"  adjusted: {a}", flush=True)
-        on_line = (lambda line, proc: watcher(line, proc, cluster)) if watcher else None
-        rc, wall = cluster.run_entrypoint(entrypoint, os.path.join(jobdir, "job.log"), args.timeout, on_line)
+        rc, wall = cluster.run_entrypoint(entrypoint, os.path.join(jobdir, "job.log"), args.timeout, extra_env=variant.get("extra_env"))
         spilled = cluster.running().spilled()
         extra = after(cluster, storage) if after and rc == 0 else {}
     result = {"job": label, "rc": rc, "wallSeconds": round(wall, 1), **spilled, "doc": doc, "log": os.path.join(jobdir, "job.log"), **extra}
@@ -138,10 +146,14 @@ CHECKS = ("jobs", "outputs", "resume")
 
 
 def job_run(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> dict[str, Any]:
-    """One job's smoke run and its checks: exit code, every planned value applied, what training ran with, no spill."""
+    """One job's smoke run and its checks (``job_checks``)."""
     kind = job["metadata"]["labels"]["ray-gpu.io/kind"]
     spill_check = spill_control(name, job, failures) if kind == "EmbeddingPipeline" else {}
-    result = run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, **spill_check)
+    return job_checks(name, run_job(name, copy.deepcopy(job), objects, args.work, args, failures, **spill_check), failures)
+
+
+def job_checks(name: str, result: dict[str, Any], failures: Failures) -> dict[str, Any]:
+    """The checks of a job's run that succeeded: every planned value applied, what training ran with, no spill."""
     applied = check_coverage(applied_report(result["log"]), result["doc"], failures) if result["rc"] == 0 else []
     if result["rc"] == 0 and "train" in result["doc"]:
         check_ran_with(result["log"], result["doc"], failures)
@@ -149,7 +161,7 @@ def job_run(name: str, job: dict[str, Any], objects: dict[str, Any], args: argpa
     for e in applied:
         shown = e.get("applied", e["value"])
         print(f"  applied {e['key']} = {json.dumps(shown)[:80]}{'  (stand-in: ' + e['standin'] + ')' if 'standin' in e else ''}", flush=True)
-    return result | {"kind": kind, "applied": len(applied)}
+    return result | {"applied": len(applied)}
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
@@ -180,14 +192,16 @@ def main() -> int:
     rows = []
     for name, job in jobs.items():
         kind = job["metadata"]["labels"]["ray-gpu.io/kind"]
-        if "jobs" in checks:
+        resume = kind == "TrainingJob" and "resume" in checks
+        # A training job's resumed run is a whole run of it too: it gets the job's checks, and no run of its own.
+        if "jobs" in checks and not resume:
             rows.append(job_run(name, job, objects, args, failures))
             if rows[-1]["rc"] != 0:
                 continue
         if kind == "EmbeddingPipeline" and "outputs" in checks:
-            rows.extend(committed_outputs_experiment(name, json.loads(json.dumps(job)), objects, args.work, args.timeout, failures))
-        if kind == "TrainingJob" and "resume" in checks:
-            rows.extend(resume_experiment(name, job, objects, args, failures))
+            rows.extend(committed_outputs_experiment(name, copy.deepcopy(job), objects, args.work, args.timeout, failures))
+        if resume:
+            rows.extend(resume_experiment(name, job, objects, args, failures, with_job_checks="jobs" in checks))
     print_table(rows)
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n" + "\n".join(f"  - {f}" for f in failures))
@@ -221,103 +235,74 @@ def spill_control(name: str, job: dict[str, Any], failures: Failures) -> dict[st
         failures.check(spilled > 0, f"{name}: holding {held['bytes']} B on a {store} B store spilled nothing: the no-spill check cannot tell")
         return {"controlSpilledBytes": spilled, "datasetBytes": held["bytes"], "storeBytes": store}
 
-    return {"extra_args": f" --smoke-rows {rows}", "after": unbounded}
+    return {"extra_args": f" --smoke-rows {rows} --smoke-text-chars {SMOKE_TEXT_CHARS}", "after": unbounded}
 
 
-#: Optimizer steps of the kill-and-resume experiment's runs.
+#: Optimizer steps of the kill-and-resume experiment's runs, a checkpoint every CHECKPOINT_EVERY.
 TOTAL_STEPS = 20
+CHECKPOINT_EVERY = 5
+#: The checkpoint after which the training job's rank-0 worker kills itself (the runtime's interruption hook).
+KILL_AFTER_STEP = 5
 
 
-def resume_experiment(name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures) -> list[dict[str, Any]]:
-    """Kill a training worker once Ray Train has registered a checkpoint. With ``train.maxFailures`` > 0 Ray Train
-    retries the run itself, otherwise the job is resubmitted; either way the run must resume from that checkpoint
-    (model, optimizer, step and every worker's data position: ``data_positions.py``) and finish."""
+def registered_step(storage: str, doc: dict[str, Any]) -> int | None:
+    """Step of the latest checkpoint Ray Train registered (its snapshot in the run's storage), if any."""
+    path = os.path.join(storage, doc["train"]["checkpointPrefix"].rstrip("/"), "checkpoint_manager_snapshot.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            latest = json.load(f).get("latest_checkpoint_result")
+    except (OSError, ValueError):
+        return None
+    return latest["metrics"]["step"] if latest else None
+
+
+def resume_experiment(
+    name: str, job: dict[str, Any], objects: dict[str, Any], args: argparse.Namespace, failures: Failures, with_job_checks: bool = False
+) -> list[dict[str, Any]]:
+    """The rank-0 Ray Train worker kills itself once Ray Train has registered the checkpoint of KILL_AFTER_STEP (the
+    runtime's hook, inside the job: the kill lands at that point however busy the machine is). With
+    ``train.maxFailures`` > 0 Ray Train retries the run itself, otherwise the job is resubmitted; either way the run
+    must resume from that checkpoint (model, optimizer, step and every worker's data position: ``data_positions.py``)
+    and finish; ``with_job_checks``: its last run gets the checks of a job's run (``job_checks``)."""
+    from ray_gpu.interruptions import KILL_AFTER_CHECKPOINT_ENV
+
     storage = f"{name}-resume"
-    killed: dict[str, Any] = {}
-
-    def registered_step(doc: dict[str, Any]) -> int | None:
-        """Step of the latest checkpoint Ray Train registered (its snapshot in the run's storage), if any."""
-        prefix = doc["train"]["checkpointPrefix"].rstrip("/")
-        try:
-            with open(os.path.join(args.work, "storage", storage, prefix, "checkpoint_manager_snapshot.json"), encoding="utf-8") as f:
-                latest = json.load(f).get("latest_checkpoint_result")
-        except (OSError, ValueError):
-            return None
-        return latest["metrics"]["step"] if latest else None
-
-    def on_line(line: str, proc: Any, cluster: LocalCluster) -> None:
-        if killed:  # the first line of output starts the watcher: find the workers early, kill after a checkpoint
-            return
-        killed["pending"] = True
-        doc = json.loads(objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"])
-
-        def kill_when_registered() -> None:
-            # One of this cluster's own Ray Train workers, from its GCS actor table (never a host-wide search), read
-            # first: on a busy machine the probe is slow, and the run must not end while it runs.
-            deadline = time.time() + 600
-            workers: list[dict[str, Any]] = []
-            while not workers and proc.poll() is None and time.time() < deadline:
-                workers = cluster.running().actors("RayTrainWorker")[:1]
-                time.sleep(0 if workers else 1)
-            # A checkpoint counts once the controller has written it to the snapshot; killing earlier loses it.
-            while workers and proc.poll() is None and time.time() < deadline:
-                step = registered_step(doc)
-                if step is not None:
-                    for w in workers:
-                        os.kill(w["pid"], signal.SIGKILL)
-                    killed.update(pids=[w["pid"] for w in workers], step=step)
-                    print(f"  killed Ray Train worker {workers} once Ray Train had registered a checkpoint (step {step} or later)", flush=True)
-                    return
-                time.sleep(0.2)
-
-        threading.Thread(target=kill_when_registered, daemon=True).start()
-
     doc = json.loads(objects[f"ConfigMap/{name}-tuning"]["data"]["tuning.json"])
     retries = doc["train"]["maxFailures"]
-    steps = f" --steps {TOTAL_STEPS} --checkpoint-every 5"
-    first = run_job(
-        name,
-        json.loads(json.dumps(job)),
-        objects,
-        args.work,
-        args,
-        failures,
-        label=f"{name} (killed)",
-        storage=storage,
-        extra_args=steps,
-        on_line=on_line,
-        expect_failure=retries == 0,
-    )
-    failures.check(bool(killed.get("pids")), f"{name}: no training worker was killed (the run ended before a checkpoint registered)")
+    steps = f" --steps {TOTAL_STEPS} --checkpoint-every {CHECKPOINT_EVERY}"
+
+    def run(label: str, **variant: Any) -> dict[str, Any]:
+        return run_job(name, copy.deepcopy(job), objects, args.work, args, failures, label=label, storage=storage, extra_args=steps, **variant)
+
+    first = run(f"{name} (killed)", extra_env={KILL_AFTER_CHECKPOINT_ENV: str(KILL_AFTER_STEP)}, expect_failure=retries == 0)
+    registered = registered_step(os.path.join(args.work, "storage", storage), doc)
     if retries:
         # FailureConfig(max_failures) retries within the run: new workers resume from the last registered checkpoint.
         runs = [first]
         failures.check(first["rc"] == 0, f"{name}: the killed run did not recover although maxFailures is {retries}: exit {first['rc']}")
-        first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}; Ray Train retried it (maxFailures {retries})"
+        first["verdict"] = f"worker killed itself after the checkpoint of step {KILL_AFTER_STEP}; Ray Train retried it (maxFailures {retries})"
     else:
-        # The run is over: the last checkpoint Ray Train registered before the worker died is the one to resume from.
-        killed["step"] = registered_step(doc)
+        failures.check(
+            registered == KILL_AFTER_STEP, f"{name}: Ray Train's snapshot names step {registered}, not the step {KILL_AFTER_STEP} the worker died after"
+        )
         failures.check(first["rc"] != 0, f"{name}: the killed run exited 0 (maxFailures 0 should fail it)")
-        first["verdict"] = f"worker killed after the checkpoint of step {killed.get('step')}: exit {first['rc']}"
-        runs = [
-            first,
-            run_job(name, json.loads(json.dumps(job)), objects, args.work, args, failures, label=f"{name} (resumed)", storage=storage, extra_args=steps),
-        ]
+        first["verdict"] = f"worker killed itself after the checkpoint of step {KILL_AFTER_STEP}: exit {first['rc']}"
+        runs = [first, run(f"{name} (resumed)")]
     with open(runs[-1]["log"], encoding="utf-8") as f:
         text = f.read()
     resumed = re.search(r"resumed from checkpoint at step (\d+)", text)
     finished = re.search(r"finished at step (\d+) of (\d+)", text)
     at = int(resumed.group(1)) if resumed else None
-    failures.check(
-        at is not None and killed.get("step") is not None and (at >= killed["step"] if retries else at == killed["step"]),
-        f"{name}: did not resume from the checkpoint of step {killed.get('step')} (resumed: {at if at is not None else 'no'})",
-    )
+    # Resuming at exactly that step shows the worker died after its checkpoint and before the next one.
+    failures.check(at == KILL_AFTER_STEP, f"{name}: did not resume from the checkpoint of step {KILL_AFTER_STEP} (resumed: {at if at is not None else 'no'})")
     failures.check(finished is not None and finished.group(1) == finished.group(2), f"{name}: the resumed run did not finish")
     runs[-1]["verdict"] = (runs[-1]["verdict"] + "; " if len(runs) == 1 else "") + (
         f"resumed at step {at}, finished {finished.group(1)}" if at is not None and finished else "did not resume"
     )
     if at is not None and finished:
         runs[-1]["verdict"] += "; " + check_data_positions([r["log"] for r in runs], at, doc, TOTAL_STEPS, failures)
+    if with_job_checks:
+        runs[-1] = job_checks(name, runs[-1], failures)
     return runs
 
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import json
 import logging
 import os
@@ -45,7 +44,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import strict_json
+from . import interruptions, strict_json
 
 log = logging.getLogger("ray_gpu")
 
@@ -59,9 +58,6 @@ MARKER_FORMAT = "ray-gpu.io/committed-output/v1"
 KEEP_RUNS = 2
 #: Staging folders (and marker-less run folders) of runs started longer ago than this are deleted after a commit.
 STALE_AFTER_S = 24 * 3600.0
-#: Test hook, never set in a real job: seconds each block waits before it is written, one block at a time, so an
-#: end-to-end test can kill a job while its write is in progress.
-WRITE_DELAY_ENV = "RAY_GPU_TEST_WRITE_DELAY_S"
 RUN_ID_PATTERN = re.compile(r"(\d{8}T\d{6}\.\d{6})Z-[0-9a-f]{8}\Z")
 _TIME_FORMAT = "%Y%m%dT%H%M%S.%f"
 
@@ -416,20 +412,6 @@ def staged_output(
 
 
 # ---- Ray Data ----------------------------------------------------------------------------------------------
-def _pause_block(batch: Any, seconds: float) -> Any:
-    time.sleep(seconds)
-    return batch
-
-
-def _with_test_delay(ds: Any) -> Any:
-    """The dataset, each block delayed by ``$RAY_GPU_TEST_WRITE_DELAY_S`` and written one at a time (test hook)."""
-    delay = float(os.environ.get(WRITE_DELAY_ENV) or 0)
-    if delay <= 0:
-        return ds
-    log.warning("%s=%s: test hook, every block waits %.1fs before it is written, one at a time", WRITE_DELAY_ENV, delay, delay)
-    return ds.map_batches(functools.partial(_pause_block, seconds=delay), batch_size=None, batch_format="pyarrow", concurrency=1)
-
-
 def write_parquet(
     ds: Any, uri: str, *, keep_runs: int = KEEP_RUNS, expected_rows: int | None = None, metadata: Mapping[str, Any] | None = None, **write_kwargs: Any
 ) -> CommittedRun:
@@ -444,6 +426,6 @@ def write_parquet(
         raise ValueError("write_parquet writes every run to a new folder: drop mode=")
     with staged_output(uri, keep_runs=keep_runs, expected_rows=expected_rows, metadata=metadata) as staged:
         log.info("writing run %s to %s (committed when the write completes)", staged.run_id, staged.staging_uri)
-        _with_test_delay(ds).write_parquet(staged.staging_uri, **write_kwargs)
+        interruptions.hold_write(ds).write_parquet(staged.staging_uri, **write_kwargs)
     assert staged.committed is not None  # staged_output committed it
     return staged.committed

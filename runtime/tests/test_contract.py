@@ -104,7 +104,7 @@ def test_the_fuzz_fixture_is_the_dev_stacks_render(tuning_docs):
 @pytest.mark.parametrize("seed", [1, 20261201])
 def test_the_standard_library_fuzz_of_the_loader_finds_nothing(seed):
     # -S: no site-packages, so the loader and the fuzz can only use the standard library (as with a bare python3).
-    out = subprocess.run([sys.executable, "-S", str(FUZZ), "--seed", str(seed), "--count", "300"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-S", str(FUZZ), "--seed", str(seed), "--count", "300"], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stdout + out.stderr
     assert re.fullmatch(
         rf"fuzz_contract: 300 inputs, \d+ valid, \d+ TuningError, 0 other exceptions, 0 without a path, 0 hangs, 0 wrong verdicts \(seed {seed}\)\n", out.stdout
@@ -112,7 +112,6 @@ def test_the_standard_library_fuzz_of_the_loader_finds_nothing(seed):
 
 
 def test_the_fuzz_reports_a_loader_that_lets_another_exception_escape(monkeypatch, capsys):
-    sys.path.insert(0, str(FUZZ.parent))
     import fuzz_contract
 
     real = ray_gpu.loads

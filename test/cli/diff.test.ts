@@ -149,7 +149,7 @@ describe("ray-gpu diff", () => {
     );
     expect(r.out).toContain("<details><summary>embed-0:");
     expect(r.out).toContain("cut to fit GitHub's comment limit");
-  }, 60_000);
+  });
 
   it("a bucket rename replaces the bucket: said in the summary, loudly, and --fail-on replace exits 3", async () => {
     const head = prod();

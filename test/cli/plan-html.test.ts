@@ -52,5 +52,5 @@ describe.skipIf(skip)("ray-gpu plan --html", () => {
     );
     expect(page.bars).toBe(parts);
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
-  }, 60_000);
+  });
 });

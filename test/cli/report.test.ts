@@ -73,7 +73,7 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
       stackRuleGroup({ namespace: "ray-jobs", scaleDownUnneededSeconds: 600, scaleToZeroPools: ["a10g"] }),
     ];
     prom = await prometheusWith([...jobSeries(TRAIN, STEP), ...jobSeries(EMBED, STEP)], rules, START, STEP);
-  }, 120_000);
+  });
   afterAll(async () => prom?.stop());
 
   /** One job over the fixture's hour. */
@@ -167,6 +167,5 @@ describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {
         expect(text, key).toBe(key === "verdict.line" ? doc.verdict.line : String(lookup(key)));
       expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
     },
-    60_000,
   );
 });

@@ -40,5 +40,5 @@ describe("library docs", () => {
       cwd: repoRoot,
     });
     expect(tree(join(repoRoot, "docs/api"))).toEqual(tree(out));
-  }, 180_000);
+  });
 });

@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
+import { HANG_GUARD_MS } from "../helpers/hang-guard";
 import { codeBlocks, pages } from "./markdown";
 
 const runnable = pages().flatMap((page) =>
@@ -19,17 +20,13 @@ describe("runnable shell blocks in the docs", () => {
       expect(where, page).toContain(page);
   });
 
-  it.each(runnable.map((b) => [`${b.page}:${b.line}`, b] as const))(
-    "%s runs and exits 0",
-    async (_where, block) => {
-      // bash -e: the block fails at its first failing command; pipefail: also inside a pipe. Asynchronous, so the
-      // test worker keeps answering vitest while the commands run.
-      const run = promisify(execFile)("bash", ["-e", "-o", "pipefail", "-c", block.body], {
-        cwd: repoRoot,
-        timeout: 240_000,
-      });
-      await expect(run).resolves.toBeDefined();
-    },
-    300_000,
-  );
+  it.each(runnable.map((b) => [`${b.page}:${b.line}`, b] as const))("%s runs and exits 0", async (_where, block) => {
+    // bash -e: the block fails at its first failing command; pipefail: also inside a pipe. Asynchronous, so the
+    // test worker keeps answering vitest while the commands run.
+    const run = promisify(execFile)("bash", ["-e", "-o", "pipefail", "-c", block.body], {
+      cwd: repoRoot,
+      timeout: HANG_GUARD_MS,
+    });
+    await expect(run).resolves.toBeDefined();
+  });
 });

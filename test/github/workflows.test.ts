@@ -101,7 +101,7 @@ describe("GitHub workflows", () => {
     expect(allowed.body).toContain(":warning: **prod: REPLACED Bucket ray-gpu-storage-bucket");
     const fail = workflow("preview.yml").jobs["diff"]!.steps.at(-1)!;
     expect(fail).toMatchObject({ if: "steps.diff.outputs.status == '3'" });
-  }, 90_000);
+  });
 });
 
 /**

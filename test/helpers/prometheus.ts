@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { stringify } from "yaml";
 import type { RuleGroup } from "../../core/observability/rules";
+import { HANG_GUARD_MS } from "./hang-guard";
 import { findTool } from "./tools";
 
 const run = promisify(execFile);
@@ -82,14 +83,16 @@ async function start(dataDir: string, work: string): Promise<RunningPrometheus> 
   let log = "";
   child.stderr!.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  // Polls until ready; gives up after HANG_GUARD_MS worth of polls (a guard: a quiet machine is ready in a second).
+  const polls = HANG_GUARD_MS / 100;
+  for (let i = 0; i < polls; i++) {
     if (child.exitCode !== null) throw new Error(`prometheus exited: ${log}`);
     const ready = await fetch(`${url}/-/ready`).then(
       (r) => r.ok,
       () => false,
     );
     if (ready) break;
-    if (i === 299) throw new Error(`prometheus did not become ready: ${log}`);
+    if (i === polls - 1) throw new Error(`prometheus did not become ready: ${log}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
+import { HANG_GUARD_MS } from "../helpers/hang-guard";
 
 const python = process.env["PYTHON"] ?? "python3";
 const probe = spawnSync(python, ["-c", "import sys; print(sys.version_info >= (3, 11))"], { encoding: "utf8" });
@@ -20,10 +21,10 @@ describe.skipIf(missing !== "")(`Python contract loader fuzz${missing ? ` (skipp
     for (const seed of ["1", "2"]) {
       const { stdout } = await run(python, [join(repoRoot, "runtime/tests/fuzz_contract.py"), "--seed", seed, "--count", "500"], {
         cwd: repoRoot,
-        timeout: 120_000,
+        timeout: HANG_GUARD_MS,
       });
       console.log(stdout.trim());
       expect(stdout).toMatch(/fuzz_contract: 500 inputs, .* 0 other exceptions, 0 without a path, 0 hangs/);
     }
-  }, 240_000);
+  });
 });

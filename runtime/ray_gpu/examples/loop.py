@@ -12,12 +12,14 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import ray
 import ray.train
 from ray.train.torch import TorchConfig, TorchTrainer
 
+from .. import interruptions
 from ..data_position import (
     ROW_ID_COLUMN,
     DataPosition,
@@ -35,6 +37,8 @@ from ..tuning import Tuning
 from . import common
 
 STATE_FILE = "state.pt"
+#: What the driver prints of the workers' counted run (``Observed.ran``), as ``ray-gpu example: ran with {...}``.
+RAN_KEYS = ("world_size", "rows_per_forward", "forwards_per_optimizer_step", "optimizer_steps", "global_samples_per_optimizer_step")
 SMOKE_TOKENS = 64
 
 
@@ -132,9 +136,68 @@ def _log_position(position: DataPosition, step: int, trained_ids: list[int], res
     print(f"ray-gpu example: data position at checkpoint {json.dumps(record, sort_keys=True)}", flush=True)
 
 
-def _build(cfg: dict[str, Any]) -> tuple[Any, Any, Any, list[Any], Any]:
-    """The model (wrapped by DDP or DeepSpeed), its optimizer, the DeepSpeed engine (None for DDP), the trainable
-    parameters, and the chunked loss head when the plan chose that loss (None otherwise)."""
+@dataclass
+class Built:
+    """What a worker trains: the model (wrapped by DDP or DeepSpeed), its optimizer, the DeepSpeed engine (None for
+    DDP), the trainable parameters, the chunked loss head when the plan chose that loss (None otherwise), and the
+    counters of what it really runs."""
+
+    model: Any
+    optimizer: Any
+    engine: Any
+    trainable: list[Any]
+    chunked: Any
+    observed: Observed
+
+
+class Observed:
+    """What a worker really ran, counted by hooks on the model and the optimizer: the rows of every forward (from the
+    inputs the model received) and the forwards between optimizer steps (PyTorch's step hook; under DeepSpeed the
+    engine steps the optimizer itself). The driver compares these with the plan, never the plan with itself."""
+
+    def __init__(self, model: Any, optimizer: Any) -> None:
+        self.rows_per_forward: set[int] = set()
+        self.forwards_per_step: set[int] = set()
+        self.samples = self.optimizer_steps = self._forwards = 0
+        model.register_forward_pre_hook(self._forward, with_kwargs=True)
+        optimizer.register_step_post_hook(self._stepped)
+
+    def _forward(self, _module: Any, args: Any, kwargs: dict[str, Any]) -> None:
+        ids = kwargs["input_ids"] if "input_ids" in kwargs else args[0]
+        self.rows_per_forward.add(int(ids.shape[0]))
+        self.samples += int(ids.shape[0])
+        self._forwards += 1
+
+    def _stepped(self, *_: Any) -> None:
+        self.forwards_per_step.add(self._forwards)
+        self._forwards = 0
+        self.optimizer_steps += 1
+
+    def ran(self) -> dict[str, Any]:
+        """World size (Ray Train's), rows per forward, forwards per optimizer step, and the samples all workers fed
+        per optimizer step (summed across workers with the process group: what the global batch is)."""
+        import torch
+        import torch.distributed as dist
+
+        seen = torch.tensor([self.samples], dtype=torch.int64)
+        if dist.is_available() and dist.is_initialized():
+            dist.all_reduce(seen)
+        return {
+            "world_size": ray.train.get_context().get_world_size(),
+            "rows_per_forward": sorted(self.rows_per_forward),
+            "forwards_per_optimizer_step": sorted(self.forwards_per_step),
+            "optimizer_steps": self.optimizer_steps,
+            "global_samples_per_optimizer_step": _per(int(seen.item()), self.optimizer_steps),
+        }
+
+
+def _per(total: int, count: int) -> float | int:
+    """``total / count``, a whole number when it divides evenly."""
+    return total // count if count and total % count == 0 else total / max(1, count)
+
+
+def _build(cfg: dict[str, Any]) -> Built:
+    """The model, its optimizer and engine as planned (DDP, or DeepSpeed when the plan uses ZeRO)."""
     import torch
 
     model = cfg["build_model"]()
@@ -146,7 +209,8 @@ def _build(cfg: dict[str, Any]) -> tuple[Any, Any, Any, list[Any], Any]:
     if cfg["deepspeed"] is None:
         # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
         optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
-        return ray.train.torch.prepare_model(model), optimizer, None, trainable, chunked
+        observed = Observed(model, optimizer)
+        return Built(ray.train.torch.prepare_model(model), optimizer, None, trainable, chunked, observed)
     import deepspeed  # the image must have it when the plan uses ZeRO
 
     if cfg.get("optimizer_class") == "deepspeed.ops.adam.DeepSpeedCPUAdam":
@@ -156,9 +220,10 @@ def _build(cfg: dict[str, Any]) -> tuple[Any, Any, Any, list[Any], Any]:
     else:
         # Fused AdamW allocates no parameter-sized temporaries (the memory plan counts none).
         base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
+    observed = Observed(model, base_optimizer)
     # DeepSpeed applies bf16, ZeRO partitioning, accumulation and clipping from the planned config.
     engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=base_optimizer, config=cfg["deepspeed"])
-    return engine, optimizer, engine, trainable, chunked
+    return Built(engine, optimizer, engine, trainable, chunked, observed)
 
 
 def _start(engine: Any, model: Any, optimizer: Any, micro: int) -> tuple[int, DataPosition, int | None]:
@@ -201,7 +266,8 @@ def _micro_step(
 def _train_loop(cfg: dict[str, Any]) -> None:
     import torch
 
-    model, optimizer, engine, trainable, chunked = _build(cfg)
+    built = _build(cfg)
+    model, optimizer, engine, chunked = built.model, built.optimizer, built.engine, built.chunked
 
     def step_loss(batch: Any, labels: Any) -> Any:
         if chunked is None:
@@ -228,17 +294,17 @@ def _train_loop(cfg: dict[str, Any]) -> None:
         if micro_steps % accumulation:
             continue
         if engine is None:
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+            torch.nn.utils.clip_grad_norm_(built.trainable, 1.0)
             optimizer.step()
             optimizer.zero_grad()
         step += 1
-        # What this worker really ran with, for the driver to compare with the plan.
-        ran = {"world_size": ray.train.get_context().get_world_size(), "micro_batch_rows": rows, "accumulation": accumulation}
-        metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **ran}
         if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
+            # What the workers really ran (counted by hooks), for the driver to compare with the plan.
+            metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **built.observed.ran()}
             _log_position(batches.position, step, trained_ids, resumed_from)
             _save(step, metrics, engine, model, optimizer, batches.position, cfg)
             trained_ids = []
+            interruptions.kill_after_checkpoint(step, batches.position.rank, resumed_from, cfg["kill_after_checkpoint_step"])
         if step >= cfg["steps"]:
             break
     telemetry.log()
@@ -263,6 +329,9 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     if args.smoke:
         max_length = tuning.stand_in("knobs.sequenceLength", "max_length", min(max_length, SMOKE_TOKENS), "smoke rows are short synthetic text")
     global_batch = loop["global_batch_size"]
+    if args.smoke and args.rows is None:
+        # The run's steps and one global batch more: synthetic rows no step trains on would only be tokenized.
+        args.rows = (args.steps + 1) * global_batch
     dataset = training_dataset(args, tuning, max_length, **dataset_kwargs)
     # Count rows before preprocessing (cheap) rather than tokenizing everything twice.
     steps = args.steps or math.ceil(
@@ -281,6 +350,8 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
             "prepare_batch": prepare_batch,
             "save_all": save_all,
             "workload": tuning.name,
+            # The end-to-end tests' interruption hook (ray_gpu.interruptions), None in every real job.
+            "kill_after_checkpoint_step": interruptions.kill_step(),
         },
         torch_config=TorchConfig(backend=loop["backend"]),
         # Ordered ingest: every run splits the rows across workers the same way, so a data position is exact.
@@ -291,7 +362,7 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     )
     result = trainer.fit()
     metrics = result.metrics or {}
-    ran = {k: metrics.get(k) for k in ("world_size", "micro_batch_rows", "accumulation")}
+    ran = {k: metrics.get(k) for k in RAN_KEYS}
     print(f"ray-gpu example: ran with {json.dumps(ran, sort_keys=True)}", flush=True)
     print(f"ray-gpu example: finished at step {metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
     return result
@@ -300,7 +371,7 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
 def add_training_arguments(parser: Any) -> None:
     parser.add_argument("--data", default=None, help="parquet dataset with a text column (s3://...)")
     parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one epoch; --smoke: 6)")
-    parser.add_argument("--rows", type=int, default=4096, help="--smoke: synthetic rows")
+    parser.add_argument("--rows", type=int, default=None, help="--smoke: synthetic rows (default: the steps' global batches and one more)")
     parser.add_argument("--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default 200; --smoke: 3)")
     parser.add_argument("--learning-rate", type=float, default=2e-4)
 

@@ -41,7 +41,7 @@ describe.skipIf(skip)("the jobs dashboard on a real Prometheus", () => {
       START,
       STEP,
     );
-  }, 120_000);
+  });
   afterAll(async () => prom?.stop());
 
   it("every panel's query returns data for the job", async () => {

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# npm run bench:ray: how fast the timing-sensitive levers run, tuned against default, on a local Ray cluster of the
+# rendered levers stack (bench/ray/levers_bench.py). Reports medians, ratios and the machine's load; never fails on a
+# number. Writes out/bench-ray/levers.json and levers.md (BENCH_RAY_OUT names another folder); extra arguments go to
+# levers_bench.py (--runs N, default 5; --only actor_idle,data_wait,...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${RAY_GPU_VENV:-.venv-ray}
+bash scripts/ray-venv.sh
+export PATH="$PWD/$VENV/bin:$PATH"
+export PYTHONPATH="$PWD/runtime:$PWD/runtime/e2e:$PWD/bench/ray"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+node bin/ray-gpu.js render -C runtime/e2e/levers-stack --stack levers --out "$work/rendered" >/dev/null
+python bench/ray/levers_bench.py --rendered "$work/rendered" --work "$work/run" --out "${BENCH_RAY_OUT:-out/bench-ray}" "$@"
