@@ -1,46 +1,58 @@
 /**
- * `pulumi-ray-gpu/core`: the pure planning core, with no Pulumi imports: the config schemas, the environment profiles,
+ * `pulumi-ray-gpu/core`: the pure planning core, with no Pulumi imports: the config types, the environment profiles,
  * the hardware and model catalogs, and the planners of pools, node groups, add-ons, network and storage.
  */
 export { ConfigError, type ConfigIssue } from "./errors";
 export type { Decision } from "./decisions";
-export {
-  ENVIRONMENTS,
-  StackConfigSchema,
-  parseStackConfig,
-  type Environment,
-  type StackConfig,
-  type StackConfigInput,
-} from "./config/stack";
-export {
-  ClusterSchema,
-  CpuNodeGroupSchema,
-  GpuNodeGroupSchema,
-  NetworkSchema,
-  PlatformSchema,
-  StorageSchema,
-  type ClusterConfig,
-  type CpuNodeGroupConfig,
-  type GpuNodeGroupConfig,
-  type NetworkConfig,
-  type PlatformConfig,
-  type StorageConfig,
-} from "./config/platform";
-export {
-  BatchInferenceSpecSchema,
-  EmbeddingPipelineSpecSchema,
-  LoRAFineTuneSpecSchema,
-  TrainingJobSpecSchema,
-  WorkloadSpecSchema,
-  type BatchInferenceSpec,
-  type EmbeddingPipelineSpec,
-  type LoRAFineTuneSpec,
-  type TrainingJobSpec,
-  type TrainingJobSpecInput,
-  type WorkloadKind,
-  type WorkloadSpec,
-  type WorkloadSpecInput,
-} from "./config/workloads";
+export { ENVIRONMENTS, parsePlatformConfig, parseStackConfig, type Environment } from "./config/stack";
+export type { WorkloadKind } from "./config/workloads";
+// The configuration and the specs as plain types (generated from the zod schemas, which stay inside).
+export type {
+  BatchInferenceSpec,
+  BatchInferenceSpecInput,
+  ClusterConfig,
+  ClusterConfigInput,
+  CpuNodeGroupConfig,
+  CpuNodeGroupConfigInput,
+  CustomModelArchitecture,
+  CustomModelArchitectureInput,
+  DaemonSetReserveConfig,
+  DaemonSetReserveConfigInput,
+  DatasetConfig,
+  DatasetConfigInput,
+  EmbeddingPipelineSpec,
+  EmbeddingPipelineSpecInput,
+  GpuNodeGroupConfig,
+  GpuNodeGroupConfigInput,
+  ImagesConfig,
+  ImagesConfigInput,
+  LoRAFineTuneSpec,
+  LoRAFineTuneSpecInput,
+  LoraConfig,
+  LoraConfigInput,
+  ModelRef,
+  ModelRefInput,
+  NetworkConfig,
+  NetworkConfigInput,
+  ObservabilityConfig,
+  ObservabilityConfigInput,
+  PlatformConfig,
+  PlatformConfigInput,
+  QueueingConfig,
+  QueueingConfigInput,
+  SecretEnvSource,
+  SecretEnvSourceInput,
+  SecurityConfig,
+  SecurityConfigInput,
+  StackConfig,
+  StackConfigInput,
+  StorageConfig,
+  StorageConfigInput,
+  TrainingJobSpec,
+  TrainingJobSpecInput,
+  WorkloadSpec,
+  WorkloadSpecInput,
+} from "./config/types";
 export { ENVIRONMENT_PROFILES, type EnvironmentProfile } from "./environments";
 export {
   CPU_INSTANCE_TYPES,
@@ -84,5 +96,4 @@ export {
 } from "./observability/rules";
 export { jobDashboard, JOB_PANELS, type DashboardPanel } from "./observability/dashboards";
 export { METRICS, type MetricDef } from "./observability/metrics";
-export type { ObservabilityConfig } from "./config/observability";
 export { RAY_IMAGE, RAY_VERSION } from "./ray";

@@ -9,7 +9,7 @@ import {
   GpuNodeGroup,
   KubeRayOperator,
   NvidiaDevicePlugin,
-  PlatformSchema,
+  parsePlatformConfig,
   planGpuNodeGroup,
   planPools,
 } from "../index";
@@ -21,7 +21,7 @@ const privateSubnetIds = pulumi.output(["subnet-0a", "subnet-0b"]);
 const vpcId = pulumi.output("vpc-0123");
 const provider = new k8s.Provider("my-eks", { kubeconfig: process.env["KUBECONFIG"] ?? "~/.kube/config" });
 
-const platform = PlatformSchema.parse({
+const platform = parsePlatformConfig({
   cluster: { mode: "existing", name: clusterName },
   cpuNodeGroup: { name: "system" },
   gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],

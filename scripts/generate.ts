@@ -4,6 +4,8 @@
  * - from the runtime contract (workloads/contract/document.ts): the JSON Schema the Python runtime validates with, and
  *   the contract table of docs/runtime.md;
  * - from the published memory cases (test/core/memory/published-cases.ts): the table of docs/memory.md;
+ * - from the zod schemas of the configuration, the specs and the contract: their plain TypeScript types, which the
+ *   public API exposes instead of zod's (scripts/public-types);
  * - from the diff fixture (test/cli/diff-fixture.ts): the pull-request comment shown in docs/cli.md, as `ray-gpu diff`
  *   renders it (builds nothing itself: run it after `npm run build`, since the diff previews through bin/ray-gpu.js).
  */
@@ -13,6 +15,7 @@ import { stableJson } from "../core/serialize";
 import { contractMarkdown, tuningJsonSchema } from "../workloads/contract/json-schema";
 import { publishedTable } from "../test/core/memory/published-cases";
 import { docsComment } from "../test/cli/diff-fixture";
+import { publicTypeFiles } from "./public-types/generate";
 
 const root = resolve(__dirname, "..");
 export const SCHEMA_FILE = join(root, "runtime/ray_gpu/tuning.schema.json");
@@ -44,7 +47,10 @@ async function generate(): Promise<void> {
   writeFileSync(CONTRACT_DOC, withSection(readFileSync(CONTRACT_DOC, "utf8"), contractMarkdown()));
   writeFileSync(MEMORY_DOC, withSection(readFileSync(MEMORY_DOC, "utf8"), publishedTable(), CASES_BEGIN, CASES_END));
   writeFileSync(CLI_DOC, withSection(readFileSync(CLI_DOC, "utf8"), `${await docsComment()}\n`, DIFF_BEGIN, DIFF_END));
-  console.log(`wrote ${SCHEMA_FILE}, the tables of ${CONTRACT_DOC} and ${MEMORY_DOC}, and the comment of ${CLI_DOC}`);
+  const types = await publicTypeFiles();
+  for (const [path, text] of types) writeFileSync(join(root, path), text);
+  console.log(`wrote ${SCHEMA_FILE}, the tables of ${CONTRACT_DOC} and ${MEMORY_DOC}, the comment of ${CLI_DOC}`);
+  console.log(`and the public types in ${[...types.keys()].join(", ")}`);
 }
 
 if (require.main === module) void generate();

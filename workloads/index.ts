@@ -14,7 +14,20 @@ export {
 export type { WorkloadContext } from "./context";
 export { planStack, type NotRendered, type PlanStackOptions, type StackPlan } from "./stack";
 export type { RuntimePackage } from "./contract/configmaps";
-export type { TuningDocument, KnobsOf } from "./contract/document";
+export type { KnobsByKind, KnobsOf, SectionTypes, SectionsOf, TuningDocumentOf } from "./contract/document";
+export type {
+  ActorPoolSection,
+  DataSection,
+  EmbeddingKnobs,
+  InferenceKnobs,
+  LoRAKnobs,
+  LoraSection,
+  SweepSection,
+  TrainingJobKnobs,
+  TrainSection,
+  TuningDocument,
+  TuningWorkload,
+} from "./contract/types";
 export type { ConfigMap, KubeObject, RayJob } from "./k8s/types";
 export { checkRayJob } from "./rayjob/checks";
 export { loadRuntimePackage } from "../io/runtime-package";

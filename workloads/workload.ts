@@ -63,8 +63,13 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   readonly spec: SpecOf<K>;
   private readonly strategy: KindStrategy<K>;
 
-  /** @throws ConfigError listing every invalid field of `spec`. */
-  constructor(spec: InputOf<K> | SpecOf<K>, schema: z.ZodType = WorkloadSpecSchema) {
+  /**
+   * @param spec A spec as written or validated; its `kind` picks the strategy.
+   * @param kind The kind `spec` must be (the subclasses pass theirs); any kind when left out.
+   * @throws ConfigError listing every invalid field of `spec`.
+   */
+  constructor(spec: InputOf<K> | SpecOf<K>, kind?: K) {
+    const schema: z.ZodType = kind === undefined ? WorkloadSpecSchema : strategyOf(kind).schema;
     const result = schema.safeParse(spec);
     if (!result.success) {
       const kind = (spec as { kind?: unknown }).kind;
@@ -277,28 +282,28 @@ function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
 /** Multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */
 export class TrainingJob extends Workload<"TrainingJob"> {
   constructor(spec: InputOf<"TrainingJob">) {
-    super(spec, strategyOf("TrainingJob").schema);
+    super(spec, "TrainingJob");
   }
 }
 
 /** Supervised fine-tuning with LoRA or QLoRA, text or vision-language. */
 export class LoRAFineTune extends Workload<"LoRAFineTune"> {
   constructor(spec: InputOf<"LoRAFineTune">) {
-    super(spec, strategyOf("LoRAFineTune").schema);
+    super(spec, "LoRAFineTune");
   }
 }
 
 /** Ray Data batch embeddings with an encoder. */
 export class EmbeddingPipeline extends Workload<"EmbeddingPipeline"> {
   constructor(spec: InputOf<"EmbeddingPipeline">) {
-    super(spec, strategyOf("EmbeddingPipeline").schema);
+    super(spec, "EmbeddingPipeline");
   }
 }
 
 /** Offline LLM inference over a dataset. */
 export class BatchInference extends Workload<"BatchInference"> {
   constructor(spec: InputOf<"BatchInference">) {
-    super(spec, strategyOf("BatchInference").schema);
+    super(spec, "BatchInference");
   }
 }
 

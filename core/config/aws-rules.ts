@@ -16,13 +16,19 @@ function regionProblem(partition: string | undefined): string {
   );
 }
 
-/** `ray-gpu:region`: a region of the `aws` partition. */
+/**
+ * `ray-gpu:region`: a region of the `aws` partition.
+ * @internal
+ */
 export const RegionSchema = z.string().superRefine((region, ctx) => {
   const partition = (AWS_REGIONS as Readonly<Record<string, string>>)[region];
   if (partition !== SUPPORTED_PARTITION) ctx.addIssue({ code: "custom", message: regionProblem(partition) });
 });
 
-/** `cluster.kubernetesVersion`: a minor version EKS offers with standard support. */
+/**
+ * `cluster.kubernetesVersion`: a minor version EKS offers with standard support.
+ * @internal
+ */
 export const KubernetesVersionSchema = z.string().superRefine((version, ctx) => {
   const support = eksSupport(version);
   if (support === "standard") return;
@@ -53,6 +59,7 @@ const dotted = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) %
 /**
  * An IPv4 CIDR with octets 0-255, a prefix within `[minPrefix, maxPrefix]`, and no host bits set (AWS would round
  * `10.0.0.1/16` down silently; the message says to what).
+ * @internal
  */
 export function cidrSchema(minPrefix = 0, maxPrefix = 32, example = "203.0.113.0/24") {
   return z.string().superRefine((cidr, ctx) => {
@@ -91,6 +98,7 @@ export function bucketNameProblems(name: string): string[] {
 /**
  * An S3 general purpose bucket name. Rules: Amazon S3 User Guide, "General purpose bucket naming rules"
  * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
+ * @internal
  */
 export const BucketNameSchema = z.string().superRefine((name, ctx) => {
   const problems = bucketNameProblems(name);
@@ -111,7 +119,10 @@ export const RESERVED_NAMESPACES = [
   "kueue-system",
 ] as const;
 
-/** A workload namespace: a DNS label, not reserved. */
+/**
+ * A workload namespace: a DNS label, not reserved.
+ * @internal
+ */
 export const WorkloadNamespaceSchema = z
   .string()
   .max(63)

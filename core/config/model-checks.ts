@@ -32,7 +32,10 @@ export const MODEL_CHECKS_WHEN = {
   when: (payload: { value: unknown }) => isRecord(payload.value) && modelOf(payload.value.model) !== undefined,
 };
 
-/** Adds an issue per attention or LoRA target the model does not have. */
+/**
+ * Adds an issue per attention or LoRA target the model does not have.
+ * @internal
+ */
 export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
   const model = modelOf(spec.model);
   if (!model) return;

@@ -7,7 +7,10 @@ import { suggest } from "./zod-issues";
 
 const positiveInt = z.number().int().min(1);
 
-/** A model given by its architecture, for models outside the catalog. */
+/**
+ * A model given by its architecture, for models outside the catalog.
+ * @internal
+ */
 export const ModelArchitectureSchema = z.strictObject({
   /** Unique parameters (tied weights once). */
   parameters: positiveInt,
@@ -45,7 +48,10 @@ export const ModelArchitectureSchema = z.strictObject({
   type: z.enum(["decoder-llm", "encoder-embedding"]).default("decoder-llm"),
 });
 
-/** A catalog name or an architecture. */
+/**
+ * A catalog name or an architecture.
+ * @internal
+ */
 export const ModelRefSchema = z.union([
   z.string().superRefine((name, ctx) => {
     if (catalogModel(name)) return;
@@ -61,7 +67,8 @@ export const ModelRefSchema = z.union([
   ModelArchitectureSchema,
 ]);
 
-export type ModelRef = z.infer<typeof ModelRefSchema>;
+export type { ModelRef } from "./types";
+import type { ModelRef } from "./types";
 
 /** The architecture a model reference stands for. */
 export function resolveModel(ref: ModelRef): ModelArchitecture {

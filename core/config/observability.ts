@@ -13,6 +13,7 @@ import { z } from "zod";
 export const AMP_REMOTE_WRITE =
   /^https:\/\/aps-workspaces\.([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com\/workspaces\/(ws-[A-Za-z0-9-]+)\/api\/v1\/remote_write$/;
 
+/** @internal */
 export const ObservabilitySchema = z.strictObject({
   /**
    * Install the NVIDIA DCGM exporter on the GPU nodes, Prometheus (kube-prometheus-stack) on the CPU pool, the Ray
@@ -50,4 +51,4 @@ export const ObservabilitySchema = z.strictObject({
 });
 
 /** `ray-gpu:platform.observability`, validated, defaults applied. */
-export type ObservabilityConfig = z.infer<typeof ObservabilitySchema>;
+export type { ObservabilityConfig } from "./types";

@@ -7,7 +7,10 @@ import { ObservabilitySchema } from "./observability";
 import { CPU_INSTANCE_TYPES, GPU_INSTANCE_TYPES } from "../catalog/instances";
 import { BucketNameSchema, cidrSchema, KubernetesVersionSchema, WorkloadNamespaceSchema } from "./aws-rules";
 
-/** A Kubernetes-label-safe name: lowercase letters, digits and '-', starting with a letter. */
+/**
+ * A Kubernetes-label-safe name: lowercase letters, digits and '-', starting with a letter.
+ * @internal
+ */
 export const dnsLabel = (max: number) =>
   z
     .string()
@@ -22,7 +25,10 @@ export const DEFAULT_KUBERNETES_VERSION = "1.36";
 
 const CIDR = cidrSchema();
 
-/** How the stack gets its EKS cluster. */
+/**
+ * How the stack gets its EKS cluster.
+ * @internal
+ */
 export const ClusterSchema = z.discriminatedUnion("mode", [
   z.strictObject({
     /** Create a new EKS control plane. */
@@ -71,7 +77,10 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
   }),
 ]);
 
-/** Override of what DaemonSets take from each node before Ray pods are sized. */
+/**
+ * Override of what DaemonSets take from each node before Ray pods are sized.
+ * @internal
+ */
 export const DaemonSetReserveSchema = z.strictObject({
   /** CPU held back per node, in millicores. */
   cpuMillis: z.number().int().min(0).max(8000),
@@ -79,7 +88,10 @@ export const DaemonSetReserveSchema = z.strictObject({
   memoryMiB: z.number().int().min(0).max(65536),
 });
 
-/** The on-demand CPU pool that runs Ray heads, the KubeRay operator and system pods. */
+/**
+ * The on-demand CPU pool that runs Ray heads, the KubeRay operator and system pods.
+ * @internal
+ */
 export const CpuNodeGroupSchema = z.strictObject({
   /**
    * Pool name; nodes carry the label `ray-gpu.io/pool=<name>`.
@@ -108,7 +120,10 @@ export const CpuNodeGroupSchema = z.strictObject({
   daemonSetReserve: DaemonSetReserveSchema.optional(),
 });
 
-/** An A10G (g5) pool. */
+/**
+ * An A10G (g5) pool.
+ * @internal
+ */
 export const GpuNodeGroupSchema = z.strictObject({
   /** Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it. */
   name: dnsLabel(40),
@@ -158,7 +173,10 @@ export const GpuNodeGroupSchema = z.strictObject({
   daemonSetReserve: DaemonSetReserveSchema.optional(),
 });
 
-/** The S3 bucket for datasets, checkpoints and results. */
+/**
+ * The S3 bucket for datasets, checkpoints and results.
+ * @internal
+ */
 export const StorageSchema = z.strictObject({
   /**
    * Bucket name.
@@ -198,7 +216,10 @@ export const StorageSchema = z.strictObject({
     .optional(),
 });
 
-/** The VPC of a new cluster. */
+/**
+ * The VPC of a new cluster.
+ * @internal
+ */
 export const NetworkSchema = z.strictObject({
   /**
    * VPC CIDR block.
@@ -221,7 +242,10 @@ export const NetworkSchema = z.strictObject({
     .optional(),
 });
 
-/** What the workload namespace's pods may reach outside the cluster (see docs/security.md). */
+/**
+ * What the workload namespace's pods may reach outside the cluster (see docs/security.md).
+ * @internal
+ */
 export const SecuritySchema = z.strictObject({
   /**
    * CIDRs Ray pods may reach on TCP 443: S3, package mirrors, model hubs. The instance metadata service is
@@ -231,7 +255,10 @@ export const SecuritySchema = z.strictObject({
   httpsEgressCidrs: z.array(CIDR).min(1).default(["0.0.0.0/0"]),
 });
 
-/** Job queueing (Kueue): jobs that do not fit the pools together wait for quota instead of failing a deadline. */
+/**
+ * Job queueing (Kueue): jobs that do not fit the pools together wait for quota instead of failing a deadline.
+ * @internal
+ */
 export const QueueingSchema = z.strictObject({
   /**
    * Install Kueue and submit every RayJob through the stack's queue, with quotas from each pool's `maxNodes`. Kueue
@@ -243,7 +270,10 @@ export const QueueingSchema = z.strictObject({
   enabled: z.boolean().default(true),
 });
 
-/** Everything under `ray-gpu:platform`. */
+/**
+ * Everything under `ray-gpu:platform`.
+ * @internal
+ */
 export const PlatformSchema = z.strictObject({
   /** The EKS cluster: create one, or adopt an existing one by name. */
   cluster: ClusterSchema,
@@ -286,15 +316,12 @@ export const PlatformSchema = z.strictObject({
   observability: ObservabilitySchema.prefault({}),
 });
 
-/** The EKS cluster: `{ mode: "create", name, ... }` or `{ mode: "existing", name }`, validated. */
-export type ClusterConfig = z.infer<typeof ClusterSchema>;
-/** The CPU pool for Ray heads and system pods, validated. */
-export type CpuNodeGroupConfig = z.infer<typeof CpuNodeGroupSchema>;
-/** One A10G (g5) pool, validated. */
-export type GpuNodeGroupConfig = z.infer<typeof GpuNodeGroupSchema>;
-/** The S3 bucket (and optional FSx for Lustre), validated. */
-export type StorageConfig = z.infer<typeof StorageSchema>;
-/** The VPC of a new cluster, validated. */
-export type NetworkConfig = z.infer<typeof NetworkSchema>;
-/** Everything under `ray-gpu:platform`, validated, defaults applied. */
-export type PlatformConfig = z.infer<typeof PlatformSchema>;
+// The plain types of these schemas, generated from them (scripts/public-types): the public API's, without zod.
+export type {
+  ClusterConfig,
+  CpuNodeGroupConfig,
+  GpuNodeGroupConfig,
+  NetworkConfig,
+  PlatformConfig,
+  StorageConfig,
+} from "./types";

@@ -37,7 +37,10 @@ export const SECRET_ENV_FIX =
   "plain env values are written in clear text to the RayJob, plan.json and Pulumi's state: move it to secretEnv " +
   "(a Kubernetes Secret by name, or a Pulumi secret config key), which renders a secretKeyRef";
 
-/** Plain variables, refusing values that look like secrets (see `secretEnv`). */
+/**
+ * Plain variables, refusing values that look like secrets (see `secretEnv`).
+ * @internal
+ */
 export const plainEnv = <K extends z.ZodType<string>>(name: K) =>
   z.record(name, z.string()).superRefine((vars, ctx) => {
     for (const [key, value] of Object.entries(vars)) {
@@ -47,7 +50,10 @@ export const plainEnv = <K extends z.ZodType<string>>(name: K) =>
     }
   });
 
-/** Where a secret variable's value comes from: an existing Secret of the namespace, or a Pulumi secret config key. */
+/**
+ * Where a secret variable's value comes from: an existing Secret of the namespace, or a Pulumi secret config key.
+ * @internal
+ */
 export const SecretEnvSourceSchema = z.union([
   z.strictObject({
     /** Name of an existing Secret in the workload namespace. */

@@ -20,6 +20,7 @@ import { PlatformSchema } from "./platform";
 import { RegionSchema } from "./aws-rules";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
+import type { PlatformConfig } from "./types";
 import { joinPath, toConfigIssues } from "./zod-issues";
 
 /** The config namespace, as in `ray-gpu:platform`. */
@@ -32,7 +33,7 @@ type AddIssue = (path: (string | number)[], message: string) => void;
 type StackShape = {
   environment: Environment;
   region: string;
-  platform: z.infer<typeof PlatformSchema>;
+  platform: PlatformConfig;
   workloads: { name: string }[];
 };
 
@@ -96,7 +97,10 @@ function checkGpuPools(cfg: StackShape, addIssue: AddIssue): void {
   });
 }
 
-/** The keys under `ray-gpu:`, without the namespace. */
+/**
+ * The keys under `ray-gpu:`, without the namespace.
+ * @internal
+ */
 export const StackConfigSchema = z
   .strictObject({
     /** Which environment profile to apply (lifecycle, deadlines, retries, capacity rules). */
@@ -139,10 +143,8 @@ function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
     );
 }
 
-/** The validated keys under `ray-gpu:` of a stack, defaults applied (`parseStackConfig`). */
-export type StackConfig = z.infer<typeof StackConfigSchema>;
-/** The keys under `ray-gpu:` of a stack as written, before validation and defaults. */
-export type StackConfigInput = z.input<typeof StackConfigSchema>;
+export type { StackConfig, StackConfigInput } from "./types";
+import type { StackConfig } from "./types";
 
 /** The `ray-gpu:` entries of a Pulumi config map, namespace stripped; other namespaces (aws:, …) are left out. */
 export function namespaceKeys(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -171,4 +173,17 @@ export function parseStackConfig(raw: unknown, source?: string): StackConfig {
   if (result.success) return result.data;
   const issues: ConfigIssue[] = toConfigIssues(result.error, StackConfigSchema, raw, configPath);
   throw new ConfigError(issues, source);
+}
+
+/**
+ * Validates `ray-gpu:platform` alone and applies its defaults, for programs that build single components (the
+ * rules that span the platform and the workloads, such as prod's capacity rules, need `parseStackConfig`).
+ * @param source Named first in the error message (a file, a stack).
+ * @throws ConfigError listing every problem, each with its path under `ray-gpu:platform`.
+ */
+export function parsePlatformConfig(raw: unknown, source?: string): PlatformConfig {
+  const result = PlatformSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const label = (path: readonly PropertyKey[]) => configPath(["platform", ...path]);
+  throw new ConfigError(toConfigIssues(result.error, PlatformSchema, raw, label), source);
 }

@@ -14,6 +14,7 @@ import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
 import { rayImageProblem } from "../ray";
 import { plainEnv, SecretEnvSourceSchema } from "./secrets";
+import type { WorkloadSpec } from "./types";
 
 /** Most combinations a generation sweep may have (each prompt becomes one row per combination). */
 export const MAX_SWEEP_SETTINGS = 1024;
@@ -29,7 +30,10 @@ const userEnvName = envName.refine(
 );
 const positiveInt = z.number().int().min(1);
 
-/** Where a workload reads its data, and how much there is (drives block sizes and read parallelism). */
+/**
+ * Where a workload reads its data, and how much there is (drives block sizes and read parallelism).
+ * @internal
+ */
 export const DatasetSchema = z.strictObject({
   /** `s3://bucket/key/` or a path on shared storage. */
   uri: z
@@ -235,7 +239,10 @@ function knobConflicts(
     add("offload", `parameter offload needs ZeRO 3 (zeroStage is ${spec.zeroStage})`);
 }
 
-/** Multi-node data-parallel training with Ray Train (full fine-tuning or pre-training). */
+/**
+ * Multi-node data-parallel training with Ray Train (full fine-tuning or pre-training).
+ * @internal
+ */
 export const TrainingJobSpecSchema = z
   .strictObject({
     kind: z.literal("TrainingJob"),
@@ -250,7 +257,10 @@ export const TrainingJobSpecSchema = z
   .superRefine(knobConflicts)
   .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
-/** LoRA / QLoRA adapter settings. */
+/**
+ * LoRA / QLoRA adapter settings.
+ * @internal
+ */
 export const LoraSchema = z.strictObject({
   /** @default 16 */
   rank: positiveInt.max(1024).default(16),
@@ -266,7 +276,10 @@ export const LoraSchema = z.strictObject({
   quantization: z.enum(QUANTIZATIONS).default("none"),
 });
 
-/** Images per sample for vision-language fine-tuning. */
+/**
+ * Images per sample for vision-language fine-tuning.
+ * @internal
+ */
 export const ImagesSchema = z.strictObject({
   /** @default 1 */
   perSample: z.number().int().min(0).max(64).default(1),
@@ -274,7 +287,10 @@ export const ImagesSchema = z.strictObject({
   maxTokensPerImage: positiveInt.max(16384).optional(),
 });
 
-/** Supervised fine-tuning with LoRA or QLoRA, text or vision-language. */
+/**
+ * Supervised fine-tuning with LoRA or QLoRA, text or vision-language.
+ * @internal
+ */
 export const LoRAFineTuneSpecSchema = z
   .strictObject({
     kind: z.literal("LoRAFineTune"),
@@ -288,7 +304,10 @@ export const LoRAFineTuneSpecSchema = z
   .superRefine(knobConflicts)
   .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
-/** Ray Data batch embedding of a dataset with an encoder. */
+/**
+ * Ray Data batch embedding of a dataset with an encoder.
+ * @internal
+ */
 export const EmbeddingPipelineSpecSchema = z
   .strictObject({
     kind: z.literal("EmbeddingPipeline"),
@@ -302,7 +321,10 @@ export const EmbeddingPipelineSpecSchema = z
   })
   .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
-/** Offline LLM inference over a dataset, optionally sweeping generation parameters. */
+/**
+ * Offline LLM inference over a dataset, optionally sweeping generation parameters.
+ * @internal
+ */
 export const BatchInferenceSpecSchema = z.strictObject({
   kind: z.literal("BatchInference"),
   ...workloadBase,
@@ -334,7 +356,10 @@ export const BatchInferenceSpecSchema = z.strictObject({
     ),
 });
 
-/** Any workload entry. */
+/**
+ * Any workload entry.
+ * @internal
+ */
 export const WorkloadSpecSchema = z.discriminatedUnion("kind", [
   TrainingJobSpecSchema,
   LoRAFineTuneSpecSchema,
@@ -342,19 +367,18 @@ export const WorkloadSpecSchema = z.discriminatedUnion("kind", [
   BatchInferenceSpecSchema,
 ]);
 
-/** A validated `TrainingJob` spec, defaults applied. */
-export type TrainingJobSpec = z.infer<typeof TrainingJobSpecSchema>;
-/** A `TrainingJob` spec as written, before validation and defaults. */
-export type TrainingJobSpecInput = z.input<typeof TrainingJobSpecSchema>;
-/** A validated `LoRAFineTune` spec, defaults applied. */
-export type LoRAFineTuneSpec = z.infer<typeof LoRAFineTuneSpecSchema>;
-/** A validated `EmbeddingPipeline` spec, defaults applied. */
-export type EmbeddingPipelineSpec = z.infer<typeof EmbeddingPipelineSpecSchema>;
-/** A validated `BatchInference` spec, defaults applied. */
-export type BatchInferenceSpec = z.infer<typeof BatchInferenceSpecSchema>;
-/** A validated workload spec of any kind, defaults applied. */
-export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
-/** A workload spec of any kind as written, before validation and defaults. */
-export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
+// The plain types of these schemas, generated from them (scripts/public-types): the public API's, without zod.
+export type {
+  BatchInferenceSpec,
+  BatchInferenceSpecInput,
+  EmbeddingPipelineSpec,
+  EmbeddingPipelineSpecInput,
+  LoRAFineTuneSpec,
+  LoRAFineTuneSpecInput,
+  TrainingJobSpec,
+  TrainingJobSpecInput,
+  WorkloadSpec,
+  WorkloadSpecInput,
+} from "./types";
 /** The workload kinds: `TrainingJob`, `LoRAFineTune`, `EmbeddingPipeline`, `BatchInference`. */
 export type WorkloadKind = WorkloadSpec["kind"];

@@ -103,7 +103,10 @@ function pickOption(def: Def, input: unknown): Def | undefined {
   return options.length === 1 ? unwrap(options[0]!._zod.def) : undefined;
 }
 
-/** Keys the schema allows for the object at `path` (empty when it cannot tell). */
+/**
+ * Keys the schema allows for the object at `path` (empty when it cannot tell).
+ * @internal
+ */
 export function knownKeysAt(schema: z.ZodType, input: unknown, path: Path): string[] {
   let def = unwrap((schema as unknown as { _zod: { def: Def } })._zod.def);
   let cur: unknown = input;
@@ -122,6 +125,7 @@ export function knownKeysAt(schema: z.ZodType, input: unknown, path: Path): stri
 /**
  * Every key path a schema accepts, e.g. `platform.gpuNodeGroups[].instanceType`: union members merged, records (user
  * keys) not descended. The configuration reference is checked against it.
+ * @internal
  */
 export function schemaKeyPaths(schema: z.ZodType): Set<string> {
   const out = new Set<string>();
@@ -202,6 +206,7 @@ function flattenUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] 
 /**
  * Converts a failed parse into config issues. `label` renders a zod path as the user's config path, e.g.
  * prefixing the `ray-gpu:` namespace.
+ * @internal
  */
 export function toConfigIssues(
   error: z.ZodError,

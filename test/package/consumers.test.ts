@@ -1,13 +1,14 @@
 /**
- * The package as a team gets it: `npm pack`, then installed into fresh consumer projects in a temporary folder.
- * (a) the `pulumi new typescript` layout and tsconfig: plain `tsc` type-checks it (no skipLibCheck), plain `node` runs
- *     it under Pulumi's mocks, and so does ts-node loaded the way the Pulumi CLI loads a TypeScript program;
- * (b) an ES-module consumer;
- * (c) a consumer on the lowest versions of our peer ranges.
- * The programs (test/package/consumer/) build a platform and jobs and assert on the resources they register.
+ * The package as a team gets it: `npm pack`, then installed into fresh consumer projects in a temporary folder, once
+ * per peer set (the versions we develop with, and the lowest each peer range allows), and compiled and run under both
+ * tsconfigs of `pulumi new typescript` (test/package/tsconfigs: nodenext since March 2026, commonjs/node before), each
+ * on TypeScript 5.0 (the template's floor) and the newest 5.x: plain `tsc` type-checks it (no skipLibCheck, no
+ * esModuleInterop), plain `node` runs it under Pulumi's mocks, and so does ts-node loaded the way the Pulumi CLI
+ * loads a TypeScript program. An ES-module consumer runs too. The programs (test/package/consumer/) build a platform
+ * and jobs and assert on the resources they register.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -21,29 +22,79 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as 
   devDependencies: Record<string, string>;
 };
 const PEERS = Object.keys(pkg.peerDependencies);
-/** The versions we develop with, and the lowest each peer range allows. */
-const current = Object.fromEntries(PEERS.map((p) => [p, pkg.devDependencies[p]!]));
-const lowest = Object.fromEntries(PEERS.map((p) => [p, pkg.peerDependencies[p]!.replace(/^\^/, "")]));
+
+/** The TypeScript versions a consumer may compile with: the template's floor and the newest 5.x (ours). */
+const TYPESCRIPT = { floor: "5.0.4", newest: pkg.devDependencies["typescript"]! } as const;
+type TypeScriptVersion = keyof typeof TYPESCRIPT;
+
+/** A set of peer versions, and the TypeScript the project itself depends on (the one ts-node loads). */
+interface PeerSet {
+  readonly name: string;
+  readonly peers: Readonly<Record<string, string>>;
+  readonly projectTypeScript: TypeScriptVersion;
+}
+const PEER_SETS: readonly PeerSet[] = [
+  {
+    name: "current-peers",
+    peers: Object.fromEntries(PEERS.map((p) => [p, pkg.devDependencies[p]!])),
+    projectTypeScript: "newest",
+  },
+  {
+    name: "lowest-peers",
+    peers: Object.fromEntries(PEERS.map((p) => [p, pkg.peerDependencies[p]!.replace(/^\^/, "")])),
+    projectTypeScript: "floor",
+  },
+];
+/** The `pulumi new typescript` tsconfigs (test/package/tsconfigs). */
+const TEMPLATES = ["nodenext", "commonjs"] as const;
+type Template = (typeof TEMPLATES)[number];
+const JOBS = ["embed-docs", "llama-ddp"];
 
 let work = "";
 let tarball = "";
+/** Each peer set's installed node_modules. */
+const installed = new Map<string, string>();
 
-/** A consumer project in its own folder: the fixture program, the tarball and the given peer versions installed. */
-async function consumer(name: string, peers: Record<string, string>): Promise<string> {
-  const dir = join(work, name);
-  cpSync(join(repoRoot, "test/package/consumer"), dir, { recursive: true });
+/**
+ * One install per peer set: the peers, the tarball, @types/node as the template has it, and both TypeScript versions
+ * (the project's as `typescript`, the other under an alias).
+ */
+async function install(set: PeerSet): Promise<string> {
+  const dir = join(work, `${set.name}-install`);
+  mkdirSync(dir);
+  const other: TypeScriptVersion = set.projectTypeScript === "floor" ? "newest" : "floor";
   const manifest = {
-    name,
-    main: "index.ts",
-    devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
-    dependencies: { ...peers, "pulumi-ray-gpu": `file:${tarball}` },
+    name: set.name,
+    private: true,
+    devDependencies: {
+      "@types/node": "^18",
+      typescript: TYPESCRIPT[set.projectTypeScript],
+      [`typescript-${other}`]: `npm:typescript@${TYPESCRIPT[other]}`,
+    },
+    dependencies: { ...set.peers, "pulumi-ray-gpu": `file:${tarball}` },
   };
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
   await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir });
+  return join(dir, "node_modules");
+}
+
+/** A consumer project: the fixture program, a template's tsconfig.json, the peer set's node_modules. */
+function project(set: PeerSet, template: Template): string {
+  const dir = join(work, `${set.name}-${template}`);
+  cpSync(join(repoRoot, "test/package/consumer"), dir, { recursive: true });
+  cpSync(join(repoRoot, "test/package/tsconfigs", `${template}.json`), join(dir, "tsconfig.json"));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `${set.name}-${template}`, main: "index.ts" }));
+  symlinkSync(installed.get(set.name)!, join(dir, "node_modules"), "dir");
   return dir;
 }
 
-/** Runs a command in `cwd`; its output, parsed when it is the JSON summary line the runners print. */
+/** The `tsc` of a TypeScript version, as installed for `set`. */
+function tscOf(set: PeerSet, version: TypeScriptVersion): string {
+  const name = version === set.projectTypeScript ? "typescript" : `typescript-${version}`;
+  return join("node_modules", name, "bin", "tsc");
+}
+
+/** Runs a command in `cwd`; its output, trimmed. */
 async function step(cwd: string, command: string, args: string[]): Promise<string> {
   const { stdout } = await run(command, args, { cwd, maxBuffer: 16 * 2 ** 20 });
   return stdout.trim();
@@ -54,7 +105,9 @@ beforeAll(async () => {
   // dist/ is built by the test setup; pack it as npm publishes it.
   await run("npm", ["pack", "--ignore-scripts", "--pack-destination", work, "--loglevel=error"], { cwd: repoRoot });
   tarball = join(work, `pulumi-ray-gpu-${pkg.version}.tgz`);
-}, 120_000);
+  const dirs = await Promise.all(PEER_SETS.map(install));
+  PEER_SETS.forEach((set, i) => installed.set(set.name, dirs[i]!));
+});
 
 describe("the packed package", () => {
   it("holds the compiled library, its types, the CLI and the Python runtime; no tests, no TypeScript sources", async () => {
@@ -73,28 +126,49 @@ describe("the packed package", () => {
     );
   });
 
-  it("(a, b) loads in a `pulumi new typescript` project: tsc, node, ts-node as the Pulumi CLI runs it, and as an ES module", async () => {
-    const dir = await consumer("typescript-project", current);
-    await step(dir, "npx", ["tsc", "-p", "."]);
-    const compiled = JSON.parse(await step(dir, "node", ["run-mocks.js", "compiled"])) as { jobs: string[] };
-    expect(compiled.jobs).toEqual(["embed-docs", "llama-ddp"]);
-    const tsNode = JSON.parse(await step(dir, "node", ["run-mocks.js", "ts-node"])) as { jobs: string[] };
-    expect(tsNode.jobs).toEqual(["embed-docs", "llama-ddp"]);
-    const esm = JSON.parse(await step(join(dir, "esm"), "node", ["index.mjs"])) as { kinds: string[] };
+  it.each(PEER_SETS.flatMap((set) => TEMPLATES.map((template) => ({ set, template }))))(
+    "compiles with plain tsc on TypeScript $set.projectTypeScript and the other, runs under node and ts-node: $set.name, $template tsconfig",
+    async ({ set, template }) => {
+      const dir = project(set, template);
+      for (const version of ["floor", "newest"] as const) {
+        expect(await step(dir, "node", [tscOf(set, version), "--version"])).toBe(`Version ${TYPESCRIPT[version]}`);
+        await step(dir, "node", [tscOf(set, version), "-p", "."]);
+      }
+      const compiled = JSON.parse(await step(dir, "node", ["run-mocks.js", "compiled"])) as { jobs: string[] };
+      expect(compiled.jobs).toEqual(JOBS);
+      const tsNode = JSON.parse(await step(dir, "node", ["run-mocks.js", "ts-node"])) as { jobs: string[] };
+      expect(tsNode.jobs).toEqual(JOBS);
+    },
+  );
+
+  it("installs each peer set at exactly its versions", async () => {
+    for (const set of PEER_SETS) {
+      const listed = JSON.parse(
+        await step(join(work, `${set.name}-install`), "npm", ["ls", "--json", "--depth=0"]),
+      ) as {
+        dependencies: Record<string, { version: string }>;
+      };
+      for (const [p, v] of Object.entries(set.peers))
+        expect(listed.dependencies[p]?.version, `${set.name}: ${p}`).toBe(v);
+    }
+  });
+
+  it("loads as an ES module, and its CLI runs from the project", async () => {
+    const dir = join(work, "esm-consumer");
+    cpSync(join(repoRoot, "test/package/consumer/esm"), dir, { recursive: true });
+    symlinkSync(installed.get(PEER_SETS[0]!.name)!, join(dir, "node_modules"), "dir");
+    const esm = JSON.parse(await step(dir, "node", ["index.mjs"])) as { kinds: string[] };
     expect(esm.kinds).toContain("RayJob");
     expect(await step(dir, "npx", ["ray-gpu", "--version"])).toBe(pkg.version);
-  }, 600_000);
+  });
 
-  it(`(c) works on the lowest versions of its peer ranges (${Object.entries(lowest)
-    .map(([p, v]) => `${p}@${v}`)
-    .join(", ")})`, async () => {
-    const dir = await consumer("lowest-peers", lowest);
-    const installed = JSON.parse(await step(dir, "npm", ["ls", "--json", "--depth=0"])) as {
-      dependencies: Record<string, { version: string }>;
-    };
-    for (const [p, v] of Object.entries(lowest)) expect(installed.dependencies[p]?.version, p).toBe(v);
-    await step(dir, "npx", ["tsc", "-p", "."]);
-    const compiled = JSON.parse(await step(dir, "node", ["run-mocks.js", "compiled"])) as { jobs: string[] };
-    expect(compiled.jobs).toEqual(["embed-docs", "llama-ddp"]);
-  }, 600_000);
+  it("publishes declarations that never import zod (its declarations need esModuleInterop or skipLibCheck)", async () => {
+    const files = (await step(work, "tar", ["tzf", tarball])).split("\n").filter((f) => f.endsWith(".d.ts"));
+    expect(files.length).toBeGreaterThan(50);
+    const root = join(installed.get(PEER_SETS[0]!.name)!, "pulumi-ray-gpu");
+    const importers = files.filter((f) =>
+      /from "zod|import\("zod/.test(readFileSync(join(root, f.replace(/^package\//, "")), "utf8")),
+    );
+    expect(importers).toEqual([]);
+  });
 });

@@ -10,6 +10,18 @@ import type { WorkloadKind } from "../../core/config/workloads";
 import { LOSS_IMPLEMENTATIONS } from "../../core/memory/loss";
 import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
 import { ATTENTION_IMPLEMENTATIONS } from "../../core/models/types";
+import type {
+  ActorPoolSection,
+  DataSection,
+  EmbeddingKnobs,
+  InferenceKnobs,
+  LoRAKnobs,
+  LoraSection,
+  SweepSection,
+  TrainingJobKnobs,
+  TrainSection,
+  TuningWorkload,
+} from "./types";
 
 export const API_VERSION = "ray-gpu.io/v1";
 export const TUNING_MOUNT_PATH = "/etc/ray-gpu";
@@ -24,7 +36,10 @@ const text = z.string().min(1);
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 const gpuShare = num(0.01, 8);
 
-/** Knobs of a training job: the memory planner's choices. */
+/**
+ * Knobs of a training job: the memory planner's choices.
+ * @internal
+ */
 export const TrainingJobKnobsSchema = z.strictObject({
   microBatchSize: int(1),
   gradientAccumulationSteps: int(1),
@@ -40,13 +55,19 @@ export const TrainingJobKnobsSchema = z.strictObject({
   gpus: int(1),
   sequenceLength: int(1),
 });
-/** Knobs of a LoRA fine-tune: the training knobs and the adapter's. */
+/**
+ * Knobs of a LoRA fine-tune: the training knobs and the adapter's.
+ * @internal
+ */
 export const LoRAKnobsSchema = TrainingJobKnobsSchema.extend({
   loraRank: int(1),
   loraAlpha: z.number().positive(),
   loraQuantization: z.enum(QUANTIZATIONS),
 });
-/** Knobs of an embedding pipeline. */
+/**
+ * Knobs of an embedding pipeline.
+ * @internal
+ */
 export const EmbeddingKnobsSchema = z.strictObject({
   batchSize: int(1),
   sequenceLength: int(1),
@@ -54,7 +75,10 @@ export const EmbeddingKnobsSchema = z.strictObject({
   gpus: int(1),
   gpusPerActor: gpuShare,
 });
-/** Knobs of batch LLM inference. */
+/**
+ * Knobs of batch LLM inference.
+ * @internal
+ */
 export const InferenceKnobsSchema = z.strictObject({
   tensorParallelSize: int(1),
   replicas: int(1),
@@ -65,22 +89,34 @@ export const InferenceKnobsSchema = z.strictObject({
   maxNewTokens: int(1),
 });
 
-export type TrainingJobKnobs = z.infer<typeof TrainingJobKnobsSchema>;
-export type LoRAKnobs = z.infer<typeof LoRAKnobsSchema>;
-export type EmbeddingKnobs = z.infer<typeof EmbeddingKnobsSchema>;
-export type InferenceKnobs = z.infer<typeof InferenceKnobsSchema>;
+// The plain types of these schemas, generated from them (scripts/public-types): the public API's, without zod.
+export type * from "./types";
 
-/** The knobs each kind's document carries, exactly. */
+/** The knobs each kind's tuning document carries. */
+export interface KnobsByKind {
+  readonly TrainingJob: TrainingJobKnobs;
+  readonly LoRAFineTune: LoRAKnobs;
+  readonly EmbeddingPipeline: EmbeddingKnobs;
+  readonly BatchInference: InferenceKnobs;
+}
+
+/**
+ * The knobs each kind's document carries, exactly.
+ * @internal
+ */
 export const KNOBS_BY_KIND = {
   TrainingJob: TrainingJobKnobsSchema,
   LoRAFineTune: LoRAKnobsSchema,
   EmbeddingPipeline: EmbeddingKnobsSchema,
   BatchInference: InferenceKnobsSchema,
-} as const satisfies { readonly [K in WorkloadKind]: z.ZodObject };
+} as const satisfies { readonly [K in WorkloadKind]: z.ZodType<KnobsByKind[K]> };
 /** The knobs a kind's tuning document carries: `KnobsOf<"TrainingJob">` is micro-batch, accumulation, ZeRO stage, ... */
-export type KnobsOf<K extends WorkloadKind> = z.infer<(typeof KNOBS_BY_KIND)[K]>;
+export type KnobsOf<K extends WorkloadKind> = KnobsByKind[K];
 
-/** Ray Train settings (training kinds). */
+/**
+ * Ray Train settings (training kinds).
+ * @internal
+ */
 export const TrainSectionSchema = z.strictObject({
   numWorkers: int(1),
   resourcesPerWorker: z.strictObject({ CPU: int(1), GPU: int(1) }),
@@ -96,7 +132,10 @@ export const TrainSectionSchema = z.strictObject({
   offloadOptimizerClass: text.optional(),
 });
 
-/** Ray Data settings (embedding and inference kinds). */
+/**
+ * Ray Data settings (embedding and inference kinds).
+ * @internal
+ */
 export const DataSectionSchema = z.strictObject({
   uri: text.optional(),
   format: z.enum(["parquet", "jsonl", "csv", "text"]).optional(),
@@ -109,7 +148,10 @@ export const DataSectionSchema = z.strictObject({
   outputUri: text,
 });
 
-/** The GPU actor pool of a Ray Data job. */
+/**
+ * The GPU actor pool of a Ray Data job.
+ * @internal
+ */
 export const ActorPoolSectionSchema = z.strictObject({
   /** Fixed pool: min = max = size, so it starts at full size. */
   actorPoolSize: int(1),
@@ -119,7 +161,10 @@ export const ActorPoolSectionSchema = z.strictObject({
   preprocessConcurrency: int(1),
 });
 
-/** A generation-parameter sweep (batch inference). */
+/**
+ * A generation-parameter sweep (batch inference).
+ * @internal
+ */
 export const SweepSectionSchema = z.strictObject({
   parameters: z.record(z.string(), z.array(scalar).min(1)),
   /** Every combination, in a stable order. */
@@ -128,7 +173,10 @@ export const SweepSectionSchema = z.strictObject({
   rowsPerPrompt: int(1),
 });
 
-/** Adapter settings (LoRA fine-tuning). */
+/**
+ * Adapter settings (LoRA fine-tuning).
+ * @internal
+ */
 export const LoraSectionSchema = z.strictObject({
   rank: int(1),
   alpha: z.number().positive(),
@@ -152,15 +200,20 @@ const SECTIONS = {
   sweep: SweepSectionSchema,
   lora: LoraSectionSchema,
 };
-export type Section = keyof typeof SECTIONS;
-export type TrainSection = z.infer<typeof TrainSectionSchema>;
-export type DataSection = z.infer<typeof DataSectionSchema>;
-export type ActorPoolSection = z.infer<typeof ActorPoolSectionSchema>;
-export type SweepSection = z.infer<typeof SweepSectionSchema>;
-export type LoraSection = z.infer<typeof LoraSectionSchema>;
+/** The sections a tuning document may carry, each with its type. */
+export interface SectionTypes {
+  readonly train: TrainSection;
+  readonly data: DataSection;
+  readonly actorPool: ActorPoolSection;
+  readonly sweep: SweepSection;
+  readonly lora: LoraSection;
+}
+/** A section's name. */
+export type Section = keyof SectionTypes;
+SECTIONS satisfies { readonly [S in Section]: z.ZodType<SectionTypes[S]> };
 /** The sections of a kind's document, typed. */
 export type SectionsOf<K extends WorkloadKind> = {
-  readonly [S in (typeof SECTIONS_BY_KIND)[K][number]]: z.infer<(typeof SECTIONS)[S]>;
+  readonly [S in (typeof SECTIONS_BY_KIND)[K][number]]: SectionTypes[S];
 };
 
 /** Every knob any kind writes, each optional: which ones a document must have depends on its kind. */
@@ -173,7 +226,10 @@ const AnyKnobsSchema = z
   })
   .partial();
 
-/** The tuning document, version 1. */
+/**
+ * The tuning document, version 1.
+ * @internal
+ */
 export const TuningDocumentSchema = z.strictObject({
   apiVersion: z.literal(API_VERSION),
   kind: z.literal("Tuning"),
@@ -197,11 +253,9 @@ export const TuningDocumentSchema = z.strictObject({
 export type TuningDocumentOf<K extends WorkloadKind> = {
   readonly apiVersion: typeof API_VERSION;
   readonly kind: "Tuning";
-  readonly workload: z.infer<typeof TuningDocumentSchema>["workload"] & { readonly kind: K };
+  readonly workload: TuningWorkload & { readonly kind: K };
   readonly knobs: KnobsOf<K>;
 } & SectionsOf<K>;
-/** The tuning document every RayJob mounts at `/etc/ray-gpu/tuning.json` (contract v1). */
-export type TuningDocument = z.infer<typeof TuningDocumentSchema>;
 
 /** `microBatchSize` → `RAY_GPU_MICRO_BATCH_SIZE`: the variable every Ray container gets for a knob. */
 export function knobEnvName(knob: string): string {

@@ -2,8 +2,7 @@
  * A workload's secret variables, resolved to Secret references: an existing Secret by name, or the Secret the stack
  * creates for the workload from Pulumi secret config (`<workload>-secrets`, one key per variable).
  */
-import type { z } from "zod";
-import type { SecretEnvSourceSchema } from "../../core/config/secrets";
+import type { SecretEnvSource } from "../../core/config/types";
 import type { EnvVar } from "../k8s/types";
 
 /** A variable's Secret and key. */
@@ -21,7 +20,7 @@ export const workloadSecretName = (workload: string): string => `${workload}-sec
 /** Each secret variable's Secret and key. */
 export function resolveSecretEnv(
   workload: string,
-  secretEnv: Readonly<Record<string, z.infer<typeof SecretEnvSourceSchema>>>,
+  secretEnv: Readonly<Record<string, SecretEnvSource>>,
 ): Record<string, SecretRef> {
   return Object.fromEntries(
     Object.entries(secretEnv).map(([name, source]) => [
@@ -32,9 +31,7 @@ export function resolveSecretEnv(
 }
 
 /** The Pulumi config keys a workload's Secret is built from: variable name to config key. */
-export function pulumiConfigSecrets(
-  secretEnv: Readonly<Record<string, z.infer<typeof SecretEnvSourceSchema>>>,
-): Record<string, string> {
+export function pulumiConfigSecrets(secretEnv: Readonly<Record<string, SecretEnvSource>>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(secretEnv).flatMap(([name, s]) => ("pulumiConfig" in s ? [[name, s.pulumiConfig]] : [])),
   );

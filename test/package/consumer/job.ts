@@ -4,17 +4,17 @@ import * as k8s from "@pulumi/kubernetes";
 import {
   EmbeddingPipeline,
   KubeRayOperator,
-  PlatformSchema,
   RayGpuRuntime,
   RayWorkload,
   WorkloadSecurity,
   loadRuntimePackage,
+  parsePlatformConfig,
   planPools,
 } from "pulumi-ray-gpu";
 
 const provider = new k8s.Provider("their-cluster", { kubeconfig: process.env["THEIR_KUBECONFIG"] ?? "" });
 const pools = planPools(
-  PlatformSchema.parse({
+  parsePlatformConfig({
     cluster: { mode: "existing", name: "their-eks" },
     gpuNodeGroups: [{ name: "a10g", instanceType: "g5.2xlarge", maxNodes: 2 }],
   }),

@@ -1,24 +1,21 @@
 // The whole platform added to an existing Pulumi stack, and a training job on it.
 import * as aws from "@pulumi/aws";
 import { RayGpuPlatform, RayWorkload, TrainingJob, loadRuntimePackage } from "pulumi-ray-gpu";
+import type { StackConfigInput } from "pulumi-ray-gpu/core";
 
 const region = "us-east-1";
 const awsProvider = new aws.Provider("aws-us-east-1", { region });
 
-export const platform = new RayGpuPlatform(
-  "ray",
-  {
-    config: {
-      environment: "prod",
-      region,
-      platform: {
-        cluster: { mode: "create", name: "ml-prod", publicAccessCidrs: ["198.51.100.0/24"] },
-        gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
-      },
-    },
+// The keys a stack file would hold under `ray-gpu:`, typed (plain types: no zod in your program).
+const config: StackConfigInput = {
+  environment: "prod",
+  region,
+  platform: {
+    cluster: { mode: "create", name: "ml-prod", publicAccessCidrs: ["198.51.100.0/24"] },
+    gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
   },
-  { providers: [awsProvider] },
-);
+};
+export const platform = new RayGpuPlatform("ray", { config }, { providers: [awsProvider] });
 
 const training = new TrainingJob({
   kind: "TrainingJob",

@@ -47,7 +47,10 @@ export interface KindDocument<K extends WorkloadKind> {
 }
 
 export interface KindStrategy<K extends WorkloadKind> {
-  /** Validates and defaults a spec of the kind. */
+  /**
+   * Validates and defaults a spec of the kind.
+   * @internal
+   */
   readonly schema: z.ZodType<SpecOf<K>, InputOf<K>>;
   /** What the kind needs from its worker pods, with the reasons. */
   readonly needs: WorkerNeeds;

@@ -3,17 +3,17 @@ import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import {
   KubeRayOperator,
-  PlatformSchema,
   RAY_VERSION,
   TrainingJob,
   loadRuntimePackage,
+  parsePlatformConfig,
   planPools,
 } from "pulumi-ray-gpu";
 import { planStack } from "pulumi-ray-gpu/workloads";
-import { StackConfigSchema } from "pulumi-ray-gpu/core";
+import { parseStackConfig } from "pulumi-ray-gpu/core";
 
 const pools = planPools(
-  PlatformSchema.parse({
+  parsePlatformConfig({
     cluster: { mode: "existing", name: "e" },
     gpuNodeGroups: [{ name: "g", instanceType: "g5.12xlarge", maxNodes: 2 }],
   }),
@@ -29,7 +29,7 @@ const objects = new TrainingJob({
 const job = objects.find((o) => o.kind === "RayJob");
 assert.equal(job.spec.rayClusterSpec.rayVersion, RAY_VERSION);
 assert.equal(typeof planStack, "function");
-assert.equal(typeof StackConfigSchema.safeParse, "function");
+assert.equal(typeof parseStackConfig, "function");
 
 const types = [];
 pulumi.runtime.setMocks(
