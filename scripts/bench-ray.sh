@@ -5,9 +5,9 @@
 # levers_bench.py (--runs N, default 5; --only actor_idle,data_wait,...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=${RAY_GPU_VENV:-.venv-ray}
+VENV=$(realpath -m "${RAY_GPU_VENV:-.venv-ray}") # relative to the repository, or absolute
 bash scripts/ray-venv.sh
-export PATH="$PWD/$VENV/bin:$PATH"
+export PATH="$VENV/bin:$PATH"
 export PYTHONPATH="$PWD/runtime:$PWD/runtime/e2e:$PWD/bench/ray"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -25,14 +25,14 @@ took() {
   echo "${phases[-1]}"
   mark=$SECONDS
 }
-VENV=${RAY_GPU_VENV:-.venv-ray}
+VENV=$(realpath -m "${RAY_GPU_VENV:-.venv-ray}") # relative to the repository, or absolute
 PYTHON=${PYTHON:-python3}
 bash scripts/ray-venv.sh
 took "the virtual environment"
 echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (standard library only)"
 "$PYTHON" runtime/tests/fuzz_contract.py
 took "the loader fuzz"
-export PATH="$PWD/$VENV/bin:$PATH"
+export PATH="$VENV/bin:$PATH"
 # The runtime library, the end-to-end scripts (they import each other) and the Ray bench's modules.
 export PYTHONPATH="$PWD/runtime:$PWD/runtime/e2e:$PWD/bench/ray"
 
