@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterConfig } from "../core/config/platform";
 import { EKS_ADDON_CONFIG, EKS_ADDONS } from "../core/platform/addons";
 import type { SecurityPlan } from "../core/platform/security";
+import { firstOf, listOf } from "./outputs";
 import { CLUSTER_ROLE_MANAGED_POLICIES, NODE_ROLE_MANAGED_POLICIES, serviceTrustPolicy } from "../core/platform/iam";
 
 /** Arguments of {@link EksCluster}. */
@@ -119,7 +120,7 @@ export class EksCluster extends pulumi.ComponentResource {
           roleArn: role.arn,
           vpcConfig: {
             subnetIds: pulumi
-              .all([args.privateSubnetIds ?? [], args.publicSubnetIds ?? []])
+              .all([listOf(args.privateSubnetIds), listOf(args.publicSubnetIds)])
               .apply(([a, b]) => [...a, ...b]),
             endpointPrivateAccess: true,
             endpointPublicAccess: c.publicEndpoint,
@@ -168,7 +169,7 @@ export class EksCluster extends pulumi.ComponentResource {
         );
       });
       this.clusterName = cluster.name;
-      this.nodeSubnetIds = pulumi.output(args.privateSubnetIds ?? []);
+      this.nodeSubnetIds = listOf(args.privateSubnetIds);
       this.vpcId = cluster.vpcConfig.vpcId;
       this.kubeconfig = pulumi.secret(
         kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
@@ -198,7 +199,7 @@ export class EksCluster extends pulumi.ComponentResource {
         child,
       ).ids;
       this.vpcId = existing.vpcConfig.vpcId;
-      const ca = existing.certificateAuthorities.apply((c) => c[0]?.data ?? "");
+      const ca = firstOf(existing.certificateAuthorities, { data: "" }).apply((c) => c.data);
       this.kubeconfig = pulumi.secret(kubeconfig(existing.name, existing.endpoint, ca, args.region));
       this.provider = new k8s.Provider(
         `${name}-k8s`,

@@ -2,6 +2,7 @@
 import * as awsx from "@pulumi/awsx";
 import * as pulumi from "@pulumi/pulumi";
 import type { NetworkPlan } from "../core/platform/network";
+import { listOf } from "./outputs";
 
 /** Arguments of `Network`. */
 export interface NetworkArgs {
@@ -38,8 +39,8 @@ export class Network extends pulumi.ComponentResource {
       { parent: this },
     );
     this.vpcId = vpc.vpcId;
-    this.privateSubnetIds = vpc.privateSubnetIds;
-    this.publicSubnetIds = vpc.publicSubnetIds;
+    this.privateSubnetIds = listOf(vpc.privateSubnetIds);
+    this.publicSubnetIds = listOf(vpc.publicSubnetIds);
     this.registerOutputs({
       vpcId: this.vpcId,
       privateSubnetIds: this.privateSubnetIds,

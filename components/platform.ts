@@ -19,6 +19,7 @@ import { Storage } from "./storage";
 import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
 import { keptOptions, planOrRunError } from "./child-options";
+import { firstOf } from "./outputs";
 import { WorkloadSecurity } from "./security";
 import { GpuObservability } from "./observability";
 
@@ -112,7 +113,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     };
     new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
     this.kuberayOperator = new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);
-    const fsx = { fsxSubnetId: cluster.nodeSubnetIds.apply((ids) => ids[0] ?? ""), vpcId: cluster.vpcId };
+    const fsx = { fsxSubnetId: firstOf(cluster.nodeSubnetIds, ""), vpcId: cluster.vpcId };
     this.storage = new Storage(
       `${name}-storage`,
       {

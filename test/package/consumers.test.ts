@@ -5,7 +5,9 @@
  * on TypeScript 5.0 (the template's floor) and the newest 5.x: plain `tsc` type-checks it (no skipLibCheck, no
  * esModuleInterop), plain `node` runs it under Pulumi's mocks, and so does ts-node loaded the way the Pulumi CLI
  * loads a TypeScript program. An ES-module consumer runs too. The programs (test/package/consumer/) build a platform
- * and jobs and assert on the resources they register.
+ * and jobs and assert on the resources they register. Every TypeScript snippet of the README and docs/ is compiled
+ * the same way, as pasted, and the complete ones run under the mocks exactly as Pulumi's testing guide writes them
+ * (test/package/consumer/standard-mocks.js), so a team's own unit tests of a stack that uses us run.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -14,6 +16,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
+import { writeSnippetProject } from "./snippets";
 
 const run = promisify(execFile);
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
@@ -49,6 +52,14 @@ const PEER_SETS: readonly PeerSet[] = [
 const TEMPLATES = ["nodenext", "commonjs"] as const;
 type Template = (typeof TEMPLATES)[number];
 const JOBS = ["embed-docs", "llama-ddp"];
+/**
+ * The docs' snippets: each template with the TypeScript its projects were made with (the old template on the floor,
+ * the current one on the newest); the package itself is compiled on both versions under both templates above.
+ */
+const SNIPPET_RUNS: readonly { template: Template; typescript: TypeScriptVersion }[] = [
+  { template: "commonjs", typescript: "floor" },
+  { template: "nodenext", typescript: "newest" },
+];
 
 let work = "";
 let tarball = "";
@@ -138,6 +149,31 @@ describe("the packed package", () => {
       expect(compiled.jobs).toEqual(JOBS);
       const tsNode = JSON.parse(await step(dir, "node", ["run-mocks.js", "ts-node"])) as { jobs: string[] };
       expect(tsNode.jobs).toEqual(JOBS);
+    },
+  );
+
+  it.each(SNIPPET_RUNS)(
+    "compiles every TypeScript snippet of the README and docs/ as pasted ($template tsconfig, TypeScript $typescript), and runs each complete one under Pulumi's standard mocks",
+    async ({ template, typescript }) => {
+      const set = PEER_SETS[0]!;
+      const dir = join(work, `snippets-${template}`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `snippets-${template}` }));
+      cpSync(join(repoRoot, "test/package/consumer/standard-mocks.js"), join(dir, "standard-mocks.js"));
+      symlinkSync(installed.get(set.name)!, join(dir, "node_modules"), "dir");
+      const snippets = writeSnippetProject(dir, template);
+      expect(new Set(snippets.map((s) => s.source.split(":")[0]))).toEqual(new Set(["README.md", "docs/library.md"]));
+      await step(dir, "node", [tscOf(set, typescript), "-p", "."]);
+      for (const snippet of snippets.filter((s) => s.complete)) {
+        const program = join("bin", snippet.file.replace(/\.ts$/, ".js"));
+        const ran = await run("node", ["standard-mocks.js", program], { cwd: dir }).catch((e: { stderr?: string }) => ({
+          stdout: "",
+          failed: e.stderr ?? String(e),
+        }));
+        expect("failed" in ran ? ran.failed : "", snippet.source).toBe("");
+        const registered = JSON.parse(ran.stdout) as { resources: number };
+        expect(registered.resources, snippet.source).toBeGreaterThan(0);
+      }
     },
   );
 
