@@ -51,6 +51,8 @@ export interface StackDiff {
   readonly gpus: { readonly before: number; readonly after: number };
   /** Sum of every pool's cost at max, USD per hour, before and after. */
   readonly usdPerHourAtMax: { readonly before: number; readonly after: number };
+  /** Sum of every job's cost while it runs (its GPU nodes at on-demand price), USD per hour, before and after. */
+  readonly jobsUsdPerHour: { readonly before: number; readonly after: number };
   /** Workloads that do not fit in GPU memory after the change (new ones included) but did before, or are new. */
   readonly stopsFitting: readonly string[];
 }
@@ -159,6 +161,10 @@ export function diffPlans(baseDoc: PlanDocument | undefined, headDoc: PlanDocume
     usdPerHourAtMax: {
       before: sum(base.pools.map((p) => p.usdPerHourAtMax)),
       after: sum(head.pools.map((p) => p.usdPerHourAtMax)),
+    },
+    jobsUsdPerHour: {
+      before: sum(base.workloads.map((w) => jobUsdPerHour(w, base.pools))),
+      after: sum(head.workloads.map((w) => jobUsdPerHour(w, head.pools))),
     },
     stopsFitting: [
       ...changed.filter((c) => c.fitsBefore && !c.fitsAfter).map((c) => c.name),

@@ -51,14 +51,26 @@ function replacementsPart(stacks: readonly StackReport[]): string {
   );
 }
 
-/** "+8 GPUs, +$40.96/h at max, 1 workload re-planned, 1 added, 0 removed, 1 stops fitting, 0 replacements". */
+/** The two costs a change moves, USD per hour over all stacks: the jobs' while they run, and the pools' at max. */
+export function costDeltas(stacks: readonly StackReport[]): { readonly jobs: number; readonly poolsAtMax: number } {
+  const total = (f: (d: StackDiff) => number) => stacks.reduce((n, s) => n + f(s.diff), 0);
+  return {
+    jobs: total((d) => d.jobsUsdPerHour.after - d.jobsUsdPerHour.before),
+    poolsAtMax: total((d) => d.usdPerHourAtMax.after - d.usdPerHourAtMax.before),
+  };
+}
+
+/**
+ * "+8 GPUs, +$16.29/h for jobs, +$40.96/h for pools at max, 1 workload re-planned, 1 added, 0 removed, 1 stops
+ * fitting, 0 replacements". The jobs' figure is the sum of the job lines' `/h`.
+ */
 export function summaryLine(stacks: readonly StackReport[]): string {
   const total = (f: (d: StackDiff) => number) => stacks.reduce((n, s) => n + f(s.diff), 0);
   const gpus = total((d) => d.gpus.after - d.gpus.before);
-  const cost = total((d) => d.usdPerHourAtMax.after - d.usdPerHourAtMax.before);
+  const cost = costDeltas(stacks);
   const stops = total((d) => d.stopsFitting.length);
   return (
-    `${signed(gpus)} GPUs, ${usd(cost)}/h at max, ${plural(
+    `${signed(gpus)} GPUs, ${usd(cost.jobs)}/h for jobs, ${usd(cost.poolsAtMax)}/h for pools at max, ${plural(
       total((d) => d.changed.length),
       "workload",
     )} re-planned, ` +
@@ -103,8 +115,12 @@ const RULES: { readonly [K in FailRule["kind"]]: (s: readonly StackReport[], r: 
           s.diff.changed.flatMap((c) => lifecycleLosses(c).map((ch) => `prod-lifecycle: ${c.name} ${describe(ch)}`)),
         ),
     cost: (stacks, rule) => {
-      const delta = stacks.reduce((n, s) => n + s.diff.usdPerHourAtMax.after - s.diff.usdPerHourAtMax.before, 0);
-      return delta > rule.usdPerHour ? [`cost: ${usd(delta)}/h at max exceeds +$${rule.usdPerHour.toFixed(2)}/h`] : [];
+      const { jobs, poolsAtMax } = costDeltas(stacks);
+      const limit = `exceeds +$${rule.usdPerHour.toFixed(2)}/h`;
+      return [
+        ...(jobs > rule.usdPerHour ? [`cost: the jobs' cost while they run ${usd(jobs)}/h ${limit}`] : []),
+        ...(poolsAtMax > rule.usdPerHour ? [`cost: the pools' cost at max ${usd(poolsAtMax)}/h ${limit}`] : []),
+      ];
     },
   };
 

@@ -19,7 +19,7 @@ describe("ray-gpu diff", () => {
     const r = await diff(repo(prod(), head));
     expect(r.code).toBe(0);
     expect(r.out.split("\n")[0]).toBe(
-      "-4 GPUs, +$0.00/h at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting, 0 replacements",
+      "-4 GPUs, -$4.85/h for jobs, +$0.00/h for pools at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting, 0 replacements",
     );
     // An example job has no RayJob to submit: the platform is untouched.
     expect(r.out).toContain("platform resources: no change");
@@ -36,7 +36,9 @@ describe("ray-gpu diff", () => {
     const doc = JSON.parse(r.out) as { summary: string; stacks: { diff: { added: string[]; pools: unknown[] } }[] };
     expect(doc.stacks[0]!.diff.added).toEqual(["embed-more"]);
     expect(doc.stacks[0]!.diff.pools).toMatchObject([{ name: "infer-a10g-1x", status: "changed" }]);
-    expect(doc.summary).toMatch(/^\+8 GPUs, \+\$4\.85\/h at max, 0 workloads re-planned, 1 added/);
+    expect(doc.summary).toMatch(
+      /^\+8 GPUs, \+\$9\.70\/h for jobs, \+\$4\.85\/h for pools at max, 0 workloads re-planned, 1 added/,
+    );
   });
 
   it("says loudly when a model change stops fitting, and --fail-on no-fit exits 3", async () => {
@@ -89,7 +91,40 @@ describe("ray-gpu diff", () => {
     expect((await diff(dir, "--fail-on", "cost:20", "--no-preview")).code).toBe(0);
     const r = await diff(dir, "--fail-on", "cost:5", "--no-preview");
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/cost: \+\$11\.34\/h at max exceeds \+\$5\.00\/h/);
+    expect(r.err).toMatch(/cost: the pools' cost at max \+\$11\.34\/h exceeds \+\$5\.00\/h/);
+  });
+
+  it("--fail-on cost:<usd> fires when a job doubles its GPUs on pools whose size stays, and the summary agrees with the job line", async () => {
+    const base = prod();
+    workloads(base)[1]!["gpus"] = 4;
+    const dir = repo(base, prod());
+    const r = await diff(dir, "--fail-on", "cost:1", "--no-preview");
+    expect(r.out.split("\n")[0]).toMatch(/^\+4 GPUs, \+\$4\.85\/h for jobs, \+\$0\.00\/h for pools at max, /);
+    expect(r.out).toMatch(/embed-chunks: .*\+\$4\.85\/h \(4\.85 → 9\.70\)/);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/cost: the jobs' cost while they run \+\$4\.85\/h exceeds \+\$1\.00\/h/);
+    expect(r.err).not.toMatch(/pools' cost/);
+    expect((await diff(dir, "--fail-on", "cost:5", "--no-preview")).code).toBe(0);
+  });
+
+  it("says what it is doing on the progress channel (a terminal's stderr), and nothing of it elsewhere", async () => {
+    const dir = repo(prod(), prod());
+    const progress: string[] = [];
+    let err = "";
+    const code = await main(["-C", dir, "diff", "--base", "HEAD", "--stack", "prod"], {
+      out: () => undefined,
+      err: (s) => (err += s),
+      cwd: dir,
+      progress: (s) => progress.push(s),
+    });
+    expect(code).toBe(0);
+    expect(progress).toEqual([
+      "planning each stack at HEAD and now…",
+      "previewing prod at the base and now (the Pulumi program, offline; a few seconds each)…",
+      expect.stringMatching(/^previewed prod (at the base|now)$/),
+      expect.stringMatching(/^previewed prod (at the base|now)$/),
+    ]);
+    expect(err).toBe("");
   });
 
   it("reads the base from a folder too, and refuses unknown rules and refs as usage errors", async () => {
@@ -145,7 +180,7 @@ describe("ray-gpu diff", () => {
     const r = await diff(repo(base, head), "--format", "markdown", "--no-preview");
     expect(r.out.length).toBeLessThanOrEqual(COMMENT_LIMIT + 1);
     expect(r.out.split("\n")[0]).toBe(
-      "**+200 GPUs, +$0.00/h at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting, resources not previewed**",
+      "**+200 GPUs, +$242.40/h for jobs, +$0.00/h for pools at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting, resources not previewed**",
     );
     expect(r.out).toContain("<details><summary>embed-0:");
     expect(r.out).toContain("cut to fit GitHub's comment limit");
@@ -194,12 +229,16 @@ describe("ray-gpu diff", () => {
     const jobs = doc.stacks[0]!.resources.filter((c) => c.type === "kubernetes:ray.io/v1:RayJob");
     expect(jobs.map((j) => [j.name, j.status])).toEqual([["sft-llama-8b-rayjob", "replaced"]]);
     expect(jobs[0]!.replacedBecause!.some((p) => p.startsWith("spec."))).toBe(true);
-    expect(doc.summary).toMatch(/^-4 GPUs, \+\$0\.00\/h at max, 1 workload re-planned, .* [1-9]\d* replacements?$/);
+    expect(doc.summary).toMatch(
+      /^-4 GPUs, -\$5\.67\/h for jobs, \+\$0\.00\/h for pools at max, 1 workload re-planned, .* [1-9]\d* replacements?$/,
+    );
   });
 
   it("the docs page shows the comment this fixture renders (npm run generate rewrites it)", async () => {
     const comment = await docsComment();
-    expect(comment.split("\n")[0]).toMatch(/^\*\*-4 GPUs, \+\$4\.85\/h at max, .*REPLACES Bucket/);
+    expect(comment.split("\n")[0]).toMatch(
+      /^\*\*-4 GPUs, -\$4\.85\/h for jobs, \+\$4\.85\/h for pools at max, .*REPLACES Bucket/,
+    );
     expect(sectionOf(readFileSync(CLI_DOC, "utf8"), DIFF_BEGIN, DIFF_END)).toBe(`${comment}\n`);
   });
 });
