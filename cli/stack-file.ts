@@ -5,7 +5,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { namespaceKeys, parseStackConfig, type StackConfig } from "../core/config/stack";
-import { ConfigError } from "../core/errors";
+import { ConfigError, namingSource } from "../core/errors";
+import { planStack, type PlanStackOptions, type StackPlan } from "../workloads/stack";
 import { UsageError } from "./io";
 import { checkInputDir, isErrnoError, readInputFile } from "./input-file";
 import { parseYamlText } from "./yaml-input";
@@ -108,4 +109,17 @@ export function checkStackName(stack: string): void {
     throw new UsageError(
       `stack name ${JSON.stringify(stack.slice(0, 100))} is not valid: use letters, digits, '-', '_' and '.' (at most 100)`,
     );
+}
+
+/**
+ * Loads `Pulumi.<stack>.yaml` from `dir` and plans it; a problem only the planner sees (a pool no workload can use, a
+ * workload that does not fit) is reported against the file too.
+ */
+export function planStackFile(
+  dir: string,
+  stack: string,
+  options: PlanStackOptions,
+): { config: StackConfig; file: string; plan: StackPlan } {
+  const { config, file } = loadStackConfig(dir, stack);
+  return { config, file, plan: namingSource(file, () => planStack(config, options)) };
 }

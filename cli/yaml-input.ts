@@ -60,14 +60,21 @@ function structureIssues(doc: Document, file: string, lines: LineCounter): Confi
   return issues;
 }
 
-/** Syntax errors of the parser, one issue each, with their line. */
+/**
+ * Syntax errors of the parser, one issue each at `file:line:column`: the parser's reason, then the lines it quotes
+ * with a caret under the place (yaml's own excerpt, indented under the issue).
+ */
 function syntaxIssues(doc: Document, file: string): ConfigIssue[] {
-  return doc.errors.map((e) => ({
-    path: `${file}:${(e.linePos?.[0]?.line ?? 0).toString()}`,
-    message: /Maximum call stack/.test(e.message)
-      ? `nested too deeply to parse (more than ${MAX_NESTING} levels are refused)`
-      : (e.message.split("\n")[0] ?? e.message),
-  }));
+  return doc.errors.map((e) => {
+    const start = e.linePos?.[0];
+    const path = start ? `${file}:${start.line}:${start.col}` : file;
+    if (/Maximum call stack/.test(e.message))
+      return { path, message: `nested too deeply to parse (more than ${MAX_NESTING} levels are refused)` };
+    const [first = e.message, ...rest] = e.message.split("\n");
+    const reason = first.replace(/ at line \d+, column \d+:$/, "");
+    const excerpt = rest.filter((line) => line.trim() !== "").map((line) => `    ${line.slice(0, 160)}`);
+    return { path, message: [reason, ...excerpt].join("\n") };
+  });
 }
 
 /** The document's value, with alias expansion capped; an excess becomes a {@link ConfigError}. */

@@ -16,11 +16,27 @@ export interface ConfigIssue {
 /** Input that breaks one or more rules. Thrown by the core; the CLI prints it and exits 1. */
 export class ConfigError extends Error {
   readonly issues: readonly ConfigIssue[];
+  /** The file or object the issues are about, named in the message's header. */
+  readonly source: string | undefined;
 
   constructor(issues: readonly ConfigIssue[], source?: string) {
     super(formatIssues(issues, source));
     this.name = "ConfigError";
     this.issues = issues;
+    this.source = source;
+  }
+}
+
+/**
+ * Runs `fn`; a {@link ConfigError} that names no source is thrown again naming `source` (the stack file a planner's
+ * cross-field problems come from), so every problem header says which file to open.
+ */
+export function namingSource<T>(source: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ConfigError && e.source === undefined) throw new ConfigError(e.issues, source);
+    throw e;
   }
 }
 

@@ -10,6 +10,7 @@ import { jobPrometheusRule } from "./observability/monitoring";
 import { resolveSecretEnv } from "./security/secrets";
 import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
 import { ADVICE_GPU_COUNTS } from "../core/memory/advice";
+import { adviceText } from "../core/memory/advice-text";
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
 import type { Environment } from "../core/config/stack";
 import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../core/config/workloads";
@@ -215,7 +216,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       issues.add(`${path}.image`, "required to render: the container image with Ray and your code");
     if (entrypoint === undefined)
       issues.add(`${path}.entrypoint`, "required to render: the command the Ray job runs, e.g. python train.py");
-    if (!plan.memory.fits) issues.add(`${path}.gpus`, plan.memory.advice.join("; or "), this.spec.gpus);
+    if (!plan.memory.fits) issues.add(`${path}.gpus`, adviceText(plan.memory.advice), this.spec.gpus);
     if (image !== undefined && entrypoint !== undefined && issues.issues.length === 0) return { image, entrypoint };
     throw new ConfigError(issues.issues);
   }
@@ -260,7 +261,7 @@ function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
   const heap = shape.worker.heapGiB;
   if (need === 0 || need <= heap) return m;
   const advice = [
-    `offloading needs ${need} GiB of host memory per node (DeepSpeed's estimate) but the worker has ${heap} GiB ` +
+    `does not fit in host memory: offloading needs ${need} GiB per node (DeepSpeed's estimate) but the worker has ${heap} GiB ` +
       `outside /dev/shm`,
   ];
   for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > m.knobs.gpus)) {
@@ -273,8 +274,8 @@ function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
   const roomier = GPU_INSTANCE_TYPES.filter((t) => ramPerGpu(t) > ramPerGpu(pool.instanceType));
   if (roomier.length > 0)
     advice.push(
-      `or a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")}; ` +
-        `${pool.instanceType} has ${ramPerGpu(pool.instanceType)}`,
+      `use a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")} ` +
+        `(${pool.instanceType} has ${ramPerGpu(pool.instanceType)} GiB RAM per GPU)`,
     );
   return { ...m, fits: false, advice: [...m.advice, ...advice] };
 }

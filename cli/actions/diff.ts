@@ -1,7 +1,7 @@
 /** What `ray-gpu diff` does, loaded only when it runs. */
 import { availableParallelism } from "node:os";
 import type { StackConfig } from "../../core/config/stack";
-import { ConfigError } from "../../core/errors";
+import { ConfigError, namingSource } from "../../core/errors";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import type { RuntimePackage } from "../../workloads/contract/configmaps";
 import { planStack } from "../../workloads/stack";
@@ -56,12 +56,10 @@ function configOf(text: string | undefined, file: string): StackConfig | undefin
 
 /** The plan document of a validated stack config; a base whose workloads no longer plan is named as the base. */
 function documentOf(stack: string, config: StackConfig, file: string, runtime: RuntimePackage): PlanDocument {
-  try {
-    return planDocument(stack, planStack(config, { runtime }));
-  } catch (e) {
-    if (e instanceof ConfigError) throw new ConfigError(e.issues, file);
-    throw e;
-  }
+  return planDocument(
+    stack,
+    namingSource(file, () => planStack(config, { runtime })),
+  );
 }
 
 /** The cluster a stack's Kubernetes objects live on, in words: a change to it moves every object. */
@@ -92,10 +90,11 @@ function planSides(ctx: CommandContext, opts: DiffOptions, source: BaseSource, r
     const baseText = baseStackText(source, stack);
     const baseConfig = configOf(baseText, baseLabel);
     const existsNow = now.has(stack);
-    const headConfig = existsNow ? loadStackConfig(ctx.dir(), stack).config : undefined;
+    const head = existsNow ? loadStackConfig(ctx.dir(), stack) : undefined;
+    const headConfig = head?.config;
     if (!baseConfig && !headConfig) throw new UsageError(`no stack "${stack}" at the base or now`);
     const before = baseConfig && documentOf(stack, baseConfig, baseLabel, runtime);
-    const after = headConfig && planDocument(stack, planStack(headConfig, { runtime }));
+    const after = head && documentOf(stack, head.config, head.file, runtime);
     const cluster = {
       ...(baseConfig ? { before: clusterOf(baseConfig) } : {}),
       ...(headConfig ? { after: clusterOf(headConfig) } : {}),
@@ -120,9 +119,16 @@ async function stackResources(ctx: CommandContext, s: StackSides, run: Run): Pro
   if (s.baseText === undefined) return { ...base, notPreviewed: "the stack file is new: every resource is added" };
   if (!s.existsNow)
     return { ...base, notPreviewed: "the stack file is removed: removing it destroys nothing (pulumi destroy does)" };
+  const said =
+    (side: string) =>
+    <T>(r: T): T => (ctx.io.progress?.(`previewed ${s.stack} ${side}`), r);
   const [before, after] = await Promise.all([
-    run(() => previewText(s.baseText!, s.stack, s.baseLabel)).catch((e: unknown) => previewProblem("at the base", e)),
-    run(() => previewDir(ctx.dir(), s.stack)).catch((e: unknown) => previewProblem("now", e)),
+    run(() => previewText(s.baseText!, s.stack, s.baseLabel))
+      .then(said("at the base"))
+      .catch((e: unknown) => previewProblem("at the base", e)),
+    run(() => previewDir(ctx.dir(), s.stack))
+      .then(said("now"))
+      .catch((e: unknown) => previewProblem("now", e)),
   ]);
   if (typeof before === "string") return { ...base, notPreviewed: before };
   if (typeof after === "string") return { ...base, notPreviewed: after };
@@ -152,6 +158,8 @@ function runner(limit: number): Run {
 /** The platform resources of every stack at both sides, previewed in child processes, a few at a time. */
 function withResources(ctx: CommandContext, sides: readonly StackSides[]): Promise<StackReport[]> {
   const run = runner(Math.max(1, availableParallelism()));
+  const stacks = sides.map((s) => s.stack).join(", ");
+  ctx.io.progress?.(`previewing ${stacks} at the base and now (the Pulumi program, offline; a few seconds each)…`);
   return Promise.all(sides.map((s) => stackResources(ctx, s, run)));
 }
 
@@ -164,6 +172,7 @@ export async function runDiff(ctx: CommandContext, opts: DiffOptions): Promise<v
   if (!opts.preview && rules.some((r) => r.kind === "replace"))
     throw new UsageError("--fail-on replace needs the platform's resources: drop --no-preview");
   const source = baseSource(opts.base, ctx.io.cwd, ctx.dir());
+  ctx.io.progress?.(`planning each stack at ${opts.base} and now…`);
   const sides = planSides(ctx, opts, source, loadRuntimePackage());
   const stacks: StackReport[] = opts.preview
     ? await withResources(ctx, sides)

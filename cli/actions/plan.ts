@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { planHtml } from "../plan-html";
 import { parseStackConfig, type Environment, type StackConfig } from "../../core/config/stack";
-import { ConfigError } from "../../core/errors";
+import { ConfigError, namingSource } from "../../core/errors";
+import { adviceText } from "../../core/memory/advice-text";
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { planStack, type StackPlan } from "../../workloads/stack";
@@ -21,18 +22,28 @@ export interface PlanOptions {
   html?: string;
 }
 
-/** The config to plan: the stack, one workload file on the stack's pools, or one workload file on its own pool. */
+/**
+ * The config to plan (the stack, one workload file on the stack's pools, or one workload file on its own pool), and
+ * the file its problems are reported against: the workload file when there is one, else the stack file.
+ */
 function configFor(
   dir: string,
   opts: PlanOptions,
-): { config: StackConfig; stack: string | undefined; file: string | undefined } {
+): { config: StackConfig; stack: string | undefined; file: string | undefined; source: string } {
   if (!opts.workload) {
     if (!opts.stack) throw new UsageError("plan needs --stack <name> or --workload <file>");
     if (opts.env) throw new UsageError("--env applies to --workload only; a stack's environment comes from its config");
-    return { config: loadStackConfig(dir, opts.stack).config, stack: opts.stack, file: undefined };
+    const { config, file } = loadStackConfig(dir, opts.stack);
+    return { config, stack: opts.stack, file: undefined, source: file };
   }
   const spec = loadWorkloadFile(opts.workload);
-  if (!opts.stack) return { config: standaloneStack(spec, opts.env ?? "dev"), stack: undefined, file: opts.workload };
+  if (!opts.stack)
+    return {
+      config: standaloneStack(spec, opts.env ?? "dev"),
+      stack: undefined,
+      file: opts.workload,
+      source: opts.workload,
+    };
   const stack = loadStackConfig(dir, opts.stack).config;
   const environment = opts.env ?? stack.environment;
   // Re-validated: the environment's rules (spot only in dev, …) apply to the stack's pools too.
@@ -40,13 +51,13 @@ function configFor(
     { ...stack, environment, workloads: [spec] },
     `${opts.stack} with --env ${environment}`,
   );
-  return { config, stack: opts.stack, file: opts.workload };
+  return { config, stack: opts.stack, file: opts.workload, source: opts.workload };
 }
 
-/** Plans; a workload file's problems are reported against the file, as `workload.<field>`. */
-function planOrThrow(config: StackConfig, workloadFile: string | undefined): StackPlan {
+/** Plans; problems are reported against the stack file, or a workload file's against it, as `workload.<field>`. */
+function planOrThrow(config: StackConfig, workloadFile: string | undefined, stackFile: string): StackPlan {
   const runtime = loadRuntimePackage();
-  if (workloadFile === undefined) return planStack(config, { runtime });
+  if (workloadFile === undefined) return namingSource(stackFile, () => planStack(config, { runtime }));
   try {
     const plan = planStack(config, { runtime, workloadPath: () => "workload" });
     // A workload file is planned before its image exists: only other reasons not to render are worth a line.
@@ -62,14 +73,15 @@ function planOrThrow(config: StackConfig, workloadFile: string | undefined): Sta
 
 /** Prints the plan (text or JSON); workloads that do not fit in GPU memory are listed on stderr and exit 1. */
 export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
-  const { config, stack, file } = configFor(ctx.dir(), opts);
-  const plan = planOrThrow(config, file);
+  const { config, stack, file, source } = configFor(ctx.dir(), opts);
+  const plan = planOrThrow(config, file, source);
   const doc = opts.html || opts.json ? planDocument(stack, plan) : undefined;
   if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), planHtml(doc!));
   ctx.io.out(opts.json ? stableJson(doc) : `${planText(stack, plan)}\n`);
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;
-  const lines = misfits.map((w) => `${w.name} does not fit in GPU memory: ${w.memory.advice.join("; or ")}`);
-  ctx.io.err(`ray-gpu: ${lines.join("\n")}\n`);
+  const count = misfits.length === 1 ? "1 workload does not fit" : `${misfits.length} workloads do not fit`;
+  const lines = misfits.map((w) => `  ✖ ${w.name}: ${adviceText(w.memory.advice)}`);
+  ctx.io.err(`ray-gpu: ${source}: ${count}\n${lines.join("\n")}\n`);
   ctx.setCode(EXIT.invalidInput);
 }

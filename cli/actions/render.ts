@@ -1,9 +1,8 @@
 /** What `ray-gpu render` does, loaded only when it runs. */
 import { loadRuntimePackage } from "../../io/runtime-package";
-import { planStack } from "../../workloads/stack";
 import type { CommandContext } from "../io";
 import { writeRender } from "../render";
-import { loadStackConfig } from "../stack-file";
+import { planStackFile } from "../stack-file";
 
 /** The options of `ray-gpu render`. */
 export interface RenderOptions {
@@ -15,8 +14,7 @@ export interface RenderOptions {
 
 /** Writes one YAML file per object, plus plan.json, and says which. */
 export function runRender(ctx: CommandContext, opts: RenderOptions): void {
-  const config = loadStackConfig(ctx.dir(), opts.stack).config;
-  const plan = planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
+  const { plan } = planStackFile(ctx.dir(), opts.stack, { runtime: loadRuntimePackage(), requireRender: true });
   const files = writeRender(opts.stack, plan, opts.out, {
     force: opts.force ?? false,
     keep: [ctx.dir(), process.cwd()],

@@ -1,7 +1,6 @@
 /** What `ray-gpu report` does, loaded only when it runs. */
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
-import { planStack } from "../../workloads/stack";
 import { UsageError, type CommandContext } from "../io";
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -16,7 +15,7 @@ import {
 import { reportHtml } from "../report/html";
 import { jobReport, type Promised } from "../report/report";
 import { reportText } from "../report/view";
-import { loadStackConfig } from "../stack-file";
+import { planStackFile } from "../stack-file";
 
 /** The options of `ray-gpu report`. */
 export interface ReportOptions {
@@ -49,7 +48,7 @@ export function parseLookback(text: string): number {
 
 /** What the plan promised the job: its target, memory, GPUs and node price. */
 function promised(ctx: CommandContext, opts: ReportOptions): Promised {
-  const plan = planStack(loadStackConfig(ctx.dir(), opts.stack).config, { runtime: loadRuntimePackage() });
+  const { plan } = planStackFile(ctx.dir(), opts.stack, { runtime: loadRuntimePackage() });
   const w = plan.workloads.find((x) => x.name === opts.job);
   if (!w)
     throw new UsageError(

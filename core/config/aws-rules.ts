@@ -6,10 +6,16 @@
 import { z } from "zod";
 import { AWS_REGIONS, SUPPORTED_PARTITION, SUPPORTED_REGIONS } from "../catalog/aws-regions";
 import { EKS_VERSIONS, eksSupport, STANDARD_EKS_VERSIONS } from "../catalog/eks-versions";
+import { suggest } from "./zod-issues";
 
-/** Why a region outside the supported partition is refused: unknown, or in another partition. */
-function regionProblem(partition: string | undefined): string {
-  if (partition === undefined) return `is not an AWS region; use one of ${SUPPORTED_REGIONS.join(", ")}`;
+/** Why a region outside the supported partition is refused: unknown (with the nearest region), or in another partition. */
+function regionProblem(region: string, partition: string | undefined): string {
+  if (partition === undefined) {
+    const hint = suggest(region, SUPPORTED_REGIONS);
+    return hint
+      ? `is not an AWS region; did you mean "${hint}"?`
+      : `is not an AWS region; use one of ${SUPPORTED_REGIONS.join(", ")}`;
+  }
   return (
     `is in the ${partition} partition; this stack's IAM ARNs are in the ${SUPPORTED_PARTITION} partition, ` +
     `so use one of its regions (e.g. us-east-1)`
@@ -22,7 +28,7 @@ function regionProblem(partition: string | undefined): string {
  */
 export const RegionSchema = z.string().superRefine((region, ctx) => {
   const partition = (AWS_REGIONS as Readonly<Record<string, string>>)[region];
-  if (partition !== SUPPORTED_PARTITION) ctx.addIssue({ code: "custom", message: regionProblem(partition) });
+  if (partition !== SUPPORTED_PARTITION) ctx.addIssue({ code: "custom", message: regionProblem(region, partition) });
 });
 
 /**

@@ -214,25 +214,63 @@ export function toConfigIssues(
   input: unknown,
   label: (path: Path) => string,
 ): ConfigIssue[] {
+  const issues = flattenUnions(error.issues);
+  const misspelt = misspeltRequiredKeys(issues, schema, input, label);
   const out: ConfigIssue[] = [];
-  for (const issue of flattenUnions(error.issues)) {
+  for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
-      const known = knownKeysAt(schema, input, issue.path);
-      for (const key of issue.keys) {
-        const hint = suggest(key, known);
-        const rule = hint
-          ? `unknown key; did you mean "${hint}"?`
-          : known.length > 0
-            ? `unknown key; allowed keys are ${known.join(", ")}`
-            : "unknown key";
-        out.push({ path: label([...issue.path, key]), message: rule, value: valueAt(input, [...issue.path, key]) });
-      }
+      out.push(...unknownKeyIssues(issue, schema, input, label, misspelt));
       continue;
     }
     const value = valueAt(input, issue.path);
+    // A key that is missing but given under a near name is reported once, on the misspelt key.
+    if (issue.code === "invalid_type" && value === undefined && misspelt.has(label(issue.path))) continue;
     // A value that looks like a secret is never echoed back (errors end up in CI logs).
     const shown = issue.code === "custom" && issue.params?.["redact"] ? REDACTED : value;
     out.push({ path: label(issue.path), message: describe(issue, value), value: shown });
   }
   return out;
+}
+
+/** Config paths of required keys the input lacks but gives under a near name (`nmae` for a missing `name`). */
+function misspeltRequiredKeys(
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+  input: unknown,
+  label: (path: Path) => string,
+): Set<string> {
+  const required = new Set(
+    issues.filter((i) => i.code === "invalid_type" && valueAt(input, i.path) === undefined).map((i) => label(i.path)),
+  );
+  const out = new Set<string>();
+  for (const issue of issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    const known = knownKeysAt(schema, input, issue.path);
+    for (const key of issue.keys) {
+      const hint = suggest(key, known);
+      if (hint !== undefined && required.has(label([...issue.path, hint]))) out.add(label([...issue.path, hint]));
+    }
+  }
+  return out;
+}
+
+/** One issue per unknown key: the near key it may mean (and that the near key is missing), or the allowed keys. */
+function unknownKeyIssues(
+  issue: z.core.$ZodIssue & { code: "unrecognized_keys" },
+  schema: z.ZodType,
+  input: unknown,
+  label: (path: Path) => string,
+  misspelt: ReadonlySet<string>,
+): ConfigIssue[] {
+  const known = knownKeysAt(schema, input, issue.path);
+  return issue.keys.map((key) => {
+    const hint = suggest(key, known);
+    const missing = hint !== undefined && misspelt.has(label([...issue.path, hint]));
+    const rule = hint
+      ? `unknown key; did you mean "${hint}"?${missing ? ` ("${hint}" is required and missing)` : ""}`
+      : known.length > 0
+        ? `unknown key; allowed keys are ${known.join(", ")}`
+        : "unknown key";
+    return { path: label([...issue.path, key]), message: rule, value: valueAt(input, [...issue.path, key]) };
+  });
 }

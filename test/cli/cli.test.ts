@@ -145,12 +145,13 @@ describe("ray-gpu CLI", () => {
     expect(r.err).toContain("✖ ray-gpu:workloads[0].gpus: must be a multiple of 4");
   });
 
-  it("YAML syntax errors name the file and line", async () => {
+  it("YAML syntax errors name the file, line and column, and show the line with a caret", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "Pulumi.dev.yaml"), "config:\n  ray-gpu:environment: dev\n   bad: [\n");
     const r = await run("--dir", dir, "plan", "--stack", "dev");
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/Pulumi\.dev\.yaml:\d+: /);
+    expect(r.err).toMatch(/Pulumi\.dev\.yaml:\d+:\d+: [^\n]*[^:\n]\n {4,}\S/);
+    expect(r.err).toMatch(/\n {4,}\^/);
   });
 
   it("usage errors exit 2, --help exits 0 and documents every flag", async () => {

@@ -6,11 +6,14 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { redact } from "../../cli/preview/run";
 import { repoRoot } from "../helpers/fixtures";
+import { messageFlaws } from "../helpers/messages";
 
 async function run(...argv: string[]) {
   let out = "";
   let err = "";
   const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s), cwd: repoRoot });
+  // Every message these inputs get reads as a whole sentence, with no word said twice.
+  expect(messageFlaws(err), err).toEqual([]);
   return { code, out, err };
 }
 
@@ -27,6 +30,27 @@ function stackDir(edit: (text: string) => string): string {
 }
 
 describe("edge cases", () => {
+  it("the message rule catches what readers tripped on: a doubled word, a cut sentence, a dangling colon", () => {
+    expect(messageFlaws("ray-gpu: big does not fit: needs 30 GiB; or or a pool of g5.4xlarge")).toHaveLength(1);
+    expect(messageFlaws("  ✖ x: use a pool of g5.8xlarge; g5.12xlarge has 48 or")).toHaveLength(1);
+    expect(
+      messageFlaws("  ✖ f.yaml:3: Nested mappings are not allowed in compact mappings at line 3, column 8:"),
+    ).toHaveLength(1);
+    expect(messageFlaws('  ✖ w.name: must be one of "a", "b" (got "or or")\n      foo: : bar\n      ^')).toEqual([]);
+  });
+
+  it("a 70B model on 4 GPUs: one sentence naming the file, the finding and each way out, joined once", async () => {
+    const file = workloadFile("kind: TrainingJob\nname: big\nmodel: meta-llama/Llama-3.1-70B\ngpus: 4\n");
+    const r = await run("plan", "--workload", file);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(`^ray-gpu: ${file}: 1 workload does not fit\n  ✖ big: does not fit in host memory: `),
+    );
+    expect(r.err).toMatch(
+      /; use gpus: 64 .*; or use a pool of g5\.4xlarge .* \(g5\.12xlarge has 48 GiB RAM per GPU\)\n$/,
+    );
+  });
+
   it("rejects knobs that exclude each other instead of crashing", async () => {
     const r = await run(
       "plan",

@@ -10,6 +10,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSy
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parse, stringify } from "yaml";
+import { messageFlaws } from "../helpers/messages";
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import { repoRoot } from "../helpers/fixtures";
@@ -169,6 +170,8 @@ async function check(
   if (TRACE.test(err)) return (tally.traces++, `stack trace: ${err.slice(0, 300)}`);
   if (code === 1 && !ISSUE.test(err)) return (tally.unnamed++, `exit 1 without a path: ${err.slice(0, 300)}`);
   if (code !== 0 && code !== 1 && code !== 2) return `exit ${code}: ${err.slice(0, 300)}`;
+  const flaws = messageFlaws(err);
+  if (flaws.length > 0) return `a message that reads badly: ${flaws.join(" | ").slice(0, 300)}`;
   if (snapshot(cwd, outDir).join("\n") !== before.join("\n")) return "touched files outside the output folder";
   return undefined;
 }

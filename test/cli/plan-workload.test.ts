@@ -120,7 +120,8 @@ describe("ray-gpu plan --workload --json", () => {
     const { code, err, doc } = await planJson(file);
     expect(code).toBe(1);
     expect(doc.workloads[0]).toMatchObject({ fits: false });
-    expect(err).toMatch(/huge does not fit in GPU memory: does not fit: needs [\d.]+ GiB per GPU/);
+    expect(err).toContain(`ray-gpu: ${file}: 1 workload does not fit\n`);
+    expect(err).toMatch(/✖ huge: does not fit: needs [\d.]+ GiB per GPU/);
   });
 
   it("rejects a global batch that does not split over the GPUs", async () => {

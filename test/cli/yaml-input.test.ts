@@ -21,6 +21,12 @@ describe("YAML input", () => {
     ]);
   });
 
+  it("shows a syntax error at its line and column with the lines it is in and a caret, never a dangling colon", () => {
+    expect(problems("config:\n  a: b\n  c: : d\n")).toEqual([
+      "f.yaml:3:6: Nested mappings are not allowed in compact mappings\n      c: : d\n         ^",
+    ]);
+  });
+
   it("keeps legitimate aliases working: 500 uses of one anchor", () => {
     const text = ["base: &b {x: 1}", ...Array.from({ length: 500 }, (_, i) => `k${i}: *b`)].join("\n");
     expect((parseYamlText(text, "f.yaml") as Record<string, unknown>)["k499"]).toEqual({ x: 1 });

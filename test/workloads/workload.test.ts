@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../core/errors";
+import { adviceText } from "../../core/memory/advice-text";
 import { stableYaml } from "../../core/serialize";
 import { TrainingJob } from "../../workloads/workload";
 import { planStack } from "../../workloads/stack";
@@ -23,11 +24,18 @@ describe("TrainingJob", () => {
     }).plan(ctx);
     expect(plan.memory.fits).toBe(false);
     const advice = plan.memory.advice.join("\n");
-    expect(advice).toMatch(/offloading needs [\d.]+ GiB of host memory per node .* but the worker has \d+ GiB/);
+    expect(advice).toMatch(
+      /does not fit in host memory: offloading needs [\d.]+ GiB per node .* but the worker has \d+ GiB/,
+    );
     expect(advice).toMatch(/use gpus: \d+ \(offload then needs [\d.]+ GiB per node\)/);
     // Only sizes with more RAM per GPU than the pool's g5.12xlarge (48 GiB) are offered, never the pool's own.
     expect(advice).toMatch(/g5\.24xlarge \(96 GiB RAM per GPU\)/);
-    expect(advice).not.toMatch(/g5\.12xlarge \(/);
+    expect(advice).not.toMatch(/g5\.12xlarge \(\d/);
+    // One sentence: the finding, then each way out joined once ("; or "), none cut short.
+    expect(adviceText(plan.memory.advice)).toMatch(
+      /^does not fit in host memory: .*; use gpus: \d+ .*; or use a pool of .* \(g5\.12xlarge has 48 GiB RAM per GPU\)$/,
+    );
+    expect(adviceText(plan.memory.advice)).not.toMatch(/\bor or\b/);
   });
 
   it("renders a DDP job end to end: head on the CPU pool, workers on the GPU pool", () => {

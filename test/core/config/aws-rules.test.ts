@@ -25,6 +25,9 @@ describe("AWS and Kubernetes rules", () => {
       /ray-gpu:region: is not an AWS region; use one of .*us-east-1/,
     );
     expect(withPlatform((_, c) => (c.region = "us-gov-west-1"))).toMatch(/aws-us-gov partition; .*IAM ARNs/);
+    expect(withPlatform((_, c) => (c.region = "us-east1"))).toMatch(
+      /ray-gpu:region: is not an AWS region; did you mean "us-east-1"\? \(got "us-east1"\)/,
+    );
   });
 
   it("accepts only Kubernetes versions in EKS standard support on the table's date, the default among them", () => {

@@ -63,6 +63,18 @@ describe("stack config schema", () => {
     );
   });
 
+  it("reports a required key given under a near name once, on the misspelt key", () => {
+    const raw = minimalConfig();
+    const group = raw.platform.gpuNodeGroups[0]!;
+    group["nmae"] = group["name"];
+    delete group["name"];
+    const msg = problems(raw);
+    expect(msg).toContain("1 problem");
+    expect(msg).toContain(
+      '✖ ray-gpu:platform.gpuNodeGroups[0].nmae: unknown key; did you mean "name"? ("name" is required and missing)',
+    );
+  });
+
   it("reports a missing required key and an unknown namespace key", () => {
     const raw = minimalConfig();
     delete raw.region;
