@@ -13,12 +13,16 @@ export function registerPreview(program: Command, ctx: CommandContext): void {
     )
     .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
     .option("--json", 'print { "resources": [ { "type", "name", "parent", "inputs" } ] }')
-    .action(async (opts: { stack: string; json?: boolean }) => {
-      const [{ previewStack, previewText }, { stableJson }] = await Promise.all([
+    .option("--wide", "one line per resource with its full type token, whole name and parent (wider than 120 columns)")
+    .action(async (opts: { stack: string; json?: boolean; wide?: boolean }) => {
+      ctx.io.progress?.(`previewing stack ${opts.stack}: running the Pulumi program offline under mocks…`);
+      const [{ previewStack }, { previewText, previewWideText }, { stableJson }] = await Promise.all([
         import("../preview/run.js"),
+        import("../preview/view.js"),
         import("../../core/serialize.js"),
       ]);
       const doc = await previewStack(ctx.dir(), opts.stack);
-      ctx.io.out(opts.json ? stableJson(doc) : previewText(opts.stack, doc));
+      const text = opts.wide ? previewWideText : previewText;
+      ctx.io.out(opts.json ? stableJson(doc) : text(opts.stack, doc));
     });
 }

@@ -4,8 +4,7 @@
  * Pulumi CLI: outputs only the cloud knows appear as `<computed: …>` placeholders.
  */
 import { byCodePoint, sortKeys } from "../../core/serialize";
-import { planStack } from "../../workloads/stack";
-import { loadStackConfig, pulumiConfigMap } from "../stack-file";
+import { planStackFile, pulumiConfigMap } from "../stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { installPreviewMocks, settlePreview, type RecordedResource } from "./mocks";
 
@@ -58,8 +57,7 @@ const protectionOf = (r: RecordedResource): ("protect" | "retainOnDelete")[] => 
  * @throws ConfigError when the config or a workload is invalid (before anything runs); UsageError for an unknown stack.
  */
 export async function previewStack(dir: string, stack: string): Promise<{ resources: PreviewResource[] }> {
-  const { config, file } = loadStackConfig(dir, stack);
-  planStack(config, { runtime: loadRuntimePackage(), requireRender: true });
+  const { file } = planStackFile(dir, stack, { runtime: loadRuntimePackage(), requireRender: true });
   const recorded = await installPreviewMocks(pulumiConfigMap(file), stack);
   // The Pulumi program: in the CLI's bundle, or from source under a TypeScript loader (tests).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS module run for its side effects
@@ -70,45 +68,4 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
     // By code point: the order never depends on the machine's locale.
     .sort((a, b) => byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name));
   return { resources };
-}
-
-/** What a resource's name column says besides the name: its protection, and whether a change restarts a job. */
-function marks(r: PreviewResource): string {
-  const notes: string[] = [...(r.protection ?? [])];
-  if (r.type.endsWith("RayJob") && r.replaceOnChanges) notes.push("a spec change restarts this job");
-  return notes.length ? ` (${notes.join(", ")})` : "";
-}
-
-/** A closing note on RayJobs: what a change to one does, and what it leaves alone. */
-function rayJobNote(doc: { resources: PreviewResource[] }): string[] {
-  const jobs = doc.resources.filter((r) => r.type.endsWith("RayJob")).length;
-  if (jobs === 0) return [];
-  return [
-    `RayJobs (${jobs}): a change to one job's spec deletes that job (a running one stops) and submits it again; ` +
-      "training resumes from its last checkpoint, and its data position if the batch size and worker count are " +
-      "unchanged. Other jobs are left running: each job's objects depend only on its own spec (and the runtime " +
-      "package, which changes only with pulumi-ray-gpu's version). This list cannot tell which job a change touches: " +
-      "`ray-gpu render` before and after, or `pulumi preview` against the cluster, shows that.",
-    "",
-  ];
-}
-
-/** The text of `ray-gpu preview`: one line per resource. */
-export function previewText(stack: string, doc: { resources: PreviewResource[] }): string {
-  const rows = doc.resources.map((r) => [r.type, `${r.name}${marks(r)}`, r.parent ?? "-"]);
-  const widths = [0, 1, 2].map((i) => Math.max(...[["TYPE", "NAME", "PARENT"], ...rows].map((row) => row[i]!.length)));
-  const line = (row: string[]) =>
-    row
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join("  ")
-      .trimEnd();
-  return [
-    `Preview of stack ${stack}: ${doc.resources.length} resources (offline, Pulumi mock runtime; <computed: ` +
-      `…> marks values the cloud assigns)`,
-    "",
-    line(["TYPE", "NAME", "PARENT"]),
-    ...rows.map(line),
-    "",
-    ...rayJobNote(doc),
-  ].join("\n");
 }

@@ -33,14 +33,48 @@ export type Matrix = {
 /** Runs a range query over `[from, to]` every `step` seconds. */
 export type RangeQuery = (expr: string, fromSeconds: number, toSeconds: number, stepSeconds: number) => Promise<Matrix>;
 
+/** What a failed connection's system error code means, in words. */
+const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "the connection was refused: nothing listens at that host and port (is the port-forward running?)",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved now (DNS did not answer)",
+  ETIMEDOUT: "the connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  ECONNRESET: "the server closed the connection",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed and not trusted",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its TLS certificate is not trusted",
+  CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "its TLS certificate is for another host name",
+};
+
+/** The cause of a failed `fetch` (Node wraps it as "fetch failed" with the system error as `cause`), in words. */
+export function connectionCause(e: unknown): string {
+  for (let cur: unknown = e; cur instanceof Error; cur = cur.cause) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && CONNECTION_CAUSES[code]) return `${CONNECTION_CAUSES[code]} (${code})`;
+    if (cur.cause === undefined) return cur.message;
+  }
+  return String(e);
+}
+
 /** Reads a Prometheus API answer, or says why it is not one. */
 async function api<T>(url: string, path: string, params: Record<string, string>, expr: string): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${url.replace(/\/+$/, "")}${path}?${new URLSearchParams(params)}`);
+  } catch (e) {
+    throw new UsageError(`cannot query Prometheus at ${url}: ${connectionCause(e)}`);
+  }
   let body: { status?: string; error?: string; data?: { result: T } };
   try {
-    const r = await fetch(`${url.replace(/\/+$/, "")}${path}?${new URLSearchParams(params)}`);
-    body = (await r.json()) as typeof body;
-  } catch (e) {
-    throw new UsageError(`cannot query Prometheus at ${url}: ${e instanceof Error ? e.message : String(e)}`);
+    body = (await response.json()) as typeof body;
+  } catch {
+    throw new UsageError(
+      `${url} answered HTTP ${response.status} with something that is not Prometheus's JSON API; give the ` +
+        `Prometheus server's base URL (e.g. http://localhost:9090)`,
+    );
   }
   if (body.status !== "success" || !body.data)
     throw new UsageError(`Prometheus at ${url} refused a query (${body.error ?? "no data"}): ${expr}`);

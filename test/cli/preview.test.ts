@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { redact } from "../../cli/preview/run";
+import { PREVIEW_COLUMNS, shortType } from "../../cli/preview/view";
 import { runCli } from "../helpers/run-cli";
 
 interface Doc {
@@ -46,12 +47,35 @@ describe("ray-gpu preview (offline)", () => {
     },
   );
 
-  it("prints a table without --json, and reports bad config like plan does", async () => {
-    const r = await preview("--stack", "dev");
+  it("prints a tree that fits 120 columns without --json, everything with --wide, and reports bad config like plan does", async () => {
+    const r = await preview("--stack", "prod");
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Preview of stack dev: \d+ resources/);
+    expect(r.stdout).toMatch(/^Preview of stack prod: \d+ resources/);
+    const lines = r.stdout.split("\n");
+    expect(lines.filter((l) => [...l].length > PREVIEW_COLUMNS)).toEqual([]);
+    expect(r.stdout).toMatch(
+      /\n├─ ray-gpu:index:Storage +ray-gpu-storage\n│ {2}├─ aws:eks:PodIdentityAssociation +ray-gpu-storage-identity\n/,
+    );
+    expect(r.stdout).toMatch(/│ {2}├─ aws:s3:Bucket +ray-gpu-storage-bucket \(protect, retainOnDelete\)\n/);
+    const wide = await preview("--stack", "prod", "--wide");
+    expect(wide.stdout).toMatch(
+      /\naws:s3\/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration +ray-gpu-storage-encryption +ray-gpu-storage\n/,
+    );
+    // the same resources either way, and nothing on stderr when it is not a terminal
+    const count = (text: string) => /: (\d+) resources/.exec(text)![1];
+    expect(count(wide.stdout)).toBe(count(r.stdout));
+    expect(r.stderr).toBe("");
     const bad = await preview("--stack", "staging");
     expect(bad.status).toBe(2);
+  });
+
+  it("shortens a type token as pulumi preview does, only where the module repeats the name", () => {
+    expect(shortType("aws:eks/nodeGroup:NodeGroup")).toBe("aws:eks:NodeGroup");
+    expect(shortType("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")).toBe(
+      "aws:s3:BucketServerSideEncryptionConfiguration",
+    );
+    expect(shortType("kubernetes:ray.io/v1:RayJob")).toBe("kubernetes:ray.io/v1:RayJob");
+    expect(shortType("ray-gpu:index:Storage")).toBe("ray-gpu:index:Storage");
   });
 
   it("redacts secrets", () => {
