@@ -69,6 +69,26 @@ describe("docs", () => {
     }
   });
 
+  it("says why the dev stack's example jobs queue, with the numbers its plan computes", () => {
+    const text = readPage("docs/reliability.md");
+    const said =
+      /its quota is (\d+) CPUs \((\d+) `([\w.]+)` nodes at most,\s+(\d+) CPUs a Ray pod\), each job's head and submitter ask ([\d.]+), so (\d+) of its (\d+) example jobs run at once and the other (\d+) wait\s+for pool `(\w+)`/.exec(
+        text,
+      );
+    expect(said, "the dev queue paragraph").not.toBeNull();
+    const [, quota, nodes, instance, perPod, ask, atOnce, jobs, waiting, pool] = said!;
+    const config = repoStack("dev");
+    const plan = planStack(config, { runtime });
+    const system = plan.queue!.admission.pools.find((p) => p.pool === plan.pools.cpu.name)!;
+    expect(Number(quota)).toBe(system.quotaCpus);
+    expect([Number(nodes), instance]).toEqual([plan.pools.cpu.maxNodes, plan.pools.cpu.instanceType]);
+    expect(Number(perPod) * Number(nodes)).toBe(system.quotaCpus);
+    expect(new Set(plan.queue!.demands.map((d) => d.headCpus))).toEqual(new Set([Number(ask)]));
+    expect(Number(atOnce)).toBe(plan.queue!.admission.admitted.length);
+    expect(Number(jobs)).toBe(config.workloads.length);
+    expect(plan.queue!.admission.queued.map((q) => q.waitsFor)).toEqual(Array(Number(waiting)).fill(pool));
+  });
+
   it("keeps notes about the development machine out of user pages (benchmarks name theirs, in the README only)", () => {
     const banned =
       /offline index|local index|this machine|2[- ]cores?\b|2-CPU machine|no GPU (here|was available)|sandbox|the shared folder|\.\.\/shared\//i;
