@@ -28,6 +28,7 @@ from typing import Any
 from cluster import LocalCluster
 from failures import Failures
 from job_cluster import job_dir, started_cluster
+from processes import HANG_GUARD_S
 
 from ray_gpu import interruptions, outputs  # the runtime library of this checkout
 
@@ -38,8 +39,6 @@ TEXT_CHARS = 7000
 #: Blocks the killed run's write lets through before the hook holds the next one: the driver dies with this many
 #: part files staged.
 KILL_AT_PART = 3
-#: Longest wait for the held write's parts (a hang guard: they appear within seconds).
-HANG_GUARD_S = 600.0
 
 
 def staged_parts(root: str) -> tuple[str | None, list[str]]:

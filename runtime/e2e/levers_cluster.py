@@ -7,9 +7,9 @@ import os
 from typing import Any
 
 import numpy as np
-from levers_lab import HANG_GUARD_S, KUBERNETES_DEFAULT_SHM_BYTES, WORKER_STORE_BYTES, Lab, Result
+from levers_lab import KUBERNETES_DEFAULT_SHM_BYTES, WORKER_STORE_BYTES, Lab, Result
 from nodes import NodeSpec, RayNodes
-from processes import session_processes
+from processes import HANG_GUARD_S, session_processes
 
 #: Tasks that probe placement and concurrency (1 CPU each, as Ray's default).
 PROBE_TASKS = 8
@@ -231,7 +231,7 @@ def auth_result(address: str) -> Result:
     from nodes import AUTH_ENV, base_env
 
     def connect(env: dict[str, str]) -> dict[str, Any]:
-        out = subprocess.run([sys.executable, "-c", _CONNECT, address], env=env, capture_output=True, text=True, timeout=180)
+        out = subprocess.run([sys.executable, "-c", _CONNECT, address], env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
         text = out.stdout + out.stderr
         return {"exit": out.returncode, "connected": "connected" in out.stdout, "refused": "nauthenticated" in text or "AuthenticationError" in text}
 

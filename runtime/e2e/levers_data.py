@@ -12,8 +12,9 @@ import re
 import tempfile
 from typing import Any
 
-from levers_lab import HANG_GUARD_S, Lab, Result, measured
+from levers_lab import Lab, Result, measured
 from levers_udfs import Probe, started_actors, tokenize_stand_in
+from processes import HANG_GUARD_S
 
 #: The probe dataset: two parquet files of text rows, each several planned blocks large (56 MB of text per file).
 FILES, ROWS_PER_FILE, CHARS = 2, 8000, 7000

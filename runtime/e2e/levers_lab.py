@@ -19,8 +19,6 @@ WORKER_CPUS = 16
 #: worker store that does not bind (bench/ray).
 HEAD_STORE_BYTES = 128 * 2**20
 WORKER_STORE_BYTES = 256 * 2**20
-#: Longest any lever check waits for Ray (actors to start, tasks to meet): a guard against a hang, never a verdict.
-HANG_GUARD_S = 600.0
 #: Kubernetes' /dev/shm when a pod mounts no memory-backed emptyDir there.
 KUBERNETES_DEFAULT_SHM_BYTES = 64 * 2**20
 

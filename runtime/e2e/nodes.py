@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from processes import free_ports, stop_sessions
+from processes import HANG_GUARD_S, free_ports, stop_sessions
 
 
 @dataclass
@@ -69,7 +69,7 @@ class RayNodes:
         env = {**base_env(), **node.env, **extra_env}
         proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.sessions.append(proc.pid)  # a new session's id is its leader's pid
-        output, _ = proc.communicate(timeout=120)
+        output, _ = proc.communicate(timeout=HANG_GUARD_S)
         self.start_output.append((node.group, output))
         if proc.returncode != 0:
             raise RuntimeError(f"ray start ({node.group}) failed:\n{output[-3000:]}")
@@ -103,7 +103,9 @@ class RayNodes:
     def actors(self, class_name: str) -> list[dict[str, Any]]:
         """Live actors of ``class_name`` on these nodes, from the GCS actor table: pid and node of each.
         (``ray.util.state`` would need the dashboard, which this environment does not install.)"""
-        out = subprocess.run([sys.executable, "-c", _ACTORS_PROBE, self.address(), class_name], env=base_env(), capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", _ACTORS_PROBE, self.address(), class_name], env=base_env(), capture_output=True, text=True, timeout=HANG_GUARD_S
+        )
         if out.returncode != 0:
             raise RuntimeError(f"reading the actor table failed: {out.stderr[-1000:]}")
         return list(json.loads(out.stdout.strip().splitlines()[-1]))

@@ -9,6 +9,10 @@ import signal
 import socket
 import time
 
+#: How long any wait of the end-to-end runs may last before it counts as a hang: a guard, never a check. An hour,
+#: because a job that takes 2 minutes on quiet cores takes 20 on a machine loaded ten times over, and must still pass.
+HANG_GUARD_S = 3600.0
+
 #: Ports this process has handed out: the OS may offer a just-closed port again, and two services of one cluster
 #: must never be given the same one.
 _HANDED_OUT: set[int] = set()

@@ -29,6 +29,7 @@ from committed_outputs import committed_outputs_experiment
 from data_positions import check_data_positions
 from failures import Failures
 from job_cluster import job_dir, started_cluster
+from processes import HANG_GUARD_S
 
 REPORT_PREFIX = "RAY_GPU_APPLIED "
 #: Characters per row of the spill check's smoke dataset: long rows, so the input outgrows the store in few rows
@@ -177,7 +178,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rendered", required=True, help="output of ray-gpu render --stack dev")
     parser.add_argument("--work", required=True, help="scratch directory")
-    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--timeout", type=float, default=HANG_GUARD_S, help="a hang guard per job run, in seconds")
     parser.add_argument("--only", default=None, help="comma-separated RayJob names")
     parser.add_argument("--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all)")
     args = parser.parse_args()
@@ -226,7 +227,10 @@ def spill_control(name: str, job: dict[str, Any], failures: Failures) -> dict[st
         before = ray_nodes.spilled()["spilledBytes"]
         data = os.path.join(storage, "smoke-data", name)
         out = subprocess.run(
-            [sys.executable, os.path.join(os.path.dirname(__file__), "unbounded.py"), ray_nodes.address(), data], capture_output=True, text=True, timeout=900
+            [sys.executable, os.path.join(os.path.dirname(__file__), "unbounded.py"), ray_nodes.address(), data],
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD_S,
         )
         held = json.loads(out.stdout.split("UNBOUNDED ", 1)[1]) if "UNBOUNDED " in out.stdout else {"bytes": 0}
         spilled = ray_nodes.spilled()["spilledBytes"] - before
