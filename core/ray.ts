@@ -28,3 +28,21 @@ export function rayImageProblem(image: string): string | undefined {
     `is tested with (tag "${tag}"): use ${RAY_IMAGE}, or your own image built from it`
   );
 }
+
+/**
+ * Why a Ray project image cannot run a GPU workload, or undefined: its tag names no CUDA build. Ray's images are CPU-only
+ * unless the tag says `-gpu` or `-cu<version>` (`2.58.0-py311-gpu`, `2.58.0-py311-cu128`); `ray-llm` images are always
+ * CUDA builds. A CPU image schedules onto the GPU nodes and fails at the first CUDA call. Digests and your own images
+ * are trusted, as for the version.
+ */
+export function rayImageGpuProblem(image: string): string | undefined {
+  const match = OFFICIAL.exec(image);
+  if (!match || image.includes("/ray-llm")) return undefined;
+  if (match[1] === undefined && image.includes("@")) return undefined;
+  const tag = match[1] ?? "latest";
+  if (/-(gpu|cu\d+)(-|$)/.test(tag)) return undefined;
+  return (
+    `is a CPU-only Ray image (tag "${tag}" names no CUDA build): every workload runs on A10G GPUs and would fail at ` +
+    `its first CUDA call; use ${RAY_IMAGE}, a -cu<version> tag, or your own image built from one`
+  );
+}

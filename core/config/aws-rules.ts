@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AWS_REGIONS, SUPPORTED_PARTITION, SUPPORTED_REGIONS } from "../catalog/aws-regions";
 import { EKS_VERSIONS, eksSupport, STANDARD_EKS_VERSIONS } from "../catalog/eks-versions";
 import { suggest } from "./zod-issues";
+import { RESERVED_NAMESPACES } from "../platform/namespaces";
 
 /** Why a region outside the supported partition is refused: unknown (with the nearest region), or in another partition. */
 function regionProblem(region: string, partition: string | undefined): string {
@@ -113,19 +114,6 @@ export const BucketNameSchema = z.string().superRefine((name, ctx) => {
 });
 
 /**
- * Namespaces a stack's jobs may not run in: Kubernetes' own, and those of the add-ons the platform installs (their
- * pods would share a namespace, its policies and its quotas with user jobs).
- */
-export const RESERVED_NAMESPACES = [
-  "default",
-  "kube-node-lease",
-  "kube-public",
-  "kube-system",
-  "kuberay-system",
-  "kueue-system",
-] as const;
-
-/**
  * A workload namespace: a DNS label, not reserved.
  * @internal
  */
@@ -137,9 +125,12 @@ export const WorkloadNamespaceSchema = z
     "must be a Kubernetes namespace name: lowercase letters, digits and '-', starting and ending with a letter or digit",
   )
   .superRefine((ns, ctx) => {
-    if ((RESERVED_NAMESPACES as readonly string[]).includes(ns) || ns.startsWith("kube-"))
+    if (RESERVED_NAMESPACES.includes(ns) || ns.startsWith("kube-"))
       ctx.addIssue({
         code: "custom",
-        message: `is a system namespace; jobs run in a namespace of their own, e.g. "ray-jobs"`,
+        message:
+          `is a namespace the platform or Kubernetes uses (${RESERVED_NAMESPACES.join(", ")}, kube-*): the jobs' ` +
+          `default-deny policies and Pod Security labels would apply to its pods; give the jobs a namespace of ` +
+          `their own, e.g. "ray-jobs"`,
       });
   });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ObservabilitySchema } from "./observability";
 import { CPU_INSTANCE_TYPES, GPU_INSTANCE_TYPES } from "../catalog/instances";
 import { BucketNameSchema, cidrSchema, KubernetesVersionSchema, WorkloadNamespaceSchema } from "./aws-rules";
+import { distinctEntries } from "./distinct";
 
 /**
  * A Kubernetes-label-safe name: lowercase letters, digits and '-', starting with a letter.
@@ -52,6 +53,7 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
      */
     adminRoleArns: z
       .array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN"))
+      .superRefine(distinctEntries("each role becomes one EKS access entry, and a principal can have only one"))
       .default([]),
     /**
      * Expose the Kubernetes API endpoint publicly (it is always reachable from inside the VPC).
@@ -62,7 +64,11 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
      * Addresses that may reach the public API endpoint. A prod stack with a public endpoint must narrow it.
      * @default ["0.0.0.0/0"]
      */
-    publicAccessCidrs: z.array(CIDR).min(1).default(["0.0.0.0/0"]),
+    publicAccessCidrs: z
+      .array(CIDR)
+      .min(1)
+      .superRefine(distinctEntries("a range given twice admits nothing more; give each once"))
+      .default(["0.0.0.0/0"]),
   }),
   z.strictObject({
     /** Adopt an existing EKS cluster by name; only node groups, add-ons and workloads are created. */
@@ -239,6 +245,11 @@ export const NetworkSchema = z.strictObject({
     .array(z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"'))
     .min(2)
     .max(6)
+    .superRefine(
+      distinctEntries(
+        "the VPC makes one private subnet per zone, and EKS needs subnets in at least two different zones",
+      ),
+    )
     .optional(),
 });
 
@@ -252,7 +263,11 @@ export const SecuritySchema = z.strictObject({
    * excluded; DNS and the EKS Pod Identity agent are always allowed.
    * @default ["0.0.0.0/0"]
    */
-  httpsEgressCidrs: z.array(CIDR).min(1).default(["0.0.0.0/0"]),
+  httpsEgressCidrs: z
+    .array(CIDR)
+    .min(1)
+    .superRefine(distinctEntries("a range given twice allows nothing more; give each once"))
+    .default(["0.0.0.0/0"]),
 });
 
 /**

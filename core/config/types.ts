@@ -1039,7 +1039,8 @@ export type TrainingJobSpec = {
    */
   gpus: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env: {
@@ -1121,7 +1122,8 @@ export type TrainingJobSpec = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1269,7 +1271,8 @@ export type TrainingJobSpecInput = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1290,7 +1293,8 @@ export type TrainingJobSpecInput = {
    */
   gpuUtilizationTargetPercent?: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env?: {
@@ -1364,7 +1368,8 @@ export type LoRAFineTuneSpec = {
    */
   gpus: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env: {
@@ -1450,7 +1455,8 @@ export type LoRAFineTuneSpec = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1601,7 +1607,8 @@ export type LoRAFineTuneSpecInput = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1622,7 +1629,8 @@ export type LoRAFineTuneSpecInput = {
    */
   gpuUtilizationTargetPercent?: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env?: {
@@ -1684,7 +1692,8 @@ export type EmbeddingPipelineSpec = {
    */
   gpus: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env: {
@@ -1744,7 +1753,8 @@ export type EmbeddingPipelineSpec = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1857,7 +1867,8 @@ export type EmbeddingPipelineSpecInput = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1878,7 +1889,8 @@ export type EmbeddingPipelineSpecInput = {
    */
   gpuUtilizationTargetPercent?: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env?: {
@@ -1961,7 +1973,8 @@ export type BatchInferenceSpec = {
    */
   gpus: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env: {
@@ -2010,7 +2023,8 @@ export type BatchInferenceSpec = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -2133,7 +2147,8 @@ export type BatchInferenceSpecInput = {
     | "g5.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -2154,7 +2169,8 @@ export type BatchInferenceSpecInput = {
    */
   gpuUtilizationTargetPercent?: number;
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env?: {

@@ -12,7 +12,9 @@ import { MODEL_CHECKS_WHEN, modelChecks } from "./model-checks";
 import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model-states";
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
-import { rayImageProblem } from "../ray";
+import { rayImageGpuProblem, rayImageProblem } from "../ray";
+import { distinctEntries, pipProject } from "./distinct";
+import { ownedEnvProblem } from "./owned-env";
 import { plainEnv, SecretEnvSourceSchema } from "./secrets";
 import type { WorkloadSpec } from "./types";
 
@@ -23,11 +25,11 @@ export const MAX_SWEEP_SETTINGS = 1024;
 export const MAX_RAYJOB_NAME_LENGTH = 47;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a valid environment variable name");
-/** Names a user may set: the planner owns RAY_GPU_*, NCCL_* and the CUDA settings. */
-const userEnvName = envName.refine(
-  (n) => !/^(RAY_GPU_|NCCL_)/.test(n) && n !== "PYTORCH_CUDA_ALLOC_CONF" && n !== "NVIDIA_VISIBLE_DEVICES",
-  "is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name",
-);
+/** Names a user may set: not one that pulumi-ray-gpu, Ray, KubeRay or the device plugin sets (./owned-env.ts). */
+const userEnvName = envName.superRefine((name, ctx) => {
+  const problem = ownedEnvProblem(name);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 const positiveInt = z.number().int().min(1);
 
 /**
@@ -85,7 +87,8 @@ const workloadBase = {
   instanceType: z.enum(GPU_INSTANCE_TYPES).optional(),
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
-   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with.
+   * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
    * @default - none: the workload can be planned but not rendered
    */
   image: z
@@ -93,8 +96,8 @@ const workloadBase = {
     .min(1)
     .regex(/^\S+$/, "must be an image reference without spaces")
     .superRefine((image, ctx) => {
-      const problem = rayImageProblem(image);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
+      for (const problem of [rayImageProblem(image), rayImageGpuProblem(image)])
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .optional(),
   /**
@@ -114,7 +117,8 @@ const workloadBase = {
    */
   gpuUtilizationTargetPercent: positiveInt.max(100).optional(),
   /**
-   * Extra environment variables for every Ray container (user settings; tuned values win on conflict).
+   * Extra environment variables for every Ray container. Names that pulumi-ray-gpu, Ray, KubeRay or the NVIDIA device
+   * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
   env: plainEnv(userEnvName).default({}),
@@ -143,6 +147,12 @@ const workloadBase = {
             ),
         )
         .min(1)
+        .superRefine(
+          distinctEntries(
+            'pip refuses a project required twice ("Double requirement given"); keep one pin',
+            pipProject,
+          ),
+        )
         .optional(),
       /** Variables for the driver and every worker process of the job. */
       envVars: plainEnv(
@@ -271,7 +281,11 @@ export const LoraSchema = z.strictObject({
    * qkv_proj/gate_up_proj), `lm_head` and the input embedding.
    * @default - PEFT's default for the family: q_proj, v_proj (Llama-style), qkv_proj (Phi-3), query, value (encoders)
    */
-  targetModules: z.array(z.string().min(1)).min(1).optional(),
+  targetModules: z
+    .array(z.string().min(1))
+    .min(1)
+    .superRefine(distinctEntries("a module named twice is adapted once; name each once"))
+    .optional(),
   /** Base-weight quantization: none (LoRA) or NF4 (QLoRA). @default "none" */
   quantization: z.enum(QUANTIZATIONS).default("none"),
 });
@@ -347,7 +361,10 @@ export const BatchInferenceSpecSchema = z.strictObject({
       z
         .array(z.union([z.number(), z.string(), z.boolean()]))
         .min(1)
-        .max(64),
+        .max(64)
+        .superRefine(
+          distinctEntries("a value given twice runs the same setting twice over every prompt", JSON.stringify),
+        ),
     )
     .default({})
     .refine(

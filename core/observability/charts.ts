@@ -20,6 +20,7 @@ import type { ObservabilityConfig } from "../config/observability";
 import { AMP_REMOTE_WRITE } from "../config/observability";
 import { GPU_TAINT, POOL_LABEL, ROLE_LABEL } from "../pools";
 import type { HelmReleasePlan } from "../platform/addons";
+import { ADDON_NAMESPACES } from "../platform/namespaces";
 import { KSM_LABEL_ALLOWLIST } from "./metrics";
 
 /** The observability charts, pinned. */
@@ -37,7 +38,7 @@ export const OBSERVABILITY_CHARTS = {
 } as const;
 
 /** Namespace of Prometheus, Grafana and the exporters; labelled so that it may scrape the Ray pods' metrics port. */
-export const MONITORING_NAMESPACE = "monitoring";
+export const MONITORING_NAMESPACE = ADDON_NAMESPACES.monitoring;
 /** Service account of Prometheus (fixed, so Pod Identity can bind the remote-write role to it). */
 export const PROMETHEUS_SERVICE_ACCOUNT = "prometheus";
 /** Label and value the Grafana sidecar loads dashboards from (the chart's `grafana.sidecar.dashboards`). */
@@ -164,7 +165,7 @@ export function planObservability(
  */
 export const EBS_CSI = {
   addon: "aws-ebs-csi-driver",
-  serviceAccount: { namespace: "kube-system", name: "ebs-csi-controller-sa" },
+  serviceAccount: { namespace: ADDON_NAMESPACES.kubeSystem, name: "ebs-csi-controller-sa" },
   managedPolicyArn: "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy",
   provisioner: "ebs.csi.aws.com",
 } as const;

@@ -13,6 +13,7 @@
 import type { Environment } from "../config/stack";
 import { ENVIRONMENT_PROFILES } from "../environments";
 import { GPU_TAINT, POOL_LABEL, ROLE_LABEL } from "../pools";
+import { ADDON_NAMESPACES } from "./namespaces";
 
 /** A pinned Helm chart and the values we set. */
 export interface HelmReleasePlan {
@@ -40,7 +41,7 @@ export const CHART_PINS = {
 
 /** Service account names the IAM roles are bound to (EKS Pod Identity). */
 export const SERVICE_ACCOUNTS = {
-  clusterAutoscaler: { namespace: "kube-system", name: "cluster-autoscaler" },
+  clusterAutoscaler: { namespace: ADDON_NAMESPACES.kubeSystem, name: "cluster-autoscaler" },
 } as const;
 
 /** EKS managed add-ons of a created cluster (versions: EKS's default for the cluster version). */
@@ -62,7 +63,7 @@ export const EKS_ADDON_CONFIG: Readonly<Partial<Record<(typeof EKS_ADDONS)[numbe
 export function kuberayOperatorRelease(cpuPool?: string): HelmReleasePlan {
   return {
     ...CHART_PINS.kuberayOperator,
-    namespace: "kuberay-system",
+    namespace: ADDON_NAMESPACES.kuberayOperator,
     values: {
       ...(cpuPool ? { nodeSelector: { [POOL_LABEL]: cpuPool } } : {}),
       // Anecdotally 500 Ray pods need ~500 MB (chart comment); no CPU limit, so reconciles are never throttled.
@@ -75,7 +76,7 @@ export function kuberayOperatorRelease(cpuPool?: string): HelmReleasePlan {
 export function nvidiaDevicePluginRelease(): HelmReleasePlan {
   return {
     ...CHART_PINS.nvidiaDevicePlugin,
-    namespace: "kube-system",
+    namespace: ADDON_NAMESPACES.kubeSystem,
     values: {
       affinity: {
         nodeAffinity: {

@@ -19,6 +19,7 @@ import { stableYaml } from "../serialize";
 import type { CpuPoolPlan, GpuPoolPlan, PoolsPlan } from "../pools";
 import { POOL_LABEL } from "../pools";
 import type { HelmReleasePlan } from "./addons";
+import { ADDON_NAMESPACES } from "./namespaces";
 
 /** The Kueue chart, pinned. */
 export const KUEUE_CHART = { chart: "kueue", version: "0.19.2", repo: "oci://registry.k8s.io/kueue/charts" } as const;
@@ -101,7 +102,7 @@ function managerConfig(): string {
 export function kueueRelease(cpuPool?: string): HelmReleasePlan {
   return {
     ...KUEUE_CHART,
-    namespace: "kueue-system",
+    namespace: ADDON_NAMESPACES.kueue,
     values: {
       controllerManager: {
         ...(cpuPool ? { nodeSelector: { [POOL_LABEL]: cpuPool } } : {}),

@@ -120,6 +120,46 @@ describe("edge cases", () => {
     expect(r.err).toContain("capacityType: spot is allowed in dev only");
   });
 
+  it.each([
+    {
+      case: "the observability namespace as the workload namespace",
+      edit: (t: string) => t.replace("workloadNamespace: ray-jobs", "workloadNamespace: monitoring"),
+      path: "ray-gpu:platform.workloadNamespace: is a namespace the platform or Kubernetes uses",
+    },
+    {
+      case: "one availability zone twice",
+      edit: (t: string) =>
+        t.replace(
+          "    workloadNamespace: ray-jobs",
+          "    workloadNamespace: ray-jobs\n    network: { availabilityZoneNames: [us-east-1a, us-east-1a] }",
+        ),
+      path: "ray-gpu:platform.network.availabilityZoneNames[1]: repeats entry [0]",
+    },
+    {
+      case: "a variable KubeRay sets",
+      edit: (t: string) =>
+        t.replace(
+          "      name: llm-pretrain\n",
+          "      name: llm-pretrain\n      env: { RAY_ADDRESS: 10.0.0.1:6379 }\n",
+        ),
+      path: "ray-gpu:workloads[0].env.RAY_ADDRESS: is set by KubeRay on every Ray container",
+    },
+    {
+      case: "a CPU-only Ray image for a GPU job",
+      edit: (t: string) => t.replace("image: rayproject/ray:2.58.0-py311-gpu", "image: rayproject/ray:2.58.0-py311"),
+      path: "ray-gpu:workloads[0].image: is a CPU-only Ray image",
+    },
+  ])("refuses $case with exit 1 and the path, no stack trace", async ({ edit, path }) => {
+    const dir = stackDir(edit);
+    expect(readFileSync(join(dir, "Pulumi.dev.yaml"), "utf8")).not.toBe(
+      readFileSync(join(repoRoot, "Pulumi.dev.yaml"), "utf8"),
+    );
+    const r = await run("-C", dir, "plan", "--stack", "dev");
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`✖ ${path}`);
+    expect(r.err).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+
   it("rejects EFA until the platform sets it up, and a pool that leaves a worker no CPU", async () => {
     const efa = await run(
       "-C",

@@ -180,7 +180,7 @@ describe("runtime environment (runtimeEnvYAML)", () => {
       [
         "TrainingJob: 3 problems",
         '  ✖ runtimeEnv.pip[0]: must be a pinned requirement such as torch==2.13.0 (got "torch")',
-        '  ✖ runtimeEnv.envVars.RAY_GPU_MICRO_BATCH_SIZE: is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name (got "1")',
+        '  ✖ runtimeEnv.envVars.RAY_GPU_MICRO_BATCH_SIZE: RAY_GPU_* is set by pulumi-ray-gpu (the tuned values) on every Ray container (docs/runtime.md); choose another name (got "1")',
         '  ✖ runtimeEnv.workingDir: unknown key; allowed keys are pip, envVars (got "s3://x")',
       ].join("\n"),
     );

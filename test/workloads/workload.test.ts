@@ -100,7 +100,7 @@ describe("TrainingJob", () => {
     expect(
       () => new TrainingJob({ ...base, env: { NCCL_SOCKET_IFNAME: "ens5", RAY_GPU_STORAGE_BUCKET: "b" } }),
     ).toThrow(
-      "TrainingJob: 2 problems\n  ✖ env.NCCL_SOCKET_IFNAME: is set by the planner (RAY_GPU_*, NCCL_*, PYTORCH_CUDA_ALLOC_CONF, NVIDIA_VISIBLE_DEVICES); choose another name",
+      "TrainingJob: 2 problems\n  ✖ env.NCCL_SOCKET_IFNAME: NCCL_* is set by pulumi-ray-gpu (the NCCL settings of the plan) on every Ray container (docs/tuning.md); choose another name",
     );
   });
 

@@ -7,6 +7,7 @@
  */
 import type { KubeObject, NetworkPolicy, NetworkPolicyPeer } from "../k8s/types";
 import { SUBMITTER_LABEL } from "./pods";
+import { ADDON_NAMESPACES } from "../../core/platform/namespaces";
 
 /** Pod Security Admission: enforce `baseline`, warn and audit `restricted` (rendered Ray pods meet `restricted`). */
 export const POD_SECURITY_LABELS = {
@@ -27,11 +28,11 @@ export const METRICS_SCRAPER_LABEL = { "ray-gpu.io/metrics-scraper": "true" } as
 const RAY_NODES = { podSelector: { matchLabels: { "ray.io/is-ray-node": "yes" } } };
 const HEADS = { "ray.io/node-type": "head" };
 const KUBERAY_OPERATOR: NetworkPolicyPeer = {
-  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kuberay-system" } },
+  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ADDON_NAMESPACES.kuberayOperator } },
   podSelector: { matchLabels: { "app.kubernetes.io/name": "kuberay-operator" } },
 };
 const KUBE_DNS: NetworkPolicyPeer = {
-  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ADDON_NAMESPACES.kubeSystem } },
   podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
 };
 /** EC2's instance metadata service: pods get AWS credentials from EKS Pod Identity, never from the node's role. */

@@ -75,8 +75,10 @@ describe("AWS and Kubernetes rules", () => {
   });
 
   it("refuses system namespaces for the jobs", () => {
-    for (const ns of ["kube-system", "default", "kube-anything", "kuberay-system", "kueue-system"])
-      expect(withPlatform((p) => (p.workloadNamespace = ns))).toMatch(/workloadNamespace: is a system namespace/);
+    for (const ns of ["kube-system", "default", "kube-anything", "kuberay-system", "kueue-system", "monitoring"])
+      expect(withPlatform((p) => (p.workloadNamespace = ns))).toMatch(
+        /workloadNamespace: is a namespace the platform or Kubernetes uses/,
+      );
   });
 
   it("reports NaN and Infinity as such, not as null", () => {
