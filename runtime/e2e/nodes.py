@@ -38,6 +38,18 @@ class NodeSpec:
     shm_bytes: int | None = None
 
 
+#: What ``ray start`` prints when a node did not register with the GCS within Ray's wait, 30 s hard-coded
+#: (``raylet_start_wait_time_s`` in ray/_private/node.py, Ray 2.58): on a machine loaded many times over a healthy
+#: node can take longer. Such a start is made again; any other failure is not.
+RAY_START_TIMED_OUT = "timed out during startup"
+#: Starts of one cluster before a timed-out start counts as a failure.
+START_ATTEMPTS = 3
+
+
+class RayStartTimedOut(RuntimeError):
+    """``ray start`` ended by Ray's own registration wait (see ``RAY_START_TIMED_OUT``)."""
+
+
 @dataclass(eq=False)
 class RayNodes:
     head: NodeSpec
@@ -72,10 +84,22 @@ class RayNodes:
         output, _ = proc.communicate(timeout=HANG_GUARD_S)
         self.start_output.append((node.group, output))
         if proc.returncode != 0:
-            raise RuntimeError(f"ray start ({node.group}) failed:\n{output[-3000:]}")
+            failed = RayStartTimedOut if RAY_START_TIMED_OUT in output else RuntimeError
+            raise failed(f"ray start ({node.group}) failed:\n{output[-3000:]}")
 
     def start(self, extra_env: dict[str, str]) -> None:
-        """Starts the head and the workers in a temp folder of their own, on free ports."""
+        """Starts the head and the workers in a temp folder of their own, on free ports. A start that Ray's own
+        30-second registration wait ends is stopped and made again, from scratch, up to ``START_ATTEMPTS`` times."""
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self._start_all(extra_env)
+                return
+            except RayStartTimedOut:
+                if attempt == START_ATTEMPTS:
+                    raise
+                print(f"  ray start outlasted Ray's 30 s registration wait (attempt {attempt}): starting again", flush=True)
+
+    def _start_all(self, extra_env: dict[str, str]) -> None:
         self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")
         self.port = free_ports(1)[0]
         _install_cleanup()
