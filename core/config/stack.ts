@@ -130,11 +130,20 @@ export const StackConfigSchema = z
     });
   });
 
-/** A prod API endpoint open to the internet is refused: narrow it to known networks, or make it private. */
+/**
+ * A prod API endpoint open to the internet is refused: narrow it to known networks, or make it private. Ranges given
+ * for a private endpoint are refused too: EKS applies them to the public endpoint only, so they would be ignored.
+ */
 function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
   const c = cfg.platform.cluster;
-  if (c.mode !== "create" || !c.publicEndpoint || ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint)
-    return;
+  if (c.mode !== "create") return;
+  if (!c.publicEndpoint && !(c.publicAccessCidrs.length === 1 && c.publicAccessCidrs[0] === "0.0.0.0/0"))
+    addIssue(
+      ["platform", "cluster", "publicAccessCidrs"],
+      "applies to a public API endpoint only, and publicEndpoint is false: EKS would ignore it; drop it, or set " +
+        "publicEndpoint: true",
+    );
+  if (!c.publicEndpoint || ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint) return;
   if (c.publicAccessCidrs.includes("0.0.0.0/0"))
     addIssue(
       ["platform", "cluster", "publicAccessCidrs"],

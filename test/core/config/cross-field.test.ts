@@ -140,6 +140,18 @@ describe("values that validate but cannot deploy or run", () => {
     );
   });
 
+  it("refuses public access ranges for a private API endpoint (EKS would ignore them)", () => {
+    expect(problemsOf((c) => (c.platform.cluster["publicEndpoint"] = false))).toContain(
+      "✖ ray-gpu:platform.cluster.publicAccessCidrs: applies to a public API endpoint only, and publicEndpoint is false",
+    );
+    expect(() =>
+      parseStackConfig({
+        ...minimalConfig(),
+        platform: { ...minimalConfig().platform, cluster: { mode: "create", name: "p", publicEndpoint: false } },
+      }),
+    ).not.toThrow();
+  });
+
   it("refuses a CPU-only Ray image for a GPU workload, and takes the CUDA builds", () => {
     expect(problemsOf((c) => (c.workloads[0]!["image"] = "rayproject/ray:2.58.0-py311"))).toContain(
       '✖ ray-gpu:workloads[0].image: is a CPU-only Ray image (tag "2.58.0-py311" names no CUDA build)',
