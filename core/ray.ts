@@ -9,20 +9,25 @@ export const RAY_VERSION = "2.58.0";
 /** Image the examples and stacks use: Ray's own GPU image (CUDA, Python 3.11). */
 export const RAY_IMAGE = `rayproject/ray:${RAY_VERSION}-py311-gpu`;
 
-const OFFICIAL = /^(?:docker\.io\/)?(?:rayproject|anyscale)\/(?:ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$/;
+const OFFICIAL = /^(?:docker\.io\/)?(?:rayproject|anyscale)\/(ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$/;
+
+/**
+ * The repository and tag of a Ray project image, or undefined for what cannot be read: your own images (trusted to be
+ * built `FROM` a matching Ray image) and a digest without a tag. An image without either reads as tag `latest`.
+ */
+function officialRayImage(image: string): { readonly repository: string; readonly tag: string } | undefined {
+  const match = OFFICIAL.exec(image);
+  if (!match || (match[2] === undefined && image.includes("@"))) return undefined;
+  return { repository: match[1]!, tag: match[2] ?? "latest" };
+}
 
 /**
  * Why an image cannot run our RayJobs, or undefined. Only the Ray project's images can be checked: their tag
  * names the Ray version (`2.58.0-py311-gpu`); a tag without it (`latest`, `nightly`) could be any version.
- * Your own images are trusted to be built `FROM` a matching Ray image.
  */
 export function rayImageProblem(image: string): string | undefined {
-  const match = OFFICIAL.exec(image);
-  if (!match) return undefined;
-  // A digest without a tag cannot be read for its version: trusted, like your own images.
-  if (match[1] === undefined && image.includes("@")) return undefined;
-  const tag = match[1] ?? "latest";
-  if (tag === RAY_VERSION || tag.startsWith(`${RAY_VERSION}-`)) return undefined;
+  const tag = officialRayImage(image)?.tag;
+  if (tag === undefined || tag === RAY_VERSION || tag.startsWith(`${RAY_VERSION}-`)) return undefined;
   return (
     `Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library ` +
     `is tested with (tag "${tag}"): use ${RAY_IMAGE}, or your own image built from it`
@@ -32,17 +37,13 @@ export function rayImageProblem(image: string): string | undefined {
 /**
  * Why a Ray project image cannot run a GPU workload, or undefined: its tag names no CUDA build. Ray's images are CPU-only
  * unless the tag says `-gpu` or `-cu<version>` (`2.58.0-py311-gpu`, `2.58.0-py311-cu128`); `ray-llm` images are always
- * CUDA builds. A CPU image schedules onto the GPU nodes and fails at the first CUDA call. Digests and your own images
- * are trusted, as for the version.
+ * CUDA builds. A CPU image schedules onto the GPU nodes and fails at the first CUDA call.
  */
 export function rayImageGpuProblem(image: string): string | undefined {
-  const match = OFFICIAL.exec(image);
-  if (!match || image.includes("/ray-llm")) return undefined;
-  if (match[1] === undefined && image.includes("@")) return undefined;
-  const tag = match[1] ?? "latest";
-  if (/-(gpu|cu\d+)(-|$)/.test(tag)) return undefined;
+  const official = officialRayImage(image);
+  if (!official || official.repository === "ray-llm" || /-(gpu|cu\d+)(-|$)/.test(official.tag)) return undefined;
   return (
-    `is a CPU-only Ray image (tag "${tag}" names no CUDA build): every workload runs on A10G GPUs and would fail at ` +
-    `its first CUDA call; use ${RAY_IMAGE}, a -cu<version> tag, or your own image built from one`
+    `is a CPU-only Ray image (tag "${official.tag}" names no CUDA build): every workload runs on A10G GPUs and would ` +
+    `fail at its first CUDA call; use ${RAY_IMAGE}, a -cu<version> tag, or your own image built from one`
   );
 }

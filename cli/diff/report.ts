@@ -51,12 +51,17 @@ function replacementsPart(stacks: readonly StackReport[]): string {
   );
 }
 
+/** `f` of each stack's diff, summed over the stacks. */
+const totalOf = (stacks: readonly StackReport[], f: (d: StackDiff) => number) =>
+  stacks.reduce((n, s) => n + f(s.diff), 0);
+/** How far a before/after figure moved. */
+const moved = (x: { readonly before: number; readonly after: number }) => x.after - x.before;
+
 /** The two costs a change moves, USD per hour over all stacks: the jobs' while they run, and the pools' at max. */
 export function costDeltas(stacks: readonly StackReport[]): { readonly jobs: number; readonly poolsAtMax: number } {
-  const total = (f: (d: StackDiff) => number) => stacks.reduce((n, s) => n + f(s.diff), 0);
   return {
-    jobs: total((d) => d.jobsUsdPerHour.after - d.jobsUsdPerHour.before),
-    poolsAtMax: total((d) => d.usdPerHourAtMax.after - d.usdPerHourAtMax.before),
+    jobs: totalOf(stacks, (d) => moved(d.jobsUsdPerHour)),
+    poolsAtMax: totalOf(stacks, (d) => moved(d.usdPerHourAtMax)),
   };
 }
 
@@ -65,8 +70,8 @@ export function costDeltas(stacks: readonly StackReport[]): { readonly jobs: num
  * fitting, 0 replacements". The jobs' figure is the sum of the job lines' `/h`.
  */
 export function summaryLine(stacks: readonly StackReport[]): string {
-  const total = (f: (d: StackDiff) => number) => stacks.reduce((n, s) => n + f(s.diff), 0);
-  const gpus = total((d) => d.gpus.after - d.gpus.before);
+  const total = (f: (d: StackDiff) => number) => totalOf(stacks, f);
+  const gpus = total((d) => moved(d.gpus));
   const cost = costDeltas(stacks);
   const stops = total((d) => d.stopsFitting.length);
   return (

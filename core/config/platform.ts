@@ -8,6 +8,9 @@ import { CPU_INSTANCE_TYPES, GPU_INSTANCE_TYPES } from "../catalog/instances";
 import { BucketNameSchema, cidrSchema, KubernetesVersionSchema, WorkloadNamespaceSchema } from "./aws-rules";
 import { distinctEntries } from "./distinct";
 
+/** The IPv4 range of every address: the default of the public API endpoint's and the pods' HTTPS egress ranges. */
+export const EVERY_ADDRESS = "0.0.0.0/0";
+
 /**
  * A Kubernetes-label-safe name: lowercase letters, digits and '-', starting with a letter.
  * @internal
@@ -68,7 +71,7 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
       .array(CIDR)
       .min(1)
       .superRefine(distinctEntries("a range given twice admits nothing more; give each once"))
-      .default(["0.0.0.0/0"]),
+      .default([EVERY_ADDRESS]),
   }),
   z.strictObject({
     /** Adopt an existing EKS cluster by name; only node groups, add-ons and workloads are created. */
@@ -267,7 +270,7 @@ export const SecuritySchema = z.strictObject({
     .array(CIDR)
     .min(1)
     .superRefine(distinctEntries("a range given twice allows nothing more; give each once"))
-    .default(["0.0.0.0/0"]),
+    .default([EVERY_ADDRESS]),
 });
 
 /**

@@ -16,7 +16,7 @@ import { z } from "zod";
 import { ConfigError, type ConfigIssue } from "../errors";
 import { GPU_INSTANCES } from "../catalog/instances";
 import { capacityAllowed, ENVIRONMENT_PROFILES } from "../environments";
-import { PlatformSchema } from "./platform";
+import { EVERY_ADDRESS, PlatformSchema } from "./platform";
 import { RegionSchema } from "./aws-rules";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
@@ -137,14 +137,15 @@ export const StackConfigSchema = z
 function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
   const c = cfg.platform.cluster;
   if (c.mode !== "create") return;
-  if (!c.publicEndpoint && !(c.publicAccessCidrs.length === 1 && c.publicAccessCidrs[0] === "0.0.0.0/0"))
+  const leftAtDefault = c.publicAccessCidrs.length === 1 && c.publicAccessCidrs[0] === EVERY_ADDRESS;
+  if (!c.publicEndpoint && !leftAtDefault)
     addIssue(
       ["platform", "cluster", "publicAccessCidrs"],
       "applies to a public API endpoint only, and publicEndpoint is false: EKS would ignore it; drop it, or set " +
         "publicEndpoint: true",
     );
   if (!c.publicEndpoint || ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint) return;
-  if (c.publicAccessCidrs.includes("0.0.0.0/0"))
+  if (c.publicAccessCidrs.includes(EVERY_ADDRESS))
     addIssue(
       ["platform", "cluster", "publicAccessCidrs"],
       `a ${cfg.environment} API endpoint open to every address (0.0.0.0/0, the default) is refused: list the CIDRs of your ` +

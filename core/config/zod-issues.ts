@@ -215,15 +215,29 @@ export function toConfigIssues(
   label: (path: Path) => string,
 ): ConfigIssue[] {
   const issues = flattenUnions(error.issues);
-  const misspelt = misspeltRequiredKeys(issues, schema, input, label);
+  const unknown = new Map<z.core.$ZodIssue, UnknownKey[]>(
+    issues.flatMap((issue) =>
+      issue.code === "unrecognized_keys" ? [[issue, unknownKeys(issue, schema, input)] as const] : [],
+    ),
+  );
+  const required = new Set(
+    issues.filter((i) => i.code === "invalid_type" && valueAt(input, i.path) === undefined).map((i) => label(i.path)),
+  );
+  // Required keys the input lacks but gives under a near name (`nmae` for a missing `name`): reported once, there.
+  const misspelt = new Set(
+    [...unknown.values()]
+      .flat()
+      .flatMap((u) => (u.hint === undefined ? [] : [label([...u.parent, u.hint])]))
+      .filter((near) => required.has(near)),
+  );
   const out: ConfigIssue[] = [];
   for (const issue of issues) {
-    if (issue.code === "unrecognized_keys") {
-      out.push(...unknownKeyIssues(issue, schema, input, label, misspelt));
+    const keys = unknown.get(issue);
+    if (keys) {
+      out.push(...keys.map((u) => unknownKeyIssue(u, input, label, misspelt)));
       continue;
     }
     const value = valueAt(input, issue.path);
-    // A key that is missing but given under a near name is reported once, on the misspelt key.
     if (issue.code === "invalid_type" && value === undefined && misspelt.has(label(issue.path))) continue;
     // A value that looks like a secret is never echoed back (errors end up in CI logs).
     const shown = issue.code === "custom" && issue.params?.["redact"] ? REDACTED : value;
@@ -232,45 +246,39 @@ export function toConfigIssues(
   return out;
 }
 
-/** Config paths of required keys the input lacks but gives under a near name (`nmae` for a missing `name`). */
-function misspeltRequiredKeys(
-  issues: readonly z.core.$ZodIssue[],
-  schema: z.ZodType,
-  input: unknown,
-  label: (path: Path) => string,
-): Set<string> {
-  const required = new Set(
-    issues.filter((i) => i.code === "invalid_type" && valueAt(input, i.path) === undefined).map((i) => label(i.path)),
-  );
-  const out = new Set<string>();
-  for (const issue of issues) {
-    if (issue.code !== "unrecognized_keys") continue;
-    const known = knownKeysAt(schema, input, issue.path);
-    for (const key of issue.keys) {
-      const hint = suggest(key, known);
-      if (hint !== undefined && required.has(label([...issue.path, hint]))) out.add(label([...issue.path, hint]));
-    }
-  }
-  return out;
+/** A key the schema does not allow: the object it is in, the keys allowed there, and the one it may mean. */
+interface UnknownKey {
+  readonly parent: Path;
+  readonly key: string;
+  readonly known: readonly string[];
+  /** The allowed key whose name is close enough to be meant, if any. */
+  readonly hint: string | undefined;
 }
 
-/** One issue per unknown key: the near key it may mean (and that the near key is missing), or the allowed keys. */
-function unknownKeyIssues(
+/** Each key of an `unrecognized_keys` issue, with the allowed keys (looked up once per issue) and the near one. */
+function unknownKeys(
   issue: z.core.$ZodIssue & { code: "unrecognized_keys" },
   schema: z.ZodType,
   input: unknown,
+): UnknownKey[] {
+  const known = knownKeysAt(schema, input, issue.path);
+  return issue.keys.map((key) => ({ parent: issue.path, key, known, hint: suggest(key, known) }));
+}
+
+/** The issue of an unknown key: the near key it may mean (and that the near key is missing), or the allowed keys. */
+function unknownKeyIssue(
+  u: UnknownKey,
+  input: unknown,
   label: (path: Path) => string,
   misspelt: ReadonlySet<string>,
-): ConfigIssue[] {
-  const known = knownKeysAt(schema, input, issue.path);
-  return issue.keys.map((key) => {
-    const hint = suggest(key, known);
-    const missing = hint !== undefined && misspelt.has(label([...issue.path, hint]));
-    const rule = hint
-      ? `unknown key; did you mean "${hint}"?${missing ? ` ("${hint}" is required and missing)` : ""}`
-      : known.length > 0
-        ? `unknown key; allowed keys are ${known.join(", ")}`
+): ConfigIssue {
+  const path = [...u.parent, u.key];
+  const missing = u.hint !== undefined && misspelt.has(label([...u.parent, u.hint]));
+  const rule =
+    u.hint !== undefined
+      ? `unknown key; did you mean "${u.hint}"?${missing ? ` ("${u.hint}" is required and missing)` : ""}`
+      : u.known.length > 0
+        ? `unknown key; allowed keys are ${u.known.join(", ")}`
         : "unknown key";
-    return { path: label([...issue.path, key]), message: rule, value: valueAt(input, [...issue.path, key]) };
-  });
+  return { path: label(path), message: rule, value: valueAt(input, path) };
 }

@@ -8,6 +8,7 @@
 import type { KubeObject, NetworkPolicy, NetworkPolicyPeer } from "../k8s/types";
 import { SUBMITTER_LABEL } from "./pods";
 import { ADDON_NAMESPACES } from "../../core/platform/namespaces";
+import { EVERY_ADDRESS } from "../../core/config/platform";
 
 /** Pod Security Admission: enforce `baseline`, warn and audit `restricted` (rendered Ray pods meet `restricted`). */
 export const POD_SECURITY_LABELS = {
@@ -100,7 +101,7 @@ const egress = (options: EgressOptions): NetworkPolicy["spec"] => ({
     },
     { to: [{ ipBlock: { cidr: POD_IDENTITY_AGENT } }], ports: [{ protocol: "TCP", port: 80 }] },
     {
-      to: options.httpsCidrs.map((cidr) => ({ ipBlock: cidr === "0.0.0.0/0" ? { cidr, except: [IMDS] } : { cidr } })),
+      to: options.httpsCidrs.map((cidr) => ({ ipBlock: cidr === EVERY_ADDRESS ? { cidr, except: [IMDS] } : { cidr } })),
       ports: [{ protocol: "TCP", port: 443 }],
     },
     { to: [{ podSelector: { matchLabels: HEADS } }], ports: [{ protocol: "TCP", port: DASHBOARD_PORT }] },
