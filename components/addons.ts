@@ -7,6 +7,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Environment } from "../core/config/stack";
 import {
+  CLUSTER_AUTOSCALER_IMAGES,
+  clusterAutoscalerImageTag,
   clusterAutoscalerPolicy,
   clusterAutoscalerRelease,
   kuberayOperatorRelease,
@@ -104,6 +106,12 @@ export interface ClusterAutoscalerArgs {
    * @default - any node
    */
   readonly cpuPool?: string;
+  /**
+   * The cluster's Kubernetes minor (`EksCluster.kubernetesVersion`): the image is the autoscaler release of that minor
+   * (`CLUSTER_AUTOSCALER_IMAGES`). A minor with no pinned release keeps the chart's image, with a warning.
+   * @default - unknown: the chart's image, with a warning
+   */
+  readonly kubernetesVersion?: pulumi.Input<string | undefined>;
 }
 
 /** Cluster Autoscaler with its own role, bound to its service account through EKS Pod Identity. */
@@ -127,9 +135,18 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
     const { namespace, name: serviceAccount } = SERVICE_ACCOUNTS.clusterAutoscaler;
     const identity = { clusterName: args.clusterName, namespace, serviceAccount, roleArn: role.arn };
     const association = new aws.eks.PodIdentityAssociation(`${name}-identity`, identity, child);
-    const release = (c: string) => clusterAutoscalerRelease({ ...args, clusterName: c, cpuPool: args.cpuPool });
-    // Chart, version and namespace do not depend on the cluster's name; only the values do.
-    const values = clusterName.apply((c) => sortKeys(release(c).values) as Record<string, unknown>);
+    const release = (c: string, v?: string) =>
+      clusterAutoscalerRelease({ ...args, clusterName: c, cpuPool: args.cpuPool, kubernetesVersion: v });
+    // Chart, version and namespace do not depend on the cluster; only the values do.
+    const values = pulumi.all([clusterName, args.kubernetesVersion]).apply(([c, v]) => {
+      if (!clusterAutoscalerImageTag(v))
+        pulumi.log.warn(
+          `no Cluster Autoscaler release is pinned for Kubernetes ${v ?? "(unknown)"}: the chart's default image runs, ` +
+            `which may not match the cluster's minor; pinned minors: ${Object.keys(CLUSTER_AUTOSCALER_IMAGES).join(", ")}`,
+          this,
+        );
+      return sortKeys(release(c, v).values) as Record<string, unknown>;
+    });
     this.release = helmRelease(name, release(""), childOptions(this, opts, [association]), values);
     this.roleArn = role.arn;
     this.registerOutputs({ releaseName: this.release.name, roleArn: this.roleArn });

@@ -6,7 +6,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterConfig } from "../core/config/platform";
-import { EKS_ADDON_CONFIG, EKS_ADDONS } from "../core/platform/addons";
+import { addonsOfStage, EKS_ADDON_CONFIG, type AddonStage } from "../core/platform/addons";
 import type { SecurityPlan } from "../core/platform/security";
 import { firstOf, listOf } from "./outputs";
 import { CLUSTER_ROLE_MANAGED_POLICIES, NODE_ROLE_MANAGED_POLICIES, serviceTrustPolicy } from "../core/platform/iam";
@@ -66,23 +66,36 @@ function kubeconfig(
   );
 }
 
-/** A new EKS control plane with its managed add-ons, or an existing cluster adopted by name; the node role and a Kubernetes provider. */
+/**
+ * A new EKS control plane with its managed add-ons, or an existing cluster adopted by name; the node role and a
+ * Kubernetes provider. Node groups wait for `ready` (the DaemonSet add-ons); then call `addNodeAddons([cpuNodeGroup])`
+ * for the managed CoreDNS, which needs nodes (until then EKS's own self-managed copy runs), and let in-cluster
+ * releases wait for what it returns.
+ */
 export class EksCluster extends pulumi.ComponentResource {
   public readonly clusterName: pulumi.Output<string>;
   public readonly nodeRoleArn: pulumi.Output<string>;
   /** Private subnets the node groups use. */
   public readonly nodeSubnetIds: pulumi.Output<string[]>;
   public readonly vpcId: pulumi.Output<string>;
+  /** Kubernetes minor of the control plane (`1.36`); what the cloud reports for an adopted cluster. */
+  public readonly kubernetesVersion: pulumi.Output<string | undefined>;
   public readonly provider: k8s.Provider;
   /** Kubeconfig of the cluster (authenticates with `aws eks get-token`; no credential inside), as a secret. */
   public readonly kubeconfig: pulumi.Output<string>;
-  /** Resources the in-cluster add-ons must wait for (managed add-ons of a new cluster). */
+  /**
+   * What node groups wait for: the managed add-ons that run as DaemonSets (pod network, kube-proxy, Pod Identity
+   * agent) of a new cluster; empty when adopting.
+   */
   public readonly ready: pulumi.Resource[];
+  private readonly name: string;
+  private created: aws.eks.Cluster | undefined;
 
   constructor(name: string, args: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:EksCluster", name, {}, opts);
     const child = { parent: this };
     const c = args.cluster;
+    this.name = name;
     const nodeRole = new aws.iam.Role(
       `${name}-node-role`,
       { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("ec2.amazonaws.com")) },
@@ -135,21 +148,8 @@ export class EksCluster extends pulumi.ComponentResource {
         },
         { ...child, dependsOn: attachments },
       );
-      this.ready.push(
-        ...EKS_ADDONS.map(
-          (addon) =>
-            new aws.eks.Addon(
-              `${name}-${addon}`,
-              {
-                clusterName: cluster.name,
-                addonName: addon,
-                resolveConflictsOnCreate: "OVERWRITE",
-                ...(EKS_ADDON_CONFIG[addon] ? { configurationValues: JSON.stringify(EKS_ADDON_CONFIG[addon]) } : {}),
-              },
-              child,
-            ),
-        ),
-      );
+      this.created = cluster;
+      this.ready.push(...this.managedAddons(name, "beforeNodes", []));
       c.adminRoleArns.forEach((arn) => {
         const role = arn.split("/").pop()!;
         const entry = new aws.eks.AccessEntry(
@@ -171,6 +171,7 @@ export class EksCluster extends pulumi.ComponentResource {
       this.clusterName = cluster.name;
       this.nodeSubnetIds = listOf(args.privateSubnetIds);
       this.vpcId = cluster.vpcConfig.vpcId;
+      this.kubernetesVersion = pulumi.output(c.kubernetesVersion);
       this.kubeconfig = pulumi.secret(
         kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
       );
@@ -199,6 +200,8 @@ export class EksCluster extends pulumi.ComponentResource {
         child,
       ).ids;
       this.vpcId = existing.vpcConfig.vpcId;
+      // Undefined under mocks that echo inputs only; the autoscaler then warns.
+      this.kubernetesVersion = pulumi.output(existing.version as pulumi.Output<string | undefined>);
       const ca = firstOf(existing.certificateAuthorities, { data: "" }).apply((c) => c.data);
       this.kubeconfig = pulumi.secret(kubeconfig(existing.name, existing.endpoint, ca, args.region));
       this.provider = new k8s.Provider(
@@ -208,5 +211,31 @@ export class EksCluster extends pulumi.ComponentResource {
       );
     }
     this.registerOutputs({ clusterName: this.clusterName, nodeRoleArn: this.nodeRoleArn, vpcId: this.vpcId });
+  }
+
+  /**
+   * The managed add-ons that run Deployments (CoreDNS), created after `nodes` (the CPU node group): their create
+   * waits for ACTIVE, which needs a node to run their pods. In-cluster releases wait for what this returns
+   * (nothing resolves names before CoreDNS runs). Empty on an adopted cluster.
+   */
+  addNodeAddons(nodes: readonly pulumi.Resource[]): pulumi.Resource[] {
+    return this.created ? this.managedAddons(this.name, "afterCpuNodes", nodes) : [];
+  }
+
+  private managedAddons(name: string, stage: AddonStage, after: readonly pulumi.Resource[]): aws.eks.Addon[] {
+    const cluster = this.created!;
+    return addonsOfStage(stage).map((addon) => {
+      const config = EKS_ADDON_CONFIG[addon];
+      return new aws.eks.Addon(
+        `${name}-${addon}`,
+        {
+          clusterName: cluster.name,
+          addonName: addon,
+          resolveConflictsOnCreate: "OVERWRITE",
+          ...(config ? { configurationValues: JSON.stringify(config) } : {}),
+        },
+        { parent: this, dependsOn: [...after] },
+      );
+    });
   }
 }

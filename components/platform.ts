@@ -102,14 +102,16 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     const nodes = { ...child, dependsOn: cluster.ready };
     const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), nodes);
     this.gpuNodeGroups = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), nodes));
-    // In-cluster objects use the cluster's provider and wait for its add-ons and the CPU pool.
-    const inCluster = { ...child, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu] };
+    // CoreDNS runs on the CPU pool, so it comes after it; in-cluster objects wait for CoreDNS (and so the pool).
+    const dns = cluster.addNodeAddons([cpu]);
+    const inCluster = { ...child, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu, ...dns] };
     new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin }, inCluster);
     const autoscaler = {
       clusterName: cluster.clusterName,
       region: plan.region,
       environment: plan.environment,
       cpuPool: plan.pools.cpu.name,
+      kubernetesVersion: cluster.kubernetesVersion,
     };
     new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
     this.kuberayOperator = new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);

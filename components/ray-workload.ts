@@ -16,7 +16,8 @@ import { childOptions } from "./child-options";
 export interface RayWorkloadArgs {
   /**
    * Objects rendered by a workload construct (e.g. `new TrainingJob(spec).render(ctx)`): one RayJob, its ConfigMaps,
-   * its PodDisruptionBudget and, with `alerts` in the context, its PrometheusRule.
+   * its PodDisruptionBudget, its NetworkPolicy (its Ray pods reach each other, no other job's) and, with `alerts` in
+   * the context, its PrometheusRule.
    */
   readonly objects: readonly KubeObject[];
   /**
@@ -51,12 +52,19 @@ export class RayWorkload extends pulumi.ComponentResource {
           ),
       );
     for (const o of args.objects) {
-      if (o.kind !== "PodDisruptionBudget") continue;
-      new k8s.policy.v1.PodDisruptionBudget(
-        `${name}-${o.metadata.name}-pdb`,
-        { metadata: o.metadata, spec: o.spec },
-        childOptions(this, opts),
-      );
+      if (o.kind === "PodDisruptionBudget")
+        new k8s.policy.v1.PodDisruptionBudget(
+          `${name}-${o.metadata.name}-pdb`,
+          { metadata: o.metadata, spec: o.spec },
+          childOptions(this, opts),
+        );
+      // The job's own NetworkPolicy: its Ray pods reach each other, no other job's.
+      if (o.kind === "NetworkPolicy")
+        new k8s.networking.v1.NetworkPolicy(
+          `${name}-${o.metadata.name}-networkpolicy`,
+          { metadata: o.metadata, spec: o.spec },
+          childOptions(this, opts),
+        );
     }
     // The job's alerts (rendered when the platform has observability): a PrometheusRule, as it is.
     for (const o of args.objects) {

@@ -4,10 +4,11 @@
  */
 import type { StackConfig } from "../core/config/stack";
 import { ConfigError, type ConfigIssue } from "../core/errors";
-import { planPools, POOL_LABEL, type PoolsPlan } from "../core/pools";
+import { POOL_LABEL, type PoolsPlan } from "../core/pools";
+import { planPlatform } from "../core/platform/plan";
+import { schedulingIssues } from "./scheduling";
 import {
   planAdmission,
-  planQueue,
   SUBMITTER_REQUEST,
   type AdmissionPlan,
   type QueueDemand,
@@ -156,8 +157,8 @@ export function queueDemand(plan: WorkloadPlan): QueueDemand {
  *   fields rendering needs and memory fit) at once.
  */
 export function planStack(config: StackConfig, options: PlanStackOptions): StackPlan {
-  const pools = planPools(config.platform);
-  const queue = config.platform.queueing.enabled ? planQueue(pools, config.platform.workloadNamespace) : undefined;
+  const platform = planPlatform(config);
+  const { pools, queue } = platform;
   const issues: ConfigIssue[] = [];
   const results = config.workloads.map((spec, i) =>
     planWorkload(
@@ -180,6 +181,13 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
   const rendered = results.flatMap((r) => (r.rendered ? [r.rendered] : []));
   const workloads = results.flatMap((r) => (r.plan ? [r.plan] : []));
   const demands = workloads.filter((w) => w.memory.fits).map(queueDemand);
+  const admission = queue && planAdmission(queue, demands);
+  const paths = new Map(
+    config.workloads.map((w, i) => [w.name, options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`]),
+  );
+  const fitting = workloads.filter((w) => w.memory.fits).map((plan) => ({ plan, path: paths.get(plan.name)! }));
+  const unschedulable = schedulingIssues(platform, fitting, admission);
+  if (unschedulable.length > 0) throw new ConfigError(unschedulable);
   return {
     environment: config.environment,
     region: config.region,
@@ -189,6 +197,6 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
     objects: rendered,
     shared: rendered.length > 0 ? sharedObjects(config, options.runtime, queue, pools) : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
-    queue: queue && { plan: queue, demands, admission: planAdmission(queue, demands) },
+    queue: queue && admission && { plan: queue, demands, admission },
   };
 }

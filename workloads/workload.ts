@@ -31,6 +31,7 @@ import type { KubeObject } from "./k8s/types";
 import { strategyOf } from "./kinds/table";
 import type { InputOf, KindStrategy, MemoryPlanOf, SpecOf, TuneInput, TuningOf } from "./kinds/api/strategy";
 import { MANAGED_BY, renderDisruptionBudget, renderRayJob } from "./rayjob/render";
+import { jobNetworkPolicy } from "./rayjob/network-policy";
 import { runtimeEnvYAML } from "./rayjob/runtime-env";
 import { resolveGpuPool, type WorkloadContext } from "./context";
 
@@ -112,7 +113,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   }
 
   /**
-   * The Kubernetes objects of this workload: its tuning ConfigMap and the RayJob. The job also mounts the namespace's
+   * The Kubernetes objects of this workload: its tuning ConfigMap, the RayJob, its PodDisruptionBudget and its
+   * NetworkPolicy (its Ray pods reach each other, no other job's), and its alerts with `ctx.alerts`. The job also mounts the namespace's
    * runtime-package ConfigMap (`runtimeConfigMap(namespace, ctx.runtime)`; `RayGpuPlatform` and `RayGpuRuntime` create it).
    * @throws ConfigError when `image` or `entrypoint` is missing, or the job does not fit in GPU memory.
    */
@@ -156,7 +158,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       queueName: ctx.queueName,
     });
     const alerts = ctx.alerts ? [jobPrometheusRule(jobAlertInput(this.alertFacts(plan, ctx)), target.labels)] : [];
-    return [tuning, job, renderDisruptionBudget(job), ...alerts];
+    return [tuning, job, renderDisruptionBudget(job), jobNetworkPolicy(job, MANAGED_BY), ...alerts];
   }
 
   /** What the job's alerts read from its plan. */

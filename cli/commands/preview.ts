@@ -9,10 +9,10 @@ export function registerPreview(program: Command, ctx: CommandContext): void {
   program
     .command("preview")
     .description(
-      "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted), offline under Pulumi's mock runtime.",
+      "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted) and what each waits for, offline under Pulumi's mock runtime; exit 1 when the deploy simulation finds a wait that never ends or a pod no node can take.",
     )
     .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
-    .option("--json", 'print { "resources": [ { "type", "name", "parent", "inputs" } ] }')
+    .option("--json", 'print { "resources": [ { "type", "name", "parent", "dependsOn", "inputs" } ] }')
     .option("--wide", "one line per resource with its full type token, whole name and parent (wider than 120 columns)")
     .action(async (opts: { stack: string; json?: boolean; wide?: boolean }) => {
       ctx.io.progress?.(`previewing stack ${opts.stack}: running the Pulumi program offline under mocks…`);

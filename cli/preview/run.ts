@@ -6,6 +6,8 @@
 import { byCodePoint, sortKeys } from "../../core/serialize";
 import { planStackFile, pulumiConfigMap } from "../stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
+import { checkDeployOrder } from "../../core/deploy/order";
+import { ConfigError } from "../../core/errors";
 import { installPreviewMocks, settlePreview, type RecordedResource } from "./mocks";
 
 /** One resource of the preview. */
@@ -19,7 +21,15 @@ export interface PreviewResource {
   readonly protection?: readonly ("protect" | "retainOnDelete")[];
   /** Present when a change to these inputs replaces the resource (a RayJob's `spec`: its running job restarts). */
   readonly replaceOnChanges?: readonly string[];
+  /**
+   * Names of the resources Pulumi creates before this one: its `dependsOn` (a component's expanded to its resources)
+   * and the resources whose outputs it takes as inputs. Sorted by code point.
+   */
+  readonly dependsOn: readonly string[];
 }
+
+/** The resource name of a URN (`urn:pulumi:stack::project::type::name`). */
+const urnName = (urn: string) => urn.split("::").pop() ?? urn;
 
 /** Keys whose values are secrets: names ending in password, secret, token (not httpTokens), private key, kubeconfig. */
 const SECRET_KEY = /(password|secret|token|privatekey|kubeconfig)$/i;
@@ -40,8 +50,9 @@ function toPreview(r: RecordedResource): PreviewResource {
   return {
     type: r.type,
     name: r.name,
-    parent: r.parent ? (r.parent.split("::").pop() ?? r.parent) : null,
+    parent: r.parent ? urnName(r.parent) : null,
     inputs: sortKeys(redact(r.inputs)) as Record<string, unknown>,
+    dependsOn: [...new Set(r.dependencies.map(urnName))].sort(byCodePoint),
     ...(r.protect || r.retainOnDelete ? { protection: protectionOf(r) } : {}),
     ...(r.replaceOnChanges.length ? { replaceOnChanges: [...r.replaceOnChanges] } : {}),
   };
@@ -67,5 +78,11 @@ export async function previewStack(dir: string, stack: string): Promise<{ resour
     .map(toPreview)
     // By code point: the order never depends on the machine's locale.
     .sort((a, b) => byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name));
+  const problems = checkDeployOrder(resources);
+  if (problems.length)
+    throw new ConfigError(
+      problems.map((p) => ({ path: p.resource, message: p.message })),
+      `the deploy simulation of ${file} (the order pulumi up creates resources in)`,
+    );
   return { resources };
 }

@@ -45,6 +45,9 @@ export const NODE_DAEMONSETS: readonly DaemonSetRequest[] = [
   },
 ];
 
+/** What the DCGM exporter requests on each GPU node: its chart values are built from this. */
+export const DCGM_EXPORTER_REQUESTS = { cpuMillis: 100, memoryMiB: 128 } as const;
+
 /** DaemonSets only on GPU nodes. */
 export const GPU_NODE_DAEMONSETS: readonly DaemonSetRequest[] = [
   {
@@ -55,14 +58,13 @@ export const GPU_NODE_DAEMONSETS: readonly DaemonSetRequest[] = [
   },
   {
     name: "dcgm-exporter",
-    cpuMillis: 0,
-    memoryMiB: 0,
-    source: "NVIDIA/dcgm-exporter deployment/values.yaml: resources {}",
+    ...DCGM_EXPORTER_REQUESTS,
+    source: "our dcgm-exporter values (core/observability/charts.ts) request it; the chart's own default is {}",
   },
 ];
 
 /**
- * Headroom for what agents without requests really use (device plugin, DCGM exporter, pod identity agent),
+ * Headroom for what agents without requests really use (device plugin, pod identity agent, node exporter),
  * so a Ray pod sized to the last GiB does not push the node into memory-pressure eviction.
  */
 export const UNREQUESTED_AGENT_HEADROOM = { cpuMillis: 100, memoryMiB: 1024 } as const;

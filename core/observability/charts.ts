@@ -22,6 +22,7 @@ import { GPU_TAINT, POOL_LABEL, ROLE_LABEL } from "../pools";
 import type { HelmReleasePlan } from "../platform/addons";
 import { ADDON_NAMESPACES } from "../platform/namespaces";
 import { KSM_LABEL_ALLOWLIST } from "./metrics";
+import { DCGM_EXPORTER_REQUESTS } from "../catalog/daemonsets";
 
 /** The observability charts, pinned. */
 export const OBSERVABILITY_CHARTS = {
@@ -80,7 +81,10 @@ export function dcgmExporterRelease(namespace: string): HelmReleasePlan {
       nodeSelector: { [ROLE_LABEL]: "gpu" },
       tolerations: [{ key: GPU_TAINT.key, operator: "Exists", effect: GPU_TAINT.effect }],
       serviceMonitor: { enabled: true, interval: "15s", honorLabels: true },
-      resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+      resources: {
+        requests: { cpu: `${DCGM_EXPORTER_REQUESTS.cpuMillis}m`, memory: `${DCGM_EXPORTER_REQUESTS.memoryMiB}Mi` },
+        limits: { memory: "512Mi" },
+      },
     },
   };
 }
@@ -111,6 +115,19 @@ function prometheusSpec(c: ObservabilityConfig, cpuPool: string, storageClass: s
   };
 }
 
+/**
+ * Control-plane parts kube-prometheus-stack scrapes by default and EKS hides, each with why. Left on, their `*Down`
+ * alerts (`absent(up{job=...})`) and `KubeProxyInstanceUnreachable` fire from the first minute and never clear.
+ * `<key>.enabled: false` removes both the scrape objects and the rule file (the chart's
+ * templates/prometheus/rules-1.14/*.yaml are gated on it).
+ */
+export const EKS_HIDDEN_COMPONENTS = {
+  kubeControllerManager: "runs in the EKS control plane, which exposes no scrape target for it",
+  kubeScheduler: "runs in the EKS control plane, which exposes no scrape target for it",
+  kubeEtcd: "EKS's etcd is managed and not reachable from the cluster",
+  kubeProxy: "the EKS kube-proxy add-on binds its metrics to 127.0.0.1, which Prometheus cannot reach",
+} as const;
+
 /** kube-prometheus-stack on the CPU pool; Grafana only when samples stay in the cluster. */
 export function kubePrometheusStackRelease(
   c: ObservabilityConfig,
@@ -129,6 +146,7 @@ export function kubePrometheusStackRelease(
       prometheusOperator: onCpuPool,
       alertmanager: { alertmanagerSpec: onCpuPool },
       "kube-state-metrics": { ...onCpuPool, metricLabelsAllowlist: [...KSM_LABEL_ALLOWLIST] },
+      ...Object.fromEntries(Object.keys(EKS_HIDDEN_COMPONENTS).map((k) => [k, { enabled: false }])),
       grafana: {
         enabled: c.remoteWrite === undefined,
         sidecar: { dashboards: { enabled: true, label: "grafana_dashboard", labelValue: "1", searchNamespace: "ALL" } },

@@ -7,11 +7,13 @@
  * - nvidia-device-plugin 0.18.0 (https://nvidia.github.io/k8s-device-plugin; NVIDIA/k8s-device-plugin PR #1464,
  *   listed by `helm search repo` in issue #1588). Its default affinity needs NFD labels or `nvidia.com/gpu.present`,
  *   which AL2023 nodes on Kubernetes < 1.35 lack, so it is pinned to our GPU role label instead.
- * - cluster-autoscaler 9.47.0 = Cluster Autoscaler 1.33.0 (https://kubernetes.github.io/autoscaler; kubernetes/autoscaler
- *   PR #8295), matching Kubernetes 1.33.
+ * - cluster-autoscaler chart 9.59.0 (https://kubernetes.github.io/autoscaler; kubernetes/autoscaler tag
+ *   cluster-autoscaler-chart-9.59.0, commit 5a0b98e), its image set to the Cluster Autoscaler release of the cluster's
+ *   Kubernetes minor ({@link CLUSTER_AUTOSCALER_IMAGES}); the chart's own default is 1.35.0.
  */
 import type { Environment } from "../config/stack";
 import { ENVIRONMENT_PROFILES } from "../environments";
+import type { EksKubernetesVersion } from "../catalog/eks-versions";
 import { GPU_TAINT, POOL_LABEL, ROLE_LABEL } from "../pools";
 import { ADDON_NAMESPACES } from "./namespaces";
 
@@ -34,25 +36,83 @@ export const CHART_PINS = {
   },
   clusterAutoscaler: {
     chart: "cluster-autoscaler",
-    version: "9.47.0",
+    version: "9.59.0",
     repo: "https://kubernetes.github.io/autoscaler",
   },
 } as const;
+
+/**
+ * The Cluster Autoscaler image tag for each Kubernetes minor EKS runs: the latest patch of the matching minor. The
+ * autoscaler's README: "we recommend that users always use the latest Cluster Autoscaler release that corresponds
+ * to the minor version of Kubernetes that their cluster is running" (its scheduler code is that minor's). Tags:
+ * kubernetes/autoscaler `cluster-autoscaler-1.<minor>.<patch>` (1.36.1 of 2026-07-22, and so on).
+ */
+export const CLUSTER_AUTOSCALER_IMAGES = {
+  "1.30": "v1.30.7",
+  "1.31": "v1.31.5",
+  "1.32": "v1.32.7",
+  "1.33": "v1.33.6",
+  "1.34": "v1.34.5",
+  "1.35": "v1.35.2",
+  "1.36": "v1.36.1",
+} as const satisfies Readonly<Record<EksKubernetesVersion, string>>;
+
+/** The autoscaler image tag for a cluster's Kubernetes minor, or undefined when none is pinned for it. */
+export function clusterAutoscalerImageTag(kubernetesVersion: string | undefined): string | undefined {
+  return (CLUSTER_AUTOSCALER_IMAGES as Readonly<Record<string, string>>)[kubernetesVersion ?? ""];
+}
 
 /** Service account names the IAM roles are bound to (EKS Pod Identity). */
 export const SERVICE_ACCOUNTS = {
   clusterAutoscaler: { namespace: ADDON_NAMESPACES.kubeSystem, name: "cluster-autoscaler" },
 } as const;
 
-/** EKS managed add-ons of a created cluster (versions: EKS's default for the cluster version). */
-export const EKS_ADDONS = ["vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent"] as const;
+/** When a managed add-on may be created: with the control plane, or once the CPU node group has nodes. */
+export type AddonStage = "beforeNodes" | "afterCpuNodes";
+
+/** A managed add-on of a created cluster: what it runs, and so when its create can finish. */
+export interface EksAddonPlan {
+  /** `DaemonSet`: ACTIVE with no node (nothing to run); `Deployment`: ACTIVE only once its pods run on a node. */
+  readonly runs: "DaemonSet" | "Deployment";
+  readonly stage: AddonStage;
+  readonly source: string;
+}
+
+/**
+ * EKS managed add-ons of a created cluster (versions: EKS's default for the cluster version), in the order that lets
+ * the first `pulumi up` finish. The AWS provider's add-on create waits for ACTIVE (20 minutes, then fails); a
+ * Deployment add-on stays DEGRADED while no node can run its pods. Node groups therefore wait for the DaemonSet
+ * add-ons only, and CoreDNS waits for the CPU node group (pulumi/pulumi-eks#1819 and #1525,
+ * terraform-aws-modules/terraform-aws-eks#3001, eksctl PR #5458).
+ */
+export const EKS_ADDONS = {
+  "vpc-cni": { runs: "DaemonSet", stage: "beforeNodes", source: "aws-node DaemonSet: the pod network nodes need" },
+  "kube-proxy": { runs: "DaemonSet", stage: "beforeNodes", source: "kube-proxy DaemonSet" },
+  "eks-pod-identity-agent": {
+    runs: "DaemonSet",
+    stage: "beforeNodes",
+    source: "eks-pod-identity-agent DaemonSet: pods' AWS credentials, needed from the first pod on",
+  },
+  coredns: {
+    runs: "Deployment",
+    stage: "afterCpuNodes",
+    source: "coredns Deployment, 2 replicas: DEGRADED until a node runs them (EKS user guide, Manage CoreDNS)",
+  },
+} as const satisfies Readonly<Record<string, EksAddonPlan>>;
+
+/** Name of an EKS managed add-on the platform creates. */
+export type EksAddonName = keyof typeof EKS_ADDONS;
+
+/** The managed add-ons of one stage, in table order. */
+export const addonsOfStage = (stage: AddonStage): EksAddonName[] =>
+  (Object.keys(EKS_ADDONS) as EksAddonName[]).filter((a) => EKS_ADDONS[a].stage === stage);
 
 /**
  * Configuration of the managed add-ons (`configurationValues`). The VPC CNI enforces NetworkPolicy only with its
  * network-policy agent on (the value is the string "true"; EKS user guide, "Restrict Pod network traffic with
  * Kubernetes network policies").
  */
-export const EKS_ADDON_CONFIG: Readonly<Partial<Record<(typeof EKS_ADDONS)[number], object>>> = {
+export const EKS_ADDON_CONFIG: Readonly<Partial<Record<EksAddonName, object>>> = {
   "vpc-cni": { enableNetworkPolicy: "true" },
 };
 
@@ -100,12 +160,19 @@ export function clusterAutoscalerRelease(args: {
   environment: Environment;
   /** CPU pool to run on; leave it out on clusters whose nodes lack the pool label. @default - any node */
   cpuPool?: string | undefined;
+  /**
+   * The cluster's Kubernetes minor: the image is the autoscaler release of that minor.
+   * @default - unknown (an adopted cluster before deploy): the chart's default image
+   */
+  kubernetesVersion?: string | undefined;
 }): HelmReleasePlan {
   const p = ENVIRONMENT_PROFILES[args.environment].platform;
+  const tag = clusterAutoscalerImageTag(args.kubernetesVersion);
   return {
     ...CHART_PINS.clusterAutoscaler,
     namespace: SERVICE_ACCOUNTS.clusterAutoscaler.namespace,
     values: {
+      ...(tag ? { image: { tag } } : {}),
       cloudProvider: "aws",
       awsRegion: args.region,
       autoDiscovery: { clusterName: args.clusterName },

@@ -16,6 +16,7 @@ import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-g
 import { planStorage, type StoragePlan } from "./storage";
 import { planSecurity, type SecurityPlan } from "./security";
 import { planQueue, type QueuePlan } from "./queueing";
+import { planLayout, poolRoomLeft, type PlatformLayout } from "../deploy/layout";
 import { planObservability, type ObservabilityPlan } from "../observability/charts";
 
 /** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
@@ -40,6 +41,8 @@ export interface PlatformPlan {
   readonly queue: QueuePlan | undefined;
   /** Metrics, alerts and dashboards (DCGM exporter, kube-prometheus-stack), when `observability.enabled`. */
   readonly observability: ObservabilityPlan | undefined;
+  /** Where the platform's own pods land on the pools, and what they leave for Ray pods (the deploy simulation). */
+  readonly layout: PlatformLayout;
 }
 
 /** Plans the platform of a stack. */
@@ -47,6 +50,30 @@ export function planPlatform(config: StackConfig): PlatformPlan {
   const { platform, environment, region } = config;
   const pools = planPools(platform);
   const clusterName = platform.cluster.name;
+  const nodeGroups = {
+    cpu: planCpuNodeGroup(pools.cpu, { clusterName }),
+    gpu: pools.gpu.map((g) => planGpuNodeGroup(g, { clusterName, environment })),
+  };
+  const helm = {
+    kuberayOperator: kuberayOperatorRelease(pools.cpu.name),
+    nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
+    clusterAutoscaler: clusterAutoscalerRelease({
+      clusterName,
+      region,
+      environment,
+      cpuPool: pools.cpu.name,
+      kubernetesVersion: platform.cluster.mode === "create" ? platform.cluster.kubernetesVersion : undefined,
+    }),
+  };
+  const observability = planObservability(platform.observability, pools.cpu.name, platform.cluster.mode);
+  const layout = planLayout({
+    pools,
+    groups: [nodeGroups.cpu, ...nodeGroups.gpu],
+    cluster: platform.cluster,
+    helm,
+    observability,
+    queueing: platform.queueing.enabled,
+  });
   return {
     environment,
     region,
@@ -54,19 +81,15 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     network:
       platform.cluster.mode === "create" ? planNetwork(platform.network, environment, region, clusterName) : undefined,
     pools,
-    nodeGroups: {
-      cpu: planCpuNodeGroup(pools.cpu, { clusterName }),
-      gpu: pools.gpu.map((g) => planGpuNodeGroup(g, { clusterName, environment })),
-    },
-    helm: {
-      kuberayOperator: kuberayOperatorRelease(pools.cpu.name),
-      nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
-      clusterAutoscaler: clusterAutoscalerRelease({ clusterName, region, environment, cpuPool: pools.cpu.name }),
-    },
+    nodeGroups,
+    helm,
     workloadNamespace: platform.workloadNamespace,
     storage: planStorage(platform.storage, environment, platform.workloadNamespace),
     security: planSecurity(config),
-    queue: platform.queueing.enabled ? planQueue(pools, platform.workloadNamespace) : undefined,
-    observability: planObservability(platform.observability, pools.cpu.name, platform.cluster.mode),
+    queue: platform.queueing.enabled
+      ? planQueue(pools, platform.workloadNamespace, poolRoomLeft(layout, pools.cpu.name))
+      : undefined,
+    observability,
+    layout,
   };
 }

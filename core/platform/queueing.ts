@@ -1,6 +1,7 @@
 /**
  * Job queueing with Kueue: the pinned chart and its values, one ResourceFlavor per pool, the ClusterQueue's quota per
- * pool (`maxNodes` × what one Ray pod of the pool may request: GPUs, CPUs, memory), and what happens when the stack's
+ * pool (GPU pools: `maxNodes` × what one Ray pod of the pool may request; the CPU pool: what its nodes have left after
+ * the platform's own pods), and what happens when the stack's
  * jobs are submitted together (which are admitted, which wait in the queue). Pure.
  *
  * Sources (kubernetes-sigs/kueue v0.19.2, commit 8eab6877; ray-project/kuberay v1.7.0):
@@ -16,7 +17,7 @@
  *   (apis/config/v1beta2/configuration_types.go).
  */
 import { stableYaml } from "../serialize";
-import type { CpuPoolPlan, GpuPoolPlan, PoolsPlan } from "../pools";
+import type { GpuPoolPlan, PoolsPlan } from "../pools";
 import { POOL_LABEL } from "../pools";
 import type { HelmReleasePlan } from "./addons";
 import { ADDON_NAMESPACES } from "./namespaces";
@@ -55,24 +56,33 @@ export interface QueuePlan {
   readonly waitForPodsReadyMinutes: number;
 }
 
-/** `maxNodes` Ray pods' worth of the pool. */
-function quotaOf(pool: CpuPoolPlan | GpuPoolPlan): PoolQuota {
+/** `maxNodes` Ray pods' worth of a GPU pool (no platform pod runs there: they do not tolerate the GPU taint). */
+function quotaOf(pool: GpuPoolPlan): PoolQuota {
   const n = pool.maxNodes;
   return {
     pool: pool.name,
     role: pool.role,
-    gpus: pool.role === "gpu" ? n * pool.podBudget.gpus : 0,
+    gpus: n * pool.podBudget.gpus,
     cpus: n * pool.podBudget.cpus,
     memoryGiB: n * pool.podBudget.memoryGiB,
   };
 }
 
-/** Plans the queue of a stack's pools. */
-export function planQueue(pools: PoolsPlan, namespace: string): QueuePlan {
+/**
+ * Plans the queue of a stack's pools. The CPU pool's quota is `cpuRoomLeft`: what its nodes at max size have left
+ * once the platform's own pods (CoreDNS, the operators, Prometheus) are placed (`poolRoomLeft` of
+ * `core/deploy/layout.ts`), not `maxNodes` whole Ray pods.
+ */
+export function planQueue(
+  pools: PoolsPlan,
+  namespace: string,
+  cpuRoomLeft: { readonly cpus: number; readonly memoryGiB: number },
+): QueuePlan {
+  const cpu: PoolQuota = { pool: pools.cpu.name, role: "system", gpus: 0, ...cpuRoomLeft };
   return {
     name: QUEUE_NAME,
     namespace,
-    quotas: [quotaOf(pools.cpu), ...pools.gpu.map(quotaOf)],
+    quotas: [cpu, ...pools.gpu.map(quotaOf)],
     waitForPodsReadyMinutes: WAIT_FOR_PODS_READY_MINUTES,
   };
 }

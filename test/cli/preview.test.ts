@@ -1,10 +1,16 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../helpers/fixtures";
 import { redact } from "../../cli/preview/run";
+import { waitsFor, type DeployNode } from "../../core/deploy/order";
+import { CLUSTER_AUTOSCALER_IMAGES } from "../../core/platform/addons";
 import { PREVIEW_COLUMNS, shortType } from "../../cli/preview/view";
 import { runCli } from "../helpers/run-cli";
 
 interface Doc {
-  resources: { type: string; name: string; parent: string | null; inputs: Record<string, unknown> }[];
+  resources: DeployNode[];
 }
 
 /** The real binary, with no AWS credentials in reach. */
@@ -20,7 +26,7 @@ describe("ray-gpu preview (offline)", () => {
       const doc = JSON.parse(r.stdout) as Doc;
       expect(Object.keys(doc)).toEqual(["resources"]);
       for (const res of doc.resources) {
-        const keys = ["inputs", "name", "parent", ...("protection" in res ? ["protection"] : []), "type"];
+        const keys = ["dependsOn", "inputs", "name", "parent", ...("protection" in res ? ["protection"] : []), "type"];
         expect(Object.keys(res).sort()).toEqual(keys);
       }
       const protectedNames = doc.resources.filter((r) => "protection" in r).map((r) => r.type);
@@ -42,6 +48,18 @@ describe("ray-gpu preview (offline)", () => {
       expect(types.has("kubernetes:ray.io/v1:RayJob")).toBe(false);
       expect(r.stdout).toContain("<computed: ");
       expect(doc.resources.find((x) => x.type === "aws:eks/nodeGroup:NodeGroup")!.parent).not.toBeNull();
+      // The order pulumi up creates things in: no node group waits for CoreDNS, CoreDNS waits for the CPU node group.
+      const waits = waitsFor(doc.resources);
+      const coredns = doc.resources.find((x) => x.inputs["addonName"] === "coredns")!;
+      const groups = doc.resources.filter((x) => x.type === "aws:eks/nodeGroup:NodeGroup");
+      for (const g of groups) expect(waits.get(g.name)!.has(coredns.name), g.name).toBe(false);
+      expect(coredns.dependsOn).toContain("ray-gpu-system-ng");
+      // The autoscaler runs the release of the cluster's Kubernetes minor.
+      const cluster = doc.resources.find((x) => x.type === "aws:eks/cluster:Cluster")!;
+      const ca = doc.resources.find((x) => x.name === "ray-gpu-cluster-autoscaler-release")!;
+      const tag = (ca.inputs["values"] as { image: { tag: string } }).image.tag;
+      expect(tag).toBe(CLUSTER_AUTOSCALER_IMAGES[cluster.inputs["version"] as keyof typeof CLUSTER_AUTOSCALER_IMAGES]);
+      expect(tag.replace(/^v(\d+\.\d+)\..*$/, "$1")).toBe(cluster.inputs["version"]);
       // Byte-stable: a second run prints the same document (checked once, on dev, to keep the suite fast).
       if (stack === "dev") expect((await preview("--stack", stack, "--json")).stdout).toBe(r.stdout);
     },
@@ -67,6 +85,22 @@ describe("ray-gpu preview (offline)", () => {
     expect(r.stderr).toBe("");
     const bad = await preview("--stack", "staging");
     expect(bad.status).toBe(2);
+  });
+
+  it("refuses prod with its CPU pool at one m6i.2xlarge (exit 1), naming the head no node can take", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-small-pool-"));
+    cpSync(join(repoRoot, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
+    const prod = readFileSync(join(repoRoot, "Pulumi.prod.yaml"), "utf8");
+    const small = prod.replace(
+      /(instanceType: m6i\.2xlarge\n\s+)minNodes: 2\n(\s+)maxNodes: 4/,
+      "$1minNodes: 1\n$2maxNodes: 1",
+    );
+    expect(small).not.toBe(prod);
+    writeFileSync(join(dir, "Pulumi.prod.yaml"), small);
+    const r = await preview("--stack", "prod", "-C", dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/✖ ray-gpu:workloads\[0\]: pod llm-pretrain\/head can never be scheduled/);
+    expect(r.stdout).toBe("");
   });
 
   it("shortens a type token as pulumi preview does, only where the module repeats the name", () => {

@@ -84,6 +84,7 @@ export const workloadFiles = (n: string) => [
   `rayjob-${n}.yaml`,
   `configmap-${n}-tuning.yaml`,
   `poddisruptionbudget-${n}.yaml`,
+  `networkpolicy-${n}-ray-peers.yaml`,
   `prometheusrule-${n}-alerts.yaml`,
 ];
 

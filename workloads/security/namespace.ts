@@ -3,10 +3,10 @@
  * job does not need. Pure: the platform creates these objects, and `ray-gpu render` writes them beside the jobs.
  *
  * Ray pods of one cluster talk on random ports (raylets, object managers, workers), so they may reach each other on
- * any port; from outside, only KubeRay's operator and the job submitter reach the head, on the dashboard port.
+ * any port; that is allowed per job (`jobNetworkPolicy` in `../rayjob/network-policy.ts`), never across jobs. From outside,
+ * only KubeRay's operator (here) and the job's own submitter (per job) reach the head, on the dashboard port.
  */
 import type { KubeObject, NetworkPolicy, NetworkPolicyPeer } from "../k8s/types";
-import { SUBMITTER_LABEL } from "./pods";
 import { ADDON_NAMESPACES } from "../../core/platform/namespaces";
 import { EVERY_ADDRESS } from "../../core/config/platform";
 
@@ -26,8 +26,12 @@ export interface EgressOptions {
 /** Label of namespaces whose pods may scrape Ray's metrics port. */
 export const METRICS_SCRAPER_LABEL = { "ray-gpu.io/metrics-scraper": "true" } as const;
 
-const RAY_NODES = { podSelector: { matchLabels: { "ray.io/is-ray-node": "yes" } } };
-const HEADS = { "ray.io/node-type": "head" };
+/** Label KubeRay puts on every Ray pod (ray-operator/controllers/ray/common/pod.go, labelPod). */
+export const RAY_NODE_LABEL = { "ray.io/is-ray-node": "yes" } as const;
+/** Label KubeRay puts on head pods. */
+export const HEAD_LABEL = { "ray.io/node-type": "head" } as const;
+const RAY_NODES = { podSelector: { matchLabels: { ...RAY_NODE_LABEL } } };
+const HEADS = HEAD_LABEL;
 const KUBERAY_OPERATOR: NetworkPolicyPeer = {
   namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ADDON_NAMESPACES.kuberayOperator } },
   podSelector: { matchLabels: { "app.kubernetes.io/name": "kuberay-operator" } },
@@ -40,10 +44,12 @@ const KUBE_DNS: NetworkPolicyPeer = {
 const IMDS = "169.254.169.254/32";
 /** The EKS Pod Identity agent's link-local address (TCP 80). */
 const POD_IDENTITY_AGENT = "169.254.170.23/32";
-const DASHBOARD_PORT = 8265;
+/** The head's dashboard and job API port. */
+export const DASHBOARD_PORT = 8265;
 const METRICS_PORT = 8080;
 
-function policy(namespace: string, name: string, spec: NetworkPolicy["spec"], labels: Record<string, string>) {
+/** A NetworkPolicy object. */
+export function policy(namespace: string, name: string, spec: NetworkPolicy["spec"], labels: Record<string, string>) {
   const np: NetworkPolicy = {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
@@ -56,24 +62,11 @@ function policy(namespace: string, name: string, spec: NetworkPolicy["spec"], la
 /** Nothing in, nothing out, for every pod of the namespace, unless another policy allows it. */
 const denyAll = (): NetworkPolicy["spec"] => ({ podSelector: {}, policyTypes: ["Ingress", "Egress"] });
 
-/** Ray pods among themselves, on every port (Ray's internal ports are random). */
-const rayPeers = (): NetworkPolicy["spec"] => ({
-  podSelector: RAY_NODES.podSelector,
-  policyTypes: ["Ingress", "Egress"],
-  ingress: [{ from: [RAY_NODES] }],
-  egress: [{ to: [RAY_NODES] }],
-});
-
-/** The head's dashboard (job API) from KubeRay's operator and the submitter; metrics from labelled namespaces. */
+/** The head's dashboard (job API) from KubeRay's operator; each job's submitter is allowed by that job's policy. */
 const headIngress = (): NetworkPolicy["spec"] => ({
   podSelector: { matchLabels: HEADS },
   policyTypes: ["Ingress"],
-  ingress: [
-    {
-      from: [KUBERAY_OPERATOR, { podSelector: { matchLabels: { ...SUBMITTER_LABEL } } }],
-      ports: [{ protocol: "TCP", port: DASHBOARD_PORT }],
-    },
-  ],
+  ingress: [{ from: [KUBERAY_OPERATOR], ports: [{ protocol: "TCP", port: DASHBOARD_PORT }] }],
 });
 
 const metricsIngress = (): NetworkPolicy["spec"] => ({
@@ -116,7 +109,6 @@ export function namespacePolicies(
 ): KubeObject[] {
   return [
     policy(namespace, "ray-gpu-default-deny", denyAll(), labels),
-    policy(namespace, "ray-gpu-ray-peers", rayPeers(), labels),
     policy(namespace, "ray-gpu-head-ingress", headIngress(), labels),
     policy(namespace, "ray-gpu-metrics-ingress", metricsIngress(), labels),
     policy(namespace, "ray-gpu-egress", egress(options), labels),

@@ -1,0 +1,72 @@
+/**
+ * Where the platform's own pods land and what that leaves for Ray: the pools at their min size (the nodes that exist
+ * when `pulumi up` installs the add-ons) take the platform's pods, spread as the default scorer spreads them; the
+ * nodes the autoscaler may add up to max size come empty. The CPU pool's queue quota is what is left there, so
+ * Kueue never admits a head the pool cannot hold. Pure.
+ */
+import type { PoolsPlan } from "../pools";
+import { kueueRelease } from "../platform/queueing";
+import type { HelmReleasePlan } from "../platform/addons";
+import { gpuDaemonSets, platformPods, type PlatformPodsInput, type PodRequest } from "./platform-pods";
+import { copyNodes, matches, place, poolNodes, type NodeSlot, type PoolNodes, type Unschedulable } from "./schedule";
+
+/** The pools at max size once the platform's pods are placed. */
+export interface PlatformLayout {
+  /** Every node of every pool at max size, with what is left on it. */
+  readonly nodes: readonly NodeSlot[];
+  /** Platform pods no node at min size can take: the deploy waits for them and fails. */
+  readonly unplaced: readonly Unschedulable[];
+  /** GPU DaemonSets that a GPU pool's nodes would not run (selector, affinity or the GPU taint), by pool. */
+  readonly missingDaemonSets: readonly { readonly pool: string; readonly daemonSet: string }[];
+}
+
+/** Places the platform's pods on the pools at min size, and adds the empty nodes up to max size. */
+export function platformLayout(
+  pools: PoolsPlan,
+  groups: readonly PoolNodes[],
+  pods: { readonly platform: readonly PodRequest[]; readonly gpuDaemonSets: readonly PodRequest[] },
+): PlatformLayout {
+  const atMin = poolNodes(pools, groups, "minNodes");
+  const unplaced = place(pods.platform, atMin, "spread");
+  const added = poolNodes(pools, groups, "maxNodes").filter(
+    (n) => !atMin.some((m) => m.pool === n.pool && m.index === n.index),
+  );
+  const oneOfEach = poolNodes({ ...pools, cpu: { ...pools.cpu, maxNodes: 0 } }, groups, "maxNodes");
+  const missingDaemonSets = pools.gpu.flatMap((p) => {
+    const node = oneOfEach.find((n) => n.pool === p.name);
+    return node
+      ? pods.gpuDaemonSets.filter((d) => !matches(d, node)).map((d) => ({ pool: p.name, daemonSet: d.name }))
+      : [];
+  });
+  return { nodes: [...atMin, ...added], unplaced, missingDaemonSets };
+}
+
+/** What the layout follows from: the pools and their node groups, the cluster's mode, the releases. */
+export interface LayoutInput extends PlatformPodsInput {
+  readonly pools: PoolsPlan;
+  readonly groups: readonly PoolNodes[];
+  readonly helm: PlatformPodsInput["helm"] & { readonly nvidiaDevicePlugin: HelmReleasePlan };
+  /** Kueue runs (`queueing.enabled`). */
+  readonly queueing: boolean;
+}
+
+/** Lays out the platform's pods and checks its GPU DaemonSets against every GPU pool. */
+export function planLayout(input: LayoutInput): PlatformLayout {
+  const queueRelease = input.queueing ? kueueRelease(input.pools.cpu.name) : undefined;
+  return platformLayout(input.pools, input.groups, {
+    platform: platformPods(input, queueRelease),
+    gpuDaemonSets: gpuDaemonSets(input),
+  });
+}
+
+/** Whole CPUs and GiB left for Ray pods on a pool at max size, summed node by node. */
+export function poolRoomLeft(layout: PlatformLayout, pool: string): { cpus: number; memoryGiB: number } {
+  const nodes = layout.nodes.filter((n) => n.pool === pool);
+  return {
+    cpus: nodes.reduce((s, n) => s + Math.max(0, Math.floor(n.cpuMillis / 1000)), 0),
+    memoryGiB: nodes.reduce((s, n) => s + Math.max(0, Math.floor(n.memoryMiB / 1024)), 0),
+  };
+}
+
+/** A fresh copy of the layout's nodes, for one what-if placement. */
+export const layoutNodes = (layout: PlatformLayout): NodeSlot[] => copyNodes(layout.nodes);
