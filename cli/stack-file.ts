@@ -10,6 +10,7 @@ import { planStack, type PlanStackOptions, type StackPlan } from "../workloads/s
 import { UsageError } from "./io";
 import { checkInputDir, isErrnoError, readInputFile } from "./input-file";
 import { parseYamlText } from "./yaml-input";
+import { pulumiConfigSecrets, SECRETS_NAMESPACE } from "../workloads/security/secrets";
 
 /** The stack names among file names: `Pulumi.<name>.yaml` gives `<name>`; other files none. Sorted. */
 export function stackNames(fileNames: readonly string[]): string[] {
@@ -87,7 +88,39 @@ export function loadStackConfig(dir: string, stack: string): { config: StackConf
 
 /** Validates the text of a `Pulumi.<stack>.yaml` (read from a file, or from git by `ray-gpu diff`). */
 export function stackConfigFromText(text: string, file: string): StackConfig {
-  return parseStackConfig(rayGpuKeys(parseYamlText(text, file), file), file);
+  const doc = parseYamlText(text, file);
+  const config = parseStackConfig(rayGpuKeys(doc, file), file);
+  const problems = secretKeyProblems(config, (doc as { config?: Record<string, unknown> } | null)?.config ?? {});
+  if (problems.length > 0) throw new ConfigError(problems, file);
+  return config;
+}
+
+/**
+ * The Pulumi config keys a submitted workload's `secretEnv` names must be in the stack file, encrypted
+ * (`{secure: ...}`, as `pulumi config set --secret` writes them): `pulumi up` fails on a missing one, and a plain
+ * value would sit in the committed file in clear text.
+ */
+function secretKeyProblems(config: StackConfig, entries: Readonly<Record<string, unknown>>) {
+  return config.workloads.flatMap((w, i) =>
+    w.example
+      ? []
+      : Object.entries(pulumiConfigSecrets(w.secretEnv)).flatMap(([name, key]) => {
+          const full = key.includes(":") ? key : `${SECRETS_NAMESPACE}:${key}`;
+          const value = entries[full];
+          const secure = value !== null && typeof value === "object" && "secure" in value;
+          if (secure) return [];
+          const set = `pulumi config set --secret ${full} <value>`;
+          return [
+            {
+              path: `ray-gpu:workloads[${i}].secretEnv.${name}.pulumiConfig`,
+              message:
+                value === undefined
+                  ? `names ${full}, which this stack file does not set (pulumi up would stop there); run ${set}`
+                  : `names ${full}, which this stack file holds in clear text; run ${set} to store it encrypted`,
+            },
+          ];
+        }),
+  );
 }
 
 /** Whether `dir` lists `name` (a dangling link counts: its message is the file's own). */

@@ -41,6 +41,17 @@ function structureIssues(doc: Document, file: string, lines: LineCounter): Confi
     return visit.BREAK;
   };
   visit(doc, {
+    Alias(_, alias, path) {
+      // An alias inside the node its anchor marks makes a value that contains itself.
+      const target = alias.resolve(doc);
+      if (target && path.includes(target))
+        issues.push({
+          path: at(file, lines, alias as unknown as Node),
+          message:
+            `alias *${alias.source} is used inside the value its anchor &${alias.source} marks, which would make a ` +
+            `value that contains itself; write the inner value out`,
+        });
+    },
     Seq: (_, seq, path) => tooDeep(seq, path),
     Map(_, map, path) {
       if (tooDeep(map, path)) return visit.BREAK;
@@ -101,12 +112,13 @@ function toValue(doc: Document, file: string): unknown {
 }
 
 /**
- * Parses YAML text (JSON is YAML too); syntax errors and duplicate keys become one {@link ConfigError} with line
- * numbers.
+ * Parses YAML text (JSON is YAML too) with merge keys; syntax errors, duplicate keys and aliases used inside their
+ * own anchor become one {@link ConfigError} with line numbers.
  */
 export function parseYamlText(text: string, file: string): unknown {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines });
+  // Merge keys (`<<: *base`) as Pulumi reads stack files (go-yaml v3 merges them).
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines, merge: true });
   const issues = syntaxIssues(doc, file);
   if (issues.length === 0) issues.push(...structureIssues(doc, file, lines));
   if (issues.length > 0) throw new ConfigError(issues, file);

@@ -2,7 +2,7 @@
  * A linear YAML emitter for plain data (objects, arrays, strings, numbers, booleans, null), block style, keys in the
  * order given. It writes what `yaml`'s stringify writes for rendered manifests, about ten times faster, and a property
  * test checks that the `yaml` library (YAML 1.2 and 1.1, as Kubernetes' parser reads it) parses every output back to
- * the value it came from.
+ * the value it came from, and another that go-yaml v2 (kubectl's reader) reads every string back as that string.
  */
 import { parse } from "yaml";
 
@@ -33,10 +33,28 @@ function isPlain(s: string): boolean {
 /** Whether YAML 1.2 and 1.1 parsers both read `s`, unquoted, as the string `s` (a parse error means no). */
 function readsBack(s: string): boolean {
   try {
-    return parse(s) === s && parse(s, { version: "1.1" }) === s;
+    return parse(s) === s && parse(s, { version: "1.1" }) === s && !goYamlNumber(s);
   } catch {
     return false;
   }
+}
+
+/**
+ * go-yaml v2's YAML 1.1 float form (resolve.go `yamlStyleFloat`), tried after underscores are removed.
+ * go-yaml v2 is what kubectl, Argo CD and Flux read manifests with (through sigs.k8s.io/yaml).
+ */
+const GO_YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+/** Go's integer literals, as `strconv.ParseInt(s, 0, 64)` reads them: `0x`, `0o`, `0b` prefixes in either case, `0` octal. */
+const GO_INT = /^[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|0[0-7]*|[1-9][0-9]*)$/;
+
+/**
+ * Whether go-yaml v2 reads the plain scalar `s` as a number: it removes every `_` and then tries Go's integer
+ * parser (so `0X1F`, `0O17`, `0B101` and `1_0` are numbers) and its float form (`1e_5`, `08`), where the `yaml`
+ * library sees strings.
+ */
+function goYamlNumber(s: string): boolean {
+  const plain = s.replaceAll("_", "");
+  return plain !== "" && (GO_INT.test(plain) || GO_YAML_FLOAT.test(plain));
 }
 
 /** A one-line scalar: plain when safe, else double-quoted (JSON's escapes are valid YAML). */

@@ -8,6 +8,7 @@ import { ksmLabel, METRICS, RECORDED } from "../../core/observability/metrics";
 import { round3 } from "../../core/quantity";
 import { byCodePoint } from "../../core/serialize";
 import { UsageError } from "../io";
+import { z } from "zod";
 
 /** One job over one window: `[fromSeconds, toSeconds]`, sampled every `stepSeconds` for the percentiles. */
 export interface JobWindow {
@@ -59,37 +60,92 @@ export function connectionCause(e: unknown): string {
   return String(e);
 }
 
-/** Reads a Prometheus API answer, or says why it is not one. */
-async function api<T>(url: string, path: string, params: Record<string, string>, expr: string): Promise<T> {
-  let response: Response;
+/** How long one query may take, answer included, and how large its answer may be. */
+export interface QueryLimits {
+  /** @default 60000 (a minute: Prometheus's own default query timeout is 2 minutes, report windows are small) */
+  readonly timeoutMs?: number;
+  /** @default 64 MiB (a job's series over its window are a few MiB at most) */
+  readonly maxAnswerBytes?: number;
+}
+
+const DEFAULT_LIMITS = { timeoutMs: 60_000, maxAnswerBytes: 64 * 1024 * 1024 } as const;
+
+/** Prometheus's JSON API envelope, and the two result shapes we read: instant vectors and range matrices. */
+const Envelope = z.object({ status: z.string(), error: z.string().optional(), data: z.unknown().optional() });
+const SampleValue = z.tuple([z.number(), z.string()]);
+const Labels = z.record(z.string(), z.string());
+const VectorResult = z.object({ result: z.array(z.object({ metric: Labels, value: SampleValue })) });
+const MatrixResult = z.object({ result: z.array(z.object({ metric: Labels, values: z.array(SampleValue) })) });
+
+/** The body of `response`, read up to `max` bytes; undefined when it is longer. */
+async function boundedText(response: Response, max: number): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Fetches one API answer's text within the limits, or says why there is none. */
+async function fetchAnswer(url: string, target: string, limits: Required<QueryLimits>): Promise<[Response, string]> {
+  const timedOut = `Prometheus at ${url} did not answer within ${limits.timeoutMs / 1000} s`;
   try {
-    response = await fetch(`${url.replace(/\/+$/, "")}${path}?${new URLSearchParams(params)}`);
+    const response = await fetch(target, { signal: AbortSignal.timeout(limits.timeoutMs) });
+    const text = await boundedText(response, limits.maxAnswerBytes);
+    if (text === undefined)
+      throw new UsageError(
+        `Prometheus at ${url} answered more than ${limits.maxAnswerBytes / 1024 / 1024} MiB for one query; ` +
+          `give a shorter window (--from, --to) or a coarser --step`,
+      );
+    return [response, text];
   } catch (e) {
+    if (e instanceof UsageError) throw e;
+    if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) throw new UsageError(timedOut);
     throw new UsageError(`cannot query Prometheus at ${url}: ${connectionCause(e)}`);
   }
-  let body: { status?: string; error?: string; data?: { result: T } };
+}
+
+/** Reads a Prometheus API answer of the given shape, or says why it is not one. */
+async function api<T>(
+  url: string,
+  request: { path: string; params: Record<string, string>; expr: string },
+  shape: z.ZodType<T>,
+  limits: QueryLimits,
+): Promise<T> {
+  const target = `${url.replace(/\/+$/, "")}${request.path}?${new URLSearchParams(request.params)}`;
+  const [response, text] = await fetchAnswer(url, target, { ...DEFAULT_LIMITS, ...limits });
+  const notApi = new UsageError(
+    `${url} answered HTTP ${response.status} with something that is not Prometheus's JSON API; give the ` +
+      `Prometheus server's base URL (e.g. http://localhost:9090)`,
+  );
+  let body: z.infer<typeof Envelope>;
   try {
-    body = (await response.json()) as typeof body;
+    body = Envelope.parse(JSON.parse(text));
   } catch {
-    throw new UsageError(
-      `${url} answered HTTP ${response.status} with something that is not Prometheus's JSON API; give the ` +
-        `Prometheus server's base URL (e.g. http://localhost:9090)`,
-    );
+    throw notApi;
   }
-  if (body.status !== "success" || !body.data)
-    throw new UsageError(`Prometheus at ${url} refused a query (${body.error ?? "no data"}): ${expr}`);
-  return body.data.result;
+  if (body.status !== "success" || body.data === undefined)
+    throw new UsageError(`Prometheus at ${url} refused a query (${body.error ?? "no data"}): ${request.expr}`);
+  const data = shape.safeParse(body.data);
+  if (!data.success) throw notApi;
+  return data.data;
 }
 
 /** The Prometheus HTTP API's range queries (`/api/v1/query_range`) at `url`. */
-export function httpRangeQuery(url: string): RangeQuery {
+export function httpRangeQuery(url: string, limits: QueryLimits = {}): RangeQuery {
   return async (expr, from, to, step) => {
-    const result = await api<{ metric: Record<string, string>; values: [number, string][] }[]>(
-      url,
-      "/api/v1/query_range",
-      { query: expr, start: String(from), end: String(to), step: String(step) },
-      expr,
-    );
+    const params = { query: expr, start: String(from), end: String(to), step: String(step) };
+    const { result } = await api(url, { path: "/api/v1/query_range", params, expr }, MatrixResult, limits);
     return result.map((s) => ({
       metric: s.metric,
       points: s.values.map(([t, v]): [number, number] => [t, Number(v)]),
@@ -97,15 +153,14 @@ export function httpRangeQuery(url: string): RangeQuery {
   };
 }
 
-/** The Prometheus HTTP API (`/api/v1/query`) at `url`. Unreachable or refusing, it is a usage error with the reason. */
-export function httpQuery(url: string): Query {
+/**
+ * The Prometheus HTTP API (`/api/v1/query`) at `url`. Unreachable, refusing, too slow, too large or not Prometheus's
+ * JSON, it is a usage error with the reason.
+ */
+export function httpQuery(url: string, limits: QueryLimits = {}): Query {
   return async (expr, time) => {
-    const result = await api<{ metric: Record<string, string>; value: [number, string] }[]>(
-      url,
-      "/api/v1/query",
-      { query: expr, time: String(time) },
-      expr,
-    );
+    const params = { query: expr, time: String(time) };
+    const { result } = await api(url, { path: "/api/v1/query", params, expr }, VectorResult, limits);
     return result.map((s) => ({ metric: s.metric, value: Number(s.value[1]) }));
   };
 }

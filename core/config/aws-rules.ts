@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AWS_REGIONS, SUPPORTED_PARTITION, SUPPORTED_REGIONS } from "../catalog/aws-regions";
 import { EKS_VERSIONS, eksSupport, STANDARD_EKS_VERSIONS } from "../catalog/eks-versions";
 import { suggest } from "./zod-issues";
+import { dotted, ipv4, prefixLength, unusableForVpc } from "./address-set";
 import { RESERVED_NAMESPACES } from "../platform/namespaces";
 
 /** Why a region outside the supported partition is refused: unknown (with the nearest region), or in another partition. */
@@ -53,16 +54,6 @@ export const KubernetesVersionSchema = z.string().superRefine((version, ctx) => 
   ctx.addIssue({ code: "custom", message });
 });
 
-/** The IPv4 address of `a.b.c.d` as a 32-bit number, or undefined if an octet is not 0-255 (or has a leading 0). */
-function ipv4(address: string): number | undefined {
-  const parts = address.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)) return undefined;
-  return parts.reduce((n, p) => n * 256 + Number(p), 0);
-}
-
-/** `a.b.c.d` of a 32-bit number. */
-const dotted = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
-
 /**
  * An IPv4 CIDR with octets 0-255, a prefix within `[minPrefix, maxPrefix]`, and no host bits set (AWS would round
  * `10.0.0.1/16` down silently; the message says to what).
@@ -72,10 +63,13 @@ export function cidrSchema(minPrefix = 0, maxPrefix = 32, example = "203.0.113.0
   return z.string().superRefine((cidr, ctx) => {
     const [address = "", prefixText = "", ...rest] = cidr.split("/");
     const ip = ipv4(address);
-    const prefix = /^\d{1,2}$/.test(prefixText) ? Number(prefixText) : NaN;
+    const prefix = prefixLength(prefixText) ?? NaN;
     if (rest.length > 0 || ip === undefined || !(prefix >= minPrefix && prefix <= maxPrefix)) {
       const range = minPrefix === 0 && maxPrefix === 32 ? "" : ` from /${minPrefix} to /${maxPrefix}`;
-      ctx.addIssue({ code: "custom", message: `must be an IPv4 CIDR${range} with octets 0-255, e.g. "${example}"` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be an IPv4 CIDR${range} with octets 0-255 and a prefix without leading zeros, e.g. "${example}"`,
+      });
       return;
     }
     const size = 2 ** (32 - prefix);
@@ -84,6 +78,22 @@ export function cidrSchema(minPrefix = 0, maxPrefix = 32, example = "203.0.113.0
       ctx.addIssue({ code: "custom", message: `has host bits set; the network is "${dotted(network)}/${prefix}"` });
   });
 }
+
+/**
+ * A VPC range: a CIDR from /16 to /24 outside the special-purpose ranges no host can use (loopback, link-local,
+ * multicast, "this network", reserved; RFC 6890).
+ * @internal
+ */
+export const VpcCidrSchema = cidrSchema(16, 24, "10.0.0.0/16").superRefine((cidr, ctx) => {
+  const unusable = unusableForVpc(cidr);
+  if (unusable.length)
+    ctx.addIssue({
+      code: "custom",
+      message:
+        `overlaps ${unusable.map((u) => `${u.cidr} (${u.name})`).join(", ")}, where no node or pod address works; ` +
+        `use a private range such as "10.0.0.0/16"`,
+    });
+});
 
 /** Endings and beginnings S3 reserves for its own bucket types. */
 const RESERVED_BUCKET_PREFIXES = ["xn--", "sthree-", "amzn-s3-demo-"] as const;

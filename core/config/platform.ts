@@ -5,7 +5,13 @@
 import { z } from "zod";
 import { ObservabilitySchema } from "./observability";
 import { CPU_INSTANCE_TYPES, GPU_INSTANCE_TYPES } from "../catalog/instances";
-import { BucketNameSchema, cidrSchema, KubernetesVersionSchema, WorkloadNamespaceSchema } from "./aws-rules";
+import {
+  BucketNameSchema,
+  cidrSchema,
+  KubernetesVersionSchema,
+  VpcCidrSchema,
+  WorkloadNamespaceSchema,
+} from "./aws-rules";
 import { distinctEntries } from "./distinct";
 
 /** The IPv4 range of every address: the default of the public API endpoint's and the pods' HTTPS egress ranges. */
@@ -234,7 +240,7 @@ export const NetworkSchema = z.strictObject({
    * VPC CIDR block.
    * @default "10.0.0.0/16"
    */
-  cidrBlock: cidrSchema(16, 24, "10.0.0.0/16").default("10.0.0.0/16"),
+  cidrBlock: VpcCidrSchema.default("10.0.0.0/16"),
   /**
    * Availability zones with private subnets.
    * @default - the environment's (dev 2, prod 3)

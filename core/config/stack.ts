@@ -17,6 +17,7 @@ import { ConfigError, type ConfigIssue } from "../errors";
 import { GPU_INSTANCES } from "../catalog/instances";
 import { capacityAllowed, ENVIRONMENT_PROFILES } from "../environments";
 import { EVERY_ADDRESS, PlatformSchema } from "./platform";
+import { publicAddressCount } from "./address-set";
 import { RegionSchema } from "./aws-rules";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
@@ -145,13 +146,21 @@ function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
         "publicEndpoint: true",
     );
   if (!c.publicEndpoint || ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint) return;
-  if (c.publicAccessCidrs.includes(EVERY_ADDRESS))
+  const open = publicAddressCount(c.publicAccessCidrs);
+  if (open >= MAX_PUBLIC_API_ADDRESSES)
     addIssue(
       ["platform", "cluster", "publicAccessCidrs"],
-      `a ${cfg.environment} API endpoint open to every address (0.0.0.0/0, the default) is refused: list the CIDRs of your ` +
-        `networks (VPN, CI runners), or set publicEndpoint: false`,
+      `a ${cfg.environment} API endpoint open to ${open.toLocaleString("en-US")} public addresses ` +
+        `(${((open / PUBLIC_INTERNET_ADDRESSES) * 100).toFixed(1)}% of the internet; the default 0.0.0.0/0 is all) is ` +
+        `refused, however the ranges are written: list the CIDRs of your networks (VPN, CI runners; together fewer ` +
+        `than a /8), or set publicEndpoint: false`,
     );
 }
+
+/** Public addresses of the whole internet: every IPv4 address less the special-purpose ranges. */
+const PUBLIC_INTERNET_ADDRESSES = publicAddressCount([EVERY_ADDRESS]);
+/** A prod API endpoint may admit fewer public addresses than this together: a /8's worth. */
+export const MAX_PUBLIC_API_ADDRESSES = 2 ** 24;
 
 export type { StackConfig, StackConfigInput } from "./types";
 import type { StackConfig } from "./types";

@@ -32,6 +32,42 @@ describe("YAML input", () => {
     expect((parseYamlText(text, "f.yaml") as Record<string, unknown>)["k499"]).toEqual({ x: 1 });
   });
 
+  it("refuses an alias used inside its own anchor, in every shape, with its line (it crashed with exit 70)", () => {
+    for (const [text, line] of [
+      ["env: &e {A: *e}\n", 1],
+      ["- &w [*w]\n", 1],
+      ["a: &a\n  b:\n    - c: *a\n", 3],
+      ["a: &a\n  <<: *a\n", 2],
+      ["x: &x [1, [2, {y: *x}]]\n", 1],
+    ] as const) {
+      const found = problems(text);
+      expect(found, text).toHaveLength(1);
+      expect(found[0], text).toMatch(
+        new RegExp(`^f\\.yaml:${line}: alias \\*\\w+ is used inside the value its anchor`),
+      );
+    }
+  });
+
+  it("property: any value an accepted document parses to is a tree (no value contains itself), 300 alias shapes", () => {
+    const shapes = ["{k: *a}", "[*a]", "{k: [*a, 1]}", "[{k: *a}]", "{<<: *a}"];
+    for (let i = 0; i < 300; i++) {
+      const depth = i % 4;
+      let inner = shapes[i % shapes.length]!;
+      for (let d = 0; d < depth; d++) inner = d % 2 ? `[${inner}]` : `{n${d}: ${inner}}`;
+      const text = i % 3 === 0 ? `b: &a {v: 1}\nc: ${inner}\n` : `root: &a ${inner}\n`;
+      const found = problems(text);
+      if (found.length === 0) expect(() => JSON.stringify(parseYamlText(text, "f.yaml")), text).not.toThrow();
+      else expect(found[0], text).toContain("is used inside the value its anchor");
+    }
+  });
+
+  it("merges merge keys as Pulumi does", () => {
+    expect(parseYamlText("base: &b {kind: A, gpus: 4}\nw: {<<: *b, gpus: 8}\n", "f.yaml")).toEqual({
+      base: { kind: "A", gpus: 4 },
+      w: { kind: "A", gpus: 8 },
+    });
+  });
+
   it("stops an alias bomb with a clear message", () => {
     const rows = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 6; i++)

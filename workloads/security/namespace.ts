@@ -8,7 +8,7 @@
  */
 import type { KubeObject, NetworkPolicy, NetworkPolicyPeer } from "../k8s/types";
 import { ADDON_NAMESPACES } from "../../core/platform/namespaces";
-import { EVERY_ADDRESS } from "../../core/config/platform";
+import { cidrRange, holds } from "../../core/config/address-set";
 
 /** Pod Security Admission: enforce `baseline`, warn and audit `restricted` (rendered Ray pods meet `restricted`). */
 export const POD_SECURITY_LABELS = {
@@ -42,6 +42,11 @@ const KUBE_DNS: NetworkPolicyPeer = {
 };
 /** EC2's instance metadata service: pods get AWS credentials from EKS Pod Identity, never from the node's role. */
 const IMDS = "169.254.169.254/32";
+/** Whether a range holds the metadata address, however it is written (`0.0.0.0/0`, `128.0.0.0/1`, `169.254.0.0/16`). */
+function holdsImds(cidr: string): boolean {
+  const range = cidrRange(cidr);
+  return range !== undefined && range.first !== range.last && holds(range, cidrRange(IMDS)!.first);
+}
 /** The EKS Pod Identity agent's link-local address (TCP 80). */
 const POD_IDENTITY_AGENT = "169.254.170.23/32";
 /** The head's dashboard and job API port. */
@@ -94,7 +99,7 @@ const egress = (options: EgressOptions): NetworkPolicy["spec"] => ({
     },
     { to: [{ ipBlock: { cidr: POD_IDENTITY_AGENT } }], ports: [{ protocol: "TCP", port: 80 }] },
     {
-      to: options.httpsCidrs.map((cidr) => ({ ipBlock: cidr === EVERY_ADDRESS ? { cidr, except: [IMDS] } : { cidr } })),
+      to: options.httpsCidrs.map((cidr) => ({ ipBlock: holdsImds(cidr) ? { cidr, except: [IMDS] } : { cidr } })),
       ports: [{ protocol: "TCP", port: 443 }],
     },
     { to: [{ podSelector: { matchLabels: HEADS } }], ports: [{ protocol: "TCP", port: DASHBOARD_PORT }] },

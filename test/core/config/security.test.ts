@@ -55,7 +55,9 @@ describe("the prod API endpoint", () => {
       c.environment = "prod";
       c.platform.cluster = { mode: "create", name: "test" };
     });
-    expect(text).toContain("ray-gpu:platform.cluster.publicAccessCidrs: a prod API endpoint open to every address");
+    expect(text).toContain(
+      "ray-gpu:platform.cluster.publicAccessCidrs: a prod API endpoint open to 3,702,390,784 public addresses (100.0% of the internet",
+    );
     expect(text).toContain("or set publicEndpoint: false");
   });
 
