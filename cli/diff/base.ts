@@ -3,9 +3,9 @@
  * or in a folder holding the base's `Pulumi.<stack>.yaml`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { readInputFile } from "../input-file";
+import { MAX_INPUT_BYTES, readInputFile } from "../input-file";
 import { UsageError } from "../io";
 import { stackNames } from "../stack-file";
 
@@ -18,47 +18,103 @@ export type BaseSource =
   | { readonly kind: "git"; readonly ref: string; readonly top: string; readonly prefix: string };
 
 function git(args: readonly string[], cwd: string): string {
-  return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  // maxBuffer above the input cap: a larger answer must never be mistaken for a missing file.
+  const maxBuffer = MAX_INPUT_BYTES * 2;
+  return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer });
 }
 
-/**
- * A folder if `base` names one, else a commit of the repository holding `dir` (the stacks' folder).
- * @throws UsageError when it is neither
- */
-export function baseSource(base: string, cwd: string, dir: string): BaseSource {
-  const folder = resolve(cwd, base);
-  if (existsSync(folder) && statSync(folder).isDirectory()) return { kind: "folder", dir: folder };
+/** Whether `git <args>` succeeds (an existence check: a non-zero exit says no). */
+function gitSucceeds(args: readonly string[], cwd: string): boolean {
   try {
-    const top = git(["rev-parse", "--show-toplevel"], dir).trim();
-    git(["rev-parse", "--verify", "--quiet", `${base}^{commit}`], dir);
-    return { kind: "git", ref: base, top, prefix: relative(top, resolve(dir)).split("\\").join("/") };
+    git(args, cwd);
+    return true;
   } catch {
-    throw new UsageError(`--base ${base} is neither a folder nor a commit of the git repository at ${dir}`);
+    return false;
   }
 }
 
-/** The text of `Pulumi.<stack>.yaml` at the base, or undefined when the base has no such stack. */
+/** The top folder of the git repository holding `dir`, or "" outside one. */
+function repositoryTop(dir: string): string {
+  try {
+    return git(["rev-parse", "--show-toplevel"], dir).trim();
+  } catch {
+    return "";
+  }
+}
+
+/** A folder entry of any kind, a broken or looping link included. */
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A folder if `base` names one, else a commit of the repository holding `dir` (the stacks' folder). The gate fails
+ * closed: an empty base, the stacks' own folder, and a name that is both a folder and a commit are refused.
+ * @throws UsageError when it is neither, or ambiguous
+ */
+export function baseSource(base: string, cwd: string, dir: string): BaseSource {
+  if (base.trim() === "") throw new UsageError("--base is empty: give a git ref (e.g. origin/main) or a folder");
+  const folder = resolve(cwd, base);
+  const isFolder = existsSync(folder) && statSync(folder).isDirectory();
+  const top = repositoryTop(dir);
+  const isCommit = top !== "" && gitSucceeds(["rev-parse", "--verify", "--quiet", `${base}^{commit}`], dir);
+  if (isFolder && isCommit)
+    throw new UsageError(
+      `--base ${base} is both a folder (${folder}) and a git ref; write ./${base} for the folder, or the ref in full ` +
+        `(refs/heads/${base}, or a commit id)`,
+    );
+  if (isFolder) {
+    if (resolve(folder) === resolve(dir))
+      throw new UsageError(`--base ${base} is the stacks' own folder: the change would be compared with itself`);
+    return { kind: "folder", dir: folder };
+  }
+  if (isCommit) return { kind: "git", ref: base, top, prefix: relative(top, resolve(dir)).split("\\").join("/") };
+  throw new UsageError(`--base ${base} is neither a folder nor a commit of the git repository at ${dir}`);
+}
+
+/** The path of `name` inside the ref's tree (`<ref>:<prefix>/<name>`). */
+const atRef = (source: BaseSource & { kind: "git" }, name: string) =>
+  `${source.ref}:${source.prefix ? `${source.prefix}/` : ""}${name}`;
+
+/**
+ * The text of `Pulumi.<stack>.yaml` at the base, or undefined when the base has no such stack. Anything else (a file
+ * over the input cap, a link loop, a git failure) is an error: a stack must never count as new because it could not
+ * be read.
+ */
 export function baseStackText(source: BaseSource, stack: string): string | undefined {
   const name = `Pulumi.${stack}.yaml`;
   if (source.kind === "folder") {
     const file = join(source.dir, name);
-    return existsSync(file) ? readInputFile(file, "base stack file") : undefined;
+    return entryExists(file) ? readInputFile(file, "base stack file") : undefined;
   }
+  const object = atRef(source, name);
+  if (!gitSucceeds(["cat-file", "-e", object], source.top)) return undefined;
   try {
-    return git(["show", `${source.ref}:${source.prefix ? `${source.prefix}/` : ""}${name}`], source.top);
-  } catch {
-    return undefined;
+    const type = git(["cat-file", "-t", object], source.top).trim();
+    const bytes = Number(git(["cat-file", "-s", object], source.top).trim());
+    if (type !== "blob") throw new UsageError(`base stack file ${object} is a ${type}, not a file`);
+    if (bytes > MAX_INPUT_BYTES)
+      throw new UsageError(
+        `base stack file ${object} is ${bytes} bytes, over the ${MAX_INPUT_BYTES / 1024 / 1024} MiB input limit`,
+      );
+    return git(["show", object], source.top);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read base stack file ${object}: ${(err as Error).message.split("\n")[0]}`);
   }
 }
 
-/** Stack names at the base (for `--all-stacks`). */
+/** Stack names at the base (for `--all-stacks`); none when the stacks' folder did not exist at the ref. */
 export function baseStackNames(source: BaseSource): string[] {
   if (source.kind === "folder") return stackNames(readdirSync(source.dir));
-  try {
-    // `<ref>:<folder>` is the folder's tree at the ref; its entries are listed by name, whatever the working folder.
-    const listed = git(["ls-tree", "--name-only", `${source.ref}:${source.prefix}`], source.top);
-    return stackNames(listed.split("\n").filter(Boolean));
-  } catch {
-    return [];
-  }
+  const tree = `${source.ref}:${source.prefix}`;
+  if (!gitSucceeds(["cat-file", "-e", tree], source.top)) return [];
+  // `<ref>:<folder>` is the folder's tree at the ref; its entries are listed by name, whatever the working folder.
+  const listed = git(["ls-tree", "--name-only", tree], source.top);
+  return stackNames(listed.split("\n").filter(Boolean));
 }
