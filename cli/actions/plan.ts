@@ -1,6 +1,6 @@
 /** What `ray-gpu plan` does, loaded only when it runs (the schemas and planners are not needed for `--help`). */
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { writeOutputFile } from "../output-file";
+import { GENERATOR_META } from "../html/page";
 import { planHtml } from "../plan-html";
 import { parseStackConfig, type Environment, type StackConfig } from "../../core/config/stack";
 import { ConfigError, namingSource } from "../../core/errors";
@@ -76,7 +76,7 @@ export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   const { config, stack, file, source } = configFor(ctx.dir(), opts);
   const plan = planOrThrow(config, file, source);
   const doc = opts.html || opts.json ? planDocument(stack, plan) : undefined;
-  if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), planHtml(doc!));
+  if (opts.html !== undefined) writeOutputFile("--html", opts.html, ctx.io.cwd, planHtml(doc!), GENERATOR_META);
   ctx.io.out(opts.json ? stableJson(doc) : `${planText(stack, plan)}\n`);
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;

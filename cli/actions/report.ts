@@ -1,9 +1,9 @@
 /** What `ray-gpu report` does, loaded only when it runs. */
+import { writeOutputFile } from "../output-file";
+import { GENERATOR_META } from "../html/page";
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { UsageError, type CommandContext } from "../io";
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import {
   httpQuery,
   httpRangeQuery,
@@ -101,6 +101,6 @@ export async function runReport(ctx: CommandContext, opts: ReportOptions): Promi
         `${new Date(fromSeconds * 1000).toISOString()} and ${new Date(toSeconds * 1000).toISOString()}`,
     );
   const report = jobReport(p, measured, fromSeconds, toSeconds, timeline);
-  if (opts.html) writeFileSync(resolve(ctx.io.cwd, opts.html), reportHtml(report));
+  if (opts.html !== undefined) writeOutputFile("--html", opts.html, ctx.io.cwd, reportHtml(report), GENERATOR_META);
   ctx.io.out(opts.json ? stableJson(report) : reportText(report));
 }

@@ -26,6 +26,9 @@ svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; } .muted { color: #5
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; border-radius: 2px; vertical-align: middle; }
 `;
 
+/** The mark of a page `ray-gpu` wrote: only a file holding it is ever replaced by `--html`. */
+export const GENERATOR_META = '<meta name="generator" content="ray-gpu">';
+
 /** The whole page around `body`. */
 export function page(title: string, body: string): string {
   return `<!doctype html>
@@ -33,6 +36,7 @@ export function page(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${GENERATOR_META}
 <title>${esc(title)}</title>
 <style>${STYLE}</style>
 </head>
