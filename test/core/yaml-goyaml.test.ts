@@ -23,7 +23,9 @@ const skip =
 /** What go-yaml v2 decodes each document's `v` to: `string "<json>"` or a Go type name. */
 function goYaml(docs: readonly string[]): string[] {
   const bin = join(mkdtempSync(join(tmpdir(), "goyaml-")), "goyaml");
-  const env = { ...process.env, GO111MODULE: "off", GOPATH, GOFLAGS: "", CGO_ENABLED: "0" };
+  // GOCACHE set here too: Go refuses to build without one when neither HOME nor XDG_CACHE_HOME is set (some CI).
+  const GOCACHE = process.env["GOCACHE"] ?? join(tmpdir(), "ray-gpu-go-cache");
+  const env = { ...process.env, GO111MODULE: "off", GOPATH, GOFLAGS: "", CGO_ENABLED: "0", GOCACHE };
   execFileSync(go!, ["build", "-o", bin, resolve(__dirname, "../helpers/goyaml/main.go")], { env });
   const out = execFileSync(bin, { input: docs.map((d) => JSON.stringify(d)).join("\n") + "\n", encoding: "utf8" });
   return out.trimEnd().split("\n");
