@@ -149,7 +149,7 @@ export class EksCluster extends pulumi.ComponentResource {
         { ...child, dependsOn: attachments },
       );
       this.created = cluster;
-      this.ready.push(...this.managedAddons(name, "beforeNodes", []));
+      this.ready.push(...this.managedAddons("beforeNodes", []));
       c.adminRoleArns.forEach((arn) => {
         const role = arn.split("/").pop()!;
         const entry = new aws.eks.AccessEntry(
@@ -219,15 +219,15 @@ export class EksCluster extends pulumi.ComponentResource {
    * (nothing resolves names before CoreDNS runs). Empty on an adopted cluster.
    */
   addNodeAddons(nodes: readonly pulumi.Resource[]): pulumi.Resource[] {
-    return this.created ? this.managedAddons(this.name, "afterCpuNodes", nodes) : [];
+    return this.created ? this.managedAddons("afterCpuNodes", nodes) : [];
   }
 
-  private managedAddons(name: string, stage: AddonStage, after: readonly pulumi.Resource[]): aws.eks.Addon[] {
+  private managedAddons(stage: AddonStage, after: readonly pulumi.Resource[]): aws.eks.Addon[] {
     const cluster = this.created!;
     return addonsOfStage(stage).map((addon) => {
       const config = EKS_ADDON_CONFIG[addon];
       return new aws.eks.Addon(
-        `${name}-${addon}`,
+        `${this.name}-${addon}`,
         {
           clusterName: cluster.name,
           addonName: addon,

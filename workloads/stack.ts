@@ -160,6 +160,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
   const platform = planPlatform(config);
   const { pools, queue } = platform;
   const issues: ConfigIssue[] = [];
+  const pathOf = (i: number) => options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`;
   const results = config.workloads.map((spec, i) =>
     planWorkload(
       spec,
@@ -171,7 +172,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
         runtime: options.runtime,
         ...(queue ? { queueName: queue.name } : {}),
         alerts: config.platform.observability.enabled,
-        path: options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`,
+        path: pathOf(i),
       },
       options,
       issues,
@@ -180,13 +181,12 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
   if (issues.length > 0) throw new ConfigError(issues);
   const rendered = results.flatMap((r) => (r.rendered ? [r.rendered] : []));
   const workloads = results.flatMap((r) => (r.plan ? [r.plan] : []));
-  const demands = workloads.filter((w) => w.memory.fits).map(queueDemand);
+  const fitting = workloads.filter((w) => w.memory.fits);
+  const demands = fitting.map(queueDemand);
   const admission = queue && planAdmission(queue, demands);
-  const paths = new Map(
-    config.workloads.map((w, i) => [w.name, options.workloadPath?.(i) ?? `ray-gpu:workloads[${i}]`]),
-  );
-  const fitting = workloads.filter((w) => w.memory.fits).map((plan) => ({ plan, path: paths.get(plan.name)! }));
-  const unschedulable = schedulingIssues(platform, fitting, admission);
+  const indexOf = new Map(config.workloads.map((w, i) => [w.name, i]));
+  const jobs = fitting.map((plan) => ({ plan, path: pathOf(indexOf.get(plan.name)!) }));
+  const unschedulable = schedulingIssues(platform, jobs, admission);
   if (unschedulable.length > 0) throw new ConfigError(unschedulable);
   return {
     environment: config.environment,

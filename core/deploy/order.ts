@@ -9,11 +9,9 @@
  *
  * Readiness rules, each with its source, in {@link WAIT_RULES}.
  */
-import { EKS_ADDONS } from "../platform/addons";
-import { EBS_CSI } from "../observability/charts";
+import { CHART_PINS, EKS_ADDONS } from "../platform/addons";
+import { EBS_CSI, OBSERVABILITY_CHARTS } from "../observability/charts";
 import { KUEUE_CHART } from "../platform/queueing";
-import { CHART_PINS } from "../platform/addons";
-import { OBSERVABILITY_CHARTS } from "../observability/charts";
 
 /** One resource of the graph, as `ray-gpu preview` records it. */
 export interface DeployNode {
@@ -54,6 +52,9 @@ export const CRD_CHARTS: Readonly<Record<string, string>> = {
   "monitoring.coreos.com": OBSERVABILITY_CHARTS.kubePrometheusStack.chart,
 };
 
+/** The API group of a Kubernetes type token (`kubernetes:ray.io/v1:RayJob` → `ray.io`); "" for others. */
+const apiGroup = (type: string) => (type.startsWith("kubernetes:") ? (type.split(":")[1]?.split("/")[0] ?? "") : "");
+
 /** Everything a resource waits for before its create starts: dependencies and parents, transitively. */
 export function waitsFor(nodes: readonly DeployNode[]): ReadonlyMap<string, ReadonlySet<string>> {
   const byName = new Map(nodes.map((n) => [n.name, n]));
@@ -83,11 +84,13 @@ function hostsPlatformPods(n: DeployNode): boolean {
   return n.type === NODE_GROUP && taints.length === 0 && min >= 1;
 }
 
-/** What the rules see: the graph, each resource's waits, and the node groups that host platform pods. */
+/** What the rules see: the graph, each resource's waits, the node groups that host platform pods, the CoreDNS add-on. */
 interface Graph {
   readonly nodes: readonly DeployNode[];
   readonly waits: ReadonlyMap<string, ReadonlySet<string>>;
   readonly hosts: readonly DeployNode[];
+  /** The managed CoreDNS add-on, where the stack creates it. */
+  readonly coredns: DeployNode | undefined;
 }
 
 /** A wait rule: which resources it covers, and the problem with one of them, if any. */
@@ -123,7 +126,7 @@ function helmRelease(n: DeployNode, g: Graph): string | undefined {
   const chart = String(n.inputs["chart"]);
   const missing: string[] = [];
   if (!g.hosts.some((h) => waitsOn(g, n, h.name))) missing.push(`a node group that runs its pods (${hostNames(g)})`);
-  const dns = g.nodes.find((m) => m.type === ADDON && m.inputs["addonName"] === "coredns");
+  const dns = g.coredns;
   if (dns && !waitsOn(g, n, dns.name)) missing.push(`CoreDNS (${dns.name}), which its pods need to resolve services`);
   if (!missing.length) return undefined;
   return `release ${chart} waits for its pods to be ready (atomic, 5-minute timeout) but is not ordered after ${missing.join(" and ")}`;
@@ -131,7 +134,7 @@ function helmRelease(n: DeployNode, g: Graph): string | undefined {
 
 /** An object of a CRD our charts install: the API server refuses its kind until the chart's CRDs exist. */
 function customObject(n: DeployNode, g: Graph): string | undefined {
-  const group = n.type.split(":")[1]?.split("/")[0] ?? "";
+  const group = apiGroup(n.type);
   const chart = CRD_CHARTS[group]!;
   const release = g.nodes.find((m) => m.type === HELM_RELEASE && String(m.inputs["chart"]).endsWith(chart));
   if (!release || waitsOn(g, n, release.name)) return undefined;
@@ -152,7 +155,7 @@ export const WAIT_RULES: Readonly<Record<string, WaitRule>> = {
     source: "pulumi-kubernetes helm.v3.Release: atomic implies wait for every pod ready; timeout 300 s by default",
   },
   customObject: {
-    covers: (n) => n.type.startsWith("kubernetes:") && (n.type.split(":")[1]?.split("/")[0] ?? "") in CRD_CHARTS,
+    covers: (n) => apiGroup(n.type) in CRD_CHARTS,
     check: customObject,
     source: "Kubernetes API: a custom resource of a kind whose CRD is not installed is refused (no matches for kind)",
   },
@@ -160,7 +163,12 @@ export const WAIT_RULES: Readonly<Record<string, WaitRule>> = {
 
 /** Every create of the graph that cannot finish, in graph order. */
 export function checkDeployOrder(nodes: readonly DeployNode[]): DeployProblem[] {
-  const graph: Graph = { nodes, waits: waitsFor(nodes), hosts: nodes.filter(hostsPlatformPods) };
+  const graph: Graph = {
+    nodes,
+    waits: waitsFor(nodes),
+    hosts: nodes.filter(hostsPlatformPods),
+    coredns: nodes.find((m) => m.type === ADDON && m.inputs["addonName"] === "coredns"),
+  };
   return nodes.flatMap((n) =>
     Object.values(WAIT_RULES)
       .filter((r) => r.covers(n))

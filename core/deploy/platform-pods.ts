@@ -27,7 +27,13 @@ interface PlatformWorkload {
   readonly replicas: number;
   /** Where the pod's requests and placement are read: a release's values at a path, or fixed figures. */
   readonly from:
-    | { readonly release: HelmReleasePlan; readonly path: readonly string[] }
+    | {
+        readonly release: HelmReleasePlan;
+        /** Where the container's `resources` are in the values. */
+        readonly path: readonly string[];
+        /** Where the pod's `nodeSelector` is, when not beside them. @default - `path` */
+        readonly selectorPath?: readonly string[];
+      }
     | { readonly cpuMillis: number; readonly memoryMiB: number };
   readonly source: string;
 }
@@ -102,7 +108,11 @@ function platformWorkloads(plan: PlatformPodsInput, queueRelease: HelmReleasePla
           {
             name: "kueue/kueue-controller-manager",
             replicas: 1,
-            from: { release: queueRelease, path: ["controllerManager", "manager"] },
+            from: {
+              release: queueRelease,
+              path: ["controllerManager", "manager"],
+              selectorPath: ["controllerManager"],
+            },
             source: "our kueue values; chart controllerManager.replicas 1",
           },
         ]
@@ -120,11 +130,6 @@ function platformWorkloads(plan: PlatformPodsInput, queueRelease: HelmReleasePla
   ];
 }
 
-/** Where a workload's node selector lives in its values, when it differs from where its resources are. */
-const SELECTOR_PATH: Readonly<Record<string, readonly string[]>> = {
-  "kueue/kueue-controller-manager": ["controllerManager"],
-};
-
 /**
  * The platform's pods with requests, to place before any job. Pods of the charts that request nothing (the Prometheus
  * Operator, Alertmanager, kube-state-metrics, Grafana: `resources: {}` in kube-prometheus-stack 88.5.3) take no room
@@ -134,7 +139,7 @@ export function platformPods(plan: PlatformPodsInput, queueRelease: HelmReleaseP
   return platformWorkloads(plan, queueRelease).flatMap((w) => {
     const pod =
       "release" in w.from
-        ? fromValues(w.from.release, w.from.path, SELECTOR_PATH[w.name] ?? w.from.path)
+        ? fromValues(w.from.release, w.from.path, w.from.selectorPath ?? w.from.path)
         : { cpuMillis: w.from.cpuMillis, memoryMiB: w.from.memoryMiB, nodeSelector: {} };
     return Array.from({ length: w.replicas }, (_, i) => ({
       name: w.replicas > 1 ? `${w.name}-${i + 1}` : w.name,
