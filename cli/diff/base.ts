@@ -17,10 +17,20 @@ export type BaseSource =
   | { readonly kind: "folder"; readonly dir: string }
   | { readonly kind: "git"; readonly ref: string; readonly top: string; readonly prefix: string };
 
-function git(args: readonly string[], cwd: string): string {
+function git(args: readonly string[], cwd: string, input?: string): string {
   // maxBuffer above the input cap: a larger answer must never be mistaken for a missing file.
   const maxBuffer = MAX_INPUT_BYTES * 2;
-  return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer });
+  const stdio = [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] as const;
+  return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: [...stdio], maxBuffer, input });
+}
+
+/** The type and size of `<ref>:<path>` in one `git cat-file --batch-check`, or undefined when the ref lacks it. */
+function objectAt(top: string, object: string): { type: string; bytes: number } | undefined {
+  const line = git(["cat-file", "--batch-check"], top, `${object}\n`).trim();
+  if (line.endsWith(" missing")) return undefined;
+  const found = /^[0-9a-f]+ (\w+) (\d+)$/.exec(line);
+  if (!found) throw new Error(`git cat-file answered "${line}"`);
+  return { type: found[1]!, bytes: Number(found[2]) };
 }
 
 /** Whether `git <args>` succeeds (an existence check: a non-zero exit says no). */
@@ -93,10 +103,10 @@ export function baseStackText(source: BaseSource, stack: string): string | undef
     return entryExists(file) ? readInputFile(file, "base stack file") : undefined;
   }
   const object = atRef(source, name);
-  if (!gitSucceeds(["cat-file", "-e", object], source.top)) return undefined;
   try {
-    const type = git(["cat-file", "-t", object], source.top).trim();
-    const bytes = Number(git(["cat-file", "-s", object], source.top).trim());
+    const found = objectAt(source.top, object);
+    if (!found) return undefined;
+    const { type, bytes } = found;
     if (type !== "blob") throw new UsageError(`base stack file ${object} is a ${type}, not a file`);
     if (bytes > MAX_INPUT_BYTES)
       throw new UsageError(
@@ -113,8 +123,12 @@ export function baseStackText(source: BaseSource, stack: string): string | undef
 export function baseStackNames(source: BaseSource): string[] {
   if (source.kind === "folder") return stackNames(readdirSync(source.dir));
   const tree = `${source.ref}:${source.prefix}`;
-  if (!gitSucceeds(["cat-file", "-e", tree], source.top)) return [];
-  // `<ref>:<folder>` is the folder's tree at the ref; its entries are listed by name, whatever the working folder.
-  const listed = git(["ls-tree", "--name-only", tree], source.top);
-  return stackNames(listed.split("\n").filter(Boolean));
+  try {
+    if (!objectAt(source.top, tree)) return [];
+    // `<ref>:<folder>` is the folder's tree at the ref; its entries are listed by name, whatever the working folder.
+    const listed = git(["ls-tree", "--name-only", tree], source.top);
+    return stackNames(listed.split("\n").filter(Boolean));
+  } catch (err) {
+    throw new UsageError(`cannot list the stacks at ${tree}: ${(err as Error).message.split("\n")[0]}`);
+  }
 }
