@@ -4,14 +4,8 @@ import { GENERATOR_META } from "../html/page";
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { UsageError, type CommandContext } from "../io";
-import {
-  httpQuery,
-  httpRangeQuery,
-  jobLifetime,
-  measureJob,
-  utilizationTimeline,
-  type Query,
-} from "../report/prometheus";
+import { jobLifetime, measureJob, utilizationTimeline } from "../report/prometheus";
+import { httpQuery, httpRangeQuery, type Query } from "../report/prometheus-http";
 import { reportHtml } from "../report/html";
 import { jobReport, type Promised } from "../report/report";
 import { reportText } from "../report/view";

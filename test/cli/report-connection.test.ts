@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { connectionCause, httpQuery, httpRangeQuery } from "../../cli/report/prometheus";
+import { connectionCause, httpQuery, httpRangeQuery } from "../../cli/report/prometheus-http";
 
 const listen = (server: Server) =>
   new Promise<number>((resolve) =>

@@ -1,0 +1,153 @@
+/**
+ * The Prometheus HTTP API as `ray-gpu report` uses it: instant and range queries, each bounded in time and size, its
+ * answer checked against the API's JSON shapes, and every failure a usage error that says why (a refused connection,
+ * a server that is not Prometheus, an answer too slow or too large).
+ */
+import { z } from "zod";
+import { UsageError } from "../io";
+
+/** An instant vector: labels and value per series. */
+export type Vector = { readonly metric: Readonly<Record<string, string>>; readonly value: number }[];
+
+/** Runs an instant query at a time; the CLI's is HTTP, tests may pass their own. */
+export type Query = (expr: string, timeSeconds: number) => Promise<Vector>;
+
+/** A range query's series: labels and `[seconds, value]` points. */
+export type Matrix = {
+  readonly metric: Readonly<Record<string, string>>;
+  readonly points: readonly [number, number][];
+}[];
+
+/** Runs a range query over `[from, to]` every `step` seconds. */
+export type RangeQuery = (expr: string, fromSeconds: number, toSeconds: number, stepSeconds: number) => Promise<Matrix>;
+
+/** What a failed connection's system error code means, in words. */
+const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "the connection was refused: nothing listens at that host and port (is the port-forward running?)",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved now (DNS did not answer)",
+  ETIMEDOUT: "the connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  ECONNRESET: "the server closed the connection",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed and not trusted",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its TLS certificate is not trusted",
+  CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "its TLS certificate is for another host name",
+};
+
+/** The cause of a failed `fetch` (Node wraps it as "fetch failed" with the system error as `cause`), in words. */
+export function connectionCause(e: unknown): string {
+  for (let cur: unknown = e; cur instanceof Error; cur = cur.cause) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && CONNECTION_CAUSES[code]) return `${CONNECTION_CAUSES[code]} (${code})`;
+    if (cur.cause === undefined) return cur.message;
+  }
+  return String(e);
+}
+
+/** How long one query may take, answer included, and how large its answer may be. */
+export interface QueryLimits {
+  /** @default 60000 (a minute: Prometheus's own default query timeout is 2 minutes, report windows are small) */
+  readonly timeoutMs?: number;
+  /** @default 64 MiB (a job's series over its window are a few MiB at most) */
+  readonly maxAnswerBytes?: number;
+}
+
+const DEFAULT_LIMITS = { timeoutMs: 60_000, maxAnswerBytes: 64 * 1024 * 1024 } as const;
+
+/** Prometheus's JSON API envelope, and the two result shapes we read: instant vectors and range matrices. */
+const Envelope = z.object({ status: z.string(), error: z.string().optional(), data: z.unknown().optional() });
+const SampleValue = z.tuple([z.number(), z.string()]);
+const Labels = z.record(z.string(), z.string());
+const VectorResult = z.object({ result: z.array(z.object({ metric: Labels, value: SampleValue })) });
+const MatrixResult = z.object({ result: z.array(z.object({ metric: Labels, values: z.array(SampleValue) })) });
+
+/** The body of `response`, read up to `max` bytes; undefined when it is longer. */
+async function boundedText(response: Response, max: number): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Fetches one API answer's text within the limits, or says why there is none. */
+async function fetchAnswer(url: string, target: string, limits: Required<QueryLimits>): Promise<[Response, string]> {
+  const timedOut = `Prometheus at ${url} did not answer within ${limits.timeoutMs / 1000} s`;
+  try {
+    const response = await fetch(target, { signal: AbortSignal.timeout(limits.timeoutMs) });
+    const text = await boundedText(response, limits.maxAnswerBytes);
+    if (text === undefined)
+      throw new UsageError(
+        `Prometheus at ${url} answered more than ${limits.maxAnswerBytes / 1024 / 1024} MiB for one query; ` +
+          `give a shorter window (--from, --to) or a coarser --step`,
+      );
+    return [response, text];
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) throw new UsageError(timedOut);
+    throw new UsageError(`cannot query Prometheus at ${url}: ${connectionCause(e)}`);
+  }
+}
+
+/** Reads a Prometheus API answer of the given shape, or says why it is not one. */
+async function api<T>(
+  url: string,
+  request: { path: string; params: Record<string, string>; expr: string },
+  shape: z.ZodType<T>,
+  limits: QueryLimits,
+): Promise<T> {
+  const target = `${url.replace(/\/+$/, "")}${request.path}?${new URLSearchParams(request.params)}`;
+  const [response, text] = await fetchAnswer(url, target, { ...DEFAULT_LIMITS, ...limits });
+  const notApi = new UsageError(
+    `${url} answered HTTP ${response.status} with something that is not Prometheus's JSON API; give the ` +
+      `Prometheus server's base URL (e.g. http://localhost:9090)`,
+  );
+  let body: z.infer<typeof Envelope>;
+  try {
+    body = Envelope.parse(JSON.parse(text));
+  } catch {
+    throw notApi;
+  }
+  if (body.status !== "success" || body.data === undefined)
+    throw new UsageError(`Prometheus at ${url} refused a query (${body.error ?? "no data"}): ${request.expr}`);
+  const data = shape.safeParse(body.data);
+  if (!data.success) throw notApi;
+  return data.data;
+}
+
+/** The Prometheus HTTP API's range queries (`/api/v1/query_range`) at `url`. */
+export function httpRangeQuery(url: string, limits: QueryLimits = {}): RangeQuery {
+  return async (expr, from, to, step) => {
+    const params = { query: expr, start: String(from), end: String(to), step: String(step) };
+    const { result } = await api(url, { path: "/api/v1/query_range", params, expr }, MatrixResult, limits);
+    return result.map((s) => ({
+      metric: s.metric,
+      points: s.values.map(([t, v]): [number, number] => [t, Number(v)]),
+    }));
+  };
+}
+
+/**
+ * The Prometheus HTTP API (`/api/v1/query`) at `url`. Unreachable, refusing, too slow, too large or not Prometheus's
+ * JSON, it is a usage error with the reason.
+ */
+export function httpQuery(url: string, limits: QueryLimits = {}): Query {
+  return async (expr, time) => {
+    const params = { query: expr, time: String(time) };
+    const { result } = await api(url, { path: "/api/v1/query", params, expr }, VectorResult, limits);
+    return result.map((s) => ({ metric: s.metric, value: Number(s.value[1]) }));
+  };
+}
