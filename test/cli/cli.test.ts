@@ -1,9 +1,9 @@
+import { runMain } from "../helpers/run-main";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { describe, expect, it } from "vitest";
-import { main } from "../../cli/main";
 import { runCli } from "../helpers/run-cli";
 import {
   MONITORING_FILES,
@@ -14,12 +14,7 @@ import {
   workloadFiles,
 } from "../helpers/fixtures";
 
-async function run(...argv: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s), cwd: repoRoot });
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runMain(argv);
 
 const tmp = () => mkdtempSync(join(tmpdir(), "ray-gpu-"));
 

@@ -7,7 +7,7 @@ import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { main } from "../../cli/main";
+import { runMain } from "../helpers/run-main";
 import { platform, prod, repo } from "./diff-fixture";
 
 /** A repository whose working tree renames the prod bucket (a replacement) against its HEAD. */
@@ -17,16 +17,8 @@ function renamedBucket(): string {
   return repo(prod(), head);
 }
 
-async function diffBase(dir: string, base: string, ...args: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(["-C", dir, "diff", "--base", base, "--stack", "prod", "--no-preview", ...args], {
-    out: (s) => (out += s),
-    err: (s) => (err += s),
-    cwd: dir,
-  });
-  return { code, out, err };
-}
+const diffBase = (dir: string, base: string, ...args: string[]) =>
+  runMain(["-C", dir, "diff", "--base", base, "--stack", "prod", "--no-preview", ...args], dir);
 
 describe("diff's base fails closed", () => {
   it("reads a base stack file over 1 MiB at a git ref (the read failed and the stack counted as new)", async () => {

@@ -2,12 +2,12 @@
  * Fixture git repositories for `ray-gpu diff`: a base commit holding one stack file and a working tree holding another,
  * and the change the docs page shows as a pull-request comment (docs/cli.md, written by `npm run generate`).
  */
+import { runMain } from "../helpers/run-main";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { main } from "../../cli/main";
 import { repoRoot } from "../helpers/fixtures";
 
 export type StackFile = { config: Record<string, unknown> };
@@ -33,14 +33,7 @@ export function repo(base: StackFile, head: StackFile, stack = "prod"): string {
 
 /** `ray-gpu -C <dir> diff --base HEAD --stack prod ...args`, in process. */
 export async function diff(dir: string, ...args: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(["-C", dir, "diff", "--base", "HEAD", "--stack", "prod", ...args], {
-    out: (s) => (out += s),
-    err: (s) => (err += s),
-    cwd: dir,
-  });
-  return { code, out, err };
+  return runMain(["-C", dir, "diff", "--base", "HEAD", "--stack", "prod", ...args], dir);
 }
 
 /**

@@ -1,17 +1,15 @@
 /** Inputs that once crashed or misbehaved: each now gets one clear message and the right exit code. */
+import { runMain } from "../helpers/run-main";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../cli/main";
 import { redact } from "../../cli/preview/run";
 import { repoRoot } from "../helpers/fixtures";
 import { messageFlaws } from "../helpers/messages";
 
 async function run(...argv: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s), cwd: repoRoot });
+  const { code, out, err } = await runMain(argv);
   // Every message these inputs get reads as a whole sentence, with no word said twice.
   expect(messageFlaws(err), err).toEqual([]);
   return { code, out, err };

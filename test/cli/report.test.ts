@@ -3,14 +3,13 @@
  * plan; embed-chunks runs for part of the window only, at low utilization, and spills. Every number of the report is
  * one the fixture implies.
  */
+import { runMain } from "../helpers/run-main";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../cli/main";
 import type { JobReport } from "../../cli/report/report";
 import { stackRuleGroup } from "../../core/observability/rules";
-import { repoRoot } from "../helpers/fixtures";
 import { jobSeries, type JobFixture } from "../helpers/job-metrics";
 import { prometheusPath, prometheusWith, promtoolPath, type RunningPrometheus } from "../helpers/prometheus";
 import { findTool, missingReason, openPage } from "../helpers/tools";
@@ -56,14 +55,7 @@ const EMBED: JobFixture = {
 };
 
 async function report(...args: string[]) {
-  let out = "";
-  let err = "";
-  const code = await main(["report", "--stack", "prod", ...args], {
-    out: (s) => (out += s),
-    err: (s) => (err += s),
-    cwd: repoRoot,
-  });
-  return { code, out, err };
+  return runMain(["report", "--stack", "prod", ...args]);
 }
 
 describe.skipIf(skip)("ray-gpu report on a real Prometheus", () => {

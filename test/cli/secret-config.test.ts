@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../cli/main";
+import { runMain } from "../helpers/run-main";
 import { repoRoot } from "../helpers/fixtures";
 
 /** A dev stack with one submitted job whose HF_TOKEN comes from `ray-gpu-secrets:hfToken`, set as `secretLine`. */
@@ -35,16 +35,7 @@ function stackDir(secretLine: string): string {
   return dir;
 }
 
-async function plan(dir: string) {
-  let out = "";
-  let err = "";
-  const code = await main(["plan", "--stack", "dev", "-C", dir], {
-    out: (s) => (out += s),
-    err: (s) => (err += s),
-    cwd: repoRoot,
-  });
-  return { code, out, err };
-}
+const plan = (dir: string) => runMain(["plan", "--stack", "dev", "-C", dir]);
 
 describe("secret config keys a workload names", () => {
   it("refuses a key the stack file does not set, with the command that sets it", async () => {

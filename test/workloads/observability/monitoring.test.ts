@@ -17,6 +17,7 @@ import { CrdConformance } from "../../helpers/crd-conformance";
 import { loadRayDashboards } from "../../../io/ray-dashboards";
 import { rayDashboardConfigMaps } from "../../../workloads/observability/monitoring";
 import { configWith, repoStack, runtime } from "../../helpers/fixtures";
+import { keysNotInChart, valueAt } from "../../helpers/helm-values";
 
 const KPS = resolve(__dirname, "../../fixtures/kube-prometheus-stack-88.5.3");
 const DCGM = resolve(__dirname, "../../fixtures/dcgm-exporter-4.8.2");
@@ -29,16 +30,6 @@ const allObjects = (stack: "dev" | "prod") => {
 };
 const alert = (rule: PrometheusRule, name: string) =>
   rule.spec.groups.flatMap((g) => g.rules).find((r): r is AlertRule => "alert" in r && r.alert === name)!;
-
-/** Every path of leaves in `o`; maps under the keys in `opaque` count as one leaf (free-form values). */
-function paths(o: unknown, opaque: readonly string[], prefix: string[] = []): string[][] {
-  if (!o || typeof o !== "object" || Array.isArray(o) || Object.keys(o).length === 0) return [prefix];
-  return Object.entries(o).flatMap(([k, v]) =>
-    opaque.includes(k) ? [[...prefix, k]] : paths(v, opaque, [...prefix, k]),
-  );
-}
-const lookup = (doc: unknown, path: readonly string[]) =>
-  path.reduce<unknown>((cur, seg) => (cur as Record<string, unknown> | undefined)?.[seg], doc);
 
 describe("monitoring objects against the Prometheus Operator's CRDs (v0.93.1)", () => {
   let crds: CrdConformance;
@@ -125,14 +116,12 @@ describe("observability charts", () => {
     const kps = yamlFile(join(KPS, "values.yaml"));
     const ksm = yamlFile(join(KPS, "kube-state-metrics-8.4.0-values.yaml"));
     const opaque = ["nodeSelector", "resources", "storageSpec", "sigv4"];
-    for (const path of paths(plan.helm.kubePrometheusStack.values, opaque)) {
-      // kube-state-metrics is a subchart: its keys are in its own values file
-      const [doc, rest] = path[0] === "kube-state-metrics" ? [ksm, path.slice(1)] : [kps, path];
-      expect(lookup(doc, rest), path.join(".")).not.toBeUndefined();
-    }
+    // kube-state-metrics is a subchart: its keys are in its own values file
+    const { "kube-state-metrics": ksmValues, ...kpsValues } = plan.helm.kubePrometheusStack.values;
+    expect(keysNotInChart(kps, kpsValues, opaque)).toEqual([]);
+    expect(keysNotInChart(ksm, ksmValues, opaque)).toEqual([]);
     const dcgm = yamlFile(join(DCGM, "values.yaml"));
-    for (const path of paths(plan.helm.dcgmExporter.values, opaque))
-      expect(lookup(dcgm, path), path.join(".")).not.toBeUndefined();
+    expect(keysNotInChart(dcgm, plan.helm.dcgmExporter.values, opaque)).toEqual([]);
     expect(OBSERVABILITY_CHARTS.kubePrometheusStack.version).toBe("88.5.3");
     expect(OBSERVABILITY_CHARTS.dcgmExporter.version).toBe("4.8.2");
   });
@@ -143,7 +132,7 @@ describe("observability charts", () => {
       "system",
       "create",
     )!;
-    const spec = lookup(small.helm.kubePrometheusStack.values, ["prometheus", "prometheusSpec"]) as Record<
+    const spec = valueAt(small.helm.kubePrometheusStack.values, ["prometheus", "prometheusSpec"]) as Record<
       string,
       unknown
     >;
@@ -159,20 +148,20 @@ describe("observability charts", () => {
         },
       },
     });
-    expect(lookup(small.helm.kubePrometheusStack.values, ["kube-state-metrics", "metricLabelsAllowlist"])).toEqual([
+    expect(valueAt(small.helm.kubePrometheusStack.values, ["kube-state-metrics", "metricLabelsAllowlist"])).toEqual([
       ...KSM_LABEL_ALLOWLIST,
     ]);
-    expect(lookup(plan.helm.dcgmExporter.values, ["serviceMonitor", "honorLabels"])).toBe(true);
+    expect(valueAt(plan.helm.dcgmExporter.values, ["serviceMonitor", "honorLabels"])).toBe(true);
   });
 
   it("remote-writes to Amazon Managed Service for Prometheus with SigV4 and then runs no Grafana", () => {
     const url = "https://aps-workspaces.us-east-1.amazonaws.com/workspaces/ws-1234abcd-5678/api/v1/remote_write";
     const amp = planObservability(ObservabilitySchema.parse({ remoteWrite: { url } }), "system", "existing")!;
     expect(amp.remoteWrite).toEqual({ kind: "amp", url, region: "us-east-1", workspaceId: "ws-1234abcd-5678" });
-    expect(lookup(amp.helm.kubePrometheusStack.values, ["prometheus", "prometheusSpec", "remoteWrite"])).toEqual([
+    expect(valueAt(amp.helm.kubePrometheusStack.values, ["prometheus", "prometheusSpec", "remoteWrite"])).toEqual([
       { url, sigv4: { region: "us-east-1" } },
     ]);
-    expect(lookup(amp.helm.kubePrometheusStack.values, ["grafana", "enabled"])).toBe(false);
+    expect(valueAt(amp.helm.kubePrometheusStack.values, ["grafana", "enabled"])).toBe(false);
     // an adopted cluster keeps its own default StorageClass
     expect(amp.storageClass).toBeUndefined();
     expect(ObservabilitySchema.safeParse({ remoteWrite: { url: "http://insecure" } }).success).toBe(false);

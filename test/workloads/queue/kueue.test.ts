@@ -2,6 +2,7 @@
  * Job queueing: quotas from the pools, which jobs would wait, the queue objects as Kueue's API server would take them
  * (its v0.19.2 CRDs and CEL rules), the chart values against the chart's own values file, and RayJobs Kueue admits.
  */
+import { keysNotInChart } from "../../helpers/helm-values";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
@@ -214,15 +215,7 @@ describe("queue objects against Kueue v0.19.2", () => {
   it("sets only keys the chart's values file has, the pinned version, and a config with only documented fields", () => {
     const values = parse(readFileSync(join(FIXTURES, "values.yaml"), "utf8")) as Record<string, unknown>;
     const ours = kueueRelease("system").values;
-    const paths = (o: unknown, prefix: string[] = []): string[][] =>
-      o && typeof o === "object" && !Array.isArray(o) && Object.keys(o).length
-        ? Object.entries(o).flatMap(([k, v]) => (k === "nodeSelector" ? [[...prefix, k]] : paths(v, [...prefix, k])))
-        : [prefix];
-    for (const path of paths(ours)) {
-      let cur: unknown = values;
-      for (const seg of path) cur = (cur as Record<string, unknown>)?.[seg];
-      expect(cur, path.join(".")).not.toBeUndefined();
-    }
+    expect(keysNotInChart(values, ours, ["nodeSelector"])).toEqual([]);
     expect(KUEUE_CHART.version).toBe("0.19.2");
     // The controller configuration replaces the chart's default string: every key we set is one the default
     // documents (set, or commented out as an option).
