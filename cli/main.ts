@@ -5,12 +5,12 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../core/errors";
 import { packageVersion } from "../io/package-info";
-import { registerPlan } from "./commands/plan";
-import { registerDiff } from "./commands/diff";
-import { registerPreview } from "./commands/preview";
-import { registerRender } from "./commands/render";
-import { registerReport } from "./commands/report";
-import { describeErrno, isErrnoError } from "./input-file";
+import { registerPlan } from "./plan/command";
+import { registerDiff } from "./diff/command";
+import { registerPreview } from "./preview/command";
+import { registerRender } from "./render/command";
+import { registerReport } from "./report/command";
+import { describeErrno, isErrnoError } from "./input/file";
 import { defaultIo, EXIT, UsageError, type CommandContext, type Io } from "./io";
 
 export { EXIT, UsageError, type Io } from "./io";

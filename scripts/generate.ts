@@ -6,7 +6,7 @@
  * - from the published memory cases (test/core/memory/published-cases.ts): the table of docs/memory.md;
  * - from the zod schemas of the configuration, the specs and the contract: their plain TypeScript types, which the
  *   public API exposes instead of zod's (scripts/public-types);
- * - from the diff fixture (test/cli/diff-fixture.ts): the pull-request comment shown in docs/cli.md, as `ray-gpu diff`
+ * - from the diff fixture (test/cli/diff/fixture.ts): the pull-request comment shown in docs/cli.md, as `ray-gpu diff`
  *   renders it (builds nothing itself: run it after `npm run build`, since the diff previews through bin/ray-gpu.js).
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { stableJson } from "../core/serialize";
 import { contractMarkdown, tuningJsonSchema } from "../workloads/contract/json-schema";
 import { publishedTable } from "../test/core/memory/published-cases";
-import { docsComment } from "../test/cli/diff-fixture";
+import { docsComment } from "../test/cli/diff/fixture";
 import { publicTypeFiles } from "./public-types/generate";
 
 const root = resolve(__dirname, "..");

@@ -5,9 +5,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { MAX_INPUT_BYTES, readInputFile } from "../input-file";
+import { MAX_INPUT_BYTES, readInputFile } from "../input/file";
 import { UsageError } from "../io";
-import { stackNames } from "../stack-file";
+import { stackNames } from "../input/stack-file";
 
 /**
  * Where the base comes from: a folder, or a commit of the git repository holding the stacks' folder, with that

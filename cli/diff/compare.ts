@@ -4,7 +4,7 @@
  * headroom, node pools and hourly cost. Pure.
  */
 import { round3 } from "../../core/quantity";
-import type { planDocument } from "../plan-view";
+import type { planDocument } from "../plan/document";
 
 /** A plan document, as `plan --json` prints it. */
 export type PlanDocument = ReturnType<typeof planDocument>;

@@ -3,7 +3,7 @@
  * the replacements and deletions of stateful resources (loud, never cut), then per stack one collapsible section per
  * re-planned workload and one for the platform's resources. Cut, with a note, to stay under GitHub's comment limit.
  */
-import { describe, resourceHeadline, resourceLines, summaryLine, workloadLines, type StackReport } from "./report";
+import { describe, resourceHeadline, resourceLines, summaryLine, workloadLines, type StackReport } from "./summary";
 import { statefulLosses, type ResourceChange } from "./resources";
 
 /**

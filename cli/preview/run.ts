@@ -4,7 +4,7 @@
  * Pulumi CLI: outputs only the cloud knows appear as `<computed: …>` placeholders.
  */
 import { byCodePoint, sortKeys } from "../../core/serialize";
-import { planStackFile, pulumiConfigMap } from "../stack-file";
+import { planStackFile, pulumiConfigMap } from "../input/stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { checkDeployOrder } from "../../core/deploy/order";
 import { ConfigError } from "../../core/errors";

@@ -2,8 +2,8 @@
  * `ray-gpu report --html`: the report as one page. The verdict, the measured-versus-planned table, each worker's GPU
  * utilization over the job's lifetime against the target (SVG), and the peak GPU memory against the plan and the device.
  */
-import { esc, legend, num, page, PALETTE } from "../html/page";
-import type { JobReport } from "./report";
+import { esc, legend, num, page, PALETTE } from "../output/html-page";
+import type { JobReport } from "./job-report";
 
 const W = 1000;
 const H = 260;

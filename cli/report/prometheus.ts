@@ -45,14 +45,19 @@ export function jobQueries(w: JobWindow) {
   };
 }
 
+/** Where {@link jobLifetime} looks for a job's pods: its namespace and name, back from `nowSeconds`. */
+export interface LifetimeSearch {
+  readonly namespace: string;
+  readonly workload: string;
+  readonly nowSeconds: number;
+  readonly lookbackSeconds: number;
+  readonly stepSeconds: number;
+}
+
 /** When the job's pods existed in the last `lookbackSeconds` before `nowSeconds`, or undefined if never. */
 export async function jobLifetime(
   q: Query,
-  namespace: string,
-  workload: string,
-  nowSeconds: number,
-  lookbackSeconds: number,
-  stepSeconds: number,
+  { namespace, workload, nowSeconds, lookbackSeconds, stepSeconds }: LifetimeSearch,
 ): Promise<{ fromSeconds: number; toSeconds: number } | undefined> {
   // kube-state-metrics' own series, not the recording rule: a sample's timestamp is when it was scraped, and a rule
   // is evaluated at its group's own offset. Ray's pods only (head and workers, gone with the job's cluster): the
@@ -85,61 +90,55 @@ export interface Measured {
   readonly tokensPerSecond: number | undefined;
 }
 
+/** The queries of {@link jobQueries}, each one's answer under its own name. */
+type Answers = { readonly [K in keyof ReturnType<typeof jobQueries>]: Vector };
+
+/** Runs every query at `timeSeconds`, at once; each answer is looked up by the query's name. */
+async function askAll(q: Query, queries: ReturnType<typeof jobQueries>, timeSeconds: number): Promise<Answers> {
+  const names = Object.keys(queries) as (keyof Answers)[];
+  const answers = await Promise.all(names.map((name) => q(queries[name], timeSeconds)));
+  return Object.fromEntries(names.map((name, i) => [name, answers[i]!])) as unknown as Answers;
+}
+
+/** The first sample's value, or undefined when the answer is empty. */
+const one = (v: Vector) => v[0]?.value;
+
+/** Each worker's average and 10th percentile, by pod name. */
+function perWorker(a: Answers): Measured["perWorker"] {
+  const p10ByPod = new Map(a.perWorkerP10.map((s) => [s.metric["pod"] ?? "", s.value]));
+  return a.perWorkerAverage
+    .map((s) => ({
+      pod: s.metric["pod"] ?? "",
+      averagePercent: s.value,
+      p10Percent: p10ByPod.get(s.metric["pod"] ?? "") ?? NaN,
+    }))
+    .sort((x, y) => byCodePoint(x.pod, y.pod));
+}
+
 /** Runs every query at the window's end. */
 export async function measureJob(q: Query, w: JobWindow): Promise<Measured> {
-  const qs = jobQueries(w);
-  const at = (expr: string) => q(expr, w.toSeconds);
-  const [perAvg, avg, perP10, p10, peak, spilled, rows, gpuSec, nodeSec, wait, compute, samples, tokens, held] =
-    await Promise.all(
-      [
-        qs.perWorkerAverage,
-        qs.average,
-        qs.perWorkerP10,
-        qs.p10,
-        qs.peakMemoryMiB,
-        qs.spilledBytes,
-        qs.rowsByOperator,
-        qs.gpuSeconds,
-        qs.nodeSeconds,
-        qs.inputWaitSeconds,
-        qs.computeSeconds,
-        qs.samples,
-        qs.tokens,
-        qs.heldSeconds,
-      ].map(at),
-    );
-
-  const one = (v: Vector) => v[0]?.value;
-  const p10ByPod = new Map(perP10!.map((s) => [s.metric["pod"] ?? "", s.value]));
+  const a = await askAll(q, jobQueries(w), w.toSeconds);
   // Throughput is per second the job held its GPUs (not pending, not after it ended).
-  const seconds = Math.max(1, one(held!) ?? w.toSeconds - w.fromSeconds);
+  const seconds = Math.max(1, one(a.heldSeconds) ?? w.toSeconds - w.fromSeconds);
   return {
-    perWorker: perAvg!
-      .map((s) => ({
-        pod: s.metric["pod"] ?? "",
-        averagePercent: s.value,
-        p10Percent: p10ByPod.get(s.metric["pod"] ?? "") ?? NaN,
-      }))
-      .sort((a, b) => byCodePoint(a.pod, b.pod)),
-    averagePercent: one(avg!),
-    p10Percent: one(p10!),
-    peakMemoryMiB: one(peak!),
-    spilledBytes: one(spilled!) ?? 0,
-    rowsPerSecond: Object.fromEntries(rows!.map((s) => [s.metric["operator"] ?? "", s.value / seconds])),
-    gpuHours: (one(gpuSec!) ?? 0) / 3600,
-    nodeHours: (one(nodeSec!) ?? 0) / 3600,
-    ...telemetry(one(wait!), one(compute!), one(samples!), one(tokens!), seconds),
+    perWorker: perWorker(a),
+    averagePercent: one(a.average),
+    p10Percent: one(a.p10),
+    peakMemoryMiB: one(a.peakMemoryMiB),
+    spilledBytes: one(a.spilledBytes) ?? 0,
+    rowsPerSecond: Object.fromEntries(a.rowsByOperator.map((s) => [s.metric["operator"] ?? "", s.value / seconds])),
+    gpuHours: (one(a.gpuSeconds) ?? 0) / 3600,
+    nodeHours: (one(a.nodeSeconds) ?? 0) / 3600,
+    ...telemetry(a, seconds),
   };
 }
 
 /** The data-wait fraction and throughput from the runtime's counters, or undefined without them. */
-function telemetry(
-  wait: number | undefined,
-  compute: number | undefined,
-  samples: number | undefined,
-  tokens: number | undefined,
-  seconds: number,
-) {
+function telemetry(a: Answers, seconds: number) {
+  const wait = one(a.inputWaitSeconds);
+  const compute = one(a.computeSeconds);
+  const samples = one(a.samples);
+  const tokens = one(a.tokens);
   const timed = wait !== undefined && compute !== undefined && wait + compute > 0;
   return {
     dataWaitFraction: timed ? wait / (wait + compute) : undefined,

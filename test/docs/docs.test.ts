@@ -10,7 +10,7 @@ import { StackConfigSchema } from "../../core/config/stack";
 import { schemaKeyPaths } from "../../core/config/zod-issues";
 import { planPools } from "../../core/pools";
 import { planStack } from "../../workloads/stack";
-import { planDocument } from "../../cli/plan-view";
+import { planDocument } from "../../cli/plan/document";
 import { repoRoot, repoStack, runtime } from "../helpers/fixtures";
 import { anchors, codeBlocks, pages, readPage, relativeLinks, tableRows } from "./markdown";
 

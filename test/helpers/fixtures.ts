@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { parseStackConfig, type StackConfig } from "../../core/config/stack";
 import { ConfigError } from "../../core/errors";
 import { namespacePolicies } from "../../workloads/security/namespace";
-import { loadStackConfig } from "../../cli/stack-file";
+import { loadStackConfig } from "../../cli/input/stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
 
 /** The repository's runtime package, read once per test file (what every RayJob mounts). */

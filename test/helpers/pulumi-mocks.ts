@@ -6,7 +6,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { installPreviewMocks, settlePreview, type RecordedResource } from "../../cli/preview/mocks";
-import { pulumiConfigMap } from "../../cli/stack-file";
+import { pulumiConfigMap } from "../../cli/input/stack-file";
 
 export type { RecordedResource };
 export { settlePreview };

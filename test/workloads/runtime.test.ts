@@ -9,7 +9,7 @@ import { TrainingJob } from "../../workloads/workload";
 import type { ConfigMap, KubeObject, RayJob } from "../../workloads/k8s/types";
 import { RUNTIME_PYTHONPATH, runtimeConfigMapName } from "../../workloads/contract/configmaps";
 import { runtimePackageDir } from "../../io/runtime-package";
-import { loadWorkloadFile, standaloneStack } from "../../cli/workload-file";
+import { loadWorkloadFile, standaloneStack } from "../../cli/input/workload-file";
 import { repoRoot, repoStack, runtime } from "../helpers/fixtures";
 
 const byKind = <K extends KubeObject["kind"]>(objects: readonly KubeObject[], kind: K) =>

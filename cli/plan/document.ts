@@ -1,0 +1,103 @@
+/** The JSON contract of `ray-gpu plan --json` (and `plan.json` of `render`, and the base of `diff`). */
+import type { PoolPlan } from "../../core/pools";
+import type { StackPlan } from "../../workloads/stack";
+import type { WorkloadPlan } from "../../workloads/workload";
+
+/** One pool as `plan --json` prints it. */
+export function poolView(p: PoolPlan) {
+  return {
+    name: p.name,
+    role: p.role,
+    instanceType: p.instanceType,
+    minNodes: p.minNodes,
+    maxNodes: p.maxNodes,
+    capacityType: p.capacityType,
+    labels: p.labels,
+    taints: p.taints,
+    allocatablePerNode: {
+      cpuMillis: p.allocatable.cpuMillis,
+      memoryMiB: p.allocatable.memoryMiB,
+      gpus: p.allocatable.gpus,
+      maxPods: p.allocatable.maxPods,
+    },
+    daemonSetReserve: p.daemonSetReserve,
+    rayPodPerNode: p.podBudget,
+    usdPerHourAtMax: p.usdPerHourAtMax,
+  };
+}
+
+/** Every reason of a workload's plan, in the order both views print them: memory, tuning, cluster shape. */
+export function allDecisions(w: WorkloadPlan) {
+  return [...w.memory.decisions, ...w.tuning.decisions, ...w.shape.decisions];
+}
+
+/** The kind's tuning as `plan --json` shows it: `train` (training kinds) or `data` (Ray Data kinds). */
+function tuningView(w: WorkloadPlan): object {
+  const { decisions: _decisions, ...sections } = w.tuning;
+  return sections;
+}
+
+/** One workload as `plan --json` prints it: the chosen knobs at the top level, then memory, shape and reasons. */
+export function workloadView(w: WorkloadPlan) {
+  const { head, worker, lifecycle } = w.shape;
+  const m = w.memory;
+  return {
+    ...m.knobs,
+    name: w.name,
+    kind: w.kind,
+    example: w.example,
+    environment: w.environment,
+    nodePool: w.nodePool,
+    instanceType: w.instanceType,
+    gpus: w.gpus,
+    model: w.modelName,
+    fits: m.fits,
+    gpuUtilizationTargetPercent: w.gpuUtilizationTargetPercent,
+    memory: m.memory,
+    ...("kvCacheBytesPerToken" in m
+      ? { kvCacheBytesPerToken: m.kvCacheBytesPerToken, maxConcurrentSequences: m.maxConcurrentSequences }
+      : {}),
+    advice: m.advice,
+    head: { cpus: head.cpus, memoryGiB: head.memoryGiB, objectStoreGiB: head.objectStoreGiB, shmGiB: head.shmGiB },
+    worker: {
+      replicas: worker.replicas,
+      gpusPerWorker: worker.gpusPerWorker,
+      cpus: worker.cpus,
+      memoryGiB: worker.memoryGiB,
+      objectStoreGiB: worker.objectStoreGiB,
+      shmGiB: worker.shmGiB,
+      heapGiB: worker.heapGiB,
+      spillGiB: worker.spillGiB,
+      env: worker.env,
+    },
+    lifecycle,
+    ...tuningView(w),
+    decisions: allDecisions(w),
+  };
+}
+
+/** The JSON document of `ray-gpu plan --json` (and `plan.json` of `render`). */
+export function planDocument(stack: string | undefined, plan: StackPlan) {
+  return {
+    stack: stack ?? null,
+    environment: plan.environment,
+    region: plan.region,
+    namespace: plan.namespace,
+    pools: [plan.pools.cpu, ...plan.pools.gpu].map(poolView),
+    workloads: plan.workloads.map(workloadView),
+    notRendered: plan.notRendered.map(({ workload, reason }) => ({ workload, reason })),
+    queue: plan.queue ? queueView(plan.queue) : null,
+  };
+}
+
+/** The queue as `plan --json` prints it: quotas and demand per pool, and who would run or wait. */
+function queueView(queue: NonNullable<StackPlan["queue"]>) {
+  return {
+    name: queue.plan.name,
+    waitForPodsReadyMinutes: queue.plan.waitForPodsReadyMinutes,
+    pools: queue.admission.pools,
+    admitted: queue.admission.admitted,
+    queued: queue.admission.queued,
+    examples: queue.demands.filter((d) => d.example).map((d) => d.workload),
+  };
+}

@@ -1,0 +1,116 @@
+/** The text of `ray-gpu plan`, for people: pools, queue, and each workload with its reasons. */
+import type { StackPlan } from "../../workloads/stack";
+import type { WorkloadPlan } from "../../workloads/workload";
+import { allDecisions } from "./document";
+
+/** Lines on the queue: per pool the GPUs (and CPUs) asked against the quota, then who would wait for what. */
+function queueLines(queue: StackPlan["queue"]): string[] {
+  if (!queue)
+    return ["Queue: off (platform.queueing.enabled: false): jobs start at once and may fail their deadline", ""];
+  const { admission, plan } = queue;
+  const examples = new Set(queue.demands.filter((d) => d.example).map((d) => d.workload));
+  const name = (w: string) => (examples.has(w) ? `${w} [example]` : w);
+  const out = [
+    `Queue ${plan.name} (Kueue; quota = maxNodes x Ray pod per node; every planned job submitted at once, in order;` +
+      ` [example] jobs are not submitted by pulumi up)`,
+  ];
+  const rows = [["POOL", "GPUS ASKED/QUOTA", "CPUS ASKED/QUOTA"]];
+  for (const p of admission.pools)
+    rows.push([p.pool, `${p.askedGpus}/${p.quotaGpus}`, `${p.askedCpus}/${p.quotaCpus}`]);
+  out.push(...table(rows));
+  out.push(`  run at once: ${admission.admitted.length ? admission.admitted.map(name).join(", ") : "none"}`);
+  for (const q of admission.queued)
+    out.push(`  ${name(q.workload)} would queue: waits for quota on pool ${q.waitsFor}`);
+  if (admission.queued.length === 0) out.push("  nothing would queue");
+  out.push(
+    `  (a job admitted but not running within ${plan.waitForPodsReadyMinutes} min goes back to the queue; its ` +
+      `deadlines count from admission)`,
+    "",
+  );
+  return out;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join("  ")}`.trimEnd());
+}
+
+/** One line on a workload's GPU memory: the verdict, the requirement, and the breakdown of its peak. */
+function memoryLine(mem: WorkloadPlan["memory"]["memory"]): string {
+  const parts = Object.entries(mem.breakdownGiB)
+    .filter(([k, v]) => v > 0 && k !== "modelStates")
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  const verdict = mem.fits ? "fits" : "DOES NOT FIT";
+  return (
+    `  GPU memory: ${verdict}: requires ${mem.requiredGiB} GiB ` +
+    `of ${mem.usableGiB} GiB per GPU (allocated peak ${mem.allocatedPeakGiB} ` +
+    `GiB: ${parts})`
+  );
+}
+
+/** The pools table: allocatable per node, what one Ray pod may request, and the price at max. */
+function poolLines(plan: StackPlan): string[] {
+  const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H AT MAX"]];
+  for (const p of [plan.pools.cpu, ...plan.pools.gpu]) {
+    const gpus = p.allocatable.gpus ? `, ${p.allocatable.gpus} GPU` : "";
+    rows.push([
+      p.name,
+      p.role,
+      p.instanceType,
+      `${p.minNodes}-${p.maxNodes}`,
+      p.capacityType,
+      `${p.allocatable.cpuMillis}m CPU, ${(p.allocatable.memoryMiB / 1024).toFixed(1)} GiB${gpus}`,
+      `${p.podBudget.cpus} CPU, ${p.podBudget.memoryGiB} GiB${gpus}`,
+      p.usdPerHourAtMax.toFixed(2),
+    ]);
+  }
+  return [
+    "Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after DaemonSets)",
+    ...table(rows),
+    "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)",
+    "",
+  ];
+}
+
+/** One workload's block: pool and GPUs, memory verdict, knobs, advice, head and worker, alerts, and every reason. */
+function workloadLines(w: WorkloadPlan, alerted: boolean): string[] {
+  const s = w.shape;
+  const example = w.example ? " [example: rendered, not submitted by pulumi up]" : "";
+  const knobs = Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`);
+  const out = [
+    `Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} ` +
+      `x ${w.instanceType}${example}`,
+    memoryLine(w.memory.memory),
+    `  knobs: ${knobs.join(", ")}`,
+    ...w.memory.advice.map((a) => `  ! ${a}`),
+    `  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`,
+    `  worker: ${s.worker.replicas} x (${s.worker.gpusPerWorker} GPU, ${s.worker.cpus} CPU, ${s.worker.memoryGiB} ` +
+      `GiB; object store ${s.worker.objectStoreGiB} GiB in /dev/shm ${s.worker.shmGiB} GiB; spill ${s.worker.spillGiB} ` +
+      `GiB on NVMe)`,
+  ];
+  if (alerted)
+    out.push(
+      `  alerts: GPU utilization below ${w.gpuUtilizationTargetPercent}% for 15 min, any spilling, pods pending ` +
+        `for 75% of the ${s.lifecycle.preRunningDeadlineSeconds / 60} min pre-running deadline`,
+    );
+  out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");
+  return out;
+}
+
+/** The text of `ray-gpu plan`: the stack, its pools, the queue, each workload, and what is not rendered. */
+export function planText(stack: string | undefined, plan: StackPlan): string {
+  // Jobs rendered with their PrometheusRule (the stack has observability).
+  const alerted = new Set(
+    plan.objects.filter((o) => o.objects.some((k) => k.kind === "PrometheusRule")).map((o) => o.workload),
+  );
+  return [
+    `Stack ${stack ?? "(workload file)"}: environment ${plan.environment}, region ${plan.region}, namespace ${plan.namespace}`,
+    "",
+    ...poolLines(plan),
+    ...queueLines(plan.queue),
+    ...(plan.workloads.length === 0 ? ["Workloads: none (add entries under ray-gpu:workloads)"] : []),
+    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name))),
+    ...plan.notRendered.map((n) => `Not rendered: ${n.workload}: ${n.reason}`),
+  ].join("\n");
+}

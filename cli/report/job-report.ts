@@ -1,0 +1,135 @@
+/**
+ * One job's report: what Prometheus measured over its lifetime next to what its plan promised, and a verdict line.
+ * Pure: the measurements come in, the document goes out (text and JSON views in ./view).
+ */
+import { GIB, round2, round3 } from "../../core/quantity";
+import type { Measured } from "./prometheus";
+
+const MIB_PER_GIB = 1024;
+
+/** What the plan promised the job would do (from `ray-gpu plan`). */
+export interface Promised {
+  readonly workload: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly gpuUtilizationTargetPercent: number;
+  /** GPU memory the plan needs per GPU (its estimate), and what a GPU offers. */
+  readonly requiredGiB: number;
+  readonly usableGiB: number;
+  readonly gpus: number;
+  readonly workers: number;
+  /** On-demand price of one of the job's GPU nodes, USD per hour. */
+  readonly usdPerNodeHour: number;
+}
+
+/** The report document (`ray-gpu report --json`). */
+export interface JobReport {
+  readonly job: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly window: { readonly from: string; readonly to: string; readonly seconds: number };
+  readonly gpuUtilization: {
+    readonly averagePercent: number | null;
+    readonly p10Percent: number | null;
+    readonly targetPercent: number;
+    readonly perWorker: readonly {
+      readonly pod: string;
+      readonly averagePercent: number;
+      readonly p10Percent: number;
+    }[];
+  };
+  readonly gpuMemory: { readonly peakGiB: number | null; readonly plannedGiB: number; readonly usableGiB: number };
+  readonly spilledBytes: { readonly peak: number; readonly planned: 0 };
+  readonly rayDataRowsPerSecond: Readonly<Record<string, number>>;
+  /** Share of the training loop's time spent waiting for input (the runtime's telemetry); null without it. */
+  readonly dataWaitFraction: number | null;
+  readonly samplesPerSecond: number | null;
+  readonly tokensPerSecond: number | null;
+  readonly usage: {
+    readonly gpuHours: number;
+    readonly nodeHours: number;
+    readonly usdPerNodeHour: number;
+    readonly usd: number;
+    readonly plannedGpus: number;
+  };
+  readonly verdict: { readonly kept: boolean; readonly line: string; readonly shortfalls: readonly string[] };
+  /** Each worker's average GPU utilization over the window, `[unix seconds, %]` every `stepSeconds`. */
+  readonly timeline: Timeline;
+}
+
+/** The utilization timeline of the report. */
+export interface Timeline {
+  readonly stepSeconds: number;
+  readonly perWorker: readonly { readonly pod: string; readonly points: readonly (readonly [number, number])[] }[];
+}
+
+const iso = (s: number) => new Date(s * 1000).toISOString().replace(".000Z", "Z");
+const orNull = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? null : round3(n));
+
+/** Where the job fell short of its plan, one phrase each; empty when it kept it. */
+function shortfalls(p: Promised, m: Measured): string[] {
+  const out: string[] = [];
+  if (m.averagePercent === undefined) out.push("no GPU utilization was recorded");
+  else if (m.averagePercent < p.gpuUtilizationTargetPercent)
+    out.push(`GPU utilization ${m.averagePercent.toFixed(1)}% is below its ${p.gpuUtilizationTargetPercent}% target`);
+  const peak = m.peakMemoryMiB === undefined ? undefined : m.peakMemoryMiB / MIB_PER_GIB;
+  if (peak !== undefined && peak > p.usableGiB)
+    out.push(`peak GPU memory ${peak.toFixed(2)} GiB is above the ${p.usableGiB} GiB a GPU offers`);
+  if (m.spilledBytes > 0) out.push(`${(m.spilledBytes / GIB).toFixed(2)} GiB spilled (the plan spills nothing)`);
+  return out;
+}
+
+/** The verdict line: kept or fell short, with the headline numbers. */
+function verdictLine(p: Promised, m: Measured, short: readonly string[]): string {
+  if (short.length > 0) return `${p.workload} fell short of its plan: ${short.join("; ")}`;
+  const peak = ((m.peakMemoryMiB ?? 0) / MIB_PER_GIB).toFixed(2);
+  return (
+    `${p.workload} kept its plan: ${m.averagePercent!.toFixed(1)}% average GPU utilization (target ` +
+    `${p.gpuUtilizationTargetPercent}%), peak GPU memory ${peak} GiB (planned ${p.requiredGiB}), nothing spilled`
+  );
+}
+
+/** The report of one job over `[fromSeconds, toSeconds]`. */
+export function jobReport(
+  p: Promised,
+  m: Measured,
+  { fromSeconds, toSeconds }: { readonly fromSeconds: number; readonly toSeconds: number },
+  timeline: Timeline,
+): JobReport {
+  const short = shortfalls(p, m);
+  return {
+    job: p.workload,
+    kind: p.kind,
+    namespace: p.namespace,
+    window: { from: iso(fromSeconds), to: iso(toSeconds), seconds: toSeconds - fromSeconds },
+    gpuUtilization: {
+      averagePercent: orNull(m.averagePercent),
+      p10Percent: orNull(m.p10Percent),
+      targetPercent: p.gpuUtilizationTargetPercent,
+      perWorker: m.perWorker.map((w) => ({
+        pod: w.pod,
+        averagePercent: round3(w.averagePercent),
+        p10Percent: round3(w.p10Percent),
+      })),
+    },
+    gpuMemory: {
+      peakGiB: m.peakMemoryMiB === undefined ? null : round3(m.peakMemoryMiB / MIB_PER_GIB),
+      plannedGiB: p.requiredGiB,
+      usableGiB: p.usableGiB,
+    },
+    spilledBytes: { peak: m.spilledBytes, planned: 0 },
+    rayDataRowsPerSecond: Object.fromEntries(Object.entries(m.rowsPerSecond).map(([k, v]) => [k, round3(v)])),
+    dataWaitFraction: orNull(m.dataWaitFraction),
+    samplesPerSecond: orNull(m.samplesPerSecond),
+    tokensPerSecond: orNull(m.tokensPerSecond),
+    usage: {
+      gpuHours: round3(m.gpuHours),
+      nodeHours: round3(m.nodeHours),
+      usdPerNodeHour: p.usdPerNodeHour,
+      usd: round2(m.nodeHours * p.usdPerNodeHour),
+      plannedGpus: p.gpus,
+    },
+    verdict: { kept: short.length === 0, line: verdictLine(p, m, short), shortfalls: short },
+    timeline,
+  };
+}

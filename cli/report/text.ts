@@ -1,0 +1,48 @@
+/** The text view of `ray-gpu report`: the verdict first, then each measured value next to its plan. */
+import type { JobReport } from "./job-report";
+
+const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}%`);
+
+/** Rows of `measured | planned` under their label, aligned. */
+function table(rows: readonly (readonly [string, string, string])[]): string[] {
+  const w = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map(([a, b, c]) => `  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`.trimEnd());
+}
+
+export function reportText(r: JobReport): string {
+  const rows: [string, string, string][] = [
+    ["", "MEASURED", "PLANNED"],
+    ["GPU utilization, average", pct(r.gpuUtilization.averagePercent), `${r.gpuUtilization.targetPercent}% target`],
+    ["GPU utilization, p10", pct(r.gpuUtilization.p10Percent), ""],
+    [
+      "peak GPU memory",
+      r.gpuMemory.peakGiB === null ? "-" : `${r.gpuMemory.peakGiB} GiB`,
+      `${r.gpuMemory.plannedGiB} GiB of ${r.gpuMemory.usableGiB}`,
+    ],
+    ["bytes spilled", String(r.spilledBytes.peak), "0"],
+    ...Object.entries(r.rayDataRowsPerSecond).map(([op, v]): [string, string, string] => [
+      `rows/s ${op}`,
+      v.toFixed(1),
+      "",
+    ]),
+    ["data-wait fraction", r.dataWaitFraction === null ? "- (no telemetry)" : r.dataWaitFraction.toFixed(3), ""],
+    ...(r.samplesPerSecond === null
+      ? []
+      : [["samples/s", r.samplesPerSecond.toFixed(1), ""] as [string, string, string]]),
+    ["GPU-hours", r.usage.gpuHours.toFixed(2), `${r.usage.plannedGpus} GPUs`],
+    ["cost (GPU nodes, on demand)", `$${r.usage.usd.toFixed(2)}`, `$${r.usage.usdPerNodeHour.toFixed(3)}/node-hour`],
+  ];
+  const workers = r.gpuUtilization.perWorker.map(
+    (w) => `  ${w.pod}: average ${pct(w.averagePercent)}, p10 ${pct(w.p10Percent)}`,
+  );
+  return [
+    r.verdict.line,
+    "",
+    `Job ${r.job} (${r.kind}) in ${r.namespace}, ${r.window.from} to ${r.window.to}:`,
+    ...table(rows),
+    "",
+    "GPU utilization per worker:",
+    ...workers,
+    "",
+  ].join("\n");
+}

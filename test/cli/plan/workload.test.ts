@@ -1,0 +1,150 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../../cli/main";
+import { repoRoot } from "../../helpers/fixtures";
+
+async function planJson(file: string, ...extra: string[]) {
+  let out = "";
+  let err = "";
+  const code = await main(["plan", "--workload", file, "--json", ...extra], {
+    out: (s) => (out += s),
+    err: (s) => (err += s),
+    cwd: repoRoot,
+  });
+  return { code, err, doc: JSON.parse(out) as { workloads: Record<string, unknown>[] } };
+}
+
+const example = (f: string) => join(repoRoot, "examples/workloads", f);
+const KNOBS = [
+  "microBatchSize",
+  "gradientAccumulationSteps",
+  "zeroStage",
+  "offload",
+  "gradientCheckpointing",
+  "attentionImplementation",
+  "loss",
+  "gpus",
+];
+const BREAKDOWN = [
+  "weights",
+  "gradients",
+  "optimizerStates",
+  "activations",
+  "logits",
+  "kvCache",
+  "framework",
+  "modelStates",
+  "communicationBuffers",
+];
+
+describe("ray-gpu plan --workload --json", () => {
+  it.each(["lora-llama-3.1-8b.yaml", "qlora-qwen2-vl-7b.yaml", "training-pinned.yaml"])(
+    "answers for training kinds with memory, knobs and decisions: %s",
+    async (f) => {
+      const { code, doc } = await planJson(example(f));
+      expect(code).toBe(0);
+      const w = doc.workloads[0]!;
+      for (const k of KNOBS) expect(w).toHaveProperty(k);
+      const memory = w["memory"] as {
+        allocatedPeakGiB: number;
+        requiredGiB: number;
+        breakdownGiB: Record<string, number>;
+      };
+      expect(Object.keys(memory.breakdownGiB).sort()).toEqual([...BREAKDOWN].sort());
+      expect(memory.requiredGiB).toBeGreaterThan(memory.allocatedPeakGiB);
+      expect(w["fits"]).toBe(true);
+      expect((w["decisions"] as { key: string }[]).map((d) => d.key)).toEqual(
+        expect.arrayContaining([
+          "zeroStage",
+          "offload",
+          "gradientCheckpointing",
+          "microBatchSize",
+          "gradientAccumulationSteps",
+        ]),
+      );
+    },
+  );
+
+  it("plans a workload file without an image quietly, and still reports other reasons not to render", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-plan-"));
+    const run = async (file: string) => {
+      let out = "";
+      const code = await main(["plan", "--workload", file], { out: (s) => (out += s), err: () => {}, cwd: repoRoot });
+      return { code, out };
+    };
+    const planned = await run(example("lora-llama-3.1-8b.yaml"));
+    expect(planned.code).toBe(0);
+    expect(planned.out).not.toMatch(/Not rendered/);
+    const big = join(dir, "big.yaml");
+    writeFileSync(big, "kind: TrainingJob\nname: big\nmodel: meta-llama/Llama-3.1-70B\ngpus: 4\nstrategy: ddp\n");
+    const misfit = await run(big);
+    expect(misfit.code).toBe(1);
+    expect(misfit.out).toMatch(/Not rendered: big: .*workload\.gpus: does not fit/);
+  });
+
+  it("keeps pinned knobs and says so", async () => {
+    const w = (await planJson(example("training-pinned.yaml"))).doc.workloads[0]!;
+    expect(w).toMatchObject({
+      microBatchSize: 2,
+      zeroStage: 2,
+      offload: "none",
+      gradientCheckpointing: true,
+      gradientAccumulationSteps: 8,
+    });
+  });
+
+  it("answers for EmbeddingPipeline (batch size) and BatchInference (KV cache, concurrency)", async () => {
+    const e = (await planJson(example("embedding-bge-large.yaml"))).doc.workloads[0]!;
+    expect(e).toMatchObject({ kind: "EmbeddingPipeline", fits: true, sequenceLength: 512 });
+    expect(e["batchSize"]).toBeGreaterThan(0);
+    const b = (await planJson(example("inference-llama-3.1-8b.yaml"))).doc.workloads[0]!;
+    expect(b).toMatchObject({
+      kind: "BatchInference",
+      kvCacheBytesPerToken: 131072,
+      tensorParallelSize: 1,
+      replicas: 4,
+      fits: true,
+    });
+    expect(b["maxConcurrentSequences"]).toBeGreaterThanOrEqual(4);
+  });
+
+  it("prints the plan with fits: false and exits 1 when nothing fits", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "huge.yaml");
+    writeFileSync(
+      file,
+      "kind: TrainingJob\nname: huge\nmodel: meta-llama/Llama-3.1-70B\ngpus: 1\ninstanceType: g5.xlarge\nstrategy: ddp\n",
+    );
+    const { code, err, doc } = await planJson(file);
+    expect(code).toBe(1);
+    expect(doc.workloads[0]).toMatchObject({ fits: false });
+    expect(err).toContain(`ray-gpu: ${file}: 1 workload does not fit\n`);
+    expect(err).toMatch(/✖ huge: does not fit: needs [\d.]+ GiB per GPU/);
+  });
+
+  it("rejects a global batch that does not split over the GPUs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(file, "kind: LoRAFineTune\nname: w\nmodel: meta-llama/Llama-3.1-8B\ngpus: 8\nglobalBatchSize: 60\n");
+    let err = "";
+    const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
+    expect(code).toBe(1);
+    expect(err).toContain(
+      "✖ workload.globalBatchSize: must be a multiple of gpus (8) so every GPU gets the same share; use 64 (got 60)",
+    );
+  });
+
+  it("accepts a model given by its architecture", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(
+      file,
+      "kind: LoRAFineTune\nname: custom\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 1024\nmodel: { parameters: 3000000000, layers: 26, hiddenSize: 3072, attentionHeads: 24, kvHeads: 8, intermediateSize: 8192, vocabSize: 32000, mlp: swiglu }\n",
+    );
+    const { code, doc } = await planJson(file);
+    expect(code).toBe(0);
+    expect(doc.workloads[0]).toMatchObject({ model: "custom", fits: true });
+  });
+});
