@@ -66,6 +66,46 @@ function kubeconfig(
   );
 }
 
+/** A cluster config of `mode: create`. */
+type CreatedClusterConfig = Extract<ClusterConfig, { mode: "create" }>;
+
+/** What creating or adopting a cluster gives the component: one record, the same for both. */
+interface ClusterOutputs {
+  readonly clusterName: pulumi.Output<string>;
+  readonly nodeSubnetIds: pulumi.Output<string[]>;
+  readonly vpcId: pulumi.Output<string>;
+  readonly kubernetesVersion: pulumi.Output<string | undefined>;
+  readonly kubeconfig: pulumi.Output<string>;
+  readonly ready: pulumi.Resource[];
+}
+
+/** The control plane's inputs: endpoint access, logs, upgrade policy, Secrets encryption, API-only access entries. */
+function clusterArgs(
+  args: EksClusterArgs,
+  c: CreatedClusterConfig,
+  roleArn: pulumi.Input<string>,
+): aws.eks.ClusterArgs {
+  return {
+    name: c.name,
+    version: c.kubernetesVersion,
+    roleArn,
+    vpcConfig: {
+      subnetIds: pulumi
+        .all([listOf(args.privateSubnetIds), listOf(args.publicSubnetIds)])
+        .apply(([a, b]) => [...a, ...b]),
+      endpointPrivateAccess: true,
+      endpointPublicAccess: c.publicEndpoint,
+      ...(c.publicEndpoint ? { publicAccessCidrs: c.publicAccessCidrs } : {}),
+    },
+    enabledClusterLogTypes: [...args.security.controlPlaneLogTypes],
+    upgradePolicy: { supportType: args.security.supportType },
+    ...(args.secretsKeyArn
+      ? { encryptionConfig: { provider: { keyArn: args.secretsKeyArn }, resources: ["secrets"] } }
+      : {}),
+    accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: true },
+  };
+}
+
 /**
  * A new EKS control plane with its managed add-ons, or an existing cluster adopted by name; the node role and a
  * Kubernetes provider. Node groups wait for `ready` (the DaemonSet add-ons); then call `addNodeAddons([cpuNodeGroup])`
@@ -93,124 +133,130 @@ export class EksCluster extends pulumi.ComponentResource {
 
   constructor(name: string, args: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:EksCluster", name, {}, opts);
-    const child = { parent: this };
-    const c = args.cluster;
     this.name = name;
-    const nodeRole = new aws.iam.Role(
-      `${name}-node-role`,
+    const nodeRole = this.nodeRole();
+    this.nodeRoleArn = nodeRole.arn;
+    const c = args.cluster;
+    const out = c.mode === "create" ? this.create(args, c) : this.adopt(args, c, nodeRole);
+    this.clusterName = out.clusterName;
+    this.nodeSubnetIds = out.nodeSubnetIds;
+    this.vpcId = out.vpcId;
+    this.kubernetesVersion = out.kubernetesVersion;
+    this.ready = out.ready;
+    this.kubeconfig = pulumi.secret(out.kubeconfig);
+    this.provider = new k8s.Provider(
+      `${name}-k8s`,
+      { kubeconfig: this.kubeconfig, enableServerSideApply: true },
+      { parent: this },
+    );
+    this.registerOutputs({ clusterName: this.clusterName, nodeRoleArn: this.nodeRoleArn, vpcId: this.vpcId });
+  }
+
+  /** The role every node group's instances take, with the managed policies nodes need. */
+  private nodeRole(): aws.iam.Role {
+    const child = { parent: this };
+    const role = new aws.iam.Role(
+      `${this.name}-node-role`,
       { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("ec2.amazonaws.com")) },
       child,
     );
-    NODE_ROLE_MANAGED_POLICIES.forEach(
+    for (const arn of NODE_ROLE_MANAGED_POLICIES)
+      new aws.iam.RolePolicyAttachment(
+        `${this.name}-node-${arn.split("/").pop()}`,
+        { role: role.name, policyArn: arn },
+        child,
+      );
+    return role;
+  }
+
+  /** A new control plane: its role, the cluster, the add-ons nodes wait for, and the admins' access entries. */
+  private create(args: EksClusterArgs, c: CreatedClusterConfig): ClusterOutputs {
+    const { role, attachments } = this.clusterRole();
+    const cluster = new aws.eks.Cluster(`${this.name}-eks`, clusterArgs(args, c, role.arn), {
+      parent: this,
+      dependsOn: attachments,
+    });
+    this.created = cluster;
+    const ready = this.managedAddons("beforeNodes", []);
+    for (const arn of c.adminRoleArns) this.adminAccess(cluster, arn);
+    return {
+      clusterName: cluster.name,
+      nodeSubnetIds: listOf(args.privateSubnetIds),
+      vpcId: cluster.vpcConfig.vpcId,
+      kubernetesVersion: pulumi.output(c.kubernetesVersion),
+      kubeconfig: kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
+      ready,
+    };
+  }
+
+  /** The control plane's role, with the managed policies EKS needs (the cluster waits for the attachments). */
+  private clusterRole(): { role: aws.iam.Role; attachments: aws.iam.RolePolicyAttachment[] } {
+    const child = { parent: this };
+    const role = new aws.iam.Role(
+      `${this.name}-cluster-role`,
+      { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("eks.amazonaws.com")) },
+      child,
+    );
+    const attachments = CLUSTER_ROLE_MANAGED_POLICIES.map(
       (arn) =>
         new aws.iam.RolePolicyAttachment(
-          `${name}-node-${arn.split("/").pop()}`,
-          { role: nodeRole.name, policyArn: arn },
+          `${this.name}-cluster-${arn.split("/").pop()}`,
+          { role: role.name, policyArn: arn },
           child,
         ),
     );
-    this.nodeRoleArn = nodeRole.arn;
-    this.ready = [];
-    if (c.mode === "create") {
-      const role = new aws.iam.Role(
-        `${name}-cluster-role`,
-        { assumeRolePolicy: JSON.stringify(serviceTrustPolicy("eks.amazonaws.com")) },
-        child,
-      );
-      const attachments = CLUSTER_ROLE_MANAGED_POLICIES.map(
-        (arn) =>
-          new aws.iam.RolePolicyAttachment(
-            `${name}-cluster-${arn.split("/").pop()}`,
-            { role: role.name, policyArn: arn },
-            child,
-          ),
-      );
-      const cluster = new aws.eks.Cluster(
-        `${name}-eks`,
-        {
-          name: c.name,
-          version: c.kubernetesVersion,
-          roleArn: role.arn,
-          vpcConfig: {
-            subnetIds: pulumi
-              .all([listOf(args.privateSubnetIds), listOf(args.publicSubnetIds)])
-              .apply(([a, b]) => [...a, ...b]),
-            endpointPrivateAccess: true,
-            endpointPublicAccess: c.publicEndpoint,
-            ...(c.publicEndpoint ? { publicAccessCidrs: c.publicAccessCidrs } : {}),
-          },
-          enabledClusterLogTypes: [...args.security.controlPlaneLogTypes],
-          upgradePolicy: { supportType: args.security.supportType },
-          ...(args.secretsKeyArn
-            ? { encryptionConfig: { provider: { keyArn: args.secretsKeyArn }, resources: ["secrets"] } }
-            : {}),
-          accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: true },
-        },
-        { ...child, dependsOn: attachments },
-      );
-      this.created = cluster;
-      this.ready.push(...this.managedAddons("beforeNodes", []));
-      c.adminRoleArns.forEach((arn) => {
-        const role = arn.split("/").pop()!;
-        const entry = new aws.eks.AccessEntry(
-          `${name}-admin-${role}`,
-          { clusterName: cluster.name, principalArn: arn, type: "STANDARD" },
-          child,
-        );
-        new aws.eks.AccessPolicyAssociation(
-          `${name}-admin-${role}-policy`,
-          {
-            clusterName: cluster.name,
-            principalArn: arn,
-            policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-            accessScope: { type: "cluster" },
-          },
-          { ...child, dependsOn: [entry] },
-        );
-      });
-      this.clusterName = cluster.name;
-      this.nodeSubnetIds = listOf(args.privateSubnetIds);
-      this.vpcId = cluster.vpcConfig.vpcId;
-      this.kubernetesVersion = pulumi.output(c.kubernetesVersion);
-      this.kubeconfig = pulumi.secret(
-        kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
-      );
-      this.provider = new k8s.Provider(
-        `${name}-k8s`,
-        { kubeconfig: this.kubeconfig, enableServerSideApply: true },
-        child,
-      );
-    } else {
-      const existing = aws.eks.getClusterOutput({ name: c.name }, child);
-      // Node groups we add to an adopted cluster join through an access entry for their role.
-      new aws.eks.AccessEntry(
-        `${name}-node-access`,
-        { clusterName: c.name, principalArn: nodeRole.arn, type: "EC2_LINUX" },
-        child,
-      );
-      this.clusterName = existing.name;
-      // Nodes go to the cluster's private subnets only (its subnet list may include public ones).
-      this.nodeSubnetIds = aws.ec2.getSubnetsOutput(
-        {
-          filters: [
-            { name: "subnet-id", values: existing.vpcConfig.subnetIds },
-            { name: "map-public-ip-on-launch", values: ["false"] },
-          ],
-        },
-        child,
-      ).ids;
-      this.vpcId = existing.vpcConfig.vpcId;
+    return { role, attachments };
+  }
+
+  /** One admin role's access entry and its cluster-admin policy association. */
+  private adminAccess(cluster: aws.eks.Cluster, arn: string): void {
+    const role = arn.split("/").pop()!;
+    const entry = new aws.eks.AccessEntry(
+      `${this.name}-admin-${role}`,
+      { clusterName: cluster.name, principalArn: arn, type: "STANDARD" },
+      { parent: this },
+    );
+    new aws.eks.AccessPolicyAssociation(
+      `${this.name}-admin-${role}-policy`,
+      {
+        clusterName: cluster.name,
+        principalArn: arn,
+        policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+        accessScope: { type: "cluster" },
+      },
+      { parent: this, dependsOn: [entry] },
+    );
+  }
+
+  /** An existing cluster, looked up by name: our nodes join through an access entry for their role. */
+  private adopt(args: EksClusterArgs, c: ClusterConfig, nodeRole: aws.iam.Role): ClusterOutputs {
+    const child = { parent: this };
+    const existing = aws.eks.getClusterOutput({ name: c.name }, child);
+    new aws.eks.AccessEntry(
+      `${this.name}-node-access`,
+      { clusterName: c.name, principalArn: nodeRole.arn, type: "EC2_LINUX" },
+      child,
+    );
+    // Nodes go to the cluster's private subnets only (its subnet list may include public ones).
+    const privateSubnets = aws.ec2.getSubnetsOutput(
+      {
+        filters: [
+          { name: "subnet-id", values: existing.vpcConfig.subnetIds },
+          { name: "map-public-ip-on-launch", values: ["false"] },
+        ],
+      },
+      child,
+    );
+    const ca = firstOf(existing.certificateAuthorities, { data: "" }).apply((a) => a.data);
+    return {
+      clusterName: existing.name,
+      nodeSubnetIds: privateSubnets.ids,
+      vpcId: existing.vpcConfig.vpcId,
       // Undefined under mocks that echo inputs only; the autoscaler then warns.
-      this.kubernetesVersion = pulumi.output(existing.version as pulumi.Output<string | undefined>);
-      const ca = firstOf(existing.certificateAuthorities, { data: "" }).apply((c) => c.data);
-      this.kubeconfig = pulumi.secret(kubeconfig(existing.name, existing.endpoint, ca, args.region));
-      this.provider = new k8s.Provider(
-        `${name}-k8s`,
-        { kubeconfig: this.kubeconfig, enableServerSideApply: true },
-        child,
-      );
-    }
-    this.registerOutputs({ clusterName: this.clusterName, nodeRoleArn: this.nodeRoleArn, vpcId: this.vpcId });
+      kubernetesVersion: pulumi.output(existing.version as pulumi.Output<string | undefined>),
+      kubeconfig: kubeconfig(existing.name, existing.endpoint, ca, args.region),
+      ready: [],
+    };
   }
 
   /**

@@ -19,15 +19,15 @@ export interface NodeGroupArgs {
   readonly vpcId: pulumi.Input<string>;
 }
 
-/** Shared by both pool kinds; children are parented to `parent` and named `${name}-<role>`. */
-function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.ComponentResource): aws.eks.NodeGroup {
-  const p = args.plan;
-  const child = { parent };
+type Child = { parent: pulumi.ComponentResource };
+
+/** The launch template: IMDSv2 hop limit, the encrypted root volume, user data (NVMe setup), the placement group. */
+function launchTemplate(name: string, p: NodeGroupPlan, child: Child): aws.ec2.LaunchTemplate {
   const placement = p.clusterPlacementGroup
     ? new aws.ec2.PlacementGroup(`${name}-placement`, { strategy: "cluster" }, child)
     : undefined;
   const lt = p.launchTemplate;
-  const template = new aws.ec2.LaunchTemplate(
+  return new aws.ec2.LaunchTemplate(
     `${name}-lt`,
     {
       metadataOptions: {
@@ -54,7 +54,12 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
     },
     child,
   );
-  const subnetIds = p.availabilityZone
+}
+
+/** The pool's subnets: the cluster's private ones, or those of its pinned zone. */
+function poolSubnets(args: NodeGroupArgs, child: Child): pulumi.Input<string[]> {
+  const p = args.plan;
+  return p.availabilityZone
     ? aws.ec2.getSubnetsOutput(
         {
           filters: [
@@ -66,6 +71,27 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
         child,
       ).ids
     : args.subnetIds;
+}
+
+/** EKS does not copy node group tags to the Auto Scaling group; the Cluster Autoscaler reads them there. */
+function tagAutoscalingGroup(name: string, group: aws.eks.NodeGroup, p: NodeGroupPlan, child: Child): void {
+  const asgName = group.resources.apply((r) => r?.[0]?.autoscalingGroups?.[0]?.name ?? "");
+  for (const [key, value] of Object.entries(p.autoscalerTags)) {
+    const slug = key.replace(/^k8s\.io\/cluster-autoscaler\//, "").replace(/[^A-Za-z0-9]+/g, "-");
+    new aws.autoscaling.Tag(
+      `${name}-asg-${slug}`,
+      { autoscalingGroupName: asgName, tag: { key, value, propagateAtLaunch: false } },
+      child,
+    );
+  }
+}
+
+/** Shared by both pool kinds; children are parented to `parent` and named `${name}-<role>`. */
+function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.ComponentResource): aws.eks.NodeGroup {
+  const p = args.plan;
+  const child = { parent };
+  const template = launchTemplate(name, p, child);
+  const subnetIds = poolSubnets(args, child);
   const group = new aws.eks.NodeGroup(
     `${name}-ng`,
     {
@@ -85,16 +111,7 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
     // The autoscaler owns the desired size once the group exists.
     { ...child, ignoreChanges: ["scalingConfig.desiredSize"] },
   );
-  // EKS does not copy node group tags to the Auto Scaling group; the Cluster Autoscaler reads them there.
-  const asgName = group.resources.apply((r) => r?.[0]?.autoscalingGroups?.[0]?.name ?? "");
-  for (const [key, value] of Object.entries(p.autoscalerTags)) {
-    const slug = key.replace(/^k8s\.io\/cluster-autoscaler\//, "").replace(/[^A-Za-z0-9]+/g, "-");
-    new aws.autoscaling.Tag(
-      `${name}-asg-${slug}`,
-      { autoscalingGroupName: asgName, tag: { key, value, propagateAtLaunch: false } },
-      child,
-    );
-  }
+  tagAutoscalingGroup(name, group, p, child);
   return group;
 }
 

@@ -75,89 +75,27 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     const plan = planOrRunError("RayGpuPlatform", () =>
       planPlatform(parseStackConfig(args.config, "RayGpuPlatform config")),
     );
-    const child = { parent: this };
-    const key = new aws.kms.Key(
-      `${name}-key`,
-      {
-        description: `pulumi-ray-gpu ${plan.environment}: the bucket's objects and the cluster's Kubernetes Secrets`,
-        enableKeyRotation: true,
-        deletionWindowInDays: plan.security.kmsDeletionWindowDays,
-      },
-      { ...child, ...keptOptions(plan.security.protectData) },
-    );
-    const network = plan.network ? new Network(`${name}-network`, { plan: plan.network }, child) : undefined;
-    const subnets = { privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds };
-    const cluster = new EksCluster(
-      `${name}-cluster`,
-      { cluster: plan.cluster, region: plan.region, security: plan.security, secretsKeyArn: key.arn, ...subnets },
-      child,
-    );
-    const groupArgs = (p: NodeGroupPlan) => ({
-      plan: p,
-      clusterName: cluster.clusterName,
-      nodeRoleArn: cluster.nodeRoleArn,
-      subnetIds: cluster.nodeSubnetIds,
-      vpcId: cluster.vpcId,
-    });
-    const nodes = { ...child, dependsOn: cluster.ready };
-    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), nodes);
-    this.gpuNodeGroups = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), nodes));
-    // CoreDNS runs on the CPU pool, so it comes after it; in-cluster objects wait for CoreDNS (and so the pool).
-    const dns = cluster.addNodeAddons([cpu]);
-    const inCluster = { ...child, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu, ...dns] };
-    new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin }, inCluster);
-    const autoscaler = {
-      clusterName: cluster.clusterName,
-      region: plan.region,
-      environment: plan.environment,
-      cpuPool: plan.pools.cpu.name,
-      kubernetesVersion: cluster.kubernetesVersion,
-    };
-    new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
-    this.kuberayOperator = new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);
+    const key = this.dataKey(name, plan);
+    const cluster = this.cluster(name, plan, key);
+    const { gpu, inCluster } = this.nodeGroups(name, plan, cluster);
+    this.gpuNodeGroups = gpu;
+    this.kuberayOperator = this.clusterAddons(name, plan, cluster, inCluster);
     const fsx = { fsxSubnetId: firstOf(cluster.nodeSubnetIds, ""), vpcId: cluster.vpcId };
-    this.storage = new Storage(
-      `${name}-storage`,
-      {
-        plan: plan.storage,
-        clusterName: cluster.clusterName,
-        kmsKeyArn: key.arn,
-        protect: plan.security.protectData,
-        ...fsx,
-      },
-      inCluster,
-    );
+    const storage = { plan: plan.storage, clusterName: cluster.clusterName, kmsKeyArn: key.arn, ...fsx };
+    this.storage = new Storage(`${name}-storage`, { ...storage, protect: plan.security.protectData }, inCluster);
     const inNamespace = { ...inCluster, dependsOn: [this.storage.namespace] };
     this.runtime = new RayGpuRuntime(
       `${name}-runtime`,
       { namespace: plan.workloadNamespace, runtime: args.runtime },
       inNamespace,
     );
-    this.queue = plan.queue
-      ? new JobQueue(
-          `${name}-queue`,
-          { queue: plan.queue, cpuPool: plan.pools.cpu.name },
-          { ...inNamespace, dependsOn: [this.storage.namespace, this.kuberayOperator] },
-        )
-      : undefined;
+    this.queue = this.jobQueue(name, plan, inNamespace);
     this.security = new WorkloadSecurity(
       `${name}-security`,
       { namespace: plan.workloadNamespace, egress: { httpsCidrs: plan.security.httpsEgressCidrs } },
       inNamespace,
     );
-    this.observability = plan.observability
-      ? new GpuObservability(
-          `${name}-observability`,
-          {
-            plan: plan.observability,
-            clusterName: cluster.clusterName,
-            workloadNamespace: plan.workloadNamespace,
-            environment: plan.environment,
-            scaleToZeroPools: plan.pools.gpu.filter((p) => p.minNodes === 0).map((p) => p.name),
-          },
-          inNamespace,
-        )
-      : undefined;
+    this.observability = this.monitoring(name, plan, cluster.clusterName, inNamespace);
     this.plan = plan;
     this.clusterName = cluster.clusterName;
     this.kubeconfig = cluster.kubeconfig;
@@ -167,6 +105,101 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     this.bucketName = this.storage.bucketName;
     this.podRoleArn = this.storage.roleArn;
     this.registerOutputs({ clusterName: this.clusterName, bucketName: this.bucketName, podRoleArn: this.podRoleArn });
+  }
+
+  /** The KMS key of the bucket's objects and the cluster's Secrets (kept on delete when data is protected). */
+  private dataKey(name: string, plan: PlatformPlan): aws.kms.Key {
+    return new aws.kms.Key(
+      `${name}-key`,
+      {
+        description: `pulumi-ray-gpu ${plan.environment}: the bucket's objects and the cluster's Kubernetes Secrets`,
+        enableKeyRotation: true,
+        deletionWindowInDays: plan.security.kmsDeletionWindowDays,
+      },
+      { parent: this, ...keptOptions(plan.security.protectData) },
+    );
+  }
+
+  /** The network (when the plan makes one) and the cluster in it. */
+  private cluster(name: string, plan: PlatformPlan, key: aws.kms.Key): EksCluster {
+    const child = { parent: this };
+    const network = plan.network ? new Network(`${name}-network`, { plan: plan.network }, child) : undefined;
+    const subnets = { privateSubnetIds: network?.privateSubnetIds, publicSubnetIds: network?.publicSubnetIds };
+    return new EksCluster(
+      `${name}-cluster`,
+      { cluster: plan.cluster, region: plan.region, security: plan.security, secretsKeyArn: key.arn, ...subnets },
+      child,
+    );
+  }
+
+  /**
+   * The CPU pool and the GPU pools, after the add-ons nodes need; then CoreDNS, which runs on the CPU pool. Returns
+   * the options of every in-cluster object: they wait for CoreDNS (and so the pool).
+   */
+  private nodeGroups(name: string, plan: PlatformPlan, cluster: EksCluster) {
+    const groupArgs = (p: NodeGroupPlan) => ({
+      plan: p,
+      clusterName: cluster.clusterName,
+      nodeRoleArn: cluster.nodeRoleArn,
+      subnetIds: cluster.nodeSubnetIds,
+      vpcId: cluster.vpcId,
+    });
+    const nodes = { parent: this, dependsOn: cluster.ready };
+    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), nodes);
+    const gpu = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), nodes));
+    const dns = cluster.addNodeAddons([cpu]);
+    const inCluster = { parent: this, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu, ...dns] };
+    return { gpu, inCluster };
+  }
+
+  /** The device plugin, the Cluster Autoscaler and the KubeRay operator (returned: workloads wait for it). */
+  private clusterAddons(
+    name: string,
+    plan: PlatformPlan,
+    cluster: EksCluster,
+    inCluster: pulumi.ComponentResourceOptions,
+  ): KubeRayOperator {
+    new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin }, inCluster);
+    const autoscaler = {
+      clusterName: cluster.clusterName,
+      region: plan.region,
+      environment: plan.environment,
+      cpuPool: plan.pools.cpu.name,
+      kubernetesVersion: cluster.kubernetesVersion,
+    };
+    new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
+    return new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);
+  }
+
+  /** Kueue's queue for the workload namespace, when queueing is on; it waits for the operator too. */
+  private jobQueue(name: string, plan: PlatformPlan, inNamespace: pulumi.ComponentResourceOptions) {
+    if (!plan.queue) return undefined;
+    return new JobQueue(
+      `${name}-queue`,
+      { queue: plan.queue, cpuPool: plan.pools.cpu.name },
+      { ...inNamespace, dependsOn: [this.storage.namespace, this.kuberayOperator] },
+    );
+  }
+
+  /** The GPU observability stack, when `observability.enabled`. */
+  private monitoring(
+    name: string,
+    plan: PlatformPlan,
+    clusterName: pulumi.Output<string>,
+    inNamespace: pulumi.ComponentResourceOptions,
+  ): GpuObservability | undefined {
+    if (!plan.observability) return undefined;
+    return new GpuObservability(
+      `${name}-observability`,
+      {
+        plan: plan.observability,
+        clusterName,
+        workloadNamespace: plan.workloadNamespace,
+        environment: plan.environment,
+        scaleToZeroPools: plan.pools.gpu.filter((p) => p.minNodes === 0).map((p) => p.name),
+      },
+      inNamespace,
+    );
   }
 
   /** What a RayWorkload's resource options need on this platform: its provider, the operator and the namespace. */

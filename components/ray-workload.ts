@@ -41,58 +41,11 @@ export class RayWorkload extends pulumi.ComponentResource {
     const jobs = args.objects.filter((o) => o.kind === "RayJob");
     if (jobs.length !== 1)
       throw new pulumi.RunError(`RayWorkload ${name} needs exactly one RayJob among its objects, got ${jobs.length}`);
-    const configMaps = args.objects
-      .filter((o) => o.kind === "ConfigMap")
-      .map(
-        (o) =>
-          new k8s.core.v1.ConfigMap(
-            `${name}-${o.metadata.name}-configmap`,
-            { metadata: o.metadata, data: o.data },
-            childOptions(this, opts),
-          ),
-      );
-    for (const o of args.objects) {
-      if (o.kind === "PodDisruptionBudget")
-        new k8s.policy.v1.PodDisruptionBudget(
-          `${name}-${o.metadata.name}-pdb`,
-          { metadata: o.metadata, spec: o.spec },
-          childOptions(this, opts),
-        );
-      // The job's own NetworkPolicy: its Ray pods reach each other, no other job's.
-      if (o.kind === "NetworkPolicy")
-        new k8s.networking.v1.NetworkPolicy(
-          `${name}-${o.metadata.name}-networkpolicy`,
-          { metadata: o.metadata, spec: o.spec },
-          childOptions(this, opts),
-        );
-    }
-    // The job's alerts (rendered when the platform has observability): a PrometheusRule, as it is.
-    for (const o of args.objects) {
-      if (o.kind !== "PrometheusRule") continue;
-      new k8s.apiextensions.CustomResource(
-        `${name}-${o.metadata.name}-prometheusrule`,
-        { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
-        childOptions(this, opts),
-      );
-    }
     const job = jobs[0]!;
-    const secrets = Object.keys(args.secrets ?? {}).length
-      ? [
-          new k8s.core.v1.Secret(
-            `${name}-secrets`,
-            {
-              metadata: {
-                name: workloadSecretName(job.metadata.name),
-                namespace: job.metadata.namespace,
-                labels: { ...MANAGED_BY },
-              },
-              type: "Opaque",
-              stringData: pulumi.secret(pulumi.output(args.secrets!) as pulumi.Output<Record<string, string>>),
-            },
-            { ...childOptions(this, opts), additionalSecretOutputs: ["stringData", "data"] },
-          ),
-        ]
-      : [];
+    const configMaps = this.configMaps(name, args.objects, opts);
+    this.sideObjects(name, args.objects, opts);
+    const secrets =
+      args.secrets && Object.keys(args.secrets).length ? [this.secret(name, job, args.secrets, opts)] : [];
     const rayJob = new k8s.apiextensions.CustomResource(
       `${name}-rayjob`,
       { apiVersion: job.apiVersion, kind: job.kind, metadata: job.metadata, spec: job.spec },
@@ -107,6 +60,67 @@ export class RayWorkload extends pulumi.ComponentResource {
     );
     this.rayJobName = rayJob.metadata.apply((m) => m.name ?? name);
     this.registerOutputs({ rayJobName: this.rayJobName });
+  }
+
+  /** The ConfigMaps the RayJob mounts (it waits for them). */
+  private configMaps(name: string, objects: readonly KubeObject[], opts?: pulumi.ComponentResourceOptions) {
+    return objects
+      .filter((o) => o.kind === "ConfigMap")
+      .map(
+        (o) =>
+          new k8s.core.v1.ConfigMap(
+            `${name}-${o.metadata.name}-configmap`,
+            { metadata: o.metadata, data: o.data },
+            childOptions(this, opts),
+          ),
+      );
+  }
+
+  /** The job's PodDisruptionBudget, its NetworkPolicy (its Ray pods reach each other, no other job's), its alerts. */
+  private sideObjects(name: string, objects: readonly KubeObject[], opts?: pulumi.ComponentResourceOptions): void {
+    for (const o of objects) {
+      if (o.kind === "PodDisruptionBudget")
+        new k8s.policy.v1.PodDisruptionBudget(
+          `${name}-${o.metadata.name}-pdb`,
+          { metadata: o.metadata, spec: o.spec },
+          childOptions(this, opts),
+        );
+      if (o.kind === "NetworkPolicy")
+        new k8s.networking.v1.NetworkPolicy(
+          `${name}-${o.metadata.name}-networkpolicy`,
+          { metadata: o.metadata, spec: o.spec },
+          childOptions(this, opts),
+        );
+    }
+    // The job's alerts (rendered when the platform has observability): a PrometheusRule, as it is.
+    for (const o of objects.filter((k) => k.kind === "PrometheusRule"))
+      new k8s.apiextensions.CustomResource(
+        `${name}-${o.metadata.name}-prometheusrule`,
+        { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
+        childOptions(this, opts),
+      );
+  }
+
+  /** The Secret `<workload>-secrets` with the values of its `secretEnv` variables (secret in Pulumi's state too). */
+  private secret(
+    name: string,
+    job: KubeObject,
+    values: Readonly<Record<string, pulumi.Input<string>>>,
+    opts?: pulumi.ComponentResourceOptions,
+  ): k8s.core.v1.Secret {
+    return new k8s.core.v1.Secret(
+      `${name}-secrets`,
+      {
+        metadata: {
+          name: workloadSecretName(job.metadata.name),
+          namespace: job.metadata.namespace,
+          labels: { ...MANAGED_BY },
+        },
+        type: "Opaque",
+        stringData: pulumi.secret(pulumi.output(values) as pulumi.Output<Record<string, string>>),
+      },
+      { ...childOptions(this, opts), additionalSecretOutputs: ["stringData", "data"] },
+    );
   }
 }
 

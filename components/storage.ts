@@ -61,6 +61,37 @@ export class Storage extends pulumi.ComponentResource {
   constructor(name: string, args: StorageArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:Storage", name, {}, opts);
     const p = args.plan;
+    const bucket = this.bucket(name, args);
+    this.guardBucket(name, p, bucket);
+    const role = this.rayRole(name, args, bucket);
+    const k8sChild = childOptions(this, opts);
+    this.namespace = new k8s.core.v1.Namespace(
+      `${name}-namespace`,
+      { metadata: { name: p.serviceAccount.namespace, labels: { ...POD_SECURITY_LABELS } } },
+      k8sChild,
+    );
+    this.serviceAccount = this.rayPodObjects(name, p, bucket, { ...k8sChild, dependsOn: [this.namespace] });
+    new aws.eks.PodIdentityAssociation(
+      `${name}-identity`,
+      {
+        clusterName: args.clusterName,
+        namespace: p.serviceAccount.namespace,
+        serviceAccount: p.serviceAccount.name,
+        roleArn: role.arn,
+      },
+      { parent: this },
+    );
+    if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
+    this.bucketName = bucket.bucket;
+    this.bucketArn = bucket.arn;
+    this.serviceAccountName = p.serviceAccount.name;
+    this.roleArn = role.arn;
+    this.registerOutputs({ bucketName: this.bucketName, bucketArn: this.bucketArn, roleArn: this.roleArn });
+  }
+
+  /** The bucket (kept on delete when protected), encrypted with the platform's key by default, versioned. */
+  private bucket(name: string, args: StorageArgs): aws.s3.Bucket {
+    const p = args.plan;
     const child = { parent: this };
     const bucket = new aws.s3.Bucket(
       `${name}-bucket`,
@@ -85,6 +116,12 @@ export class Storage extends pulumi.ComponentResource {
       { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } },
       child,
     );
+    return bucket;
+  }
+
+  /** No public access, TLS only, and the lifecycle: old checkpoint versions expire, stale uploads are aborted. */
+  private guardBucket(name: string, p: StoragePlan, bucket: aws.s3.Bucket): void {
+    const child = { parent: this };
     const block = new aws.s3.BucketPublicAccessBlock(
       `${name}-public-access`,
       {
@@ -122,6 +159,12 @@ export class Storage extends pulumi.ComponentResource {
       },
       child,
     );
+  }
+
+  /** The role Ray pods assume through Pod Identity: read and write under the prefix, use the bucket's key. */
+  private rayRole(name: string, args: StorageArgs, bucket: aws.s3.Bucket): aws.iam.Role {
+    const p = args.plan;
+    const child = { parent: this };
     const role = new aws.iam.Role(
       `${name}-ray-role`,
       { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
@@ -137,16 +180,20 @@ export class Storage extends pulumi.ComponentResource {
       },
       child,
     );
-    const k8sChild = childOptions(this, opts);
-    const ns = new k8s.core.v1.Namespace(
-      `${name}-namespace`,
-      { metadata: { name: p.serviceAccount.namespace, labels: { ...POD_SECURITY_LABELS } } },
-      k8sChild,
-    );
-    this.serviceAccount = new k8s.core.v1.ServiceAccount(
+    return role;
+  }
+
+  /** The Ray pods' service account, and the ConfigMap that tells RayJobs the bucket's name. */
+  private rayPodObjects(
+    name: string,
+    p: StoragePlan,
+    bucket: aws.s3.Bucket,
+    inNamespace: pulumi.CustomResourceOptions,
+  ): k8s.core.v1.ServiceAccount {
+    const serviceAccount = new k8s.core.v1.ServiceAccount(
       `${name}-service-account`,
       { metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace } },
-      { ...k8sChild, dependsOn: [ns] },
+      inNamespace,
     );
     // RayJobs read the bucket from here (RAY_GPU_STORAGE_BUCKET): its name is known only once it exists.
     new k8s.core.v1.ConfigMap(
@@ -155,25 +202,9 @@ export class Storage extends pulumi.ComponentResource {
         metadata: { name: STORAGE_CONFIGMAP, namespace: p.serviceAccount.namespace },
         data: { bucket: bucket.bucket, prefix: p.prefix },
       },
-      { ...k8sChild, dependsOn: [ns] },
+      inNamespace,
     );
-    new aws.eks.PodIdentityAssociation(
-      `${name}-identity`,
-      {
-        clusterName: args.clusterName,
-        namespace: p.serviceAccount.namespace,
-        serviceAccount: p.serviceAccount.name,
-        roleArn: role.arn,
-      },
-      child,
-    );
-    if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
-    this.namespace = ns;
-    this.bucketName = bucket.bucket;
-    this.bucketArn = bucket.arn;
-    this.serviceAccountName = p.serviceAccount.name;
-    this.roleArn = role.arn;
-    this.registerOutputs({ bucketName: this.bucketName, bucketArn: this.bucketArn, roleArn: this.roleArn });
+    return serviceAccount;
   }
 
   /** FSx for Lustre linked to the bucket: SCRATCH_2 imports through `importPath`, PERSISTENT_2 through a data repository association. */
