@@ -1,8 +1,12 @@
-// Lint: typescript-eslint's recommended rules, plus the layering rule: core/ and workloads/ are pure and
-// never import Pulumi (a pure core decides; thin components create).
+// Lint: typescript-eslint's recommended rules; the shape rules over the whole tree (functions of at most 60 lines, at
+// most 4 parameters, no import circle); and the layering rule: core/ and workloads/ are pure and never import Pulumi
+// (a pure core decides; thin components create).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
+import importX from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import shape from "./scripts/eslint/shape-rules.mjs";
 
 export default tseslint.config(
   {
@@ -14,6 +18,8 @@ export default tseslint.config(
       ".venv-ray/",
       "test/**/__snapshots__/",
       "test/package/consumer/",
+      // A circle test/scripts/lint-shape.test.ts plants and removes (linted there with ignores off).
+      "test/scripts/.cycle-*/",
     ],
   },
   js.configs.recommended,
@@ -24,6 +30,21 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // The shape rules, everywhere: a function is read at once; more than 4 arguments become one object; no circle.
+    files: ["**/*.ts", "**/*.mjs"],
+    plugins: { "import-x": importX, shape },
+    settings: {
+      // import-x follows only files with these extensions (its default is .js alone, which sees no circle here).
+      "import-x/extensions": [".ts", ".mjs", ".js"],
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "tsconfig.json" })],
+    },
+    rules: {
+      "shape/max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }],
+      "max-params": ["error", 4],
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
     },
   },
   {

@@ -65,69 +65,63 @@ export interface PlatformPodsInput {
     | undefined;
 }
 
+/** What decides which platform workloads run: the plan, and the queue's release when queueing is on. */
+interface PlatformContext {
+  readonly plan: PlatformPodsInput;
+  readonly queueRelease: HelmReleasePlan | undefined;
+}
+
+/** Each platform workload that requests room, or undefined where the plan does not run it; one entry per workload. */
+const PLATFORM_WORKLOADS: readonly ((c: PlatformContext) => PlatformWorkload | undefined)[] = [
+  ({ plan }) =>
+    plan.cluster.mode !== "create"
+      ? undefined
+      : {
+          name: "coredns/coredns",
+          replicas: 2,
+          from: { cpuMillis: 100, memoryMiB: 70 },
+          source: "EKS coredns add-on Deployment: 2 replicas, requests cpu 100m, memory 70Mi",
+        },
+  ({ plan }) =>
+    plan.cluster.mode !== "create" || !plan.observability
+      ? undefined
+      : {
+          name: "aws-ebs-csi-driver/ebs-csi-controller",
+          replicas: 2,
+          from: { cpuMillis: 60, memoryMiB: 240 },
+          source: "aws-ebs-csi-driver deploy/kubernetes/base/controller.yaml: 2 replicas, 6 containers x (10m, 40Mi)",
+        },
+  ({ plan }) => ({
+    name: "kuberay-operator/kuberay-operator",
+    replicas: 1,
+    from: { release: plan.helm.kuberayOperator, path: [] },
+    source: "our kuberay-operator values",
+  }),
+  ({ plan }) => ({
+    name: "cluster-autoscaler/cluster-autoscaler",
+    replicas: 1,
+    from: { release: plan.helm.clusterAutoscaler, path: [] },
+    source: "cluster-autoscaler chart values: replicaCount 1, resources {}",
+  }),
+  ({ queueRelease }) =>
+    queueRelease && {
+      name: "kueue/kueue-controller-manager",
+      replicas: 1,
+      from: { release: queueRelease, path: ["controllerManager", "manager"], selectorPath: ["controllerManager"] },
+      source: "our kueue values; chart controllerManager.replicas 1",
+    },
+  ({ plan }) =>
+    plan.observability && {
+      name: "kube-prometheus-stack/prometheus",
+      replicas: 1,
+      from: { release: plan.observability.helm.kubePrometheusStack, path: ["prometheus", "prometheusSpec"] },
+      source: "our kube-prometheus-stack values (prometheusSpec.resources)",
+    },
+];
+
 /** The platform's workloads of a plan, with the release values their requests are read from. */
 function platformWorkloads(plan: PlatformPodsInput, queueRelease: HelmReleasePlan | undefined): PlatformWorkload[] {
-  const created = plan.cluster.mode === "create";
-  const obs = plan.observability;
-  const kps = obs?.helm.kubePrometheusStack;
-  return [
-    ...(created
-      ? [
-          {
-            name: "coredns/coredns",
-            replicas: 2,
-            from: { cpuMillis: 100, memoryMiB: 70 },
-            source: "EKS coredns add-on Deployment: 2 replicas, requests cpu 100m, memory 70Mi",
-          },
-        ]
-      : []),
-    ...(created && obs
-      ? [
-          {
-            name: "aws-ebs-csi-driver/ebs-csi-controller",
-            replicas: 2,
-            from: { cpuMillis: 60, memoryMiB: 240 },
-            source: "aws-ebs-csi-driver deploy/kubernetes/base/controller.yaml: 2 replicas, 6 containers x (10m, 40Mi)",
-          },
-        ]
-      : []),
-    {
-      name: "kuberay-operator/kuberay-operator",
-      replicas: 1,
-      from: { release: plan.helm.kuberayOperator, path: [] },
-      source: "our kuberay-operator values",
-    },
-    {
-      name: "cluster-autoscaler/cluster-autoscaler",
-      replicas: 1,
-      from: { release: plan.helm.clusterAutoscaler, path: [] },
-      source: "cluster-autoscaler chart values: replicaCount 1, resources {}",
-    },
-    ...(queueRelease
-      ? [
-          {
-            name: "kueue/kueue-controller-manager",
-            replicas: 1,
-            from: {
-              release: queueRelease,
-              path: ["controllerManager", "manager"],
-              selectorPath: ["controllerManager"],
-            },
-            source: "our kueue values; chart controllerManager.replicas 1",
-          },
-        ]
-      : []),
-    ...(kps
-      ? [
-          {
-            name: "kube-prometheus-stack/prometheus",
-            replicas: 1,
-            from: { release: kps, path: ["prometheus", "prometheusSpec"] },
-            source: "our kube-prometheus-stack values (prometheusSpec.resources)",
-          },
-        ]
-      : []),
-  ];
+  return PLATFORM_WORKLOADS.map((w) => w({ plan, queueRelease })).filter((w) => w !== undefined);
 }
 
 /**

@@ -7,7 +7,8 @@
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { defaultLoraTargets } from "./lora";
-import { searchKnobs, type SearchResult, type TrainingRequest } from "./plan-training";
+import { searchKnobs, type SearchResult } from "./knob-search";
+import type { TrainingRequest } from "./training-request";
 
 /** GPU counts the advice tries; 64 is eight g5.48xlarge, the most one Ray job is planned for. */
 export const ADVICE_GPU_COUNTS = [2, 4, 8, 16, 32, 64] as const;

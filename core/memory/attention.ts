@@ -77,13 +77,21 @@ export function eagerBytesPerScore(t: AttentionTraits, bytesPerActivation: numbe
   return softmax + (t.softmaxInFp32 ? bytesPerActivation : 0);
 }
 
+/** The activations an attention estimate is for: tokens per sequence, bytes per activation, where dropout runs. */
+export interface AttentionInput {
+  readonly seq: number;
+  readonly bytesPerActivation: number;
+  /** Sequences in the batch (inference only). @default 1 */
+  readonly batch?: number;
+  /** Where dropout masks are made (their size differs). @default "gpu" */
+  readonly device?: DropoutDevice;
+}
+
 /** Training: bytes per token per layer that the attention implementation and dropout add. */
 export function attentionTrainingBytesPerToken(
   m: ModelArchitecture,
   impl: AttentionImplementation,
-  seq: number,
-  bytesPerActivation: number,
-  device: DropoutDevice = "gpu",
+  { seq, bytesPerActivation, device = "gpu" }: AttentionInput,
 ): number {
   const t = attentionTraits(m);
   const maskBytes = device === "gpu" ? 1 : bytesPerActivation;
@@ -101,9 +109,7 @@ export const EAGER_INFERENCE_SCORE_TENSORS = 1.5;
 export function attentionInferenceBytes(
   m: ModelArchitecture,
   impl: AttentionImplementation,
-  batch: number,
-  seq: number,
-  bytesPerActivation: number,
+  { seq, bytesPerActivation, batch = 1 }: AttentionInput,
 ): number {
   const t = attentionTraits(m);
   const scores = batch * m.attentionHeads * seq * seq;

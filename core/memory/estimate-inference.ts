@@ -47,7 +47,11 @@ export function estimateEncoderInference(args: {
   const { model: m, batchSize: b, sequenceLength: s } = args;
   const bytes = args.bytesPerElement ?? 2;
   const weights = bytes * m.parameters;
-  const attention = attentionInferenceBytes(m, args.attention ?? defaultAttention(m), b, s, bytes);
+  const attention = attentionInferenceBytes(m, args.attention ?? defaultAttention(m), {
+    batch: b,
+    seq: s,
+    bytesPerActivation: bytes,
+  });
   const activations = b * s * forwardWorkingSetBytesPerToken(m, bytes) + attention + ENCODER_FIXED_OVERHEAD_BYTES;
   return finishEstimate(inferenceParts(weights, activations, 0), 1, args.usableGiB, 0);
 }

@@ -111,7 +111,11 @@ export function activationBytes(
   const layers = m.layers + (m.decoderLayers ?? 0);
   const perLayer =
     layerBytesPerToken(m, t.lora, bytesPerAct) +
-    attentionTrainingBytesPerToken(m, t.attention, t.tokensPerSample, bytesPerAct, device);
+    attentionTrainingBytesPerToken(m, t.attention, {
+      seq: t.tokensPerSample,
+      bytesPerActivation: bytesPerAct,
+      device,
+    });
   const layerInputs = t.gradientCheckpointing ? layers * m.hiddenSize * bytesPerAct + perLayer : layers * perLayer;
   return tokens * (layerInputs + headBytesPerToken(m, t.lora, bytesPerAct));
 }

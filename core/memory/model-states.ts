@@ -62,80 +62,104 @@ export interface FullStatesInput {
   readonly offload: Offload;
 }
 
-/** Model states per GPU when every parameter trains. */
-export function fullTrainingStates(s: FullStatesInput): ModelStates {
+/** Plain DDP: every GPU holds everything (mixed precision keeps fp32 weights with a 16-bit copy). */
+function ddpStates(s: FullStatesInput): ModelStates {
+  const p = s.parameters;
+  if (s.precision === "bf16-true")
+    return {
+      weights: 2 * p,
+      gradients: 2 * p,
+      optimizerStates: optimizerStateBytes(s.optimizer, true) * p,
+      cpuBytesPerNode: 0,
+    };
+  return {
+    weights: (s.precision === "fp32" ? 4 : 6) * p,
+    gradients: 4 * p,
+    optimizerStates: optimizerStateBytes(s.optimizer, false) * p,
+    cpuBytesPerNode: 0,
+  };
+}
+
+/** DeepSpeed's bytes per parameter: it keeps fp32 master weights and fp32 gradient partitions when it trains in 16 bit. */
+function deepspeedBytes(s: FullStatesInput) {
+  const fp32 = s.precision === "fp32";
+  return {
+    fp32,
+    optimizer: optimizerStateBytes(s.optimizer, false),
+    w16: fp32 ? 4 : 2,
+    master: fp32 ? 0 : 4,
+    grad32: fp32 ? 0 : 4,
+    nodes: Math.max(1, Math.ceil(s.gpus / s.gpusPerNode)),
+  };
+}
+
+/** ZeRO 1: master weights, fp32 gradients and optimizer states sharded; full 16-bit gradients kept. */
+function zero1States(s: FullStatesInput): ModelStates {
+  const b = deepspeedBytes(s);
   const p = s.parameters;
   const n = s.gpus;
-  const nodes = Math.max(1, Math.ceil(s.gpus / s.gpusPerNode));
-  const fp32 = s.precision === "fp32";
-  if (s.zeroStage === 0) {
-    if (s.precision === "bf16-true")
-      return {
-        weights: 2 * p,
-        gradients: 2 * p,
-        optimizerStates: optimizerStateBytes(s.optimizer, true) * p,
-        cpuBytesPerNode: 0,
-      };
-    return {
-      weights: (fp32 ? 4 : 6) * p,
-      gradients: 4 * p,
-      optimizerStates: optimizerStateBytes(s.optimizer, false) * p,
-      cpuBytesPerNode: 0,
-    };
+  return {
+    weights: b.w16 * p,
+    gradients: b.w16 * p + Math.trunc((b.grad32 * p) / n),
+    optimizerStates: Math.trunc(((b.master + b.optimizer) * p) / n),
+    cpuBytesPerNode: 0,
+  };
+}
+
+/** ZeRO 2: gradients sharded too; with offload, DeepSpeed's estimator gives the host memory per node. */
+function zero2States(s: FullStatesInput): ModelStates {
+  const b = deepspeedBytes(s);
+  const p = s.parameters;
+  const n = s.gpus;
+  if (s.offload !== "none") {
+    const ds = zero2ModelStates({ totalParams: p, gpusPerNode: s.gpusPerNode, nodes: b.nodes, cpuOffload: true });
+    return { weights: b.w16 * p, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
   }
-  // DeepSpeed keeps fp32 master weights and fp32 gradient partitions whenever it trains in 16 bit.
-  const k = optimizerStateBytes(s.optimizer, false);
-  const w16 = fp32 ? 4 : 2;
-  const master = fp32 ? 0 : 4;
-  const grad32 = fp32 ? 0 : 4;
-  if (s.zeroStage === 1) {
-    return {
-      weights: w16 * p,
-      gradients: w16 * p + Math.trunc((grad32 * p) / n),
-      optimizerStates: Math.trunc(((master + k) * p) / n),
-      cpuBytesPerNode: 0,
-    };
-  }
-  if (s.zeroStage === 2) {
-    const ds = zero2ModelStates({
-      totalParams: p,
-      gpusPerNode: s.gpusPerNode,
-      nodes,
-      cpuOffload: s.offload !== "none",
-    });
-    if (s.offload !== "none")
-      return { weights: w16 * p, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
-    return {
-      weights: w16 * p,
-      gradients: Math.trunc(((w16 + grad32) * p) / n),
-      optimizerStates: Math.trunc(((master + k) * p) / n),
-      cpuBytesPerNode: 0,
-    };
-  }
+  return {
+    weights: b.w16 * p,
+    gradients: Math.trunc(((b.w16 + b.grad32) * p) / n),
+    optimizerStates: Math.trunc(((b.master + b.optimizer) * p) / n),
+    cpuBytesPerNode: 0,
+  };
+}
+
+/** ZeRO 3: weights sharded as well, plus the largest layer gathered; offload moves states (and weights) to the host. */
+function zero3States(s: FullStatesInput): ModelStates {
+  const b = deepspeedBytes(s);
+  const p = s.parameters;
+  const n = s.gpus;
   const ds = zero3ModelStates({
     totalParams: p,
     largestLayerParams: s.largestLayerParameters,
     gpusPerNode: s.gpusPerNode,
-    nodes,
+    nodes: b.nodes,
     cpuOffload: s.offload !== "none",
     cpuOffloadParams: s.offload === "optimizer-and-parameters",
   });
-  const gathered = (fp32 ? 2 : 1) * ds.largestLayerBytes;
+  const gathered = (b.fp32 ? 2 : 1) * ds.largestLayerBytes;
   if (s.offload === "optimizer-and-parameters")
     return { weights: gathered, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
-  if (s.offload === "optimizer")
-    return {
-      weights: gathered + Math.trunc((w16 * p) / n),
-      gradients: 0,
-      optimizerStates: 0,
-      cpuBytesPerNode: ds.cpuBytes,
-    };
+  const weights = gathered + Math.trunc((b.w16 * p) / n);
+  if (s.offload === "optimizer") return { weights, gradients: 0, optimizerStates: 0, cpuBytesPerNode: ds.cpuBytes };
   return {
-    weights: gathered + Math.trunc((w16 * p) / n),
+    weights,
     gradients: Math.trunc((4 * p) / n),
-    optimizerStates: Math.trunc(((master + k) * p) / n),
+    optimizerStates: Math.trunc(((b.master + b.optimizer) * p) / n),
     cpuBytesPerNode: 0,
   };
+}
+
+/** The model-state accounting of each ZeRO stage (0 is plain DDP). */
+const STATES_BY_STAGE: Readonly<Record<ZeroStage, (s: FullStatesInput) => ModelStates>> = {
+  0: ddpStates,
+  1: zero1States,
+  2: zero2States,
+  3: zero3States,
+};
+
+/** Model states per GPU when every parameter trains. */
+export function fullTrainingStates(s: FullStatesInput): ModelStates {
+  return STATES_BY_STAGE[s.zeroStage](s);
 }
 
 /** Input of {@link loraStates}. */

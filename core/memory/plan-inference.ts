@@ -8,7 +8,7 @@ import type { AttentionImplementation } from "../models/types";
 import { defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { estimateEncoderInference, estimateLlmServing, type ServingEstimate } from "./estimate-inference";
-import { SAFETY_MARGIN } from "./plan-training";
+import { SAFETY_MARGIN } from "./training-request";
 
 /** Largest embedding batch tried. */
 export const MAX_EMBEDDING_BATCH = 1024;
@@ -27,41 +27,33 @@ export interface EmbeddingMemoryPlan extends InferencePlanBase<MemoryEstimate> {
   readonly attentionImplementation: AttentionImplementation;
 }
 
-/** Batch size for encoder inference: pinned, or the largest power of two up to 1024 that fits. */
-export function planEmbeddingMemory(args: {
-  model: ModelArchitecture;
-  sequenceLength: number;
-  batchSize?: number | undefined;
-  attention?: AttentionImplementation | undefined;
-  usableGiB: number;
-}): EmbeddingMemoryPlan {
-  const attention = args.attention ?? defaultAttention(args.model);
+/** What {@link planEmbeddingMemory} plans for: the encoder, its sequence length, and what the workload pinned. */
+export interface EmbeddingMemoryRequest {
+  readonly model: ModelArchitecture;
+  readonly sequenceLength: number;
+  readonly batchSize?: number | undefined;
+  readonly attention?: AttentionImplementation | undefined;
+  readonly usableGiB: number;
+}
+
+/** The pinned batch, or the largest power of two up to 1024 under the safety margin (else the smallest tried). */
+function pickEmbeddingBatch(args: EmbeddingMemoryRequest, attention: AttentionImplementation) {
   const target = args.usableGiB * (1 - SAFETY_MARGIN);
   const sizes =
     args.batchSize !== undefined ? [args.batchSize] : Array.from({ length: 11 }, (_, k) => MAX_EMBEDDING_BATCH >> k);
-  let pick = sizes[sizes.length - 1]!;
-  let memory = estimateEncoderInference({
-    model: args.model,
-    batchSize: pick,
-    sequenceLength: args.sequenceLength,
-    attention,
-    usableGiB: args.usableGiB,
-  });
-  for (const b of sizes) {
-    const m = estimateEncoderInference({
-      model: args.model,
-      batchSize: b,
-      sequenceLength: args.sequenceLength,
-      attention,
-      usableGiB: args.usableGiB,
-    });
-    if (m.requiredGiB <= target) {
-      pick = b;
-      memory = m;
-      break;
-    }
+  const estimate = (batchSize: number) => estimateEncoderInference({ ...args, batchSize, attention });
+  for (const batchSize of sizes) {
+    const memory = estimate(batchSize);
+    if (memory.requiredGiB <= target) return { batchSize, memory };
   }
-  const fits = memory.fits;
+  const smallest = sizes[sizes.length - 1]!;
+  return { batchSize: smallest, memory: estimate(smallest) };
+}
+
+/** Batch size for encoder inference: pinned, or the largest power of two up to 1024 that fits. */
+export function planEmbeddingMemory(args: EmbeddingMemoryRequest): EmbeddingMemoryPlan {
+  const attention = args.attention ?? defaultAttention(args.model);
+  const { batchSize, memory } = pickEmbeddingBatch(args, attention);
   const log = new DecisionLog();
   log.decide(
     "attentionImplementation",
@@ -74,20 +66,22 @@ export function planEmbeddingMemory(args: {
   );
   log.decide(
     "batchSize",
-    pick,
+    batchSize,
     `${args.batchSize !== undefined ? "pinned by the workload" : `largest power of two up to ${MAX_EMBEDDING_BATCH} that fits`}: ` +
       `weights ${memory.breakdownGiB.weights} GiB + working set and fixed overhead ${memory.breakdownGiB.activations} GiB ` +
-      `for ${pick} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`,
+      `for ${batchSize} x ${args.sequenceLength} tokens, requires ${memory.requiredGiB} GiB of ${args.usableGiB}`,
   );
-  const advice = fits
+  const advice = memory.fits
     ? []
-    : [`does not fit: ${memory.requiredGiB} GiB per GPU at batch ${pick}; use a smaller batchSize or sequenceLength`];
+    : [
+        `does not fit: ${memory.requiredGiB} GiB per GPU at batch ${batchSize}; use a smaller batchSize or sequenceLength`,
+      ];
   return {
-    batchSize: pick,
+    batchSize,
     sequenceLength: args.sequenceLength,
     attentionImplementation: attention,
     memory,
-    fits,
+    fits: memory.fits,
     decisions: log.decisions,
     advice,
   };
@@ -106,19 +100,20 @@ export const MAX_NUM_SEQS = 256;
 /** Fewest sequences a replica must hold at once to keep the GPU busy. */
 export const MIN_CONCURRENCY = 4;
 
-/** Tensor parallelism, KV-cache budget and concurrency for offline LLM inference. */
-export function planServingMemory(args: {
-  model: ModelArchitecture;
-  gpus: number;
-  gpusPerNode: number;
-  maxPromptTokens: number;
-  maxNewTokens: number;
-  gpuMemoryUtilization: number;
-  tensorParallelSize?: number | undefined;
-  usableGiB: number;
-}): ServingMemoryPlan {
-  const seqTokens = args.maxPromptTokens + args.maxNewTokens;
-  const maxBatchedTokens = Math.max(8192, seqTokens);
+/** What {@link planServingMemory} plans for: the model, its GPUs, the tokens per sequence, what the workload pinned. */
+export interface ServingMemoryRequest {
+  readonly model: ModelArchitecture;
+  readonly gpus: number;
+  readonly gpusPerNode: number;
+  readonly maxPromptTokens: number;
+  readonly maxNewTokens: number;
+  readonly gpuMemoryUtilization: number;
+  readonly tensorParallelSize?: number | undefined;
+  readonly usableGiB: number;
+}
+
+/** The pinned size, or the smallest tensor-parallel size whose KV cache holds {@link MIN_CONCURRENCY} sequences. */
+function pickTensorParallel(args: ServingMemoryRequest, seqTokens: number) {
   const options =
     args.tensorParallelSize !== undefined
       ? [args.tensorParallelSize]
@@ -128,21 +123,24 @@ export function planServingMemory(args: {
       model: args.model,
       tensorParallel: tp,
       gpuMemoryUtilization: args.gpuMemoryUtilization,
-      maxBatchedTokens,
+      maxBatchedTokens: Math.max(8192, seqTokens),
       usableGiB: args.usableGiB,
     });
-  let tp = options[options.length - 1] ?? 1;
-  let memory = evaluate(tp);
-  for (const t of options) {
-    const m = evaluate(t);
-    if (m.fits && Math.floor(m.kvCacheTokens / seqTokens) >= MIN_CONCURRENCY) {
-      tp = t;
-      memory = m;
-      break;
-    }
+  for (const tp of options) {
+    const memory = evaluate(tp);
+    if (memory.fits && Math.floor(memory.kvCacheTokens / seqTokens) >= MIN_CONCURRENCY) return { tp, memory };
   }
-  const concurrency = Math.min(MAX_NUM_SEQS, Math.floor(memory.kvCacheTokens / seqTokens));
-  const fits = memory.fits && concurrency >= 1;
+  const largest = options[options.length - 1] ?? 1;
+  return { tp: largest, memory: evaluate(largest) };
+}
+
+/** The reasons of a serving plan: tensor parallelism, memory share, KV bytes per token, concurrency, replicas. */
+function servingDecisions(
+  args: ServingMemoryRequest,
+  plan: { tp: number; memory: ServingEstimate; concurrency: number },
+): DecisionLog {
+  const { tp, memory, concurrency } = plan;
+  const seqTokens = args.maxPromptTokens + args.maxNewTokens;
   const log = new DecisionLog();
   log.decide(
     "tensorParallelSize",
@@ -169,6 +167,15 @@ export function planServingMemory(args: {
       `tokens per sequence (prompt ${args.maxPromptTokens} + new ${args.maxNewTokens}), at most ${MAX_NUM_SEQS}`,
   );
   log.decide("replicas", Math.floor(args.gpus / tp), `${args.gpus} GPUs / tensor parallel ${tp}`);
+  return log;
+}
+
+/** Tensor parallelism, KV-cache budget and concurrency for offline LLM inference. */
+export function planServingMemory(args: ServingMemoryRequest): ServingMemoryPlan {
+  const seqTokens = args.maxPromptTokens + args.maxNewTokens;
+  const { tp, memory } = pickTensorParallel(args, seqTokens);
+  const concurrency = Math.min(MAX_NUM_SEQS, Math.floor(memory.kvCacheTokens / seqTokens));
+  const fits = memory.fits && concurrency >= 1;
   const advice = fits
     ? []
     : [
@@ -183,7 +190,7 @@ export function planServingMemory(args: {
     maxConcurrentSequences: concurrency,
     memory,
     fits,
-    decisions: log.decisions,
+    decisions: servingDecisions(args, { tp, memory, concurrency }).decisions,
     advice,
   };
 }

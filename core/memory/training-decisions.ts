@@ -3,7 +3,7 @@ import { DecisionLog, type Decision } from "../decisions";
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
-import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./plan-training";
+import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
 const pinned = (v: unknown) => v !== undefined;
 

@@ -21,7 +21,8 @@ interface Statement {
 }
 const list = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
 
-export function assertPlatformInvariants(rs: readonly RecordedResource[]): void {
+/** GPU node groups: the NVIDIA AMI, the GPU taint, and the autoscaler's node-template tags; returned for the jobs. */
+function assertGpuNodeGroups(rs: readonly RecordedResource[]): RecordedResource[] {
   const groups = ofType(rs, "aws:eks/nodeGroup:NodeGroup");
   const gpuGroups = groups.filter((g) => (g.inputs["labels"] as Record<string, string>)["ray-gpu.io/role"] === "gpu");
   expect(gpuGroups.length).toBeGreaterThan(0);
@@ -32,7 +33,11 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
     expect(Number(tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"])).toBeGreaterThan(0);
     expect(tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]).toBe("true:NoSchedule");
   }
+  return gpuGroups;
+}
 
+/** Every worker group of every RayJob tolerates the GPU taint and selects a GPU node group; RayJobs wait for KubeRay. */
+function assertRayJobsPlaceable(rs: readonly RecordedResource[], gpuGroups: readonly RecordedResource[]): void {
   // Every worker group of every RayJob tolerates the taint and selects labels some GPU node group carries.
   for (const job of ofType(rs, "kubernetes:ray.io/v1:RayJob")) {
     const spec = job.inputs["spec"] as {
@@ -61,7 +66,10 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
       `${job.name} depends on the KubeRay operator`,
     ).toBe(true);
   }
+}
 
+/** Every Kubernetes object goes to the platform's cluster, every AWS resource through the stack's provider. */
+function assertExplicitProviders(rs: readonly RecordedResource[]): void {
   // Every Kubernetes object goes to the platform's cluster through its provider, every AWS resource through the
   // stack's explicit provider: no default provider anywhere.
   for (const r of rs.filter((x) => x.type.startsWith("kubernetes:"))) {
@@ -70,7 +78,10 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
   for (const r of rs.filter((x) => x.type.startsWith("aws:"))) {
     expect(r.provider, `${r.type} ${r.name}`).toMatch(/pulumi:providers:aws::aws::/);
   }
+}
 
+/** Objects in the workload namespace wait for it: a first pulumi up cannot race the namespace. */
+function assertNamespaceWaits(rs: readonly RecordedResource[]): void {
   // Objects in the workload namespace wait for it: a first pulumi up cannot race the namespace.
   const namespace = ofType(rs, "kubernetes:core/v1:Namespace")[0]!;
   for (const r of rs.filter(
@@ -83,7 +94,10 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
       `${r.type} ${r.name} waits for the namespace`,
     ).toBe(true);
   }
+}
 
+/** IMDSv2 on every node; the bucket encrypted, versioned, public access blocked, TLS only. */
+function assertNodesAndBucket(rs: readonly RecordedResource[]): void {
   // IMDSv2 on every node.
   for (const lt of ofType(rs, "aws:ec2/launchTemplate:LaunchTemplate")) {
     expect((lt.inputs["metadataOptions"] as Record<string, unknown>)["httpTokens"]).toBe("required");
@@ -110,7 +124,10 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
   expect(ofType(rs, "aws:s3/bucketVersioning:BucketVersioning")[0]!.inputs["versioningConfiguration"]).toEqual({
     status: "Enabled",
   });
+}
 
+/** No IAM policy grants * actions, or S3 actions on * resources. */
+function assertNoWildcardIam(rs: readonly RecordedResource[]): void {
   // No IAM policy grants * actions, or S3 actions on * resources.
   for (const p of ofType(rs, "aws:iam/rolePolicy:RolePolicy")) {
     for (const s of (JSON.parse(String(p.inputs["policy"])) as { Statement: Statement[] }).Statement.filter(
@@ -128,7 +145,10 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
         ).toEqual([]);
     }
   }
+}
 
+/** Charts are pinned to the versions we test; KubeRay's values use keys its chart has. */
+function assertChartsPinned(rs: readonly RecordedResource[]): void {
   // Charts are pinned to the versions we test; KubeRay's values use keys its chart has.
   const releases = ofType(rs, "kubernetes:helm.sh/v3:Release");
   // The Kueue chart comes from an OCI registry, named in the chart reference itself.
@@ -151,4 +171,15 @@ export function assertPlatformInvariants(rs: readonly RecordedResource[]): void 
     // Prod RayJobs use deletionRules: the operator's RayJobDeletionPolicy gate must be on by default.
     expect(values["featureGates"]).toContainEqual({ name: "RayJobDeletionPolicy", enabled: true });
   }
+}
+
+/** Every invariant, on the resources one stack's program registered. */
+export function assertPlatformInvariants(rs: readonly RecordedResource[]): void {
+  const gpuGroups = assertGpuNodeGroups(rs);
+  assertRayJobsPlaceable(rs, gpuGroups);
+  assertExplicitProviders(rs);
+  assertNamespaceWaits(rs);
+  assertNodesAndBucket(rs);
+  assertNoWildcardIam(rs);
+  assertChartsPinned(rs);
 }

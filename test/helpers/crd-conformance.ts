@@ -132,7 +132,13 @@ function toCel(schema: Schema, data: unknown): unknown {
 }
 
 /** List-type uniqueness and CEL rules, walking schema and data together. */
-function structuralChecks(schema: Schema, data: unknown, path: string, cel: CelEvaluate, errors: string[]): void {
+function structuralChecks(
+  schema: Schema,
+  data: unknown,
+  path: string,
+  check: { cel: CelEvaluate; errors: string[] },
+): void {
+  const { cel, errors } = check;
   if (data === undefined || data === null) return;
   for (const rule of (schema["x-kubernetes-validations"] ?? []) as { rule: string; message?: string }[]) {
     if (/\boldSelf\b/.test(rule.rule)) continue;
@@ -163,7 +169,7 @@ function structuralChecks(schema: Schema, data: unknown, path: string, cel: CelE
       const key = keyOf(d, i);
       if (seen.has(key)) errors.push(`${path}[${i}]: duplicate entry ${key} in a list of type ${String(listType)}`);
       seen.add(key);
-      structuralChecks(items, d, `${path}[${i}]`, cel, errors);
+      structuralChecks(items, d, `${path}[${i}]`, check);
     });
     return;
   }
@@ -173,7 +179,7 @@ function structuralChecks(schema: Schema, data: unknown, path: string, cel: CelE
       const s =
         props[k] ??
         (typeof schema["additionalProperties"] === "object" ? (schema["additionalProperties"] as Schema) : undefined);
-      if (s) structuralChecks(s, v, `${path}/${k}`, cel, errors);
+      if (s) structuralChecks(s, v, `${path}/${k}`, check);
     }
   }
 }
@@ -241,7 +247,7 @@ export class CrdConformance {
         errors.push(`${e.instancePath || "/"}: ${e.message ?? e.keyword}${extra}`);
       }
     }
-    structuralChecks(entry.schema, o, "", this.cel, errors);
+    structuralChecks(entry.schema, o, "", { cel: this.cel, errors });
     return errors;
   }
 }

@@ -57,10 +57,14 @@ export function jobSeries(j: JobFixture, stepSeconds: number): Series[] {
   return [...alive, submitter];
 }
 
-function jobSeriesAlways(j: JobFixture, stepSeconds: number): Series[] {
-  const t = Array.from({ length: j.steps }, (_, i) => i);
-  const pods = [`${j.workload}-raycluster-abcde-head`, ...Array.from({ length: j.workers }, (_, w) => worker(j, w))];
-  const series: Series[] = pods.map((pod, i) => ({
+/** The pods of a job fixture: its head first, then its workers. */
+function podsOf(j: JobFixture): string[] {
+  return [`${j.workload}-raycluster-abcde-head`, ...Array.from({ length: j.workers }, (_, w) => worker(j, w))];
+}
+
+/** kube-state-metrics' pod labels of every Ray pod of the job. */
+function podLabelSeries(j: JobFixture, pods: readonly string[], t: readonly number[]): Series[] {
+  return pods.map((pod, i) => ({
     name: "kube_pod_labels",
     type: "gauge",
     labels: {
@@ -71,6 +75,11 @@ function jobSeriesAlways(j: JobFixture, stepSeconds: number): Series[] {
     },
     values: t.map(() => 1),
   }));
+}
+
+/** DCGM's utilization, framebuffer used and free, per GPU of every worker. */
+function gpuSeries(j: JobFixture, t: readonly number[]): Series[] {
+  const series: Series[] = [];
   for (let w = 0; w < j.workers; w++) {
     for (let g = 0; g < j.gpusPerWorker; g++) {
       const labels = {
@@ -80,41 +89,42 @@ function jobSeriesAlways(j: JobFixture, stepSeconds: number): Series[] {
         gpu: String(g),
         Hostname: `node-${w}`,
       };
-      series.push({
-        name: "DCGM_FI_DEV_GPU_UTIL",
-        type: "gauge",
-        labels,
-        values: t.map((i) => j.utilization(w, g, i)),
-      });
-      series.push({
-        name: "DCGM_FI_DEV_FB_USED",
-        type: "gauge",
-        labels,
-        values: t.map((i) => j.memoryUsedMiB(w, g, i)),
-      });
-      series.push({
-        name: "DCGM_FI_DEV_FB_FREE",
-        type: "gauge",
-        labels,
-        values: t.map((i) => A10G_FRAMEBUFFER_MIB - j.memoryUsedMiB(w, g, i)),
-      });
+      const used = (i: number) => j.memoryUsedMiB(w, g, i);
+      series.push(
+        { name: "DCGM_FI_DEV_GPU_UTIL", type: "gauge", labels, values: t.map((i) => j.utilization(w, g, i)) },
+        { name: "DCGM_FI_DEV_FB_USED", type: "gauge", labels, values: t.map(used) },
+        { name: "DCGM_FI_DEV_FB_FREE", type: "gauge", labels, values: t.map((i) => A10G_FRAMEBUFFER_MIB - used(i)) },
+      );
     }
   }
-  for (const pod of pods) {
+  return series;
+}
+
+/** Ray's object store per pod: 2 GiB in shared memory, and the fixture's spilled bytes on the first worker. */
+function objectStoreSeries(j: JobFixture, pods: readonly string[], t: readonly number[]): Series[] {
+  return pods.flatMap((pod) => {
     const ray = { namespace: j.namespace, pod, workload: j.workload, ObjectState: "SEALED" };
-    series.push({
-      name: "ray_object_store_memory",
-      type: "gauge",
-      labels: { ...ray, Location: "MMAP_SHM" },
-      values: t.map(() => 2 * 1024 ** 3),
-    });
-    series.push({
-      name: "ray_object_store_memory",
-      type: "gauge",
-      labels: { ...ray, Location: "SPILLED" },
-      values: t.map((i) => (pod === pods[1] ? j.spilledBytes(i) : 0)),
-    });
-  }
+    return [
+      {
+        name: "ray_object_store_memory",
+        type: "gauge",
+        labels: { ...ray, Location: "MMAP_SHM" },
+        values: t.map(() => 2 * 1024 ** 3),
+      },
+      {
+        name: "ray_object_store_memory",
+        type: "gauge",
+        labels: { ...ray, Location: "SPILLED" },
+        values: t.map((i) => (pod === pods[1] ? j.spilledBytes(i) : 0)),
+      },
+    ];
+  });
+}
+
+function jobSeriesAlways(j: JobFixture, stepSeconds: number): Series[] {
+  const t = Array.from({ length: j.steps }, (_, i) => i);
+  const pods = podsOf(j);
+  const series: Series[] = [...podLabelSeries(j, pods, t), ...gpuSeries(j, t), ...objectStoreSeries(j, pods, t)];
   if (j.telemetry) series.push(...telemetrySeries(j, j.telemetry, stepSeconds, t));
   series.push({
     name: "ray_data_output_rows",

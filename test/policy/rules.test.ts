@@ -15,6 +15,74 @@ const rendered = (): PolicyInput[] =>
       .map((x) => ({ type: RAYJOB, name: x.metadata.name, props: x as unknown as Record<string, unknown> })),
   );
 
+/** Per AWS rule: an input it passes and one it catches. */
+const AWS_RULE_CASES: readonly { rule: string; good: PolicyInput; bad: PolicyInput }[] = (
+  [
+    [
+      "imdsv2-hop-limit-1",
+      {
+        type: "aws:ec2/launchTemplate:LaunchTemplate",
+        name: "lt",
+        props: { metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 1 } },
+      },
+      {
+        type: "aws:ec2/launchTemplate:LaunchTemplate",
+        name: "lt",
+        props: { metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 2 } },
+      },
+    ],
+    [
+      "eks-audit-logging",
+      {
+        type: "aws:eks/cluster:Cluster",
+        name: "c",
+        props: { enabledClusterLogTypes: ["api", "audit", "authenticator"] },
+      },
+      { type: "aws:eks/cluster:Cluster", name: "c", props: { enabledClusterLogTypes: ["api"] } },
+    ],
+    [
+      "eks-secrets-encryption",
+      { type: "aws:eks/cluster:Cluster", name: "c", props: { encryptionConfig: { resources: ["secrets"] } } },
+      { type: "aws:eks/cluster:Cluster", name: "c", props: {} },
+    ],
+    [
+      "bucket-kms-encryption",
+      {
+        type: "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        name: "e",
+        props: {
+          rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: "arn:key" } }],
+        },
+      },
+      {
+        type: "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        name: "e",
+        props: { rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "AES256" } }] },
+      },
+    ],
+    [
+      "bucket-protected",
+      { type: "aws:s3/bucket:Bucket", name: "b", props: { forceDestroy: false }, protect: true },
+      { type: "aws:s3/bucket:Bucket", name: "b", props: { forceDestroy: true }, protect: false },
+    ],
+    [
+      "no-wildcard-iam",
+      {
+        type: "aws:iam/rolePolicy:RolePolicy",
+        name: "p",
+        props: {
+          policy: JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: "*" }] }),
+        },
+      },
+      {
+        type: "aws:iam/rolePolicy:RolePolicy",
+        name: "p",
+        props: { policy: JSON.stringify({ Statement: [{ Effect: "Allow", Action: ["s3:*"], Resource: "*" }] }) },
+      },
+    ],
+  ] satisfies [string, PolicyInput, PolicyInput][]
+).map(([rule, good, bad]) => ({ rule, good, bad }));
+
 describe("policy pack rules", () => {
   it("pass every RayJob the prod stack renders", () => {
     expect(allViolations(rendered()).filter((v) => !v.startsWith("network-policy-present"))).toEqual([]);
@@ -38,76 +106,13 @@ describe("policy pack rules", () => {
     expect(found("ray-pod-security")).toHaveLength(4);
   });
 
-  it("check AWS resources: IMDS, control-plane logs and encryption, bucket key and protection, wildcard IAM", () => {
-    const cases: [string, PolicyInput, PolicyInput][] = [
-      [
-        "imdsv2-hop-limit-1",
-        {
-          type: "aws:ec2/launchTemplate:LaunchTemplate",
-          name: "lt",
-          props: { metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 1 } },
-        },
-        {
-          type: "aws:ec2/launchTemplate:LaunchTemplate",
-          name: "lt",
-          props: { metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 2 } },
-        },
-      ],
-      [
-        "eks-audit-logging",
-        {
-          type: "aws:eks/cluster:Cluster",
-          name: "c",
-          props: { enabledClusterLogTypes: ["api", "audit", "authenticator"] },
-        },
-        { type: "aws:eks/cluster:Cluster", name: "c", props: { enabledClusterLogTypes: ["api"] } },
-      ],
-      [
-        "eks-secrets-encryption",
-        { type: "aws:eks/cluster:Cluster", name: "c", props: { encryptionConfig: { resources: ["secrets"] } } },
-        { type: "aws:eks/cluster:Cluster", name: "c", props: {} },
-      ],
-      [
-        "bucket-kms-encryption",
-        {
-          type: "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-          name: "e",
-          props: {
-            rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: "arn:key" } }],
-          },
-        },
-        {
-          type: "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-          name: "e",
-          props: { rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "AES256" } }] },
-        },
-      ],
-      [
-        "bucket-protected",
-        { type: "aws:s3/bucket:Bucket", name: "b", props: { forceDestroy: false }, protect: true },
-        { type: "aws:s3/bucket:Bucket", name: "b", props: { forceDestroy: true }, protect: false },
-      ],
-      [
-        "no-wildcard-iam",
-        {
-          type: "aws:iam/rolePolicy:RolePolicy",
-          name: "p",
-          props: {
-            policy: JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: "*" }] }),
-          },
-        },
-        {
-          type: "aws:iam/rolePolicy:RolePolicy",
-          name: "p",
-          props: { policy: JSON.stringify({ Statement: [{ Effect: "Allow", Action: ["s3:*"], Resource: "*" }] }) },
-        },
-      ],
-    ];
-    for (const [name, good, bad] of cases) {
+  it.each(AWS_RULE_CASES)(
+    "check AWS resources: $rule passes the good input and catches the bad",
+    ({ rule: name, good, bad }) => {
       expect(rule(name).check(good), name).toEqual([]);
       expect(rule(name).check(bad), name).toHaveLength(1);
-    }
-  });
+    },
+  );
 
   it("require a default-deny NetworkPolicy where RayJobs run", () => {
     const job: PolicyInput = { type: RAYJOB, name: "j", props: { metadata: { namespace: "ray-jobs" } } };

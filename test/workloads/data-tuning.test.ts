@@ -120,12 +120,14 @@ describe("Ray Data tuning", () => {
     ];
     fc.assert(
       fc.property(
-        fc.constantFrom(...encoders),
-        fc.constantFrom("g5.2xlarge" as const, "g5.12xlarge" as const, "g5.48xlarge" as const),
-        fc.integer({ min: 1, max: 4 }),
-        fc.integer({ min: 10, max: 100_000 }),
-        fc.integer({ min: 1, max: 100_000_000 }),
-        (model, instanceType, nodes, avgTextChars, rows) => {
+        fc.record({
+          model: fc.constantFrom(...encoders),
+          instanceType: fc.constantFrom("g5.2xlarge" as const, "g5.12xlarge" as const, "g5.48xlarge" as const),
+          nodes: fc.integer({ min: 1, max: 4 }),
+          avgTextChars: fc.integer({ min: 10, max: 100_000 }),
+          rows: fc.integer({ min: 1, max: 100_000_000 }),
+        }),
+        ({ model, instanceType, nodes, avgTextChars, rows }) => {
           const gpus = nodes * GPU_INSTANCES[instanceType].gpus;
           const plan = new EmbeddingPipeline({
             kind: "EmbeddingPipeline",
@@ -154,12 +156,14 @@ describe("the same spec across environments", () => {
     const models = ["meta-llama/Llama-3.2-1B", "Qwen/Qwen2.5-1.5B", "meta-llama/Llama-3.1-8B"];
     fc.assert(
       fc.property(
-        fc.constantFrom(...models),
-        fc.constantFrom(1, 2, 4),
-        fc.integer({ min: 1, max: 8 }),
-        fc.constantFrom(512, 1024, 2048),
-        fc.boolean(),
-        (model, devNodes, scale, seq, lora) => {
+        fc.record({
+          model: fc.constantFrom(...models),
+          devNodes: fc.constantFrom(1, 2, 4),
+          scale: fc.integer({ min: 1, max: 8 }),
+          seq: fc.constantFrom(512, 1024, 2048),
+          lora: fc.boolean(),
+        }),
+        ({ model, devNodes, scale, seq, lora }) => {
           const prodNodes = devNodes * scale;
           const globalBatchSize = 4 * prodNodes * 8;
           const kind = lora ? ("LoRAFineTune" as const) : ("TrainingJob" as const);

@@ -75,7 +75,9 @@ describe(`attention terms vs measurements (torch ${data.torch}, transformers ${d
   it.each(data.training.map((r) => [label(r), r] as const))("training, saved bytes per layer and token: %s", (_, r) => {
     const m = arch(r);
     // The CPU's dropout keeps a noise tensor of the activation dtype where a GPU keeps a 1-byte mask.
-    const predicted = layerBytesPerToken(m) + attentionTrainingBytesPerToken(m, r.attention, r.seq, 2, "cpu");
+    const predicted =
+      layerBytesPerToken(m) +
+      attentionTrainingBytesPerToken(m, r.attention, { seq: r.seq, bytesPerActivation: 2, device: "cpu" });
     const ratio = predicted / r.layerBytesPerToken;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.1);
@@ -87,7 +89,8 @@ describe(`attention terms vs measurements (torch ${data.torch}, transformers ${d
     const cpuWeightCopies = 2 * 3 * (4 * r.hidden * r.hidden + 2 * r.hidden * r.intermediate);
     const measured = r.peakBytes - cpuWeightCopies;
     const predicted =
-      r.batch * r.seq * forwardWorkingSetBytesPerToken(m) + attentionInferenceBytes(m, r.attention, r.batch, r.seq, 2);
+      r.batch * r.seq * forwardWorkingSetBytesPerToken(m) +
+      attentionInferenceBytes(m, r.attention, { batch: r.batch, seq: r.seq, bytesPerActivation: 2 });
     expect(predicted).toBeGreaterThanOrEqual(measured);
     expect(predicted / measured).toBeLessThanOrEqual(1.6);
   });
@@ -109,8 +112,10 @@ describe(`attention terms vs measurements (torch ${data.torch}, transformers ${d
       batch: 1,
       seq: 1,
     });
-    const eager = (s: number) => attentionTrainingBytesPerToken(m, "eager", s, 2);
+    const eager = (s: number) => attentionTrainingBytesPerToken(m, "eager", { seq: s, bytesPerActivation: 2 });
     expect(eager(1024) - eager(512)).toBe(12 * 512 * 2);
-    expect(attentionTrainingBytesPerToken(m, "sdpa", 4096, 2)).toBe(attentionTrainingBytesPerToken(m, "flash", 64, 2));
+    expect(attentionTrainingBytesPerToken(m, "sdpa", { seq: 4096, bytesPerActivation: 2 })).toBe(
+      attentionTrainingBytesPerToken(m, "flash", { seq: 64, bytesPerActivation: 2 }),
+    );
   });
 });

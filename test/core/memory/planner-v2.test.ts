@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { LoRAFineTuneSpecSchema, TrainingJobSpecSchema } from "../../../core/config/workloads";
 import { zero2ModelStates } from "../../../core/memory/deepspeed";
 import { adapterParameters, loraModuleNames } from "../../../core/memory/lora";
-import { planTrainingMemory, trainingMemory, type TrainingRequest } from "../../../core/memory/plan-training";
+import { trainingMemory } from "../../../core/memory/knob-search";
+import { planTrainingMemory } from "../../../core/memory/plan-training";
+import type { TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel } from "../../../core/models";
 
 const GIB = 2 ** 30;

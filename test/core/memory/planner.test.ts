@@ -3,12 +3,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { A10G_CUDA_TOTAL_GIB } from "../../../core/catalog/instances";
 import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
-import {
-  planTrainingMemory,
-  trainingMemory,
-  SAFETY_MARGIN,
-  type TrainingRequest,
-} from "../../../core/memory/plan-training";
+import { trainingMemory } from "../../../core/memory/knob-search";
+import { planTrainingMemory } from "../../../core/memory/plan-training";
+import { SAFETY_MARGIN, type TrainingRequest } from "../../../core/memory/training-request";
 import { planEmbeddingMemory, planServingMemory } from "../../../core/memory/plan-inference";
 import { fullTrainingStates } from "../../../core/memory/model-states";
 

@@ -14,7 +14,8 @@
  */
 import { attentionTrainingBytesPerToken } from "../../../core/memory/attention";
 import { estimateEncoderInference } from "../../../core/memory/estimate-inference";
-import { trainingMemory, type TrainingRequest, type Candidate } from "../../../core/memory/plan-training";
+import { trainingMemory } from "../../../core/memory/knob-search";
+import type { Candidate, TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
 
@@ -54,7 +55,8 @@ function encoder(layers: number, attentionDropout: number): ModelArchitecture {
 /** Eager − SDPA bytes of a 16-bit forward and backward: the attention term alone. */
 function eagerGap(m: ModelArchitecture, batch: number, seq: number, unit: keyof typeof UNIT_BYTES): number {
   const perToken =
-    attentionTrainingBytesPerToken(m, "eager", seq, 2) - attentionTrainingBytesPerToken(m, "sdpa", seq, 2);
+    attentionTrainingBytesPerToken(m, "eager", { seq, bytesPerActivation: 2 }) -
+    attentionTrainingBytesPerToken(m, "sdpa", { seq, bytesPerActivation: 2 });
   return (batch * seq * m.layers * perToken) / UNIT_BYTES[unit];
 }
 

@@ -29,14 +29,16 @@ function peerIs(peer: NetworkPolicyPeer, pod: Pod, policyNamespace: string): boo
   return namespaceOk && selects(peer.podSelector, pod.labels);
 }
 
-/** Whether the policies of the pod's namespace allow a flow in `direction` with `other` on TCP `port`. */
-function allows(
-  policies: readonly NetworkPolicy[],
-  pod: Pod,
-  other: Pod,
-  port: number,
-  direction: "Ingress" | "Egress",
-) {
+/** One side of a connection: `pod`'s traffic in `direction` with `other` on TCP `port`. */
+interface Flow {
+  readonly pod: Pod;
+  readonly other: Pod;
+  readonly port: number;
+  readonly direction: "Ingress" | "Egress";
+}
+
+/** Whether the policies of the pod's namespace allow the flow. */
+function allows(policies: readonly NetworkPolicy[], { pod, other, port, direction }: Flow) {
   const own = policies.filter(
     (p) =>
       p.metadata.namespace === pod.namespace &&
@@ -54,7 +56,8 @@ function allows(
 }
 
 const flows = (policies: readonly NetworkPolicy[], from: Pod, to: Pod, port: number) =>
-  allows(policies, from, to, port, "Egress") && allows(policies, to, from, port, "Ingress");
+  allows(policies, { pod: from, other: to, port, direction: "Egress" }) &&
+  allows(policies, { pod: to, other: from, port, direction: "Ingress" });
 
 describe("network isolation of the workload namespace", () => {
   const plan = planStack(repoStack("prod"), { runtime, requireRender: true });

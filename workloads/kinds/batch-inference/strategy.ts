@@ -49,8 +49,7 @@ function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues
   checkContextLength(
     resolveModel(spec.model),
     spec.maxPromptTokens + spec.maxNewTokens,
-    `${path}.maxPromptTokens`,
-    spec.maxPromptTokens,
+    { path: `${path}.maxPromptTokens`, value: spec.maxPromptTokens },
     issues,
   );
 }

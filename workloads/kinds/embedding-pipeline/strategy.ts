@@ -80,8 +80,7 @@ export const EMBEDDING_PIPELINE: KindStrategy<"EmbeddingPipeline"> = {
     checkContextLength(
       resolveModel(spec.model),
       spec.sequenceLength,
-      `${path}.sequenceLength`,
-      spec.sequenceLength,
+      { path: `${path}.sequenceLength`, value: spec.sequenceLength },
       issues,
     );
   },

@@ -14,8 +14,7 @@ export function checkTrainingSpec(
   checkContextLength(
     resolveModel(spec.model),
     spec.sequenceLength,
-    `${path}.sequenceLength`,
-    spec.sequenceLength,
+    { path: `${path}.sequenceLength`, value: spec.sequenceLength },
     issues,
   );
 }

@@ -122,13 +122,10 @@ function decideWorkers(gpus: number, shape: ClusterShapePlan, log: DecisionLog) 
 export const SPOT_MAX_FAILURES = 3;
 
 /** Checkpoints in the stack's bucket, kept and retried as the environment (and spot capacity) says. */
-function decideResilience(
-  name: string,
-  environment: Environment,
-  storagePrefix: string,
-  spot: boolean,
-  log: DecisionLog,
-) {
+function decideResilience(args: TuneTrainingArgs, log: DecisionLog) {
+  const { environment, storagePrefix } = args;
+  const name = args.spec.name;
+  const spot = args.shape.worker.spot;
   const r = RESILIENCE[environment];
   const checkpointsToKeep = log.decide("train.checkpointsToKeep", r.keep, r.whyKeep);
   const maxFailures =
@@ -146,18 +143,21 @@ function decideResilience(
   return { checkpointPrefix, checkpointsToKeep, maxFailures };
 }
 
+/** What {@link tuneTraining} tunes from: the spec, its planned knobs and shape, the environment and the bucket prefix. */
+export interface TuneTrainingArgs {
+  readonly spec: TrainingJobSpec | LoRAFineTuneSpec;
+  readonly knobs: TrainingJobKnobs;
+  readonly shape: ClusterShapePlan;
+  readonly environment: Environment;
+  readonly storagePrefix: string;
+}
+
 /** Tunes Ray Train (and DeepSpeed) for a planned training job. */
-export function tuneTraining(args: {
-  spec: TrainingJobSpec | LoRAFineTuneSpec;
-  knobs: TrainingJobKnobs;
-  shape: ClusterShapePlan;
-  environment: Environment;
-  storagePrefix: string;
-}): TrainingTuning {
+export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
   const { spec } = args;
   const log = new DecisionLog();
   const workers = decideWorkers(spec.gpus, args.shape, log);
-  const resilience = decideResilience(spec.name, args.environment, args.storagePrefix, args.shape.worker.spot, log);
+  const resilience = decideResilience(args, log);
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
   const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
   return { train: { ...workers, ...resilience, deepspeed, ...offload }, decisions: log.decisions };

@@ -2,16 +2,21 @@
 import type { IssueCollector } from "../../../core/errors";
 import type { ModelArchitecture } from "../../../core/models/types";
 
-/** Reports `tokens` over the model's context at `path` (showing `value`, what the user wrote). */
+/** Where a context-length problem is reported: the config path, and the value the user wrote there. */
+export interface ReportedAt {
+  readonly path: string;
+  readonly value: number | undefined;
+}
+
+/** Reports `tokens` over the model's context at `at.path` (showing `at.value`, what the user wrote). */
 export function checkContextLength(
   model: ModelArchitecture,
   tokens: number | undefined,
-  path: string,
-  value: number | undefined,
+  at: ReportedAt,
   issues: IssueCollector,
 ): void {
   const context = model.maxSequenceLength ?? model.maxPositionEmbeddings;
   if (tokens !== undefined && context !== undefined && tokens > context) {
-    issues.add(path, `${tokens} tokens exceed the model's context of ${context} tokens`, value);
+    issues.add(at.path, `${tokens} tokens exceed the model's context of ${context} tokens`, at.value);
   }
 }

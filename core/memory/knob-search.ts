@@ -1,0 +1,174 @@
+/**
+ * The search over training knobs: every candidate (ZeRO stage and offload, checkpointing, micro-batch, loss) is
+ * estimated, and the first that fits under the safety margin wins, in the order of ./plan-training.ts.
+ */
+import { blockLinearParameters } from "../models";
+import { defaultAttention } from "./attention";
+import { communicationBytes, optimizerStepTemporaryBytes, PLANNED_OPTIMIZER_STEP } from "./buffers";
+import { estimateTraining, type MemoryEstimate } from "./estimate";
+import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
+import { hasCausalLmLoss, type LossImplementation } from "./loss";
+import { adapterParameters } from "./lora";
+import { fullTrainingStates, loraStates, type ModelStates, type Offload, type ZeroStage } from "./model-states";
+import { MAX_FREE_MICRO_BATCH, SAFETY_MARGIN, type Candidate, type TrainingRequest } from "./training-request";
+
+/** Forward working set of a frozen vision tower for one micro-batch, bytes. */
+function visionBytes(r: TrainingRequest, microBatchSize: number): number {
+  const v = r.model.vision;
+  if (!v || !r.imageTokensPerSample) return 0;
+  const perToken = forwardWorkingSetBytesPerToken({ hiddenSize: v.hiddenSize, intermediateSize: v.intermediateSize });
+  return microBatchSize * r.imageTokensPerSample * (v.dynamicResolution ? 4 : 1) * perToken;
+}
+
+/** Model states of one GPU and the parameters this GPU steps. */
+function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trainable: number; stepped: number } {
+  const m = r.model;
+  if (r.lora) {
+    const adapters = adapterParameters(m, r.lora.rank, r.lora.targetModules);
+    const states = loraStates({
+      parameters: m.parameters,
+      quantizableParameters: blockLinearParameters(m),
+      adapterParameters: adapters,
+      precision: r.precision,
+      optimizer: r.optimizer,
+      quantization: r.lora.quantization,
+      gpus: r.gpus,
+      zeroStage: c.zeroStage,
+    });
+    return { states, trainable: adapters, stepped: adapters };
+  }
+  const states = fullTrainingStates({
+    parameters: m.parameters,
+    largestLayerParameters: m.largestLayerParameters,
+    gpus: r.gpus,
+    gpusPerNode: r.gpusPerNode,
+    precision: r.precision,
+    optimizer: r.optimizer,
+    zeroStage: c.zeroStage,
+    offload: c.offload,
+  });
+  const stepped = c.offload !== "none" ? 0 : c.zeroStage === 0 ? m.parameters : m.parameters / r.gpus;
+  return { states, trainable: m.parameters, stepped };
+}
+
+/** Memory of one configuration. */
+export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
+  const m = r.model;
+  const { states, trainable, stepped } = statesOf(r, c);
+  // Optimizer states take the parameters' dtype: 16 bit only for pure bf16 full training (LoRA adapters stay fp32).
+  const stateBytes = r.precision === "bf16-true" && !r.lora ? 2 : 4;
+  return estimateTraining({
+    model: m,
+    states,
+    precision: r.precision,
+    microBatchSize: c.microBatchSize,
+    tokensPerSample: r.sequenceLength + (r.imageTokensPerSample ?? 0),
+    gradientCheckpointing: c.gradientCheckpointing,
+    attention: r.attention ?? defaultAttention(m),
+    loss: c.loss,
+    ...(r.lora ? { lora: { rank: r.lora.rank, targetModules: r.lora.targetModules } } : {}),
+    gpus: r.gpus,
+    communicationBytes: communicationBytes({
+      zeroStage: c.zeroStage,
+      gpus: r.gpus,
+      ddpGradientBytes: states.gradients,
+      trainableParameters: trainable,
+      largestLayerParameters: m.largestLayerParameters,
+    }),
+    stepTemporaryBytes: optimizerStepTemporaryBytes(PLANNED_OPTIMIZER_STEP, stepped, stateBytes),
+    visionBytes: visionBytes(r, c.microBatchSize),
+    usableGiB: r.usableGiB,
+  });
+}
+
+/** Micro-batch sizes to try, largest first: divisors of the per-GPU batch, or powers of two up to 64. */
+function microBatchCandidates(r: TrainingRequest): number[] {
+  if (r.microBatchSize !== undefined) return [r.microBatchSize];
+  if (r.globalBatchSize !== undefined) {
+    const perGpu = r.globalBatchSize / r.gpus;
+    const divisors = new Set<number>();
+    for (let d = 1; d * d <= perGpu; d++) if (perGpu % d === 0) divisors.add(d).add(perGpu / d);
+    return [...divisors].sort((a, b) => b - a);
+  }
+  const out: number[] = [];
+  for (let mb = MAX_FREE_MICRO_BATCH; mb >= 1; mb /= 2) out.push(mb);
+  return out;
+}
+
+/** (stage, offload) pairs in order of preference, limited by the strategy and pinned knobs. */
+function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offload }[] {
+  const stages: ZeroStage[] =
+    r.zeroStage !== undefined
+      ? [r.zeroStage]
+      : r.strategy === "ddp"
+        ? [0]
+        : r.strategy === "deepspeed"
+          ? [1, 2, 3]
+          : r.lora?.quantization && r.lora.quantization !== "none"
+            ? [0, 1, 2]
+            : [0, 1, 2, 3];
+  const out: { zeroStage: ZeroStage; offload: Offload }[] = [];
+  // DeepSpeed offloads only its own CPU Adam; LoRA's small states gain nothing from offloading.
+  const offloads =
+    r.offload !== undefined
+      ? [r.offload]
+      : r.optimizer !== "adamw" || r.lora
+        ? (["none"] as const)
+        : (["none", "optimizer", "optimizer-and-parameters"] as const);
+  for (const offload of offloads) {
+    for (const zeroStage of stages) {
+      if (offload === "optimizer" && zeroStage < 2) continue;
+      if (offload === "optimizer-and-parameters" && zeroStage < 3) continue;
+      out.push({ zeroStage, offload });
+    }
+  }
+  return out;
+}
+
+/** Losses to try: the pinned one, else full and chunked for causal LMs (full wins ties: no recomputation). */
+function lossesToTry(r: TrainingRequest): LossImplementation[] {
+  if (r.loss !== undefined) return [r.loss];
+  return hasCausalLmLoss(r.model) ? ["full", "chunked"] : ["full"];
+}
+
+/** A searched configuration and its memory. */
+export interface SearchResult {
+  readonly c: Candidate;
+  readonly mem: MemoryEstimate;
+  /** False when nothing stays under the planning margin (then `c` is the last try). */
+  readonly found: boolean;
+}
+
+/**
+ * Searches the knobs in order of preference: the lowest ZeRO stage and offload, then no checkpointing, then the
+ * largest micro-batch. The chunked loss is chosen only where it wins one of these: a lower stage, no checkpointing,
+ * or a larger micro-batch (fewer accumulation steps).
+ */
+export function searchKnobs(r: TrainingRequest): SearchResult {
+  const target = r.usableGiB * (1 - SAFETY_MARGIN);
+  const micros = microBatchCandidates(r);
+  const ckpts = r.gradientCheckpointing !== undefined ? [r.gradientCheckpointing] : [false, true];
+  const losses = lossesToTry(r);
+  let last: { c: Candidate; mem: MemoryEstimate } | undefined;
+  for (const s of stagesToTry(r)) {
+    for (const gradientCheckpointing of ckpts) {
+      let best: { c: Candidate; mem: MemoryEstimate } | undefined;
+      for (const loss of losses) {
+        for (const microBatchSize of micros) {
+          const c = { ...s, gradientCheckpointing, microBatchSize, loss };
+          const mem = trainingMemory(r, c);
+          last = { c, mem };
+          if (mem.requiredGiB > target) continue;
+          if (!best || microBatchSize > best.c.microBatchSize) best = { c, mem };
+          break;
+        }
+      }
+      if (best) return { ...best, found: true };
+    }
+  }
+  if (!last)
+    throw new RangeError(
+      "no ZeRO stage and offload combination to try: the pinned knobs exclude each other (the workload schema rejects this)",
+    );
+  return { ...last, found: false };
+}

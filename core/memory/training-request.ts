@@ -1,0 +1,72 @@
+/** What a training workload asks the memory planner for, and the knobs the planner chooses. */
+import type { Decision } from "../decisions";
+import type { AttentionImplementation, ModelArchitecture } from "../models/types";
+import type { MemoryEstimate } from "./estimate";
+import type { LossImplementation } from "./loss";
+import type { LoraTarget } from "./lora";
+import type { Offload, Optimizer, Precision, Quantization, ZeroStage } from "./model-states";
+
+/** Share of usable memory the planner keeps free when it picks knobs. */
+export const SAFETY_MARGIN = 0.05;
+/** Largest micro-batch tried when no global batch is given. */
+export const MAX_FREE_MICRO_BATCH = 64;
+
+/** What a training workload asks for; undefined knobs are the planner's to choose. */
+export interface TrainingRequest {
+  readonly model: ModelArchitecture;
+  readonly gpus: number;
+  readonly gpusPerNode: number;
+  readonly usableGiB: number;
+  readonly sequenceLength: number;
+  readonly globalBatchSize?: number | undefined;
+  readonly precision: Precision;
+  readonly optimizer: Optimizer;
+  readonly strategy: "ddp" | "deepspeed" | "auto";
+  readonly microBatchSize?: number | undefined;
+  readonly zeroStage?: ZeroStage | undefined;
+  readonly offload?: Offload | undefined;
+  readonly gradientCheckpointing?: boolean | undefined;
+  /** @default - the model's default (sdpa where supported, else eager) */
+  readonly attention?: AttentionImplementation | undefined;
+  /** @default - chunked when it helps (see `searchKnobs` in ./knob-search), else full */
+  readonly loss?: LossImplementation | undefined;
+  readonly lora?:
+    | { readonly rank: number; readonly targetModules: readonly LoraTarget[]; readonly quantization: Quantization }
+    | undefined;
+  /** Image tokens per sample (vision-language models). */
+  readonly imageTokensPerSample?: number | undefined;
+}
+
+/** The chosen knobs. */
+export interface TrainingKnobs {
+  readonly microBatchSize: number;
+  readonly gradientAccumulationSteps: number;
+  readonly globalBatchSize: number;
+  readonly zeroStage: ZeroStage;
+  readonly offload: Offload;
+  readonly gradientCheckpointing: boolean;
+  readonly attentionImplementation: AttentionImplementation;
+  readonly loss: LossImplementation;
+  /** Tokens scored at once by the chunked loss (the runtime reads it). */
+  readonly lossChunkTokens: number;
+  readonly gpus: number;
+}
+
+/** A training memory plan. */
+export interface TrainingMemoryPlan {
+  readonly knobs: TrainingKnobs;
+  readonly memory: MemoryEstimate;
+  readonly fits: boolean;
+  readonly decisions: readonly Decision[];
+  /** When nothing fits: the ways out, each re-planned, with numbers. */
+  readonly advice: readonly string[];
+}
+
+/** One configuration the search evaluates. */
+export interface Candidate {
+  readonly zeroStage: ZeroStage;
+  readonly offload: Offload;
+  readonly gradientCheckpointing: boolean;
+  readonly microBatchSize: number;
+  readonly loss: LossImplementation;
+}
