@@ -4,12 +4,13 @@
 #   2. the tuning-document loader fuzzed with the system python3 (runtime/tests/fuzz_contract.py: standard library
 #      only), pytest of the runtime library (runtime/tests), of the Ray bench's reports (bench/ray) and the planner's
 #      safety property (calibration/)
-#   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (runtime/e2e/run_jobs.py), with
-#      its reliability experiments: an embedding rerun SIGKILLed with a given number of parts written must leave the
-#      previous committed output intact and readable (committed_outputs.py), and a training run whose worker kills
-#      itself after a given checkpoint must resume model, optimizer and every worker's data position
-#      (data_positions.py). run_jobs.py --checks jobs,outputs,resume picks among them (default: all); extra
-#      arguments to this script go to run_jobs.py
+#   3. the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (pytest of runtime/e2e:
+#      test_job_runs.py), with its reliability experiments: an embedding rerun SIGKILLed with a given number of parts
+#      written must leave the previous committed output intact and readable (test_committed_outputs.py), and a
+#      training run whose worker kills itself after a given checkpoint must resume model, optimizer and every
+#      worker's data position (test_resume.py). --checks jobs,outputs,resume picks among them (default: all), --only
+#      among the RayJobs; extra arguments to this script go to that pytest (its options: runtime/e2e/conftest.py;
+#      runtime/e2e/run_jobs.py runs the same by hand)
 #   4. every tuned lever checked against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack)
 # Every check asserts what Ray, PyTorch or the job decided (placement, counts, sizes, bytes, refusals), never a
 # duration: how fast the levers run is measured by npm run bench:ray (scripts/bench-ray.sh), which never fails.
@@ -33,8 +34,10 @@ echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (stand
 "$PYTHON" runtime/tests/fuzz_contract.py
 took "the loader fuzz"
 export PATH="$VENV/bin:$PATH"
-# The runtime library, the end-to-end scripts (they import each other) and the Ray bench's modules.
-export PYTHONPATH="$PWD/runtime:$PWD/runtime/e2e:$PWD/bench/ray"
+# The runtime library, for the scripts that import it outside runtime/ (the levers, the calibration). pytest of
+# runtime/ finds it, its tests' helpers and the end-to-end modules from runtime/pyproject.toml (pythonpath); the
+# Ray bench's tests import their modules from their own folder (pytest's rootdir).
+export PYTHONPATH="$PWD/runtime"
 
 echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library and the Ray bench"
 (cd runtime && ruff check . ../bench/ray && ruff format --check . ../bench/ray && mypy)
@@ -55,7 +58,7 @@ node bin/ray-gpu.js render --stack dev --out "$work/rendered" >/dev/null
 node bin/ray-gpu.js render -C runtime/e2e/levers-stack --stack levers --out "$work/levers-rendered" >/dev/null
 echo "test:ray: running the rendered dev RayJobs on a local Ray cluster"
 status=0
-python runtime/e2e/run_jobs.py --rendered "$work/rendered" --work "$work/run" "$@" || status=1
+python -m pytest -p no:cacheprovider -s -W ignore::DeprecationWarning runtime/e2e --rendered "$work/rendered" --work "$work/run" "$@" || status=1
 took "the dev RayJobs"
 echo "test:ray: checking every tuned lever against Ray's default"
 python runtime/e2e/levers.py --rendered "$work/levers-rendered" --work "$work/levers" --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}" || status=1

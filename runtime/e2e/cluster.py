@@ -6,6 +6,7 @@ nodes run isolated from anything else on the host (``nodes.RayNodes``)."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,8 @@ class LocalCluster:
     mounts: dict[str, str] = field(default_factory=dict)
     #: The running nodes, once ``start()`` ran.
     ray: RayNodes | None = None
+    #: The head and worker nodes as run here, once ``nodes()`` laid them out.
+    _nodes: tuple[NodeSpec, list[NodeSpec]] | None = field(default=None, init=False)
 
     # ---- layout ------------------------------------------------------------------------------------
     def local(self, path: str) -> str:
@@ -47,12 +50,11 @@ class LocalCluster:
 
     def rewrite(self, value: str) -> str:
         """Container paths in or above a mounted volume (also in ``a:b`` lists) -> their local copies."""
+        return ":".join(self._rewrite_path(p) for p in value.split(":"))
 
-        def one(part: str) -> str:
-            inside = any(part == m or part.startswith(m.rstrip("/") + "/") or m.startswith(part.rstrip("/") + "/") for m in self.mounts)
-            return self.local(part) if part.startswith("/") and inside else part
-
-        return ":".join(one(p) for p in value.split(":"))
+    def _rewrite_path(self, part: str) -> str:
+        inside = any(part == m or part.startswith(m.rstrip("/") + "/") or m.startswith(part.rstrip("/") + "/") for m in self.mounts)
+        return self.local(part) if part.startswith("/") and inside else part
 
     def _materialize(self, pod: dict[str, Any], container: dict[str, Any]) -> None:
         volumes = {v["name"]: v for v in pod.get("volumes", [])}
@@ -83,7 +85,7 @@ class LocalCluster:
 
     def nodes(self) -> tuple[NodeSpec, list[NodeSpec]]:
         """The head and worker nodes, stores scaled and paths local; the first call lays the ConfigMap volumes out."""
-        if not getattr(self, "_nodes", None):
+        if self._nodes is None:
             head, workers = self._layout()
             self._nodes = (self._local_node(head), [self._local_node(w) for w in workers])
         return self._nodes
@@ -141,7 +143,12 @@ class LocalCluster:
         return self.ray
 
     def run_entrypoint(
-        self, entrypoint: str, log_path: str, timeout: float, on_line: Callable[[str, Any], None] | None = None, extra_env: dict[str, str] | None = None
+        self,
+        entrypoint: str,
+        log_path: str,
+        timeout: float,
+        on_line: Callable[[str, subprocess.Popen[str]], None] | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> tuple[int, float]:
         return self.running().run_entrypoint(entrypoint, self.workdir, log_path, timeout, on_line, extra_env)
 

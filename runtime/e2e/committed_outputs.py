@@ -1,5 +1,5 @@
-"""The committed-outputs experiment of the end-to-end run (``run_jobs.py --checks outputs``): an embedding job's
-output survives a rerun killed mid-write.
+"""The committed-outputs experiment of the end-to-end run (``test_committed_outputs.py``): an embedding job's output
+survives a rerun killed mid-write.
 
 On one local cluster of the rendered EmbeddingPipeline RayJob, its entrypoint runs three times into the same
 output (``data.outputUri`` under a storage folder standing in for the bucket):
@@ -10,23 +10,26 @@ output (``data.outputUri`` under a storage folder standing in for the bucket):
    staging folder the driver's process group gets SIGKILL, so the kill lands mid-write on every machine;
 3. again, to completion.
 
-Checked after 2: the first run is still the latest committed run, intact (every file of its marker there with its
-size, the rows read back are its rows), the killed run has no marker and no run folder, and its staging folder is
-refused by the reader. After 3: the third run is the latest, with all rows, and the first run is still kept.
+What a reader sees of the output is read after 2 and after 3 (``OutputState``); the tests check that after 2 the
+first run is still the latest committed run, intact (every file of its marker there with its size, the rows read
+back are its rows), that the killed run has no marker and no run folder and its staging folder is refused by the
+reader, and that after 3 the third run is the latest, with all rows, and the first run is still kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import subprocess
 import threading
 import time
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from cluster import LocalCluster
-from failures import Failures
+from harness import Harness, JobRun, run_on
 from job_cluster import job_dir, started_cluster
 from processes import HANG_GUARD_S
 
@@ -51,71 +54,81 @@ def staged_parts(root: str) -> tuple[str | None, list[str]]:
     return folder, sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
 
 
-def kill_when_held(root: str, killed: dict[str, Any]) -> Callable[[str, Any], None]:
-    """A watcher of the killed run's driver: once ``KILL_AT_PART`` part files are staged (the hook holds every later
-    block, so no more can come), SIGKILLs the driver's process group."""
+@dataclass
+class MidWriteKill:
+    """A watcher of the killed run's driver, on a thread of its own from the driver's first line: once
+    ``KILL_AT_PART`` part files are staged under ``root`` (the hook holds every later block, so no more can come), it
+    records the staging folder and the parts, then SIGKILLs the driver's process group. ``done`` is set when it
+    ends, whatever happened: read the fields only after ``settled()``."""
 
-    def watch(proc: Any) -> None:
-        for _ in range(int(HANG_GUARD_S / 0.1)):
-            folder, parts = staged_parts(root)
-            if proc.poll() is not None:
-                return
+    root: str
+    #: The killed run's staging folder and its part files when the kill was sent (None, 0: no kill sent).
+    folder: str | None = None
+    parts: int = 0
+    done: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _watcher: threading.Thread | None = field(default=None, init=False, repr=False)
+
+    def on_line(self, _line: str, proc: subprocess.Popen[str]) -> None:
+        if self._watcher is None:
+            self._watcher = threading.Thread(target=self._watch, args=(proc,), daemon=True)
+            self._watcher.start()
+
+    def _watch(self, proc: subprocess.Popen[str]) -> None:
+        try:
+            if self._wait_for_parts(proc):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+        finally:
+            self.done.set()
+
+    def _wait_for_parts(self, proc: subprocess.Popen[str]) -> bool:
+        """Waits until ``KILL_AT_PART`` parts are staged (and records them), or the hang guard ends; False when the
+        driver ended first."""
+        deadline = time.monotonic() + HANG_GUARD_S  # a hang guard, never a verdict
+        while proc.poll() is None:
+            folder, parts = staged_parts(self.root)
             if len(parts) >= KILL_AT_PART:
-                os.killpg(proc.pid, signal.SIGKILL)
-                killed.update(folder=folder, parts=len(parts))
-                return
+                self.folder, self.parts = folder, len(parts)
+                return True
+            if time.monotonic() > deadline:
+                return True
             time.sleep(0.1)
-        os.killpg(proc.pid, signal.SIGKILL)  # the hang guard
+        return False
 
-    def on_line(_line: str, proc: Any) -> None:
-        if not killed.get("watching"):
-            killed["watching"] = True
-            threading.Thread(target=watch, args=(proc,), daemon=True).start()
+    def settled(self) -> MidWriteKill:
+        """This watcher once its thread has ended (at once when the driver printed nothing)."""
+        if self._watcher is not None:
+            self.done.wait()
+        return self
 
-    return on_line
-
-
-def _ids(root: str) -> list[int]:
-    return sorted(outputs.read_committed(root, columns=["id"]).column("id").to_pylist())
-
-
-def _run(cluster: LocalCluster, entrypoint: str, jobdir: str, label: str, timeout: float, **kwargs: Any) -> dict[str, Any]:
-    log = os.path.join(jobdir, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-") + ".log")
-    hook = f" ({interruptions.HOLD_WRITE_AFTER_BLOCKS_ENV}={KILL_AT_PART}, killed mid-write)" if kwargs else ""
-    print(f"\n== {label}: {entrypoint}{hook}", flush=True)
-    rc, wall = cluster.run_entrypoint(entrypoint, log, timeout, **kwargs)
-    return {"job": label, "rc": rc, "wallSeconds": round(wall, 1), "log": log, **cluster.running().spilled()}
+    @property
+    def run_id(self) -> str:
+        """The killed run's id (its staging folder's name)."""
+        return os.path.basename(self.folder) if self.folder else "?"
 
 
-def committed_outputs_experiment(
-    name: str, job: dict[str, Any], objects: dict[str, Any], work: str, timeout: float, failures: Failures
-) -> list[dict[str, Any]]:
-    """Runs the three runs (see the module) and checks them; returns one summary row per run."""
-    label = f"{name} (committed outputs)"
-    jobdir, storage = job_dir(work, label), os.path.join(work, "storage", f"{name}-outputs")
-    entrypoint = job["spec"]["entrypoint"] + f" --smoke --smoke-rows {ROWS} --smoke-text-chars {TEXT_CHARS}"
-    killed: dict[str, Any] = {}
-    with started_cluster(name, job, objects, jobdir, storage) as (cluster, doc):
-        root = os.path.join(storage, doc["data"]["outputUri"].strip("/"))
-        first = _run(cluster, entrypoint, jobdir, f"{name} (outputs: first run)", timeout)
-        second = _run(
-            cluster,
-            entrypoint,
-            jobdir,
-            f"{name} (outputs: killed mid-write)",
-            timeout,
-            on_line=kill_when_held(root, killed),
-            extra_env={interruptions.HOLD_WRITE_AFTER_BLOCKS_ENV: str(KILL_AT_PART)},
-        )
-        after_kill = _check_after_kill(root, first, second, killed, failures) if first["rc"] == 0 else None
-        third = _run(cluster, entrypoint, jobdir, f"{name} (outputs: rerun)", timeout)
-    if after_kill is not None and failures.check(third["rc"] == 0, f"{name}: the rerun after the kill failed (log: {third['log']})"):
-        _check_rerun(root, after_kill, third, killed, failures)
-    failures.check(first["rc"] == 0, f"{name}: the first outputs run failed (log: {first['log']})")
-    return [first, second, third]
+@dataclass(frozen=True)
+class OutputState:
+    """What a reader sees of the output under ``root``: the latest committed run (None when it cannot be read, and
+    why), every committed run's id, and the ids of the rows it reads."""
+
+    latest: outputs.CommittedRun | None
+    error: str | None
+    committed: list[str]
+    ids: list[int]
+
+    @classmethod
+    def read(cls, root: str) -> OutputState:
+        try:
+            latest = outputs.latest_output(root)  # checks every file of its marker is there with its size
+            committed = [r.run_id for r in outputs.committed_runs(root)]
+            ids = sorted(outputs.read_committed(root, columns=["id"]).column("id").to_pylist())
+        except outputs.OutputError as e:
+            return cls(None, str(e), [], [])
+        return cls(latest, None, committed, ids)
 
 
-def _refused(folder: str | None) -> bool:
+def refused(folder: str | None) -> bool:
     """Whether the reader refuses ``folder`` (an uncommitted run's)."""
     try:
         outputs.latest_output(folder or "/nonexistent")
@@ -124,52 +137,66 @@ def _refused(folder: str | None) -> bool:
     return False
 
 
-def _check_after_kill(root: str, first: dict[str, Any], second: dict[str, Any], killed: dict[str, Any], failures: Failures) -> outputs.CommittedRun | None:
-    """After the kill: the first run is the latest and intact; the killed run has no marker and is never read."""
-    try:
-        previous = outputs.latest_output(root)  # checks every file of its marker is there with its size
-        committed = [r.run_id for r in outputs.committed_runs(root)]
-        ids = _ids(root)
-    except outputs.OutputError as e:
-        failures.check(False, f"committed outputs: after the kill the output cannot be read: {e}")
-        return None
-    folder, parts = killed.get("folder"), killed.get("parts", 0)
-    failures.check(
-        parts == KILL_AT_PART and second["rc"] != 0,
-        f"committed outputs: the second run was not killed with {KILL_AT_PART} parts staged (rc {second['rc']}, {parts} parts staged)",
-    )
-    failures.check(parts < len(previous.files), f"committed outputs: the kill landed after the write ({parts} of {len(previous.files)} parts staged)")
-    failures.check(committed == [previous.run_id], f"committed outputs: expected only the first run committed, found {committed}")
-    failures.check(
-        previous.total_rows == ROWS and ids == list(range(ROWS)), f"committed outputs: the previous run reads {len(ids)} rows, not ids 0..{ROWS - 1}"
-    )
-    run_id = os.path.basename(folder) if folder else "?"
-    failures.check(
-        bool(folder) and not os.path.exists(os.path.join(str(folder), outputs.MARKER)) and not os.path.exists(os.path.join(root, outputs.RUNS_DIR, run_id)),
-        f"committed outputs: the killed run {run_id} has a marker or a run folder",
-    )
-    failures.check(_refused(folder), f"committed outputs: the reader accepted the killed run's staging folder {folder}")
-    first["verdict"] = f"committed run {previous.run_id}: {previous.total_rows} rows in {len(previous.files)} files"
-    second["verdict"] = (
-        f"driver SIGKILLed at part {parts}/{len(previous.files)} of run {run_id}: no marker, refused by the reader; {previous.run_id} stayed the latest"
-    )
-    killed["previous_files"] = len(previous.files)
-    return previous
+@dataclass(frozen=True)
+class KilledRunTraces:
+    """What the killed run left under the output ``root``: a marker in its staging folder or a run folder."""
+
+    marker: bool
+    run_folder: bool
+
+    @classmethod
+    def of(cls, root: str, kill: MidWriteKill) -> KilledRunTraces:
+        marker = bool(kill.folder) and os.path.exists(os.path.join(str(kill.folder), outputs.MARKER))
+        return cls(marker, os.path.exists(os.path.join(root, outputs.RUNS_DIR, kill.run_id)))
 
 
-def _check_rerun(root: str, previous: outputs.CommittedRun, third: dict[str, Any], killed: dict[str, Any], failures: Failures) -> None:
-    """After the rerun: it is the latest, with every row, and the previous run is kept beside it."""
-    latest = outputs.latest_output(root)
-    runs = [r.run_id for r in outputs.committed_runs(root)]
-    killed_id = os.path.basename(killed.get("folder") or "?")
-    failures.check(latest.run_id not in (previous.run_id, killed_id), f"committed outputs: the rerun is not the latest ({latest.run_id})")
-    failures.check(
-        latest.total_rows == ROWS and _ids(root) == list(range(ROWS)), f"committed outputs: the rerun committed {latest.total_rows} rows, not {ROWS}"
-    )
-    failures.check(runs == [previous.run_id, latest.run_id], f"committed outputs: expected the previous run kept beside the rerun, found {runs}")
-    third["verdict"] = f"committed run {latest.run_id}: {latest.total_rows} rows, now the latest; {previous.run_id} kept"
+@dataclass
+class OutputsExperiment:
+    """The three runs, the kill, and what a reader saw after the kill and after the rerun."""
+
+    first: JobRun
+    killed: JobRun
+    rerun: JobRun
+    kill: MidWriteKill
+    after_kill: OutputState
+    traces: KilledRunTraces
+    killed_folder_refused: bool
+    after_rerun: OutputState
+
+
+def _run(harness: Harness, cluster: LocalCluster, doc: dict[str, Any], entrypoint: str, jobdir: str, label: str, kill: MidWriteKill | None = None) -> JobRun:
+    """One run of the experiment on its cluster; ``kill``: with the hook holding the write, killed mid-write."""
+    log = os.path.join(jobdir, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-") + ".log")
+    hook: dict[str, Any] = {}
+    note = ""
+    if kill is not None:
+        hook = {"on_line": kill.on_line, "extra_env": {interruptions.HOLD_WRITE_AFTER_BLOCKS_ENV: str(KILL_AT_PART)}}
+        note = f" ({interruptions.HOLD_WRITE_AFTER_BLOCKS_ENV}={KILL_AT_PART}, killed mid-write)"
+    print(f"\n== {label}: {entrypoint}{note}", flush=True)
+    run = run_on(cluster, doc, label, entrypoint, log, harness.timeout, **hook)
+    harness.runs.append(run)
+    return run
+
+
+def run_outputs_experiment(harness: Harness, name: str) -> OutputsExperiment:
+    """Runs the three runs of the embedding job ``name`` (see the module) and reads the output after the kill and
+    after the rerun."""
+    label = f"{name} (committed outputs)"
+    jobdir, storage = job_dir(harness.work, label), harness.storage(f"{name}-outputs")
+    job = harness.job(name)
+    entrypoint = job["spec"]["entrypoint"] + f" --smoke --smoke-rows {ROWS} --smoke-text-chars {TEXT_CHARS}"
+    with started_cluster(name, job, harness.objects, jobdir, storage) as (cluster, doc):
+        root = os.path.join(storage, doc["data"]["outputUri"].strip("/"))
+        first = _run(harness, cluster, doc, entrypoint, jobdir, f"{name} (outputs: first run)")
+        kill = MidWriteKill(root)
+        killed = _run(harness, cluster, doc, entrypoint, jobdir, f"{name} (outputs: killed mid-write)", kill)
+        kill.settled()
+        after_kill, traces, killed_refused = OutputState.read(root), KilledRunTraces.of(root, kill), refused(kill.folder)
+        rerun = _run(harness, cluster, doc, entrypoint, jobdir, f"{name} (outputs: rerun)")
+    after_rerun = OutputState.read(root)
     print(
-        f"  committed outputs: killed mid-write at part {killed.get('parts')}/{killed.get('previous_files')}; previous run ({previous.total_rows} rows) intact; "
-        f"rerun committed {latest.total_rows} rows",
+        f"  committed outputs: driver killed at part {kill.parts} of run {kill.run_id}; latest after the kill: "
+        f"{after_kill.latest.run_id if after_kill.latest else after_kill.error}; after the rerun: {after_rerun.committed}",
         flush=True,
     )
+    return OutputsExperiment(first, killed, rerun, kill, after_kill, traces, killed_refused, after_rerun)

@@ -31,7 +31,7 @@ def local_tuning(cluster: LocalCluster, name: str) -> dict[str, Any]:
         worker = cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
         store = max(MIN_OBJECT_STORE_BYTES, int(worker["rayStartParams"]["object-store-memory"]) // OBJECT_STORE_SCALE)
         if doc["data"]["workingSetBytes"] > store * worker["replicas"] // 2:
-            raise SystemExit(f"{name}: the planned working set does not fit Ray Data's share of the scaled store; lower OBJECT_STORE_SCALE")
+            raise RuntimeError(f"{name}: the planned working set does not fit Ray Data's share of the scaled store; lower OBJECT_STORE_SCALE")
     return doc
 
 
@@ -55,7 +55,7 @@ def runtime_env(job: dict[str, Any], cluster: LocalCluster) -> dict[str, str]:
             cluster.adjustments.append(f"runtime env pip {line}: not in the test environment (the offline index lacks it); the CPU stand-in does not need it")
             continue
         if not req.specifier.contains(have, prereleases=True):
-            raise SystemExit(f"runtime env pip {line}: this environment has {req.name} {have}; update runtime/requirements.txt")
+            raise RuntimeError(f"runtime env pip {line}: this environment has {req.name} {have}; update runtime/requirements.txt")
         cluster.adjustments.append(f"runtime env pip {line}: met by the test environment ({have})")
     return {k: str(v) for k, v in env.get("env_vars", {}).items()}
 

@@ -10,6 +10,7 @@ stopped are stopped when this process exits or receives SIGTERM."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import secrets
@@ -22,9 +23,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from processes import HANG_GUARD_S, free_ports, stop_sessions
+
+
+@dataclass(frozen=True)
+class Spill:
+    """The object stores' spill counters (the raylets' store stats), summed over a cluster's nodes."""
+
+    bytes: int
+    objects: int
+    restored_bytes: int
 
 
 @dataclass
@@ -134,12 +144,12 @@ class RayNodes:
             raise RuntimeError(f"reading the actor table failed: {out.stderr[-1000:]}")
         return list(json.loads(out.stdout.strip().splitlines()[-1]))
 
-    def spilled(self) -> dict[str, int]:
+    def spilled(self) -> Spill:
         """Spill counters of the object stores (the raylets' store stats), summed over the nodes."""
         from ray._private.internal_api import get_memory_info_reply, get_state_from_address
 
         stats = get_memory_info_reply(get_state_from_address(self.address())).store_stats
-        return {"spilledBytes": stats.spilled_bytes_total, "spilledObjects": stats.spilled_objects_total, "restoredBytes": stats.restored_bytes_total}
+        return Spill(stats.spilled_bytes_total, stats.spilled_objects_total, stats.restored_bytes_total)
 
     def run_entrypoint(
         self,
@@ -147,12 +157,12 @@ class RayNodes:
         cwd: str,
         log_path: str,
         timeout: float,
-        on_line: Callable[[str, Any], None] | None = None,
+        on_line: Callable[[str, subprocess.Popen[str]], None] | None = None,
         extra_env: dict[str, str] | None = None,
     ) -> tuple[int, float]:
         """Runs the entrypoint on the head as Ray's job supervisor does: a shell command with the head
         container's environment (plus ``extra_env``) and RAY_ADDRESS set, in a process group of its own, stopped
-        after ``timeout``. Returns the exit code and wall seconds."""
+        after ``timeout`` (a hang guard). Returns the exit code and wall seconds."""
         env = {**base_env(), **self.head_env, **(extra_env or {}), "RAY_ADDRESS": self.address()}
         started = time.time()
         with open(log_path, "w", encoding="utf-8") as log:
@@ -160,22 +170,26 @@ class RayNodes:
                 entrypoint, shell=True, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
             )
             assert proc.stdout is not None
-
-            def watch() -> None:
-                while proc.poll() is None:
-                    time.sleep(2)
-                    if proc.poll() is None and time.time() - started > timeout:
-                        log.write(f"\n[e2e] stopped after {timeout}s\n")
-                        os.killpg(proc.pid, signal.SIGTERM)
-                        return
-
-            threading.Thread(target=watch, daemon=True).start()
-            for line in proc.stdout:
-                log.write(line)
-                if on_line:
-                    on_line(line, proc)
-            rc = proc.wait()
+            guard = threading.Timer(timeout, _stop_hung, args=(proc, log, timeout))
+            guard.daemon = True
+            guard.start()
+            try:
+                for line in proc.stdout:
+                    log.write(line)
+                    if on_line:
+                        on_line(line, proc)
+                rc = proc.wait()
+            finally:
+                guard.cancel()
         return rc, time.time() - started
+
+
+def _stop_hung(proc: subprocess.Popen[str], log: TextIO, timeout: float) -> None:
+    """The hang guard of ``run_entrypoint``: SIGTERM to the entrypoint's process group once ``timeout`` has passed."""
+    if proc.poll() is None:
+        log.write(f"\n[e2e] stopped after {timeout}s\n")
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
 
 
 #: Prints the live actors of a class (argv: address, class name) as JSON, from a driver of that cluster.

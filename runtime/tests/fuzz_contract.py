@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import json
 import os
 import random
@@ -25,15 +26,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 RUNTIME = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(RUNTIME))
 #: Modules loaded before the loader was imported (in a fresh python3: the standard library's few).
 _BEFORE = set(sys.modules)
 
-import ray_gpu  # noqa: E402  (after the path: the runtime library of this checkout)
-from ray_gpu import contract, strict_json  # noqa: E402
+
+def _runtime_library() -> ModuleType:
+    """The runtime library of this checkout (``runtime/ray_gpu``): the one already imported (under pytest, from its
+    ``pythonpath``), or else imported from its folder by location, ``sys.path`` untouched: this file also runs as a
+    script with a bare python3 (``npm test``, ``npm run test:ray``), where nothing puts the library on the path."""
+    if "ray_gpu" not in sys.modules:
+        package = RUNTIME / "ray_gpu"
+        spec = importlib.util.spec_from_file_location("ray_gpu", package / "__init__.py", submodule_search_locations=[str(package)])
+        assert spec is not None and spec.loader is not None
+        sys.modules["ray_gpu"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["ray_gpu"])
+    return sys.modules["ray_gpu"]
+
+
+ray_gpu = _runtime_library()
+from ray_gpu import contract, strict_json  # noqa: E402  (the package _runtime_library imported)
 
 FIXTURE = Path(__file__).with_name("fixtures") / "dev-tuning.json"
 #: Modules the loader must not import (the fuzz runs with a bare python3, and jobs import the loader first).
