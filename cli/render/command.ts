@@ -16,9 +16,12 @@ export function registerRender(program: Command, ctx: CommandContext): void {
     .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to render")
     .requiredOption(
       "-o, --out <dir>",
-      "output folder, replaced as a whole (refused if it holds files render did not write)",
+      "output folder; a previous render there is replaced (refused if it holds files render did not write)",
     )
-    .option("--force", "replace the output folder even if it holds files render did not write (they are deleted)")
+    .option(
+      "--force",
+      "render into a folder holding files render did not write: they are kept beside the render, never deleted",
+    )
     .action(async (opts: RenderOptions) => {
       const { runRender } = await import("./action.js");
       runRender(ctx, opts);

@@ -2,42 +2,31 @@
  * `ray-gpu render`: one YAML file per Kubernetes object, plus `plan.json`, byte-stable, written safely:
  * - into a fresh temporary folder beside the output folder, which is then swapped in by rename, so a failure (a full
  *   disk, a bad name) leaves the previous output as it was and never half the files;
- * - never over `/`, the home folder, a folder holding a Pulumi project, or a folder with files this command did not
- *   write (its manifest, `.ray-gpu-render.json`, lists what it wrote), unless `--force`;
+ * - never over `/`, the home folder, or a folder holding a Pulumi project;
+ * - never deleting or overwriting a file it cannot prove it wrote (./ownership.ts: the manifest's checksums). A folder
+ *   holding such files is refused; with `--force` they are kept, moved into the new render beside its files, unless
+ *   one has the name of a file the render writes;
  * - never through a symbolic link: nothing is written inside the old folder, and a link as the output folder itself
  *   is refused.
  */
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  realpathSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { stableJson, stableYaml } from "../../core/serialize";
 import type { StackPlan } from "../../workloads/stack";
 import { describeErrno, isErrnoError } from "../input/file";
 import { UsageError } from "../io";
 import { planDocument } from "../plan/document";
+import { inventory, manifestText, objectFileName, RENDER_MANIFEST, type FolderInventory } from "./ownership";
+import { checkNotProtected } from "./protected";
 
-/** The manifest a render leaves in its folder: which files it wrote, so the next render knows the folder is its own. */
-export const RENDER_MANIFEST = ".ray-gpu-render.json";
-
-/** File name of a rendered object: `<kind>-<name>.yaml`, lowercase. */
-export function objectFileName(kind: string, name: string): string {
-  return `${kind.toLowerCase()}-${name}.yaml`;
-}
+export { objectFileName, RENDER_MANIFEST } from "./ownership";
 
 /** Options of {@link writeRender}. */
 export interface WriteRenderOptions {
   /**
-   * Replace a folder that holds files this command did not write (they are deleted with the old folder).
+   * Render into a folder that holds files this command cannot prove it wrote: they are kept, moved into the new render
+   * beside its files (never deleted; one named like a file the render writes is still refused).
    * @default false
    */
   readonly force?: boolean;
@@ -67,7 +56,7 @@ function renderedFiles(stack: string, plan: StackPlan): Map<string, string> {
     files.set(objectFileName(obj.kind, obj.metadata.name), stableYaml(obj));
   }
   files.set("plan.json", stableJson(planDocument(stack, plan)));
-  files.set(RENDER_MANIFEST, stableJson({ renderedBy: "ray-gpu render", stack, files: [...files.keys()].sort() }));
+  files.set(RENDER_MANIFEST, manifestText(stack, files));
   return files;
 }
 
@@ -81,59 +70,8 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
   }
 }
 
-/** Files the manifest of `dir` says a render wrote; empty when there is no readable manifest. */
-function manifestFiles(dir: string): Set<string> {
-  try {
-    const doc = JSON.parse(readFileSync(join(dir, RENDER_MANIFEST), "utf8")) as { files?: unknown };
-    return new Set(Array.isArray(doc.files) ? doc.files.filter((f): f is string => typeof f === "string") : []);
-  } catch {
-    return new Set();
-  }
-}
-
-/** Whether `dir` is `inner` or a folder above it. */
-const holds = (dir: string, inner: string) => {
-  const rel = relative(dir, inner);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-};
-
-/**
- * `path` with every symbolic link of its existing part resolved (the part that does not exist yet is appended as
- * given), so that a link in a parent folder cannot make a protected folder look like another one.
- */
-export function canonicalPath(path: string): string {
-  const missing: string[] = [];
-  let existing = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync(existing), ...missing.reverse());
-    } catch (err) {
-      const parent = dirname(existing);
-      if (!isErrnoError(err) || (err.code !== "ENOENT" && err.code !== "ENOTDIR") || parent === existing) throw err;
-      missing.push(basename(existing));
-      existing = parent;
-    }
-  }
-}
-
-/**
- * Folders never replaced, even with `--force`: the root and the folders right below it (`/tmp`, `/etc`), the home folder
- * and any folder above it, and any folder holding the working folder or the project. Compared after resolving links.
- */
-function checkNotProtected(out: string, keep: readonly string[]): void {
-  const real = canonicalPath(out);
-  const root = parse(real).root;
-  const depth = relative(root, real).split(sep).filter(Boolean).length;
-  const kept = [homedir(), ...keep].map(canonicalPath).find((k) => holds(real, k));
-  if (depth < 2 || kept !== undefined)
-    throw new UsageError(
-      `refusing to render into ${out}${kept ? ` (it holds ${kept})` : ""}: give a folder of its own, e.g. out/<stack>`,
-    );
-}
-
-/** Refuses output folders a render must never replace. */
-function checkTarget(out: string, force: boolean, keep: readonly string[]): void {
-  checkNotProtected(out, keep);
+/** The output folder as it is: undefined when it does not exist yet; refused when it is not a folder of its own. */
+function existingFolder(out: string): FolderInventory | undefined {
   let stats: ReturnType<typeof lstatSync> | undefined;
   try {
     stats = lstatOrUndefined(out);
@@ -142,22 +80,41 @@ function checkTarget(out: string, force: boolean, keep: readonly string[]): void
     const why = err.code === "ENOTDIR" ? "a folder above it is not a folder" : describeErrno(err, out);
     throw new UsageError(`--out ${out}: ${why}`);
   }
-  if (stats === undefined) return;
+  if (stats === undefined) return undefined;
   if (stats.isSymbolicLink())
     throw new UsageError(`--out ${out} is a symbolic link; give the real folder (renders never follow links)`);
   if (!stats.isDirectory()) throw new UsageError(`--out ${out} exists and is not a folder`);
-  const entries = readdirSync(out);
-  if (entries.some((f) => /^Pulumi(\..+)?\.yaml$/.test(f)))
+  if (readdirSync(out).some((f) => /^Pulumi(\..+)?\.yaml$/.test(f)))
     throw new UsageError(`${out} holds a Pulumi project; render into a folder of its own, e.g. out/<stack>`);
-  const ours = manifestFiles(out);
-  const foreign = entries.filter((f) => f !== RENDER_MANIFEST && !ours.has(f));
-  if (foreign.length === 0 || force) return;
-  const older = !entries.includes(RENDER_MANIFEST) && entries.includes("plan.json");
+  return inventory(out);
+}
+
+/** `names`, the first five of them and how many more. */
+const some = (names: readonly string[]) =>
+  `${names.slice(0, 5).join(", ")}${names.length > 5 ? `, and ${names.length - 5} more` : ""}`;
+
+/**
+ * Refuses output folders a render must never replace, and foreign files it would have to delete or overwrite.
+ * @returns what the existing folder holds, or undefined when there is none
+ */
+function checkTarget(out: string, force: boolean, keep: readonly string[], names: ReadonlySet<string>) {
+  checkNotProtected(out, keep);
+  const inv = existingFolder(out);
+  if (!inv || inv.foreign.length === 0) return inv;
+  const older = inv.olderManifest
+    ? ` (its manifest is an older ray-gpu's, with no checksums: only files that are a render's by their content, ` +
+      `an object labelled as ours or a plan, count as its own)`
+    : "";
+  const clashing = inv.foreign.filter((f) => names.has(f));
+  if (force && clashing.length === 0) return inv;
+  if (force)
+    throw new UsageError(
+      `${out} holds files render would overwrite but cannot prove it wrote (${some(clashing)}: changed since, a link, ` +
+        `or another tool's); move them away, render never overwrites them, even with --force${older}`,
+    );
   throw new UsageError(
-    `${out} holds files this command did not write (${foreign.slice(0, 5).join(", ")}` +
-      `${foreign.length > 5 ? `, and ${foreign.length - 5} more` : ""}); render into an empty or new folder, ` +
-      `or pass --force to replace the folder and everything in it` +
-      (older ? ` (a render by an older ray-gpu keeps no ${RENDER_MANIFEST}: --force once is enough)` : ""),
+    `${out} holds files this command did not write (${some(inv.foreign)}); render into an empty or new folder, ` +
+      `or pass --force to keep them beside the render (they are never deleted)${older}`,
   );
 }
 
@@ -175,28 +132,65 @@ function writeStaging(out: string, files: Map<string, string>, writeFile = write
   }
 }
 
+/** Moves the entries `names` from folder `from` to folder `to`; on a failure, moves back those it moved. */
+function moveEntries(names: readonly string[], from: string, to: string): void {
+  const moved: string[] = [];
+  try {
+    for (const name of names) {
+      renameSync(join(from, name), join(to, name));
+      moved.push(name);
+    }
+  } catch (err) {
+    for (const name of moved) renameSync(join(to, name), join(from, name));
+    throw err;
+  }
+}
+
 /**
- * Puts `staging` in place of `out` with two renames: the old folder is moved aside, the new one renamed in (between
- * the two, for an instant, `out` does not exist; a failure of the second puts the old one back). Removing the old
- * folder afterwards is best effort: the render is in place either way.
+ * Deletes the files `names` of `dir` one by one (never anything else), then `dir` if that left it empty.
+ * @returns `dir` if anything is left in it
+ */
+function removeFiles(dir: string, names: readonly string[]): string | undefined {
+  try {
+    for (const name of names) rmSync(join(dir, name), { force: true });
+    rmdirSync(dir);
+    return undefined;
+  } catch {
+    return dir;
+  }
+}
+
+/** Deletes the old render: only the files proved ours and our manifest (a file that appeared since is left). */
+const removeOld = (old: string, inv: FolderInventory) =>
+  removeFiles(old, [...inv.ours, ...(inv.ownManifest ? [RENDER_MANIFEST] : [])]);
+
+/**
+ * Puts `staging` in place of `out` with two renames, after moving the foreign entries of `out` into it: the old
+ * folder is moved aside, the new one renamed in (between the two, for an instant, `out` does not exist; a failure
+ * puts everything back). Removing the old render afterwards is best effort: the render is in place either way.
  * @returns the old folder if it could not be removed
  */
-function swapIn(staging: string, out: string): string | undefined {
-  const old = lstatOrUndefined(out) ? `${staging}.old` : undefined;
-  if (old) renameSync(out, old);
+function swapIn(staging: string, out: string, inv: FolderInventory | undefined): string | undefined {
+  if (!inv) {
+    renameSync(staging, out);
+    return undefined;
+  }
+  moveEntries(inv.foreign, out, staging);
+  const old = `${staging}.old`;
+  try {
+    renameSync(out, old);
+  } catch (err) {
+    moveEntries(inv.foreign, staging, out);
+    throw err;
+  }
   try {
     renameSync(staging, out);
   } catch (err) {
-    if (old) renameSync(old, out);
+    renameSync(old, out);
+    moveEntries(inv.foreign, staging, out);
     throw err;
   }
-  if (!old) return undefined;
-  try {
-    rmSync(old, { recursive: true, force: true });
-    return undefined;
-  } catch {
-    return old;
-  }
+  return removeOld(old, inv);
 }
 
 /** {@link writeStaging}, its file-system errors as a {@link UsageError} (the output folder is not touched yet). */
@@ -242,15 +236,20 @@ export function writeRender(
   options: WriteRenderOptions = {},
 ): string[] {
   const out = resolve(outDir);
-  checkTarget(out, options.force ?? false, options.keep ?? [process.cwd()]);
   const files = renderedFiles(stack, plan);
+  const inv = checkTarget(out, options.force ?? false, options.keep ?? [process.cwd()], new Set(files.keys()));
   makeParent(out);
   const staging = writeStagingOrThrow(out, outDir, files, options.writeFile);
   try {
-    const leftOver = swapIn(staging, out);
-    if (leftOver) options.warn?.(`the previous render was moved to ${leftOver} and could not be removed; delete it`);
+    const leftOver = swapIn(staging, out, inv);
+    if (leftOver)
+      options.warn?.(
+        `the previous render was moved to ${leftOver} and could not be removed whole; check it and delete it`,
+      );
   } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
+    // Only the files this render wrote: a foreign file that could not be moved back stays, with the folder.
+    const kept = removeFiles(staging, [...files.keys()]);
+    if (kept) options.warn?.(`files kept from ${outDir} are left in ${kept}; move them back`);
     if (isErrnoError(err))
       throw new UsageError(
         `could not put the render in place: ${describeErrno(err)}; ${outDir} is unchanged` +

@@ -13,6 +13,7 @@ import { homedir, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../cli/io";
+import { sha256 } from "../../../cli/render/ownership";
 import { RENDER_MANIFEST, writeRender } from "../../../cli/render/write";
 import { parseStackConfig } from "../../../core/config/stack";
 import { planStack, type StackPlan } from "../../../workloads/stack";
@@ -36,18 +37,58 @@ describe("render output folder", () => {
     writeRender("dev", plan, out, { keep: [] });
     const written = writeRender("dev", fewer, out, { keep: [] });
     expect(listing(out)).toEqual([RENDER_MANIFEST, ...written].sort());
-    const manifest = JSON.parse(readFileSync(join(out, RENDER_MANIFEST), "utf8")) as { files: string[] };
-    expect(manifest.files).toEqual(written);
+    const manifest = JSON.parse(readFileSync(join(out, RENDER_MANIFEST), "utf8")) as { sha256: Record<string, string> };
+    expect(Object.keys(manifest.sha256).sort()).toEqual(written);
+    expect(manifest.sha256["plan.json"]).toBe(sha256(readFileSync(join(out, "plan.json"))));
     expect(written.length).toBeLessThan(writeRender("dev", plan, join(tmp(), "o"), { keep: [] }).length);
   });
 
-  it("refuses a folder with a file it did not write, even one named like its own, unless --force", () => {
+  it("refuses a folder with a file it did not write, and never overwrites one named like its own, even with --force", () => {
     const out = tmp();
     writeFileSync(join(out, "rayjob-llm-pretrain.yaml"), "my notes");
     expect(() => writeRender("dev", plan, out, { keep: [] })).toThrow(/did not write \(rayjob-llm-pretrain\.yaml\)/);
+    expect(() => writeRender("dev", plan, out, { keep: [], force: true })).toThrow(
+      /would overwrite but cannot prove it wrote \(rayjob-llm-pretrain\.yaml/,
+    );
+    expect(listing(out)).toEqual(["rayjob-llm-pretrain.yaml"]);
     expect(readFileSync(join(out, "rayjob-llm-pretrain.yaml"), "utf8")).toBe("my notes");
+  });
+
+  it("with --force keeps every foreign entry beside the render: a file, a changed file of its own, .git, a project below", () => {
+    const out = join(tmp(), "out");
+    writeRender("dev", plan, out, { keep: [] });
+    writeFileSync(join(out, "notes.txt"), "mine");
+    mkdirSync(join(out, ".git"));
+    writeFileSync(join(out, ".git", "HEAD"), "ref: refs/heads/main\n");
+    mkdirSync(join(out, "infra"));
+    writeFileSync(join(out, "infra", "Pulumi.yaml"), "name: infra\n");
+    // A file of its own, edited by hand: no longer provably its own, so not replaced, and the render is refused.
+    writeFileSync(join(out, "plan.json"), "{}");
+    expect(() => writeRender("dev", fewer, out, { keep: [], force: true })).toThrow(
+      /cannot prove it wrote \(plan\.json/,
+    );
+    rmSync(join(out, "plan.json"));
+    const written = writeRender("dev", fewer, out, { keep: [], force: true });
+    expect(listing(out)).toEqual([".git", RENDER_MANIFEST, "infra", "notes.txt", ...written].sort());
+    expect(readFileSync(join(out, "notes.txt"), "utf8")).toBe("mine");
+    expect(readFileSync(join(out, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
+    expect(readFileSync(join(out, "infra", "Pulumi.yaml"), "utf8")).toBe("name: infra\n");
+    // The kept entries are not listed as the render's: the next render without --force still refuses the folder.
+    expect(() => writeRender("dev", fewer, out, { keep: [] })).toThrow(/did not write \(\.git, infra, notes\.txt\)/);
+  });
+
+  it("deletes nothing a planted or older manifest lists: only files whose checksum the manifest of a render holds", () => {
+    const out = tmp();
+    writeFileSync(join(out, "thesis.tex"), "years of work");
+    writeFileSync(join(out, "data.csv"), "a,b\n");
+    const planted = { renderedBy: "ray-gpu render", stack: "dev", sha256: { "thesis.tex": "0".repeat(64) } };
+    writeFileSync(join(out, RENDER_MANIFEST), JSON.stringify(planted));
+    expect(() => writeRender("dev", plan, out, { keep: [] })).toThrow(/did not write \(data\.csv, thesis\.tex\)/);
+    writeFileSync(join(out, RENDER_MANIFEST), JSON.stringify({ renderedBy: "ray-gpu render", files: ["thesis.tex"] }));
+    expect(() => writeRender("dev", plan, out, { keep: [] })).toThrow(/data\.csv, thesis\.tex\).*older ray-gpu's/);
     writeRender("dev", plan, out, { keep: [], force: true });
-    expect(readFileSync(join(out, "rayjob-llm-pretrain.yaml"), "utf8")).not.toBe("my notes");
+    expect(readFileSync(join(out, "thesis.tex"), "utf8")).toBe("years of work");
+    expect(readFileSync(join(out, "data.csv"), "utf8")).toBe("a,b\n");
   });
 
   it("never writes through a link: a linked output folder is refused, and a link inside the old folder is not followed", () => {
@@ -63,8 +104,23 @@ describe("render output folder", () => {
     const own = join(out, "plan.json");
     rmSync(own);
     symlinkSync(victim, own);
-    writeRender("dev", plan, out, { keep: [], force: true });
+    expect(() => writeRender("dev", plan, out, { keep: [], force: true })).toThrow(
+      /cannot prove it wrote \(plan\.json/,
+    );
     expect(readFileSync(victim, "utf8")).toBe("keep me");
+  });
+
+  it("takes over a render by an older ray-gpu (a manifest without checksums): its files are its own by content", () => {
+    const out = join(tmp(), "out");
+    const written = writeRender("dev", plan, out, { keep: [] });
+    const older = { renderedBy: "ray-gpu render", stack: "dev", files: written };
+    writeFileSync(join(out, RENDER_MANIFEST), JSON.stringify(older));
+    // A listed file whose content is not one of ours (edited into something else) stays foreign.
+    writeFileSync(join(out, "plan.json"), "my notes");
+    expect(() => writeRender("dev", fewer, out, { keep: [] })).toThrow(/did not write \(plan\.json\)/);
+    rmSync(join(out, "plan.json"));
+    const again = writeRender("dev", fewer, out, { keep: [] });
+    expect(listing(out)).toEqual([RENDER_MANIFEST, ...again].sort());
   });
 
   it("refuses the root, folders right below it, the home folder, and folders holding the project", () => {

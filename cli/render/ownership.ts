@@ -1,0 +1,119 @@
+/**
+ * Which files of a render folder are provably a render's own. The manifest a render leaves (`.ray-gpu-render.json`)
+ * records the SHA-256 of every file it wrote; a file counts as ours only when it is a regular file (not a link, not a
+ * folder) whose content still has the recorded hash. Everything else is foreign and is never deleted or overwritten:
+ * a file the user changed or added, a subfolder (render writes none: a Pulumi project, `.git`, `stacks/`), a link, and
+ * every file a planted manifest lists without a hash that matches. A manifest of an older render (a list of names, no
+ * hashes) vouches only for files that are, by their content, a render's own: a Kubernetes object labelled
+ * `app.kubernetes.io/managed-by: pulumi-ray-gpu` in the file named after its kind and name, or a plan document.
+ */
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { MANAGED_BY } from "../../workloads/rayjob/render";
+import { stableJson } from "../../core/serialize";
+
+/** The manifest a render leaves in its folder: the files it wrote, each with its SHA-256. */
+export const RENDER_MANIFEST = ".ray-gpu-render.json";
+
+/** Larger files are never ours (a render's files are a few KiB): they are not read to be hashed. */
+const MAX_OWN_FILE_BYTES = 16 * 2 ** 20;
+
+/** File name of a rendered object: `<kind>-<name>.yaml`, lowercase. */
+export function objectFileName(kind: string, name: string): string {
+  return `${kind.toLowerCase()}-${name}.yaml`;
+}
+
+/** SHA-256 of a text or a file's bytes, hex. */
+export const sha256 = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+/** The manifest's text for the files of one render (the manifest itself not among them). */
+export function manifestText(stack: string, files: ReadonlyMap<string, string>): string {
+  const sums = Object.fromEntries([...files].map(([name, text]) => [name, sha256(text)]));
+  return stableJson({ renderedBy: "ray-gpu render", stack, sha256: sums });
+}
+
+/** What a render folder holds: the files provably ours, the foreign entries, and whether its manifest is one of ours. */
+export interface FolderInventory {
+  /** Regular files whose content matches the manifest's hash: replaced by the next render. */
+  readonly ours: readonly string[];
+  /** Everything else, the manifest included when it is not one of ours: kept, never deleted or overwritten. */
+  readonly foreign: readonly string[];
+  /** The folder's manifest is ours (replaced with the render); false when it is missing, foreign or older. */
+  readonly ownManifest: boolean;
+  /** The manifest is a render's from before checksums were recorded (its files were judged by their content). */
+  readonly olderManifest: boolean;
+}
+
+/** What a manifest vouches for: each file's checksum, or (an older manifest) the names it lists. */
+interface Manifest {
+  readonly sums: ReadonlyMap<string, string>;
+  readonly older: boolean;
+  readonly listed: ReadonlySet<string>;
+}
+
+/** The manifest's checksums by file name; `undefined` when it is not a regular file holding a manifest of ours. */
+function manifestSums(dir: string): Manifest | undefined {
+  const path = join(dir, RENDER_MANIFEST);
+  try {
+    const stats = lstatSync(path);
+    if (!stats.isFile() || stats.size > MAX_OWN_FILE_BYTES) return undefined;
+    const doc = JSON.parse(readFileSync(path, "utf8")) as { renderedBy?: unknown; sha256?: unknown; files?: unknown };
+    if (doc.renderedBy !== "ray-gpu render") return undefined;
+    if (Array.isArray(doc.files) && doc.sha256 === undefined) {
+      const listed = doc.files.filter((f): f is string => typeof f === "string");
+      return { sums: new Map(), older: true, listed: new Set(listed) };
+    }
+    if (typeof doc.sha256 !== "object" || doc.sha256 === null) return undefined;
+    const sums = Object.entries(doc.sha256).filter((e): e is [string, string] => typeof e[1] === "string");
+    return { sums: new Map(sums), older: false, listed: new Set() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The bytes of the entry `name` of `dir` when it is a regular file small enough to be a render's; else undefined. */
+function ownSizedFile(dir: string, name: string): Buffer | undefined {
+  const stats = lstatSync(join(dir, name));
+  return stats.isFile() && stats.size <= MAX_OWN_FILE_BYTES ? readFileSync(join(dir, name)) : undefined;
+}
+
+/** Whether a file an older manifest lists is, by its content, a render's: an object of ours, or a plan document. */
+function renderedByContent(name: string, bytes: Buffer): boolean {
+  try {
+    const doc = parse(bytes.toString("utf8")) as Record<string, unknown> | null;
+    if (name === "plan.json") return doc !== null && ["stack", "pools", "workloads"].every((k) => k in doc);
+    const meta = doc?.["metadata"] as { name?: unknown; labels?: Record<string, unknown> } | undefined;
+    const label = meta?.labels?.["app.kubernetes.io/managed-by"];
+    const fileName = objectFileName(String(doc?.["kind"]), String(meta?.name));
+    return label === MANAGED_BY["app.kubernetes.io/managed-by"] && fileName === name;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the entry `name` of `dir` is provably a render's own, by its checksum (or, older manifest, its content). */
+function matches(dir: string, name: string, manifest: Manifest | undefined): boolean {
+  if (!manifest) return false;
+  const sum = manifest.sums.get(name);
+  if (sum === undefined && !manifest.listed.has(name)) return false;
+  const bytes = ownSizedFile(dir, name);
+  if (bytes === undefined) return false;
+  return sum !== undefined ? sha256(bytes) === sum : renderedByContent(name, bytes);
+}
+
+/** Sorts the entries of an existing render folder into ours and foreign. */
+export function inventory(dir: string): FolderInventory {
+  const manifest = manifestSums(dir);
+  const ours: string[] = [];
+  const foreign: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name === RENDER_MANIFEST) {
+      if (!manifest) foreign.push(name);
+      continue;
+    }
+    (matches(dir, name, manifest) ? ours : foreign).push(name);
+  }
+  return { ours, foreign, ownManifest: manifest !== undefined, olderManifest: manifest?.older ?? false };
+}
