@@ -15,7 +15,7 @@ import { dnsLabel } from "./platform";
 import { rayImageGpuProblem, rayImageProblem } from "../ray";
 import { distinctEntries, pipProject } from "./distinct";
 import { ownedEnvProblem } from "./owned-env";
-import { plainEnv, SecretEnvSourceSchema } from "./secrets";
+import { plainEnv, SECRET_COMMAND_FIX, secretInCommand, SecretEnvSourceSchema } from "./secrets";
 import type { WorkloadSpec } from "./types";
 
 /** Most combinations a generation sweep may have (each prompt becomes one row per combination). */
@@ -104,7 +104,14 @@ const workloadBase = {
    * Command the Ray job runs, e.g. `python train.py`. Needed to render.
    * @default - none: the workload can be planned but not rendered
    */
-  entrypoint: z.string().min(1).optional(),
+  entrypoint: z
+    .string()
+    .min(1)
+    .superRefine((command, ctx) => {
+      const why = secretInCommand(command);
+      if (why) ctx.addIssue({ code: "custom", message: `${why}: ${SECRET_COMMAND_FIX}`, params: { redact: true } });
+    })
+    .optional(),
   /**
    * Hard limit on the whole run, in minutes.
    * @default - the environment's limit (dev: 120, prod: 1440)
