@@ -111,13 +111,40 @@ function yamlScaling(): string[][] {
   });
 }
 
+/**
+ * `plan` of hostile stack files that must be refused in time linear in their size: a 4 MB unknown model name and
+ * 4,000 unknown 1,000-character keys ("did you mean" once measured the edit distance of each against every name:
+ * 57 s and 27 s of CPU).
+ */
+function hostileInputs(): string[][] {
+  const dev = readFileSync(join(root, "Pulumi.dev.yaml"), "utf8");
+  const cases = {
+    "4 MB unknown model name": dev.replace(/model: \S+/, `model: ${"x".repeat(4_000_000)}`),
+    "4,000 unknown 1,000-character keys": dev.replace(
+      /(- kind: \S+\n)/,
+      (m) =>
+        m +
+        Array.from({ length: 4000 }, (_, i) => `      ${"k".repeat(996)}${String(i).padStart(4, "0")}: 1\n`).join(""),
+    ),
+  };
+  return Object.entries(cases).map(([name, text], i) => {
+    writeFileSync(join(work, `Pulumi.hostile-${i}.yaml`), text);
+    const t = timeCommand([process.execPath, [cli, "-C", work, "plan", "--stack", `hostile-${i}`]], 3, [1]);
+    return [name, (Buffer.byteLength(text) / 1e6).toFixed(2), t.toFixed(3)];
+  });
+}
+
 const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
 console.log(
   `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machine}: median wall time of ${RUNS} runs ` +
     `(whole processes; ours and cdk8s alternate, the ratio is the median of per-pair ratios)\n`,
 );
-const sections = new Set((process.env["BENCH_SECTIONS"] ?? "cli,render,yaml").split(","));
+const sections = new Set((process.env["BENCH_SECTIONS"] ?? "cli,render,yaml,hostile").split(","));
 try {
+  if (sections.has("hostile")) {
+    console.log(table(["refused input", "file MB", "plan s (refused, exit 1)"], hostileInputs()));
+    console.log();
+  }
   if (sections.has("yaml")) {
     console.log(table(["extra keys", "file MB", "plan s", "× previous"], yamlScaling()));
     console.log();

@@ -13,17 +13,18 @@ export function median(xs: readonly number[]): number {
 export type Run = readonly [command: string, args: readonly string[]];
 
 /** Wall time in seconds of one run of `run`; fails loudly if the process fails. */
-export function once([command, args]: Run): number {
+export function once([command, args]: Run, okStatus: readonly number[] = [0]): number {
   const t0 = performance.now();
   const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 256 * 2 ** 20 });
-  if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  if (!okStatus.includes(r.status ?? -1))
+    throw new Error(`${command} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return (performance.now() - t0) / 1000;
 }
 
 /** Median wall time in seconds of `runs` runs of a process (after one warm-up run). */
-export function timeCommand(run: Run, runs: number): number {
-  once(run);
-  return median(Array.from({ length: runs }, () => once(run)));
+export function timeCommand(run: Run, runs: number, okStatus: readonly number[] = [0]): number {
+  once(run, okStatus);
+  return median(Array.from({ length: runs }, () => once(run, okStatus)));
 }
 
 /**

@@ -50,15 +50,25 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** The closest known key, when it is close enough to be a typo. */
-export function suggest(key: string, known: readonly string[]): string | undefined {
+/**
+ * The closest known key, when it is close enough to be a typo (at most a third of its letters, or 2, changed). The
+ * distance is at least the difference in length, so a candidate whose length is too far off is never measured: the
+ * cost stays linear in the key's length whatever it is (a 4 MB name is compared with nothing).
+ */
+export function suggest(
+  key: string,
+  known: readonly string[],
+  measure: (a: string, b: string) => number = distance,
+): string | undefined {
+  const limit = Math.max(2, Math.floor(key.length / 3));
   let best: string | undefined;
-  let bestD = Number.POSITIVE_INFINITY;
+  let bestD = limit + 1;
   for (const k of known) {
-    const d = distance(key, k);
+    if (Math.abs(k.length - key.length) >= bestD) continue;
+    const d = measure(key, k);
     if (d < bestD) [best, bestD] = [k, d];
   }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+  return best;
 }
 
 // zod 4 keeps its definitions on `_zod.def`; this is the slice of it we walk to find the keys an object allows.
