@@ -9,7 +9,13 @@ export const RAY_VERSION = "2.58.0";
 /** Image the examples and stacks use: Ray's own GPU image (CUDA, Python 3.11). */
 export const RAY_IMAGE = `rayproject/ray:${RAY_VERSION}-py311-gpu`;
 
-const OFFICIAL = /^(?:docker\.io\/)?(?:rayproject|anyscale)\/(ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$/;
+/**
+ * A Ray project image, from Docker Hub or any registry that mirrors it (`docker.io/`, `registry-1.docker.io/`,
+ * `123456789012.dkr.ecr.us-east-1.amazonaws.com/`, `localhost:5000/`: a first path part with a `.` or `:`, or
+ * `localhost`, is a registry host, as Docker reads references).
+ */
+const OFFICIAL =
+  /^(?:(?:[^/]*[.:][^/]*|localhost)\/)?(?:rayproject|anyscale)\/(ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$/;
 
 /**
  * The repository and tag of a Ray project image, or undefined for what cannot be read: your own images (trusted to be

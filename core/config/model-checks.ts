@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { attentionTraits } from "../memory/attention";
 import { loraModuleNames } from "../memory/lora";
+import { tensorParallelProblem } from "../memory/plan-inference";
 import { catalogModel } from "../models";
 import { ATTENTION_IMPLEMENTATIONS, type ModelArchitecture } from "../models/types";
 import { ModelArchitectureSchema, resolveModel } from "./model-ref";
@@ -16,6 +17,8 @@ interface ModelDependent {
   readonly model?: unknown;
   readonly attention?: unknown;
   readonly lora?: { readonly targetModules?: unknown } | undefined;
+  readonly images?: unknown;
+  readonly tensorParallelSize?: unknown;
 }
 
 /** The entry's model, or undefined when it is not (yet) a valid reference (its own schema reports that). */
@@ -47,6 +50,17 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
       path: ["attention"],
       message: `${model.family} models run only ${impls.join(" or ")} attention in transformers; use one of those`,
     });
+  if (spec.images !== undefined && !model.vision)
+    ctx.addIssue({
+      code: "custom",
+      path: ["images"],
+      message:
+        `${model.family} models read text only (no vision tower): images would be fed to nothing; remove images, ` +
+        `or use a vision-language model (Qwen2-VL, LLaVA)`,
+    });
+  const tp =
+    typeof spec.tensorParallelSize === "number" ? tensorParallelProblem(model, spec.tensorParallelSize) : undefined;
+  if (tp) ctx.addIssue({ code: "custom", path: ["tensorParallelSize"], message: tp });
   const names = loraModuleNames(model);
   const targets = isRecord(spec.lora) && Array.isArray(spec.lora.targetModules) ? spec.lora.targetModules : [];
   targets.forEach((t: unknown, i) => {

@@ -11,42 +11,60 @@ const positiveInt = z.number().int().min(1);
  * A model given by its architecture, for models outside the catalog.
  * @internal
  */
-export const ModelArchitectureSchema = z.strictObject({
-  /** Unique parameters (tied weights once). */
-  parameters: positiveInt,
-  layers: positiveInt.max(512),
-  hiddenSize: positiveInt,
-  attentionHeads: positiveInt,
-  /**
-   * Key/value heads (grouped-query attention).
-   * @default - attentionHeads
-   */
-  kvHeads: positiveInt.optional(),
-  /**
-   * Size of one attention head.
-   * @default - hiddenSize / attentionHeads
-   */
-  headDim: positiveInt.optional(),
-  intermediateSize: positiveInt,
-  vocabSize: positiveInt,
-  /** Feed-forward type: swiglu and geglu have 3 matrices, gelu 2. */
-  mlp: z.enum(["swiglu", "geglu", "gelu"]),
-  /**
-   * Input embedding and LM head share weights.
-   * @default false
-   */
-  tiedEmbeddings: z.boolean().default(false),
-  /**
-   * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
-   * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
-   */
-  largestLayerParameters: positiveInt.optional(),
-  /**
-   * Encoders (embedding models) or decoders (LLMs).
-   * @default "decoder-llm"
-   */
-  type: z.enum(["decoder-llm", "encoder-embedding"]).default("decoder-llm"),
-});
+export const ModelArchitectureSchema = z
+  .strictObject({
+    /** Unique parameters (tied weights once). */
+    parameters: positiveInt,
+    layers: positiveInt.max(512),
+    hiddenSize: positiveInt,
+    attentionHeads: positiveInt,
+    /**
+     * Key/value heads (grouped-query attention).
+     * @default - attentionHeads
+     */
+    kvHeads: positiveInt.optional(),
+    /**
+     * Size of one attention head.
+     * @default - hiddenSize / attentionHeads
+     */
+    headDim: positiveInt.optional(),
+    intermediateSize: positiveInt,
+    vocabSize: positiveInt,
+    /** Feed-forward type: swiglu and geglu have 3 matrices, gelu 2. */
+    mlp: z.enum(["swiglu", "geglu", "gelu"]),
+    /**
+     * Input embedding and LM head share weights.
+     * @default false
+     */
+    tiedEmbeddings: z.boolean().default(false),
+    /**
+     * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
+     * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
+     */
+    largestLayerParameters: positiveInt.optional(),
+    /**
+     * Encoders (embedding models) or decoders (LLMs).
+     * @default "decoder-llm"
+     */
+    type: z.enum(["decoder-llm", "encoder-embedding"]).default("decoder-llm"),
+  })
+  .superRefine((m, ctx) => {
+    const kv = m.kvHeads ?? m.attentionHeads;
+    if (kv > m.attentionHeads || m.attentionHeads % kv !== 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["kvHeads"],
+        message:
+          `must divide attentionHeads (${m.attentionHeads}): each key/value head serves an equal group of query heads ` +
+          `(grouped-query attention); a model with ${kv} cannot exist`,
+      });
+    if (m.headDim === undefined && m.hiddenSize % m.attentionHeads !== 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["headDim"],
+        message: `hiddenSize (${m.hiddenSize}) is not a multiple of attentionHeads (${m.attentionHeads}): give headDim`,
+      });
+  });
 
 /**
  * A catalog name or an architecture.

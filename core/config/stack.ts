@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { ConfigError, type ConfigIssue } from "../errors";
+import { nodeAllocatable } from "../catalog/eks-allocatable";
 import { GPU_INSTANCES } from "../catalog/instances";
 import { capacityAllowed, ENVIRONMENT_PROFILES } from "../environments";
 import { EVERY_ADDRESS, PlatformSchema } from "./platform";
@@ -50,7 +51,24 @@ function checkPools(cfg: StackShape, addIssue: AddIssue): void {
     if (seen.has(pool.name))
       addIssue([...path, "name"], `pool name "${pool.name}" is used twice; pool names must be unique`);
     seen.add(pool.name);
+    const room = reserveProblem(pool);
+    if (room) addIssue([...path, "daemonSetReserve"], room);
   });
+}
+
+/** Why a pool's DaemonSet reserve leaves no Ray pod room on its nodes (at least 1 CPU and 1 GiB), or undefined. */
+function reserveProblem(
+  pool: StackShape["platform"]["cpuNodeGroup"] | StackShape["platform"]["gpuNodeGroups"][number],
+) {
+  const reserve = pool.daemonSetReserve;
+  if (!reserve) return undefined;
+  const alloc = nodeAllocatable(pool.instanceType);
+  if (alloc.cpuMillis - reserve.cpuMillis >= 1000 && alloc.memoryMiB - reserve.memoryMiB >= 1024) return undefined;
+  return (
+    `leaves no room for a Ray pod: a ${pool.instanceType} node has ${alloc.cpuMillis}m CPU and ${alloc.memoryMiB} ` +
+    `MiB allocatable, and ${reserve.cpuMillis}m and ${reserve.memoryMiB} MiB are reserved for DaemonSets; a Ray pod ` +
+    `needs at least 1 CPU and 1 GiB: lower the reserve or use a larger instanceType`
+  );
 }
 
 /** GPU pools: capacity allowed in the environment, EFA, placement groups and zones. */

@@ -1151,7 +1151,7 @@ export type TrainingJobSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -1316,7 +1316,7 @@ export type TrainingJobSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -1484,7 +1484,7 @@ export type LoRAFineTuneSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -1652,7 +1652,7 @@ export type LoRAFineTuneSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -1782,7 +1782,7 @@ export type EmbeddingPipelineSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -1912,7 +1912,7 @@ export type EmbeddingPipelineSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -2052,7 +2052,7 @@ export type BatchInferenceSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**
@@ -2192,7 +2192,7 @@ export type BatchInferenceSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, pinned (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
      */
     pip?: string[];
     /**

@@ -143,14 +143,15 @@ const workloadBase = {
    */
   runtimeEnv: z
     .strictObject({
-      /** pip requirements, pinned (`torch==2.13.0`). */
+      /** pip requirements, each pinned to one exact version (`torch==2.13.0`). */
       pip: z
         .array(
           z
             .string()
             .regex(
-              /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*(==|~=|>=|<=|!=|>|<)\s*\S+$/,
-              "must be a pinned requirement such as torch==2.13.0",
+              /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*===?\s*[0-9][0-9A-Za-z.+!_-]*$/,
+              "must pin one exact version, such as torch==2.13.0: pip resolves a range or a wildcard (>=, >, ~=, ==*) " +
+                "to whatever is newest at each job start, so two runs of one plan could install different packages",
             ),
         )
         .min(1)
@@ -346,39 +347,41 @@ export const EmbeddingPipelineSpecSchema = z
  * Offline LLM inference over a dataset, optionally sweeping generation parameters.
  * @internal
  */
-export const BatchInferenceSpecSchema = z.strictObject({
-  kind: z.literal("BatchInference"),
-  ...workloadBase,
-  /** @default 1024 */
-  maxPromptTokens: positiveInt.max(131072).default(1024),
-  /** @default 512 */
-  maxNewTokens: positiveInt.max(131072).default(512),
-  /** Share of GPU memory vLLM may use. @default 0.9 */
-  gpuMemoryUtilization: z.number().min(0.5).max(0.95).default(0.9),
-  /** @default - the smallest that leaves room for the KV cache */
-  tensorParallelSize: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]).optional(),
-  /**
-   * Generation parameters to sweep: every combination runs over every prompt, e.g.
-   * `{ temperature: [0.2, 0.7], top_p: [0.9, 1.0] }`.
-   * @default {} (one setting)
-   */
-  sweep: z
-    .record(
-      z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"),
-      z
-        .array(z.union([z.number(), z.string(), z.boolean()]))
-        .min(1)
-        .max(64)
-        .superRefine(
-          distinctEntries("a value given twice runs the same setting twice over every prompt", JSON.stringify),
-        ),
-    )
-    .default({})
-    .refine(
-      (s) => Object.values(s).reduce((n, v) => n * v.length, 1) <= MAX_SWEEP_SETTINGS,
-      `the sweep may have at most ${1024} combinations (the product of the value counts)`,
-    ),
-});
+export const BatchInferenceSpecSchema = z
+  .strictObject({
+    kind: z.literal("BatchInference"),
+    ...workloadBase,
+    /** @default 1024 */
+    maxPromptTokens: positiveInt.max(131072).default(1024),
+    /** @default 512 */
+    maxNewTokens: positiveInt.max(131072).default(512),
+    /** Share of GPU memory vLLM may use. @default 0.9 */
+    gpuMemoryUtilization: z.number().min(0.5).max(0.95).default(0.9),
+    /** @default - the smallest that leaves room for the KV cache */
+    tensorParallelSize: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]).optional(),
+    /**
+     * Generation parameters to sweep: every combination runs over every prompt, e.g.
+     * `{ temperature: [0.2, 0.7], top_p: [0.9, 1.0] }`.
+     * @default {} (one setting)
+     */
+    sweep: z
+      .record(
+        z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"),
+        z
+          .array(z.union([z.number(), z.string(), z.boolean()]))
+          .min(1)
+          .max(64)
+          .superRefine(
+            distinctEntries("a value given twice runs the same setting twice over every prompt", JSON.stringify),
+          ),
+      )
+      .default({})
+      .refine(
+        (s) => Object.values(s).reduce((n, v) => n * v.length, 1) <= MAX_SWEEP_SETTINGS,
+        `the sweep may have at most ${1024} combinations (the product of the value counts)`,
+      ),
+  })
+  .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
 /**
  * Any workload entry.

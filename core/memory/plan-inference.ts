@@ -112,12 +112,30 @@ export interface ServingMemoryRequest {
   readonly usableGiB: number;
 }
 
+/**
+ * Why vLLM cannot split `model` over `tp` GPUs, or undefined. Its QKV projection divides the query heads evenly over the
+ * ranks, and the key/value heads too, or replicates them when there are fewer than ranks (vllm
+ * `model_executor/layers/linear.py` QKVParallelLinear: `divide(total_num_kv_heads, tp_size)` or
+ * `divide(tp_size, total_num_kv_heads)`; `config.py`: "Total number of attention heads must be divisible by tensor
+ * parallel size").
+ */
+export function tensorParallelProblem(model: ModelArchitecture, tp: number): string | undefined {
+  if (model.attentionHeads % tp !== 0)
+    return `vLLM splits the ${model.attentionHeads} attention heads evenly over the GPUs: ${tp} does not divide them`;
+  const kv = model.kvHeads;
+  if (kv >= tp ? kv % tp !== 0 : tp % kv !== 0)
+    return `vLLM splits (or replicates) the ${kv} key/value heads evenly over the GPUs: ${tp} and ${kv} do not divide`;
+  return undefined;
+}
+
 /** The pinned size, or the smallest tensor-parallel size whose KV cache holds {@link MIN_CONCURRENCY} sequences. */
 function pickTensorParallel(args: ServingMemoryRequest, seqTokens: number) {
   const options =
     args.tensorParallelSize !== undefined
       ? [args.tensorParallelSize]
-      : [1, 2, 4, 8].filter((t) => t <= args.gpusPerNode && args.gpus % t === 0);
+      : [1, 2, 4, 8].filter(
+          (t) => t <= args.gpusPerNode && args.gpus % t === 0 && tensorParallelProblem(args.model, t) === undefined,
+        );
   const evaluate = (tp: number) =>
     estimateLlmServing({
       model: args.model,
