@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
 
 type Step = { uses?: string; run?: string; env?: Record<string, string>; name?: string; if?: string };
-type Job = { permissions?: Record<string, string>; steps: Step[] };
+type Job = { permissions?: Record<string, string>; steps: Step[]; environment?: string; if?: string };
 type Workflow = { permissions: Record<string, string>; jobs: Record<string, Job> };
 
 const WORKFLOWS = ["ci.yml", "preview.yml"] as const;
@@ -55,6 +55,18 @@ describe("GitHub workflows", () => {
         ).toBe(true);
       }
     }
+  });
+
+  it("give cloud credentials only to a job that runs in a protected environment, never to a fork's pull request", () => {
+    for (const name of WORKFLOWS)
+      for (const [id, job] of Object.entries(workflow(name).jobs)) {
+        const text = JSON.stringify(job);
+        const credentialed = job.permissions?.["id-token"] === "write" || text.includes("secrets.PULUMI_ACCESS_TOKEN");
+        if (!credentialed) continue;
+        expect(job.environment, `${name} job ${id}`).toBe("pulumi-preview");
+        expect(job.if, `${name} job ${id}`).toContain("head.repo.full_name == github.repository");
+      }
+    expect(workflow("preview.yml").jobs["pulumi-preview"]?.environment).toBe("pulumi-preview");
   });
 
   it("ci.yml installs Prometheus's tools and runs the README's test command after npm ci", () => {
