@@ -3,7 +3,7 @@
  * `./rules.ts`, mandatory. Needs `@pulumi/policy` (an optional peer dependency) in the pack's folder.
  */
 import { PolicyPack, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
-import { networkPolicyViolations, RULES } from "./rules";
+import { networkPolicyViolations, RULES, STACK_RULE_NAME } from "./rules";
 
 /** Each rule as a resource policy of `@pulumi/policy`. */
 export function resourcePolicies(): ResourceValidationPolicy[] {
@@ -19,11 +19,12 @@ export function resourcePolicies(): ResourceValidationPolicy[] {
   }));
 }
 
-/** The stack policy: a default-deny NetworkPolicy wherever RayJobs run. */
+/** The stack policy: a default-deny NetworkPolicy wherever Ray pods run (RayJob, RayCluster, RayService). */
 export function stackPolicy(): StackValidationPolicy {
   return {
-    name: "network-policy-present",
-    description: "Every namespace that runs RayJobs has a default-deny NetworkPolicy.",
+    name: STACK_RULE_NAME,
+    description:
+      "Every namespace that runs Ray pods has a default-deny NetworkPolicy: podSelector {}, Ingress and Egress, no rules.",
     enforcementLevel: "mandatory",
     validateStack: (args, report) => {
       const resources = args.resources.map((r) => ({

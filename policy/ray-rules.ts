@@ -1,0 +1,130 @@
+/**
+ * Rules on KubeRay's resources (RayJob, RayCluster, RayService): Ray's token auth, no GPU on the head, no plaintext
+ * secret in any container's env, and pinned images. Pod and container security is in `./pod-security.ts`. Pure.
+ */
+import { secretLooking } from "../core/config/secrets";
+import { arr, obj, shown, violation, type PolicyInput, type ResourceRule } from "./inputs";
+import { RAY_TYPE_LIST, rayClusterSpec, rayContainers } from "./ray-pods";
+
+const GPU = "nvidia.com/gpu";
+/** Whether a resource quantity of GPUs is more than none. */
+const holdsGpu = (quantity: unknown) => quantity !== undefined && String(quantity) !== "0";
+
+/** Ray's token auth is on for the cluster the resource creates. */
+function authProblems(r: PolicyInput): string[] {
+  const cluster = rayClusterSpec(r);
+  const mode = obj(cluster?.value["authOptions"])["mode"];
+  if (!cluster || mode === "token") return [];
+  return [
+    violation(
+      r,
+      `${cluster.path}.authOptions.mode`,
+      `is ${shown(mode)}, not "token": anyone who reaches the head runs code`,
+      'set authOptions: {mode: "token"}',
+    ),
+  ];
+}
+
+/** The head neither holds a GPU (limits or requests of any of its containers) nor advertises one to Ray. */
+function headGpuProblems(r: PolicyInput): string[] {
+  const cluster = rayClusterSpec(r);
+  if (!cluster) return [];
+  const held = rayContainers(r)
+    .filter((c) => c.pod.role === "head")
+    .flatMap((c) =>
+      (["limits", "requests"] as const)
+        .filter((k) => holdsGpu(obj(obj(c.value["resources"])[k])[GPU]))
+        .map((k) =>
+          violation(
+            r,
+            `${c.path}.resources.${k}["${GPU}"]`,
+            "gives the head a GPU, so work lands on it",
+            "remove it; GPUs belong to worker groups",
+          ),
+        ),
+    );
+  const params = obj(obj(cluster.value["headGroupSpec"])["rayStartParams"]);
+  const advertised =
+    params["num-gpus"] === "0"
+      ? []
+      : [
+          violation(
+            r,
+            `${cluster.path}.headGroupSpec.rayStartParams.num-gpus`,
+            `is ${shown(params["num-gpus"])}, not "0": Ray may place GPU work on the head`,
+            'set it to "0"',
+          ),
+        ];
+  return [...held, ...advertised];
+}
+
+/** No container's env carries a secret-looking value in clear text. */
+function plaintextSecretProblems(r: PolicyInput): string[] {
+  return rayContainers(r).flatMap((c) =>
+    arr(c.value["env"]).flatMap((e, i) => {
+      const { name, value } = obj(e);
+      if (typeof value !== "string" || value === "" || secretLooking(String(name), value) === undefined) return [];
+      return [
+        violation(
+          r,
+          `${c.path}.env[${i}].value`,
+          `(${String(name)}) is a plain secret-looking value, in clear text in the manifest and Pulumi's state`,
+          "use valueFrom.secretKeyRef",
+        ),
+      ];
+    }),
+  );
+}
+
+/** What is wrong with an image reference, or undefined when it is pinned (a version tag or a sha256 digest). */
+export function imageProblem(image: unknown): string | undefined {
+  if (typeof image !== "string" || image === "") return "is not set";
+  if (image.includes("@"))
+    return /@sha256:[0-9a-f]{64}$/.test(image) ? undefined : `${JSON.stringify(image)} has a malformed digest`;
+  const name = image.slice(image.lastIndexOf("/") + 1);
+  const tag = name.includes(":") ? name.slice(name.indexOf(":") + 1) : undefined;
+  if (tag === undefined) return `${JSON.stringify(image)} has no tag, so it runs whatever "latest" is at pull time`;
+  if (tag === "latest") return `${JSON.stringify(image)} uses the moving tag "latest"`;
+  return undefined;
+}
+
+/** Every container's image is pinned. */
+function imageProblems(r: PolicyInput): string[] {
+  return rayContainers(r).flatMap((c) => {
+    const problem = imageProblem(c.value["image"]);
+    return problem
+      ? [violation(r, `${c.path}.image`, problem, "pin a version tag (rayproject/ray:2.58.0-py311-gpu) or a digest")]
+      : [];
+  });
+}
+
+/** The rules on KubeRay's resources themselves (pod security: `POD_SECURITY_RULES`). */
+export const RAY_RULES: readonly ResourceRule[] = [
+  {
+    name: "ray-auth-token",
+    description:
+      "Every Ray cluster (RayJob, RayCluster, RayService) turns on Ray's token auth (authOptions.mode: token).",
+    types: RAY_TYPE_LIST,
+    check: authProblems,
+  },
+  {
+    name: "ray-head-no-gpu",
+    description: "A Ray head holds no GPU (limits or requests) and advertises none (rayStartParams num-gpus: 0).",
+    types: RAY_TYPE_LIST,
+    check: headGpuProblems,
+  },
+  {
+    name: "no-plaintext-secret-env",
+    description:
+      "No container (init, regular, ephemeral) of any Ray pod carries a secret-looking variable as a plain value.",
+    types: RAY_TYPE_LIST,
+    check: plaintextSecretProblems,
+  },
+  {
+    name: "ray-image-pinned",
+    description:
+      "Every container of every Ray pod names its image by a version tag or digest (no :latest, no bare name).",
+    types: RAY_TYPE_LIST,
+    check: imageProblems,
+  },
+];
