@@ -2,11 +2,13 @@
  * GPU and Ray observability over the plans in `core/observability`: `DcgmExporter` (GPU metrics with pod attribution,
  * on every GPU node), `PrometheusStack` (kube-prometheus-stack on the CPU pool), `RayMonitoring` (the Ray PodMonitor,
  * the stack's rules and the jobs dashboard) and `GpuObservability`, which puts them together with the monitoring
- * namespace, Prometheus's storage and its remote-write role. Each can be used alone.
+ * namespace (its NetworkPolicies and Grafana's admin Secret), Prometheus's storage and its remote-write role. Each can
+ * be used alone.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import * as random from "@pulumi/random";
 import type { Environment } from "../core/config/stack";
 import {
   ampRemoteWritePolicy,
@@ -17,7 +19,6 @@ import {
   prometheusStorageClass,
   type ObservabilityPlan,
 } from "../core/observability/charts";
-import { podIdentityTrustPolicy } from "../core/platform/iam";
 import { MANAGED_BY } from "../workloads/rayjob/render";
 import { METRICS_SCRAPER_LABEL } from "../workloads/security/namespace";
 import { monitoringObjects, rayDashboardConfigMaps } from "../workloads/observability/monitoring";
@@ -25,6 +26,7 @@ import { loadRayDashboards, type RayDashboards } from "../io/ray-dashboards";
 import type { KubeObject } from "../workloads/k8s/types";
 import { helmRelease, type HelmAddonArgs } from "./addons";
 import { childOptions } from "./child-options";
+import { podIdentityTrust } from "./storage";
 
 /** Arguments of {@link DcgmExporter}. */
 export interface DcgmExporterArgs extends HelmAddonArgs {
@@ -126,9 +128,10 @@ export interface GpuObservabilityArgs {
 }
 
 /**
- * Everything observability needs on the cluster: the monitoring namespace (labelled so it may scrape Ray pods), the
- * EBS CSI driver and a gp3 StorageClass where the plan names one (clusters the stack creates), Prometheus's remote-write
- * role for Amazon Managed Service for Prometheus, kube-prometheus-stack, the DCGM exporter and the Ray monitoring.
+ * Everything observability needs on the cluster: the monitoring namespace (labelled so it may scrape Ray pods) with its
+ * NetworkPolicies and, when Grafana runs, its admin Secret (a random password), the EBS CSI driver and a gp3
+ * StorageClass where the plan names one (clusters the stack creates), Prometheus's remote-write role for Amazon Managed
+ * Service for Prometheus, kube-prometheus-stack, the DCGM exporter and the Ray monitoring.
  */
 export class GpuObservability extends pulumi.ComponentResource {
   /** kube-prometheus-stack; PrometheusRules and PodMonitors wait for it (it installs their CRDs). */
@@ -137,6 +140,8 @@ export class GpuObservability extends pulumi.ComponentResource {
   public readonly dcgmExporter: DcgmExporter;
   /** The Ray PodMonitor, the stack's rules and the dashboards. */
   public readonly rayMonitoring: RayMonitoring;
+  /** Grafana's admin password (a Pulumi secret; user `admin`), or undefined when Grafana does not run (remote write). */
+  public readonly grafanaAdminPassword: pulumi.Output<string> | undefined;
 
   constructor(name: string, args: GpuObservabilityArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:GpuObservability", name, {}, opts);
@@ -147,12 +152,16 @@ export class GpuObservability extends pulumi.ComponentResource {
       { metadata: { name: plan.namespace, labels: { ...MANAGED_BY, ...METRICS_SCRAPER_LABEL } } },
       child,
     );
+    const inNamespace = childOptions(this, opts, [namespace]);
+    const policies = this.networkPolicies(name, plan, inNamespace);
+    const grafana = plan.grafanaAdmin && this.grafanaAdmin(name, plan.grafanaAdmin, plan.namespace, inNamespace);
+    this.grafanaAdminPassword = grafana?.password.result;
     const storage = plan.storageClass ? this.storage(name, args.clusterName, child) : [];
     const identity = plan.remoteWrite?.kind === "amp" ? [this.remoteWriteRole(name, args, child)] : [];
     this.prometheus = new PrometheusStack(
       `${name}-prometheus`,
       { release: plan.helm.kubePrometheusStack },
-      childOptions(this, opts, [namespace, ...storage, ...identity]),
+      childOptions(this, opts, [namespace, ...policies, ...(grafana ? [grafana.secret] : []), ...storage, ...identity]),
     );
     const afterOperator = childOptions(this, opts, [this.prometheus]);
     this.dcgmExporter = new DcgmExporter(`${name}-dcgm-exporter`, { release: plan.helm.dcgmExporter }, afterOperator);
@@ -168,11 +177,50 @@ export class GpuObservability extends pulumi.ComponentResource {
     this.registerOutputs({});
   }
 
+  /** The monitoring namespace's NetworkPolicies (`core/observability/network.ts`): the release waits for them. */
+  private networkPolicies(name: string, plan: ObservabilityPlan, inNamespace: pulumi.CustomResourceOptions) {
+    return plan.networkPolicies.map(
+      (np) =>
+        new k8s.networking.v1.NetworkPolicy(
+          `${name}-${np.name}`,
+          { metadata: { name: np.name, namespace: plan.namespace, labels: { ...MANAGED_BY } }, spec: np.spec },
+          inNamespace,
+        ),
+    );
+  }
+
+  /**
+   * Grafana's admin Secret, named in the chart's `grafana.admin.existingSecret`: user `admin` and a random password,
+   * a secret in Pulumi's state. The release waits for the Secret.
+   */
+  private grafanaAdmin(
+    name: string,
+    admin: NonNullable<ObservabilityPlan["grafanaAdmin"]>,
+    namespace: string,
+    inNamespace: pulumi.CustomResourceOptions,
+  ): { password: random.RandomPassword; secret: k8s.core.v1.Secret } {
+    const password = new random.RandomPassword(
+      `${name}-grafana-password`,
+      { length: 32, special: false },
+      { parent: this },
+    );
+    const secret = new k8s.core.v1.Secret(
+      `${name}-grafana-admin`,
+      {
+        metadata: { name: admin.secretName, namespace, labels: { ...MANAGED_BY } },
+        type: "Opaque",
+        stringData: { [admin.userKey]: admin.user, [admin.passwordKey]: password.result },
+      },
+      { ...inNamespace, additionalSecretOutputs: ["stringData", "data"] },
+    );
+    return { password, secret };
+  }
+
   /** The EBS CSI add-on with its Pod Identity role, and the gp3 StorageClass Prometheus's volume uses. */
   private storage(name: string, clusterName: pulumi.Input<string>, child: pulumi.CustomResourceOptions) {
     const role = new aws.iam.Role(
       `${name}-ebs-csi-role`,
-      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      { assumeRolePolicy: podIdentityTrust(clusterName, EBS_CSI.serviceAccount, this) },
       child,
     );
     new aws.iam.RolePolicyAttachment(
@@ -197,9 +245,10 @@ export class GpuObservability extends pulumi.ComponentResource {
   /** Prometheus's role for SigV4 remote write to one AMP workspace, bound to its service account. */
   private remoteWriteRole(name: string, args: GpuObservabilityArgs, child: pulumi.CustomResourceOptions) {
     const remote = args.plan.remoteWrite as ObservabilityPlan["remoteWrite"] & { kind: "amp" };
+    const serviceAccount = { namespace: args.plan.namespace, name: PROMETHEUS_SERVICE_ACCOUNT };
     const role = new aws.iam.Role(
       `${name}-remote-write-role`,
-      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      { assumeRolePolicy: podIdentityTrust(args.clusterName, serviceAccount, this) },
       child,
     );
     new aws.iam.RolePolicy(

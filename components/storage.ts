@@ -13,13 +13,33 @@ import { STORAGE_CONFIGMAP } from "../core/platform/storage";
 import { childOptions, keptOptions } from "./child-options";
 
 /**
+ * The trust policy of a role EKS Pod Identity may hand only to `serviceAccount`'s pods on this cluster, in this account
+ * (`podIdentityTrustPolicy`). The cluster's ARN and the account are looked up once the cluster exists; until then (a
+ * preview of a new cluster) the policy shows as unknown.
+ */
+export function podIdentityTrust(
+  clusterName: pulumi.Input<string>,
+  serviceAccount: { readonly namespace: string; readonly name: string },
+  parent: pulumi.Resource,
+): pulumi.Output<string> {
+  const clusterArn = aws.eks.getClusterOutput({ name: clusterName }, { parent }).arn;
+  const accountId = aws.getCallerIdentityOutput({}, { parent }).accountId;
+  const { namespace, name } = serviceAccount;
+  return pulumi
+    .all([clusterArn, accountId])
+    .apply(([arn, account]) =>
+      JSON.stringify(podIdentityTrustPolicy({ accountId: account, clusterArn: arn, namespace, serviceAccount: name })),
+    );
+}
+
+/**
  * Arguments of {@link Storage}. The Kubernetes provider of the cluster, and what the namespace waits for (the Pod Identity
  * agent), come through the resource options.
  */
 export interface StorageArgs {
   /** From `planStorage(...)`. */
   readonly plan: StoragePlan;
-  /** EKS cluster whose pods get the bucket role (Pod Identity). */
+  /** EKS cluster whose pods get the bucket role (Pod Identity); the role trusts that cluster only. */
   readonly clusterName: pulumi.Input<string>;
   /**
    * KMS key the bucket encrypts objects with (the Ray pods' role may use it).
@@ -161,13 +181,16 @@ export class Storage extends pulumi.ComponentResource {
     );
   }
 
-  /** The role Ray pods assume through Pod Identity: read and write under the prefix, use the bucket's key. */
+  /**
+   * The role Ray pods assume through Pod Identity (only their service account on this cluster may): read and write
+   * under the prefix, use the bucket's key.
+   */
   private rayRole(name: string, args: StorageArgs, bucket: aws.s3.Bucket): aws.iam.Role {
     const p = args.plan;
     const child = { parent: this };
     const role = new aws.iam.Role(
       `${name}-ray-role`,
-      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      { assumeRolePolicy: podIdentityTrust(args.clusterName, p.serviceAccount, this) },
       child,
     );
     new aws.iam.RolePolicy(

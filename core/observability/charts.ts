@@ -14,7 +14,9 @@
  *   tag kube-prometheus-stack-88.5.3, commit ea930ba), with kube-state-metrics 8.4.0. Its Prometheus selects only
  *   monitors and rules labelled `release: <release>` unless the `*SelectorNilUsesHelmValues` keys are false
  *   (templates/prometheus/prometheus.yaml), so they are false here: our PodMonitors and PrometheusRules are found
- *   without knowing the release's generated name.
+ *   without knowing the release's generated name. Its Grafana subchart is grafana 12.11.1
+ *   (https://grafana-community.github.io/helm-charts, tag grafana-12.11.1, commit 864f779): `rbac.namespaced` is a key
+ *   of that chart's values.yaml which kube-prometheus-stack's grafana block does not repeat.
  */
 import type { ObservabilityConfig } from "../config/observability";
 import { AMP_REMOTE_WRITE } from "../config/observability";
@@ -23,6 +25,7 @@ import type { HelmReleasePlan } from "../platform/addons";
 import { ADDON_NAMESPACES } from "../platform/namespaces";
 import { KSM_LABEL_ALLOWLIST } from "./metrics";
 import { DCGM_EXPORTER_REQUESTS } from "../catalog/daemonsets";
+import { monitoringNetworkPolicies, PROMETHEUS_OPERATOR_WEBHOOK_PORT, type MonitoringNetworkPolicy } from "./network";
 
 /** The observability charts, pinned. */
 export const OBSERVABILITY_CHARTS = {
@@ -44,6 +47,16 @@ export const MONITORING_NAMESPACE = ADDON_NAMESPACES.monitoring;
 export const PROMETHEUS_SERVICE_ACCOUNT = "prometheus";
 /** Label and value the Grafana sidecar loads dashboards from (the chart's `grafana.sidecar.dashboards`). */
 export const DASHBOARD_LABEL = { grafana_dashboard: "1" } as const;
+/**
+ * Grafana's admin login: a Secret in the monitoring namespace that the platform fills with a random password (a Pulumi
+ * secret), named in the chart's `grafana.admin.existingSecret`; the chart then creates no password of its own.
+ */
+export const GRAFANA_ADMIN = {
+  secretName: "ray-gpu-grafana-admin",
+  user: "admin",
+  userKey: "admin-user",
+  passwordKey: "admin-password",
+} as const;
 /** Share of the volume Prometheus may fill before it drops old blocks (`retentionSize`): room for the WAL. */
 export const RETENTION_SIZE_SHARE = 0.85;
 /** StorageClass of Prometheus's volume on a cluster the stack creates (EBS CSI driver, gp3, encrypted). */
@@ -63,6 +76,10 @@ export interface ObservabilityPlan {
   readonly remoteWrite: RemoteWritePlan | undefined;
   /** The StorageClass of Prometheus's volume; undefined: the cluster's default class (an adopted cluster). */
   readonly storageClass: string | undefined;
+  /** Grafana's admin Secret; undefined: no Grafana (remote write). */
+  readonly grafanaAdmin: typeof GRAFANA_ADMIN | undefined;
+  /** The monitoring namespace's NetworkPolicies (`core/observability/network.ts`). */
+  readonly networkPolicies: readonly MonitoringNetworkPolicy[];
   readonly helm: { readonly dcgmExporter: HelmReleasePlan; readonly kubePrometheusStack: HelmReleasePlan };
 }
 
@@ -143,14 +160,29 @@ export function kubePrometheusStackRelease(
         serviceAccount: { create: true, name: PROMETHEUS_SERVICE_ACCOUNT },
         prometheusSpec: prometheusSpec(c, cpuPool, storageClass),
       },
-      prometheusOperator: onCpuPool,
+      prometheusOperator: { ...onCpuPool, tls: { internalPort: PROMETHEUS_OPERATOR_WEBHOOK_PORT } },
       alertmanager: { alertmanagerSpec: onCpuPool },
       "kube-state-metrics": { ...onCpuPool, metricLabelsAllowlist: [...KSM_LABEL_ALLOWLIST] },
       ...Object.fromEntries(Object.keys(EKS_HIDDEN_COMPONENTS).map((k) => [k, { enabled: false }])),
-      grafana: {
-        enabled: c.remoteWrite === undefined,
-        sidecar: { dashboards: { enabled: true, label: "grafana_dashboard", labelValue: "1", searchNamespace: "ALL" } },
-      },
+      grafana: grafanaValues(c.remoteWrite === undefined),
+    },
+  };
+}
+
+/**
+ * Grafana: its admin login from {@link GRAFANA_ADMIN} (no chart-made password), and sidecars that read ConfigMaps and
+ * Secrets of the monitoring namespace only, where every dashboard of ours is (`workloads/observability/monitoring.ts`):
+ * `searchNamespace` names it (the chart's default is ALL) and `rbac.namespaced` gives Grafana a Role there instead of a
+ * ClusterRole that reads every Secret of the cluster (grafana 12.11.1 templates/clusterrole.yaml, role.yaml).
+ */
+function grafanaValues(enabled: boolean) {
+  const { secretName, userKey, passwordKey } = GRAFANA_ADMIN;
+  return {
+    enabled,
+    admin: { existingSecret: secretName, userKey, passwordKey },
+    rbac: { namespaced: true },
+    sidecar: {
+      dashboards: { enabled: true, label: "grafana_dashboard", labelValue: "1", searchNamespace: MONITORING_NAMESPACE },
     },
   };
 }
@@ -169,6 +201,8 @@ export function planObservability(
     storageGiB: c.storageGiB,
     remoteWrite: remoteWritePlan(c.remoteWrite?.url),
     storageClass,
+    grafanaAdmin: c.remoteWrite === undefined ? GRAFANA_ADMIN : undefined,
+    networkPolicies: monitoringNetworkPolicies(),
     helm: {
       dcgmExporter: dcgmExporterRelease(MONITORING_NAMESPACE),
       kubePrometheusStack: kubePrometheusStackRelease(c, cpuPool, storageClass),

@@ -75,8 +75,30 @@ export function tlsOnlyBucketPolicy(bucketArn: string): PolicyDocument {
   };
 }
 
-/** Trust policy for roles that EKS Pod Identity hands to pods. */
-export function podIdentityTrustPolicy(): PolicyDocument {
+/** Who may take a Pod Identity role: one service account of one cluster, in one account. */
+export interface PodIdentityScope {
+  /** The account of the cluster and the role (`aws:SourceAccount` of EKS Pod Identity's request). */
+  readonly accountId: string;
+  /** The cluster's ARN, `arn:<partition>:eks:<region>:<account>:cluster/<name>` (session tag `eks-cluster-arn`). */
+  readonly clusterArn: string;
+  /** Namespace of the service account (session tag `kubernetes-namespace`). */
+  readonly namespace: string;
+  /** The service account (session tag `kubernetes-service-account`). */
+  readonly serviceAccount: string;
+}
+
+/**
+ * Trust policy for roles that EKS Pod Identity hands to pods. With a scope, EKS Pod Identity may assume the role only
+ * for a request from the account (`aws:SourceAccount`, against the cross-service confused deputy) carrying the session
+ * tags it sets for the pods of one service account of one cluster (`aws:RequestTag/eks-cluster-arn`,
+ * `kubernetes-namespace`, `kubernetes-service-account`; EKS user guide, "Create IAM role with trust policy required by
+ * EKS Pod Identity" and "Enable or disable session tags"). An association that turns session tags off
+ * (`disableSessionTags`) cannot use a scoped role. The cluster is matched on its session tag, not on `aws:SourceArn`,
+ * which the guide does not document as the cluster's ARN for Pod Identity.
+ * @param scope - who may take the role; without it, AWS's minimal policy: any association in the account that may
+ *   pass the role, on any of its clusters
+ */
+export function podIdentityTrustPolicy(scope?: PodIdentityScope): PolicyDocument {
   return {
     Version: "2012-10-17",
     Statement: [
@@ -84,8 +106,19 @@ export function podIdentityTrustPolicy(): PolicyDocument {
         Effect: "Allow",
         Principal: { Service: "pods.eks.amazonaws.com" },
         Action: ["sts:AssumeRole", "sts:TagSession"],
+        ...(scope ? { Condition: { StringEquals: podIdentityConditions(scope) } } : {}),
       },
     ],
+  };
+}
+
+/** The `StringEquals` conditions of a scoped Pod Identity trust policy. */
+function podIdentityConditions(scope: PodIdentityScope): Record<string, string> {
+  return {
+    "aws:SourceAccount": scope.accountId,
+    "aws:RequestTag/eks-cluster-arn": scope.clusterArn,
+    "aws:RequestTag/kubernetes-namespace": scope.namespace,
+    "aws:RequestTag/kubernetes-service-account": scope.serviceAccount,
   };
 }
 

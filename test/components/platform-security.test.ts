@@ -71,7 +71,12 @@ describe("RayGpuPlatform, prod stack: secure by default", () => {
     expect(policies).toContain("ray-gpu-security-ray-gpu-default-deny");
     const auth = ofType(rs, "kubernetes:core/v1:Secret").find((r) => r.name === "ray-gpu-security-ray-auth")!;
     expect((auth.inputs["metadata"] as { name: string }).name).toBe("ray-gpu-ray-auth");
-    expect(ofType(rs, "random:index/randomPassword:RandomPassword")).toHaveLength(1);
+    // One Ray token for the namespace (and Grafana's admin password: platform-deployed-defaults.test.ts).
+    expect(
+      ofType(rs, "random:index/randomPassword:RandomPassword")
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(["ray-gpu-observability-grafana-password", "ray-gpu-security-ray-token"]);
   });
 
   it("passes the policy pack: no violation in anything the prod stack would create", () => {
