@@ -5,6 +5,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { podIdentityTrust } from "./pod-identity";
 import type { Environment } from "../core/config/stack";
 import {
   CLUSTER_AUTOSCALER_IMAGES,
@@ -16,7 +17,6 @@ import {
   SERVICE_ACCOUNTS,
   type HelmReleasePlan,
 } from "../core/platform/addons";
-import { podIdentityTrustPolicy } from "../core/platform/iam";
 import { sortKeys } from "../core/serialize";
 import { childOptions } from "./child-options";
 
@@ -125,14 +125,15 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
     super("ray-gpu:index:ClusterAutoscaler", name, {}, opts);
     const child = { parent: this };
     const clusterName = pulumi.output(args.clusterName);
+    const account = SERVICE_ACCOUNTS.clusterAutoscaler;
     const role = new aws.iam.Role(
       `${name}-role`,
-      { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) },
+      { assumeRolePolicy: podIdentityTrust(args.clusterName, account, this) },
       child,
     );
     const policy = clusterName.apply((c) => JSON.stringify(clusterAutoscalerPolicy(c)));
     new aws.iam.RolePolicy(`${name}-policy`, { role: role.id, policy }, child);
-    const { namespace, name: serviceAccount } = SERVICE_ACCOUNTS.clusterAutoscaler;
+    const { namespace, name: serviceAccount } = account;
     const identity = { clusterName: args.clusterName, namespace, serviceAccount, roleArn: role.arn };
     const association = new aws.eks.PodIdentityAssociation(`${name}-identity`, identity, child);
     const release = (c: string, v?: string) =>

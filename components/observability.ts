@@ -26,7 +26,7 @@ import { loadRayDashboards, type RayDashboards } from "../io/ray-dashboards";
 import type { KubeObject } from "../workloads/k8s/types";
 import { helmRelease, type HelmAddonArgs } from "./addons";
 import { childOptions } from "./child-options";
-import { podIdentityTrust } from "./storage";
+import { podIdentityTrust } from "./pod-identity";
 
 /** Arguments of {@link DcgmExporter}. */
 export interface DcgmExporterArgs extends HelmAddonArgs {

@@ -7,30 +7,11 @@ import { POD_SECURITY_LABELS } from "../workloads/security/namespace";
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { bucketAccessPolicy, podIdentityTrustPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
+import { bucketAccessPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
+import { podIdentityTrust } from "./pod-identity";
 import type { StoragePlan } from "../core/platform/storage";
 import { STORAGE_CONFIGMAP } from "../core/platform/storage";
 import { childOptions, keptOptions } from "./child-options";
-
-/**
- * The trust policy of a role EKS Pod Identity may hand only to `serviceAccount`'s pods on this cluster, in this account
- * (`podIdentityTrustPolicy`). The cluster's ARN and the account are looked up once the cluster exists; until then (a
- * preview of a new cluster) the policy shows as unknown.
- */
-export function podIdentityTrust(
-  clusterName: pulumi.Input<string>,
-  serviceAccount: { readonly namespace: string; readonly name: string },
-  parent: pulumi.Resource,
-): pulumi.Output<string> {
-  const clusterArn = aws.eks.getClusterOutput({ name: clusterName }, { parent }).arn;
-  const accountId = aws.getCallerIdentityOutput({}, { parent }).accountId;
-  const { namespace, name } = serviceAccount;
-  return pulumi
-    .all([clusterArn, accountId])
-    .apply(([arn, account]) =>
-      JSON.stringify(podIdentityTrustPolicy({ accountId: account, clusterArn: arn, namespace, serviceAccount: name })),
-    );
-}
 
 /**
  * Arguments of {@link Storage}. The Kubernetes provider of the cluster, and what the namespace waits for (the Pod Identity

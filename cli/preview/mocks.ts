@@ -77,6 +77,7 @@ function placeholderCall(token: string, inputs: Record<string, unknown>): Record
       const name = String(inputs["name"]);
       return {
         ...inputs,
+        arn: `arn:aws:eks:<computed region>:<computed account>:cluster/${name}`,
         endpoint: computed("endpoint", name),
         certificateAuthorities: [{ data: computed("certificate authority", name) }],
         vpcConfig: {
@@ -92,6 +93,8 @@ function placeholderCall(token: string, inputs: Record<string, unknown>): Record
       if (az) return { ...inputs, ids: [computed(`private subnet in ${az}`, "the VPC")] };
       return { ...inputs, ids: (listed ?? ["subnets"]).map((id) => computed("private subnet", String(id))) };
     }
+    case "aws:index/getCallerIdentity:getCallerIdentity":
+      return { ...inputs, accountId: "<computed account>" };
     case "aws:ec2/getVpc:getVpc":
       return { ...inputs, cidrBlock: computed("cidrBlock", String(inputs["id"])) };
     default:

@@ -74,8 +74,13 @@ describe("RayGpuPlatform, prod stack: deployed defaults", () => {
     expect(valuesUnder(kps.inputs["values"], "internalPort")).toEqual([10250]);
   });
 
-  it("lets EKS Pod Identity hand each storage and observability role to one service account of this cluster only", () => {
+  it("lets EKS Pod Identity hand each role to one service account of this cluster only, none unscoped", () => {
     const roles = podIdentityConditions(rs);
+    expect(roles["ray-gpu-cluster-autoscaler-role"]).toEqual(
+      scopedTo("ray-gpu-prod", "kube-system", "cluster-autoscaler"),
+    );
+    const unscoped = Object.entries(roles).filter(([, conditions]) => Object.keys(conditions).length === 0);
+    expect(unscoped.map(([role]) => role)).toEqual([]);
     expect(roles["ray-gpu-storage-ray-role"]).toEqual(scopedTo("ray-gpu-prod", "ray-jobs", RAY_SERVICE_ACCOUNT));
     expect(roles["ray-gpu-observability-ebs-csi-role"]).toEqual(
       scopedTo("ray-gpu-prod", "kube-system", "ebs-csi-controller-sa"),
