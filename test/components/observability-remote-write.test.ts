@@ -24,9 +24,7 @@ describe("RayGpuPlatform, dev stack with remote write", () => {
     expect(roles["ray-gpu-observability-remote-write-role"]).toEqual(
       scopedTo("ray-gpu-dev", "monitoring", "prometheus"),
     );
-    expect(ofType(rs, "random:index/randomPassword:RandomPassword").map((r) => r.name)).toEqual([
-      "ray-gpu-security-ray-token",
-    ]);
+    expect(ofType(rs, "random:index/randomPassword:RandomPassword").map((r) => r.name)).toEqual([]);
     expect(ofType(rs, "kubernetes:core/v1:Secret").map((r) => r.name)).not.toContain(
       "ray-gpu-observability-grafana-admin",
     );

@@ -60,7 +60,7 @@ describe("RayGpuPlatform, prod stack: secure by default", () => {
       expect(t.inputs["metadataOptions"]).toMatchObject({ httpTokens: "required", httpPutResponseHopLimit: 1 });
   });
 
-  it("isolates the workload namespace: PSA labels, default-deny NetworkPolicies, the Ray token as a secret", () => {
+  it("isolates the workload namespace: PSA labels, default-deny NetworkPolicies, no token shared by its jobs", () => {
     const ns = ofType(rs, "kubernetes:core/v1:Namespace")[0]!;
     expect((ns.inputs["metadata"] as { labels: object }).labels).toEqual({
       "pod-security.kubernetes.io/audit": "restricted",
@@ -69,14 +69,15 @@ describe("RayGpuPlatform, prod stack: secure by default", () => {
     });
     const policies = ofType(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy").map((r) => r.name);
     expect(policies).toContain("ray-gpu-security-ray-gpu-default-deny");
-    const auth = ofType(rs, "kubernetes:core/v1:Secret").find((r) => r.name === "ray-gpu-security-ray-auth")!;
-    expect((auth.inputs["metadata"] as { name: string }).name).toBe("ray-gpu-ray-auth");
-    // One Ray token for the namespace (and Grafana's admin password: platform-deployed-defaults.test.ts).
-    expect(
-      ofType(rs, "random:index/randomPassword:RandomPassword")
-        .map((r) => r.name)
-        .sort(),
-    ).toEqual(["ray-gpu-observability-grafana-password", "ray-gpu-security-ray-token"]);
+    // Each job's Ray token is KubeRay's, one per RayCluster: the platform makes none for the namespace (the only random
+    // value is Grafana's admin password: platform-deployed-defaults.test.ts).
+    expect(ofType(rs, "random:index/randomPassword:RandomPassword").map((r) => r.name)).toEqual([
+      "ray-gpu-observability-grafana-password",
+    ]);
+    for (const job of ofType(rs, "kubernetes:ray.io/v1:RayJob"))
+      expect((job.inputs["spec"] as { rayClusterSpec: { authOptions: object } }).rayClusterSpec.authOptions).toEqual({
+        mode: "token",
+      });
   });
 
   it("passes the policy pack: no violation in anything the prod stack would create", () => {

@@ -117,7 +117,7 @@ export interface WorkerGroupSpec {
 export interface RayClusterSpec {
   rayVersion: string;
   /** Ray's token authentication: KubeRay puts the Secret's `auth_token` into every Ray container and the submitter. */
-  authOptions?: { mode: "token"; secretName: string };
+  authOptions?: { mode: "token"; secretName?: string };
   enableInTreeAutoscaling?: boolean;
   headGroupSpec: HeadGroupSpec;
   workerGroupSpecs: WorkerGroupSpec[];

@@ -12,7 +12,7 @@ import { QUEUE_NAME_LABEL } from "../../core/platform/queueing";
 import { RAY_VERSION } from "../../core/ray";
 import { storageBucketEnv, type ContractMounts } from "../contract/configmaps";
 import { secretEnvVars, type SecretRef } from "../security/secrets";
-import { CONTAINER_SECURITY, POD_HARDENING, RAY_AUTH_SECRET, submitterTemplate } from "../security/pods";
+import { CONTAINER_SECURITY, POD_HARDENING, RAY_AUTH, submitterTemplate } from "../security/pods";
 import { knobEnv } from "../contract/document";
 import type {
   Container,
@@ -179,7 +179,7 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
   const env = commonEnv(input);
   return {
     rayVersion: RAY_VERSION,
-    authOptions: { mode: "token", secretName: RAY_AUTH_SECRET },
+    authOptions: { ...RAY_AUTH },
     enableInTreeAutoscaling: false,
     headGroupSpec: {
       rayStartParams: {

@@ -11,12 +11,13 @@ export const RAY_UID = 1000;
 export const RAY_GID = 100;
 
 /**
- * Secret holding the Ray cluster token of a workload namespace (data key `auth_token`, KubeRay's contract). The
- * platform creates it from a random value; KubeRay hands it to every Ray container and to the job submitter.
+ * Ray's token authentication, one token per job: with `authOptions.mode: token` and no `secretName`, KubeRay 1.7
+ * creates a Secret named after each RayCluster, holding a random 32-byte token under `auth_token` and owned by the
+ * RayCluster (deleted with it), and hands it to every Ray container and to the job submitter
+ * (ray-operator/controllers/ray/raycluster_controller.go `reconcileAuthSecret`, rayjob_controller.go
+ * `configureSubmitterContainer`). No job can reach another job's cluster with its own token.
  */
-export const RAY_AUTH_SECRET = "ray-gpu-ray-auth";
-/** The key KubeRay reads the token from. */
-export const RAY_AUTH_SECRET_KEY = "auth_token";
+export const RAY_AUTH: { readonly mode: "token" } = { mode: "token" };
 
 /** Pod settings: Ray's user, files owned by its group, the runtime's default seccomp profile. */
 export const POD_SECURITY: PodSecurityContext = {

@@ -24,7 +24,7 @@ const namespace = new k8s.core.v1.Namespace("embeddings", { metadata: { name: "e
 // The runtime library every job in the namespace mounts (one ConfigMap, shared).
 const runtime = loadRuntimePackage();
 const shared = new RayGpuRuntime("runtime", { namespace: "embeddings", runtime }, { provider, dependsOn: [namespace] });
-// The Ray token Secret every RayJob names (authOptions), and the namespace's NetworkPolicies.
+// The namespace's NetworkPolicies (each job's Ray token is KubeRay's, one per RayCluster).
 const security = new WorkloadSecurity(
   "security",
   { namespace: "embeddings", egress: { httpsCidrs: ["0.0.0.0/0"] } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RayJob } from "../../../workloads/k8s/types";
-import { RAY_AUTH_SECRET } from "../../../workloads/security/pods";
+import { RAY_AUTH } from "../../../workloads/security/pods";
 import { planStack } from "../../../workloads/stack";
 import { configWith, repoStack, runtime } from "../../helpers/fixtures";
 import { restrictedViolations } from "../../helpers/pod-security";
@@ -18,12 +18,8 @@ const podsOf = (job: RayJob) => [
 
 describe("every rendered RayJob is locked down", () => {
   for (const env of ["dev", "prod"] as const) {
-    it(`${env}: Ray token authentication from the namespace's Secret`, () => {
-      for (const job of jobsOf(env))
-        expect(job.spec.rayClusterSpec.authOptions, job.metadata.name).toEqual({
-          mode: "token",
-          secretName: RAY_AUTH_SECRET,
-        });
+    it(`${env}: Ray token authentication with a token of each job's own (KubeRay's, per RayCluster)`, () => {
+      for (const job of jobsOf(env)) expect(job.spec.rayClusterSpec.authOptions, job.metadata.name).toEqual(RAY_AUTH);
     });
 
     it(`${env}: head, workers and submitter meet the Pod Security Standard restricted, with no API token`, () => {
