@@ -1937,7 +1937,9 @@ export type BatchInferenceSpec = {
    */
   maxNewTokens: number;
   /**
-   * Share of GPU memory vLLM may use.
+   * Share of GPU memory vLLM may use (weights, profiling activations, non-torch memory and the KV cache); vLLM
+   * requires < 1. Up to 0.98 is accepted; the plan refuses a share that leaves less than the CUDA context
+   * (0.5 GiB) outside it, naming the largest that fits (0.97 on an A10G).
    * @default 0.9
    */
   gpuMemoryUtilization: number;
@@ -2090,7 +2092,9 @@ export type BatchInferenceSpecInput = {
    */
   maxNewTokens?: number;
   /**
-   * Share of GPU memory vLLM may use.
+   * Share of GPU memory vLLM may use (weights, profiling activations, non-torch memory and the KV cache); vLLM
+   * requires < 1. Up to 0.98 is accepted; the plan refuses a share that leaves less than the CUDA context
+   * (0.5 GiB) outside it, naming the largest that fits (0.97 on an A10G).
    * @default 0.9
    */
   gpuMemoryUtilization?: number;

@@ -355,8 +355,13 @@ export const BatchInferenceSpecSchema = z
     maxPromptTokens: positiveInt.max(131072).default(1024),
     /** @default 512 */
     maxNewTokens: positiveInt.max(131072).default(512),
-    /** Share of GPU memory vLLM may use. @default 0.9 */
-    gpuMemoryUtilization: z.number().min(0.5).max(0.95).default(0.9),
+    /**
+     * Share of GPU memory vLLM may use (weights, profiling activations, non-torch memory and the KV cache); vLLM
+     * requires < 1. Up to 0.98 is accepted; the plan refuses a share that leaves less than the CUDA context
+     * (0.5 GiB) outside it, naming the largest that fits (0.97 on an A10G).
+     * @default 0.9
+     */
+    gpuMemoryUtilization: z.number().min(0.5).max(0.98).default(0.9),
     /** @default - the smallest that leaves room for the KV cache */
     tensorParallelSize: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8)]).optional(),
     /**

@@ -64,6 +64,16 @@ export function estimateEncoderInference(args: {
  */
 export const VLLM_NON_TORCH_GIB = 0.35;
 
+/**
+ * Tokens of vLLM's profiling pass when the runtime leaves `max_num_batched_tokens` unset, as ray_gpu.examples.infer
+ * does: the V1 engine always chunks prefills, so the pass runs `max_num_batched_tokens` tokens whatever
+ * `max_model_len` is, and `LLM(...)` (usage context LLM_CLASS) defaults it to 8192 on GPUs under 70 GiB
+ * (vllm-project/vllm `vllm/engine/arg_utils.py`, `_set_default_args`: "V1 uses chunked prefills ... by default",
+ * `UsageContext.LLM_CLASS: 8192`, and 16384 only where `device_memory >= 70 * GiB_bytes and "a100" not in
+ * device_name`). An A10G reports 21.99 GiB, so 8192.
+ */
+export const VLLM_LLM_CLASS_MAX_BATCHED_TOKENS = 8192;
+
 export interface ServingEstimate extends MemoryEstimate {
   readonly kvCacheBytesPerToken: number;
   readonly kvCacheTokens: number;

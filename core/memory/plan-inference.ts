@@ -6,8 +6,14 @@ import { DecisionLog, type Decision } from "../decisions";
 import { kvCacheBytesPerToken, type ModelArchitecture } from "../models";
 import type { AttentionImplementation } from "../models/types";
 import { defaultAttention } from "./attention";
-import type { MemoryEstimate } from "./estimate";
-import { estimateEncoderInference, estimateLlmServing, type ServingEstimate } from "./estimate-inference";
+import { FRAMEWORK, type MemoryEstimate } from "./estimate";
+import {
+  estimateEncoderInference,
+  estimateLlmServing,
+  VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
+  VLLM_NON_TORCH_GIB,
+  type ServingEstimate,
+} from "./estimate-inference";
 import { SAFETY_MARGIN } from "./training-request";
 
 /** Largest embedding batch tried. */
@@ -141,7 +147,8 @@ function pickTensorParallel(args: ServingMemoryRequest, seqTokens: number) {
       model: args.model,
       tensorParallel: tp,
       gpuMemoryUtilization: args.gpuMemoryUtilization,
-      maxBatchedTokens: Math.max(8192, seqTokens),
+      // Chunked prefill: the profile runs vLLM's default batch of tokens, not max_model_len (seqTokens).
+      maxBatchedTokens: VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
       usableGiB: args.usableGiB,
     });
   for (const tp of options) {
@@ -188,18 +195,37 @@ function servingDecisions(
   return log;
 }
 
+/**
+ * Why a serving plan does not fit, with its numbers. vLLM takes `gpuMemoryUtilization` of the device for weights,
+ * the profiling pass's activations, non-torch memory and the KV cache; the CUDA context stays outside that share
+ * (vLLM refuses to start when free memory is below the share), so the share may be at most 1 − context / device.
+ */
+function servingAdvice(args: ServingMemoryRequest, plan: { memory: ServingEstimate; seqTokens: number }): string[] {
+  const { memory, seqTokens } = plan;
+  const u = args.gpuMemoryUtilization;
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const outside = round(args.usableGiB * (1 - u));
+  if (outside < FRAMEWORK.cudaContextGiB)
+    return [
+      `gpuMemoryUtilization ${u} gives vLLM ${round(args.usableGiB * u)} GiB of the ${args.usableGiB} GiB GPU and ` +
+        `leaves ${outside} GiB, less than the ${FRAMEWORK.cudaContextGiB} GiB CUDA context outside that share; ` +
+        `use at most ${Math.floor((1 - FRAMEWORK.cudaContextGiB / args.usableGiB) * 100) / 100}`,
+    ];
+  const b = memory.breakdownGiB;
+  return [
+    `does not fit: weights ${b.weights} GiB + profiling activations ${b.activations} GiB + non-torch ` +
+      `${VLLM_NON_TORCH_GIB} GiB per GPU leave no room in ${round(args.usableGiB * u)} GiB (gpuMemoryUtilization ` +
+      `${u}) for a ${seqTokens}-token KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`,
+  ];
+}
+
 /** Tensor parallelism, KV-cache budget and concurrency for offline LLM inference. */
 export function planServingMemory(args: ServingMemoryRequest): ServingMemoryPlan {
   const seqTokens = args.maxPromptTokens + args.maxNewTokens;
   const { tp, memory } = pickTensorParallel(args, seqTokens);
   const concurrency = Math.min(MAX_NUM_SEQS, Math.floor(memory.kvCacheTokens / seqTokens));
   const fits = memory.fits && concurrency >= 1;
-  const advice = fits
-    ? []
-    : [
-        `does not fit: weights ${memory.breakdownGiB.weights} GiB per GPU leave no room for a ${seqTokens}-token ` +
-          `KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`,
-      ];
+  const advice = fits ? [] : servingAdvice(args, { memory, seqTokens });
   return {
     tensorParallelSize: tp,
     replicas: Math.floor(args.gpus / tp),

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../../cli/main";
+import { standaloneCpuInstanceType } from "../../../cli/input/workload-file";
 import { repoRoot } from "../../helpers/fixtures";
 
 async function planJson(file: string, ...extra: string[]) {
@@ -109,6 +110,26 @@ describe("ray-gpu plan --workload --json", () => {
     });
     expect(b["maxConcurrentSequences"]).toBeGreaterThanOrEqual(4);
   });
+
+  it.each(["g5.xlarge", "g5.2xlarge"])(
+    "plans 16 single-GPU %s nodes: the standalone CPU pool is sized for the head of 16 workers",
+    async (instanceType) => {
+      const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+      const file = join(dir, "w.yaml");
+      const model = "model: BAAI/bge-large-en-v1.5";
+      const data = 'dataset: { uri: "s3://bucket/c/", format: parquet, rows: 1000000, avgTextChars: 1200 }';
+      writeFileSync(
+        file,
+        `kind: EmbeddingPipeline\nname: e16\n${model}\n${data}\ngpus: 16\ninstanceType: ${instanceType}\n`,
+      );
+      const { code, err, doc } = await planJson(file);
+      expect(err).toBe("");
+      expect(code).toBe(0);
+      expect(doc.workloads[0]).toMatchObject({ kind: "EmbeddingPipeline", fits: true });
+      expect(standaloneCpuInstanceType(16)).toBe("m6i.4xlarge");
+      expect(standaloneCpuInstanceType(1)).toBe("m6i.2xlarge");
+    },
+  );
 
   it("prints the plan with fits: false and exits 1 when nothing fits", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));

@@ -8,6 +8,9 @@ import { zero2ModelStates } from "../../../core/memory/deepspeed";
 import { adapterParameters, loraModuleNames } from "../../../core/memory/lora";
 import { trainingMemory } from "../../../core/memory/knob-search";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
+import { planServingMemory } from "../../../core/memory/plan-inference";
+import { VLLM_LLM_CLASS_MAX_BATCHED_TOKENS } from "../../../core/memory/estimate-inference";
+import { BatchInferenceSpecSchema } from "../../../core/config/workloads";
 import type { TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel } from "../../../core/models";
 
@@ -161,5 +164,47 @@ describe("memory planner v2", () => {
       request("Qwen/Qwen2.5-72B", { gpus: 8, gpusPerNode: 8, optimizer: "sgd", sequenceLength: 131072 }),
     );
     expect(none.advice.slice(1)).toEqual([expect.stringMatching(/^nothing within the g5 family fits: tried up to 64/)]);
+  });
+});
+
+describe("vLLM serving plan (chunked prefill, memory share)", () => {
+  const serve = (over: { maxPromptTokens: number; gpuMemoryUtilization?: number }) =>
+    planServingMemory({
+      model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
+      gpus: 1,
+      gpusPerNode: 1,
+      maxNewTokens: 4096,
+      gpuMemoryUtilization: 0.9,
+      usableGiB: 21.99,
+      ...over,
+    });
+
+  it("profiles at vLLM's max_num_batched_tokens, not max_model_len, so a 20k context keeps a KV cache", () => {
+    const p = serve({ maxPromptTokens: 16384 });
+    const act = (VLLM_LLM_CLASS_MAX_BATCHED_TOKENS * 2 * 3 * (14336 + 4096)) / GIB;
+    expect(p.memory.breakdownGiB.activations).toBeCloseTo(act, 2);
+    expect(serve({ maxPromptTokens: 60000 }).memory.breakdownGiB.activations).toBe(p.memory.breakdownGiB.activations);
+    // 0.9 × 21.99 − 0.35 − 14.96 weights − 0.84 activations ≈ 3.64 GiB ≈ 29.8k tokens: one 20480-token sequence.
+    expect(p.memory.kvCacheTokens).toBeGreaterThan(29000);
+    expect(p).toMatchObject({ fits: true, maxConcurrentSequences: 1 });
+  });
+
+  it("accepts gpuMemoryUtilization up to 0.98 and plans 0.97 on an A10G", () => {
+    const base = { kind: "BatchInference", name: "b", model: "meta-llama/Llama-3.1-8B-Instruct", gpus: 1 };
+    const data = { dataset: { uri: "s3://bucket/p/", format: "jsonl" }, image: "i", entrypoint: "e" };
+    expect(BatchInferenceSpecSchema.safeParse({ ...base, ...data, gpuMemoryUtilization: 0.98 }).success).toBe(true);
+    expect(BatchInferenceSpecSchema.safeParse({ ...base, ...data, gpuMemoryUtilization: 0.99 }).success).toBe(false);
+    const p = serve({ maxPromptTokens: 2048, gpuMemoryUtilization: 0.97 });
+    expect(p.fits).toBe(true);
+    expect(p.memory.requiredGiB).toBeLessThanOrEqual(21.99);
+  });
+
+  it("refuses a share that leaves less than the CUDA context outside it, with the numbers and the largest share", () => {
+    const p = serve({ maxPromptTokens: 2048, gpuMemoryUtilization: 0.98 });
+    expect(p.fits).toBe(false);
+    expect(p.advice).toEqual([
+      "gpuMemoryUtilization 0.98 gives vLLM 21.55 GiB of the 21.99 GiB GPU and leaves 0.44 GiB, less than the " +
+        "0.5 GiB CUDA context outside that share; use at most 0.97",
+    ]);
   });
 });

@@ -13,7 +13,7 @@
  *   below 95% of it.
  */
 import { attentionTrainingBytesPerToken } from "../../../core/memory/attention";
-import { estimateEncoderInference } from "../../../core/memory/estimate-inference";
+import { estimateEncoderInference, estimateLlmServing } from "../../../core/memory/estimate-inference";
 import { trainingMemory } from "../../../core/memory/knob-search";
 import type { Candidate, TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel } from "../../../core/models";
@@ -51,6 +51,16 @@ function encoder(layers: number, attentionDropout: number): ModelArchitecture {
     },
   };
 }
+
+/** vLLM serving of Llama-3.1-8B on the 23.58 GiB RTX 3090 of vllm-project/vllm#10517, profiled at `tokens`. */
+const serving = (tokens: number) =>
+  estimateLlmServing({
+    model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
+    tensorParallel: 1,
+    gpuMemoryUtilization: 0.9,
+    maxBatchedTokens: tokens,
+    usableGiB: 23.58,
+  });
 
 /** Eager − SDPA bytes of a 16-bit forward and backward: the attention term alone. */
 function eagerGap(m: ModelArchitecture, batch: number, seq: number, unit: keyof typeof UNIT_BYTES): number {
@@ -227,6 +237,27 @@ const otherCases: PublishedCase[] = [
       return ((at(512) - at(128)) * GIB) / 2 ** 20;
     },
   },
+  // vLLM's profiling pass: max_model_len tokens without chunked prefill (20k), max_num_batched_tokens with it (35k:
+  // v0.6 chunks above 32K at 512 tokens, "Chunked prefill is enabled with max_num_batched_tokens=512", #10537).
+  ...(
+    [
+      ["20000, no chunked prefill", 20000, 17.06],
+      ["35000, chunked prefill at 512 tokens", 512, 15.05],
+    ] as const
+  ).map(([label, profiled, gib]) => ({
+    id: `vLLM Llama-3.1-8B profile peak, max_model_len ${label}`,
+    source:
+      'vllm-project/vllm#10517 (comment of 2024-12-02, RTX 3090): "Memory profiling results: ' +
+      `total_gpu_memory=23.58GiB ... peak_torch_memory=${gib.toFixed(2)}GiB"`,
+    what: `weights + activations of a ${profiled}-token profiling pass`,
+    rule: "peak" as const,
+    unit: "GiB" as const,
+    measured: gib,
+    predicted: () => {
+      const e = serving(profiled);
+      return e.breakdownGiB.weights + e.breakdownGiB.activations;
+    },
+  })),
   ...(
     [
       ["ZeRO-3, no offload", 3, "none", 6.1],

@@ -59,6 +59,20 @@ describe("memory predictions vs published measurements", () => {
     expect(e.breakdownGiB.kvCache / kvGiB).toBeLessThan(1.05);
   });
 
+  it("vLLM KV cache at max_model_len 35000 with chunked prefill (512 tokens) on the same GPU: about 5.82 GiB", () => {
+    // vLLM's kv_cache_size = total × utilization − peak_torch − non_torch = 23.58 × 0.9 − 15.05 − 0.35 (#10517, 35k).
+    const e = estimateLlmServing({
+      model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
+      tensorParallel: 1,
+      gpuMemoryUtilization: 0.9,
+      maxBatchedTokens: 512,
+      usableGiB: 23.58,
+    });
+    const logged = 23.58 * 0.9 - 15.05 - 0.35;
+    expect(e.breakdownGiB.kvCache / logged).toBeGreaterThan(0.98);
+    expect(e.breakdownGiB.kvCache / logged).toBeLessThan(1.02);
+  });
+
   it("Llama-3.1-8B on an A10G holds about 3.5 sequences of 8192 tokens (Ray's LLM serving guide)", () => {
     const p = planServingMemory({
       model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
