@@ -65,9 +65,10 @@ export function estimateEncoderInference(args: {
 export const VLLM_NON_TORCH_GIB = 0.35;
 
 /**
- * Tokens of vLLM's profiling pass when the runtime leaves `max_num_batched_tokens` unset, as ray_gpu.examples.infer
- * does: the V1 engine always chunks prefills, so the pass runs `max_num_batched_tokens` tokens whatever
- * `max_model_len` is, and `LLM(...)` (usage context LLM_CLASS) defaults it to 8192 on GPUs under 70 GiB
+ * Tokens vLLM schedules per step (`max_num_batched_tokens`), planned as the knob `maxBatchedTokens` and passed by
+ * ray_gpu.examples.infer with chunked prefill on. The V1 engine always chunks prefills, so its profiling pass runs this
+ * many tokens whatever `max_model_len` is. The value is vLLM's own default for `LLM(...)` (usage context LLM_CLASS) on
+ * GPUs under 70 GiB
  * (vllm-project/vllm `vllm/engine/arg_utils.py`, `_set_default_args`: "V1 uses chunked prefills ... by default",
  * `UsageContext.LLM_CLASS: 8192`, and 16384 only where `device_memory >= 70 * GiB_bytes and "a100" not in
  * device_name`). An A10G reports 21.99 GiB, so 8192.

@@ -99,6 +99,8 @@ export interface ServingMemoryPlan extends InferencePlanBase<ServingEstimate> {
   readonly gpuMemoryUtilization: number;
   readonly kvCacheBytesPerToken: number;
   readonly maxConcurrentSequences: number;
+  /** Tokens vLLM schedules per step (`max_num_batched_tokens`, chunked prefill): its profiling pass is this size. */
+  readonly maxBatchedTokens: number;
 }
 
 /** vLLM's default cap on sequences per step (`max_num_seqs`). */
@@ -192,6 +194,13 @@ function servingDecisions(
       `tokens per sequence (prompt ${args.maxPromptTokens} + new ${args.maxNewTokens}), at most ${MAX_NUM_SEQS}`,
   );
   log.decide("replicas", Math.floor(args.gpus / tp), `${args.gpus} GPUs / tensor parallel ${tp}`);
+  log.decide(
+    "maxBatchedTokens",
+    VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
+    `vLLM's default for LLM(...) on a GPU under 70 GiB, passed explicitly with chunked prefill on: longer prompts ` +
+      `are prefilled in chunks of this many tokens, and the activation profile vLLM subtracts before the KV cache is ` +
+      `this size, not the model length`,
+  );
   return log;
 }
 
@@ -232,6 +241,7 @@ export function planServingMemory(args: ServingMemoryRequest): ServingMemoryPlan
     gpuMemoryUtilization: args.gpuMemoryUtilization,
     kvCacheBytesPerToken: kvCacheBytesPerToken(args.model),
     maxConcurrentSequences: concurrency,
+    maxBatchedTokens: VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
     memory,
     fits,
     decisions: servingDecisions(args, { tp, memory, concurrency }).decisions,

@@ -40,6 +40,7 @@ class Knobs(TypedDict, total=False):
     maxConcurrentSequences: int
     maxModelLength: int
     maxNewTokens: int
+    maxBatchedTokens: int
 
 
 class ResourcesPerWorker(TypedDict):

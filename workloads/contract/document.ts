@@ -87,6 +87,8 @@ export const InferenceKnobsSchema = z.strictObject({
   gpus: int(1),
   maxModelLength: int(1),
   maxNewTokens: int(1),
+  /** vLLM's `max_num_batched_tokens`, with chunked prefill on: the size of its activation profile. */
+  maxBatchedTokens: int(1),
 });
 
 // The plain types of these schemas, generated from them (scripts/public-types): the public API's, without zod.

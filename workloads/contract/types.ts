@@ -22,6 +22,10 @@ export type TuningDocument = {
     gpus?: number;
     maxModelLength?: number;
     maxNewTokens?: number;
+    /**
+     * vLLM's `max_num_batched_tokens`, with chunked prefill on: the size of its activation profile.
+     */
+    maxBatchedTokens?: number;
     batchSize?: number;
     sequenceLength?: number;
     attentionImplementation?: "eager" | "sdpa" | "flash";
@@ -134,6 +138,10 @@ export type InferenceKnobs = {
   gpus: number;
   maxModelLength: number;
   maxNewTokens: number;
+  /**
+   * vLLM's `max_num_batched_tokens`, with chunked prefill on: the size of its activation profile.
+   */
+  maxBatchedTokens: number;
 };
 
 /**

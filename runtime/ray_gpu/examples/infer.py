@@ -49,6 +49,9 @@ class Generator:
                 gpu_memory_utilization=engine["gpu_memory_utilization"],
                 max_num_seqs=engine["max_num_seqs"],
                 max_model_len=engine["max_model_len"],
+                # The plan sized vLLM's activation profile at this many tokens: set it, with chunked prefill on.
+                max_num_batched_tokens=engine["max_num_batched_tokens"],
+                enable_chunked_prefill=True,
             )
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -79,6 +82,7 @@ def main() -> None:
         "gpu_memory_utilization": tuning.knob("gpuMemoryUtilization"),
         "max_num_seqs": tuning.knob("maxConcurrentSequences"),
         "max_model_len": tuning.knob("maxModelLength"),
+        "max_num_batched_tokens": tuning.knob("maxBatchedTokens"),
         "max_tokens": tuning.knob("maxNewTokens"),
     }
     if args.smoke:

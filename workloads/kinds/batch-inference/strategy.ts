@@ -74,6 +74,7 @@ function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemor
     gpus: spec.gpus,
     maxModelLength: spec.maxPromptTokens + spec.maxNewTokens,
     maxNewTokens: spec.maxNewTokens,
+    maxBatchedTokens: plan.maxBatchedTokens,
   };
   const { memory, fits, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences } = plan;
   return { model, memory, fits, knobs, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences };
