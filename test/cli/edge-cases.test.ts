@@ -187,7 +187,9 @@ describe("edge cases", () => {
       "--stack",
       "dev",
     );
-    expect(starved.err).toContain("leaves 0 CPUs");
+    // The platform check refuses the pool itself, before any workload is placed on it.
+    expect(starved.code).toBe(1);
+    expect(starved.err).toContain("daemonSetReserve: leaves no room for a Ray pod");
   });
 
   it("render refuses a Pulumi project folder, even with --force", async () => {
