@@ -3,6 +3,7 @@
  */
 import { z } from "zod";
 import { catalogModel, MODEL_NAMES, type ModelArchitecture } from "../models";
+import { GPT_BLOCKS } from "../models/types";
 import { suggest } from "./zod-issues";
 
 const positiveInt = z.number().int().min(1);
@@ -33,6 +34,13 @@ export const ModelArchitectureSchema = z
     /** Feed-forward type: swiglu and geglu have 3 matrices, gelu 2. */
     mlp: z.enum(["swiglu", "geglu", "gelu"]),
     /**
+     * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
+     * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha) or `phi` (parallel from
+     * one norm: Phi-1.5, Phi-2). Each keeps different activations (measured) and names its LoRA targets its own way.
+     * @default "gpt2" for gelu decoders
+     */
+    gptBlock: z.enum(GPT_BLOCKS).optional(),
+    /**
      * Input embedding and LM head share weights.
      * @default false
      */
@@ -57,6 +65,12 @@ export const ModelArchitectureSchema = z
         message:
           `must divide attentionHeads (${m.attentionHeads}): each key/value head serves an equal group of query heads ` +
           `(grouped-query attention); a model with ${kv} cannot exist`,
+      });
+    if (m.gptBlock !== undefined && (m.mlp !== "gelu" || m.type === "encoder-embedding"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["gptBlock"],
+        message: `applies to GPT-style decoders (mlp: gelu, type: decoder-llm); this is ${m.mlp}, ${m.type}: remove it`,
       });
     if (m.headDim === undefined && m.hiddenSize % m.attentionHeads !== 0)
       ctx.addIssue({
@@ -105,6 +119,7 @@ export function resolveModel(ref: ModelRef): ModelArchitecture {
     headDim,
     intermediateSize: ref.intermediateSize,
     mlp: ref.mlp,
+    ...(ref.mlp === "gelu" && ref.type === "decoder-llm" ? { gptBlock: ref.gptBlock ?? "gpt2" } : {}),
     vocabSize: ref.vocabSize,
     tiedEmbeddings: ref.tiedEmbeddings,
     source: "given by the workload",

@@ -774,6 +774,13 @@ export type CustomModelArchitecture = {
    */
   headDim?: number;
   /**
+   * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
+   * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha) or `phi` (parallel from
+   * one norm: Phi-1.5, Phi-2). Each keeps different activations (measured) and names its LoRA targets its own way.
+   * @default "gpt2" for gelu decoders
+   */
+  gptBlock?: "gpt2" | "gpt-neox" | "phi";
+  /**
    * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
    * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
    */
@@ -807,6 +814,13 @@ export type CustomModelArchitectureInput = {
    * @default - hiddenSize / attentionHeads
    */
   headDim?: number;
+  /**
+   * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
+   * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha) or `phi` (parallel from
+   * one norm: Phi-1.5, Phi-2). Each keeps different activations (measured) and names its LoRA targets its own way.
+   * @default "gpt2" for gelu decoders
+   */
+  gptBlock?: "gpt2" | "gpt-neox" | "phi";
   /**
    * Input embedding and LM head share weights.
    * @default false
@@ -932,6 +946,12 @@ export type LoraConfig = {
    */
   quantization: "none" | "nf4" | "nf4-double";
   /**
+   * Dropout on each adapter's input (PEFT's `lora_dropout`); each adapted layer then keeps a 1-byte mask per input
+   * feature, which the memory plan counts.
+   * @default 0.05
+   */
+  dropout: number;
+  /**
    * @default - 2 × rank
    */
   alpha?: number;
@@ -966,6 +986,12 @@ export type LoraConfigInput = {
    * @default "none"
    */
   quantization?: "none" | "nf4" | "nf4-double";
+  /**
+   * Dropout on each adapter's input (PEFT's `lora_dropout`); each adapted layer then keeps a 1-byte mask per input
+   * feature, which the memory plan counts.
+   * @default 0.05
+   */
+  dropout?: number;
 };
 
 /**
@@ -1015,6 +1041,13 @@ export type TrainingJobSpec = {
    * @default "adamw"
    */
   optimizer: "adamw" | "adamw-8bit" | "sgd";
+  /**
+   * How the optimizer steps: `fused` (`fused=True`, no temporaries), `foreach` (PyTorch's default on CUDA: one
+   * parameter-sized temporary) or `for-loop` (`foreach=False`: the largest tensor's). The runtime constructs the
+   * optimizer so; pin another when your entrypoint builds its own.
+   * @default "fused"
+   */
+  optimizerStep: "fused" | "foreach" | "for-loop";
   /**
    * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
    * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.
@@ -1231,6 +1264,13 @@ export type TrainingJobSpecInput = {
    */
   loss?: "full" | "chunked";
   /**
+   * How the optimizer steps: `fused` (`fused=True`, no temporaries), `foreach` (PyTorch's default on CUDA: one
+   * parameter-sized temporary) or `for-loop` (`foreach=False`: the largest tensor's). The runtime constructs the
+   * optimizer so; pin another when your entrypoint builds its own.
+   * @default "fused"
+   */
+  optimizerStep?: "fused" | "foreach" | "for-loop";
+  /**
    * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
    * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.
    * @default false
@@ -1344,6 +1384,13 @@ export type LoRAFineTuneSpec = {
    * @default "adamw"
    */
   optimizer: "adamw" | "adamw-8bit" | "sgd";
+  /**
+   * How the optimizer steps: `fused` (`fused=True`, no temporaries), `foreach` (PyTorch's default on CUDA: one
+   * parameter-sized temporary) or `for-loop` (`foreach=False`: the largest tensor's). The runtime constructs the
+   * optimizer so; pin another when your entrypoint builds its own.
+   * @default "fused"
+   */
+  optimizerStep: "fused" | "foreach" | "for-loop";
   /**
    * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
    * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.
@@ -1566,6 +1613,13 @@ export type LoRAFineTuneSpecInput = {
    * @default - chunked when it allows a larger micro-batch, less recomputation or fewer ZeRO stages, else full
    */
   loss?: "full" | "chunked";
+  /**
+   * How the optimizer steps: `fused` (`fused=True`, no temporaries), `foreach` (PyTorch's default on CUDA: one
+   * parameter-sized temporary) or `for-loop` (`foreach=False`: the largest tensor's). The runtime constructs the
+   * optimizer so; pin another when your entrypoint builds its own.
+   * @default "fused"
+   */
+  optimizerStep?: "fused" | "foreach" | "for-loop";
   /**
    * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
    * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.

@@ -7,6 +7,8 @@
 import { z } from "zod";
 import { GPU_INSTANCE_TYPES } from "../catalog/instances";
 import { LOSS_IMPLEMENTATIONS } from "../memory/loss";
+import { DEFAULT_LORA_DROPOUT } from "../memory/lora";
+import { DEFAULT_OPTIMIZER_STEP, OPTIMIZER_STEPS } from "../memory/buffers";
 import { ATTENTION_IMPLEMENTATIONS } from "../models/types";
 import { MODEL_CHECKS_WHEN, modelChecks } from "./model-checks";
 import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model-states";
@@ -207,6 +209,13 @@ const trainingKnobs = {
    * @default - chunked when it allows a larger micro-batch, less recomputation or fewer ZeRO stages, else full
    */
   loss: z.enum(LOSS_IMPLEMENTATIONS).optional(),
+  /**
+   * How the optimizer steps: `fused` (`fused=True`, no temporaries), `foreach` (PyTorch's default on CUDA: one
+   * parameter-sized temporary) or `for-loop` (`foreach=False`: the largest tensor's). The runtime constructs the
+   * optimizer so; pin another when your entrypoint builds its own.
+   * @default "fused"
+   */
+  optimizerStep: z.enum(OPTIMIZER_STEPS).default(DEFAULT_OPTIMIZER_STEP),
 };
 
 /** Pinned knobs that exclude each other, reported before any planning. */
@@ -242,14 +251,17 @@ function knobConflicts(
   if (spec.precision === "bf16-true" && (spec.strategy === "deepspeed" || (spec.zeroStage ?? 0) > 0))
     add(
       "precision",
-      'DeepSpeed keeps fp32 master weights and optimizer states: use "bf16-mixed" with ZeRO, or strategy "ddp" for pure bf16',
+      'DeepSpeed keeps fp32 master weights and optimizer states: use "bf16-mixed" with ZeRO, or strategy "ddp" for pure ' +
+        "bf16 (pure-bf16 sharding is FSDP's, a strategy the runtime does not run)",
     );
   if (spec.strategy === "ddp" && spec.offload !== undefined && spec.offload !== "none")
     add("offload", 'offloading needs DeepSpeed: use strategy "deepspeed" or "auto"');
   if (spec.kind === "LoRAFineTune" && spec.offload !== undefined && spec.offload !== "none")
     add(
       "offload",
-      "LoRA adapters and their optimizer states are small; offloading them saves nothing: leave offload out, or use QLoRA",
+      "the runtime does not offload a LoRA job (its adapters and their states are small, and it has no parameter offload " +
+        "for the frozen base): leave offload out; to fit a large base, zeroStage 3 shards it across the GPUs, and " +
+        "lora.quantization nf4 stores it in 4 bits",
     );
   if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2)
     add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
@@ -296,6 +308,12 @@ export const LoraSchema = z.strictObject({
     .optional(),
   /** Base-weight quantization: none (LoRA) or NF4 (QLoRA). @default "none" */
   quantization: z.enum(QUANTIZATIONS).default("none"),
+  /**
+   * Dropout on each adapter's input (PEFT's `lora_dropout`); each adapted layer then keeps a 1-byte mask per input
+   * feature, which the memory plan counts.
+   * @default 0.05
+   */
+  dropout: z.number().min(0).max(0.9).default(DEFAULT_LORA_DROPOUT),
 });
 
 /**

@@ -6,18 +6,25 @@
  * - GPT-style blocks, Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
  *   Table 2): `sbh·(34 + 5·a·s/h)` per layer with eager attention and dropout; full recomputation keeps `2·sbh`.
  * - Measured coefficients (calibration/measure_activations.py → test/data/activation-calibration.json): tiny
- *   random-initialised Llama, Qwen2, Gemma, BERT and GPT-2 models from transformers, every tensor saved by
- *   `saved_tensors_hooks` counted once. Per token and layer: Llama/Qwen2/Mistral `16h + 4q + 4kv + 8i + 24`
+ *   random-initialised Llama, Qwen2, Gemma, BERT, GPT-2, GPT-NeoX and Phi models from transformers, every tensor
+ *   saved by `saved_tensors_hooks` counted once. Per token and layer: Llama/Qwen2/Mistral `16h + 4q + 4kv + 8i + 24`
  *   (h hidden, q = heads·head dim, kv = KV heads·head dim, i intermediate; the 24 are the fp32 attention
  *   log-sum-exp and norm statistics), Gemma `20h + …` (its RMSNorm keeps an fp32 copy), BERT `16h + 4i + 24`,
- *   GPT-2 `20h + 10i + 24` (its tanh-GELU is written out in Python ops). LoRA freezes the base, so frozen layers
- *   keep fewer inputs (MLP `6i` when down_proj is not adapted) and each adapter adds its rank in fp32.
+ *   GPT-2 `20h + 10i + 24` (its tanh-GELU is written out in Python ops), GPT-NeoX `16h + 4i + 24` (parallel
+ *   attention and MLP, PyTorch's fused GELU keeps only its input) and Phi `14h + 10i + 20` (parallel from one norm,
+ *   `gelu_new` in Python ops). Korthikanti's `34h` assumes eager attention and dropout and is not used for them.
+ * - LoRA freezes the base, so frozen layers keep fewer inputs; PEFT casts each adapted layer's 16-bit input to the
+ *   fp32 adapter dtype and `lora_A` keeps that copy (4 bytes per input feature, one per adapted layer even where
+ *   layers share an input), with `lora_dropout` a mask too, and each adapter its rank-r projection in fp32. LoRA on
+ *   every linear layer of a Llama block thus keeps about 1.5× what full fine-tuning keeps.
  *   The model reproduces every measured row exactly (test/core/memory/activations.test.ts).
  */
-import type { ModelArchitecture } from "../models/types";
+import type { GptBlock, ModelArchitecture } from "../models/types";
+import type { DropoutDevice } from "./attention";
+import { adaptedLayerCount, adapterInputFeatures } from "./lora";
 
 /** Which measured block layout an architecture follows. */
-export type BlockKind = "llama" | "gemma" | "bert" | "gpt";
+export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi";
 
 /** Bytes per token per layer = h·hidden + q·(heads·headDim) + kv·(kvHeads·headDim) + i·intermediate + perToken. */
 export interface LayerCoefficients {
@@ -34,14 +41,21 @@ export const FULL_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   gemma: { h: 20, q: 4, kv: 4, i: 8, perToken: 24 },
   bert: { h: 8, q: 4, kv: 4, i: 4, perToken: 24 },
   gpt: { h: 12, q: 4, kv: 4, i: 10, perToken: 24 },
+  neox: { h: 8, q: 4, kv: 4, i: 4, perToken: 24 },
+  phi: { h: 6, q: 4, kv: 4, i: 10, perToken: 20 },
 };
 
-/** LoRA on the attention's query and value projections (frozen base), measured; rank terms added separately. */
-export const LORA_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
-  llama: { h: 16, q: 4, kv: 4, i: 6, perToken: 24 },
-  gemma: { h: 16, q: 4, kv: 4, i: 6, perToken: 24 },
-  bert: { h: 12, q: 4, kv: 4, i: 2, perToken: 24 },
-  gpt: { h: 12, q: 4, kv: 4, i: 8, perToken: 24 },
+/**
+ * A frozen base (LoRA), measured with adapters on the attention's query and value projections and those adapters'
+ * casts taken out (they are counted per adapted layer, see {@link layerBytesPerToken}).
+ */
+export const FROZEN_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
+  llama: { h: 8, q: 4, kv: 4, i: 6, perToken: 24 },
+  gemma: { h: 8, q: 4, kv: 4, i: 6, perToken: 24 },
+  bert: { h: 4, q: 4, kv: 4, i: 2, perToken: 24 },
+  gpt: { h: 8, q: 4, kv: 4, i: 8, perToken: 24 },
+  neox: { h: 2, q: 4, kv: 4, i: 2, perToken: 24 },
+  phi: { h: 2, q: 4, kv: 4, i: 8, perToken: 20 },
 };
 
 /** Final norm, LM head and loss (beyond the logits themselves): bytes per token per hidden unit. */
@@ -50,53 +64,87 @@ export const HEAD_H: { readonly [K in BlockKind]: { readonly full: number; reado
   gemma: { full: 10, lora: 4 },
   bert: { full: 8, lora: 4 },
   gpt: { full: 4, lora: 2 },
+  neox: { full: 4, lora: 2 },
+  phi: { full: 4, lora: 2 },
 };
 
 /** Per-token constant of the head (fp32 norm statistics and loss bookkeeping). */
 export const HEAD_PER_TOKEN = 12;
 
+/** The measured layout of each GPT-style block. */
+const GPT_BLOCK_KIND: { readonly [B in GptBlock]: BlockKind } = { gpt2: "gpt", "gpt-neox": "neox", phi: "phi" };
+
 /** The block layout of an architecture. */
-export function blockKind(m: Pick<ModelArchitecture, "type" | "mlp">): BlockKind {
+export function blockKind(m: Pick<ModelArchitecture, "type" | "mlp" | "gptBlock">): BlockKind {
   if (m.type === "encoder-embedding" || m.type === "encoder-decoder") return "bert";
   if (m.mlp === "geglu") return "gemma";
   if (m.mlp === "swiglu") return "llama";
-  return "gpt";
+  return GPT_BLOCK_KIND[m.gptBlock ?? "gpt2"];
 }
-
-/** Adapter targets outside the transformer blocks (their cost is in the head or the embeddings). */
-const OUTSIDE_BLOCKS = new Set(["lm_head", "embed_tokens", "wte", "word_embeddings"]);
 
 /** Adapter settings that change what is saved. */
 export interface LoraActivationInput {
   readonly rank: number;
-  /** Adapted modules per layer, e.g. ["q_proj", "v_proj"]. */
+  /** Adapted modules, e.g. ["q_proj", "v_proj"] (./lora.ts names them per family). */
   readonly targetModules: readonly string[];
+  /** PEFT's `lora_dropout`: above 0 each adapter also keeps the dropout mask of its input. @default 0 */
+  readonly dropout?: number;
 }
 
-/** Bytes saved per token per layer, scaled from 16-bit by `bytesPerActivation / 2`. */
-export function layerBytesPerToken(m: ModelArchitecture, lora?: LoraActivationInput, bytesPerActivation = 2): number {
+/**
+ * Bytes per input feature an adapted layer keeps: the fp32 copy of its input that PEFT casts for `lora_A` (4), and
+ * with LoRA dropout the mask as well (a 1-byte bool on a GPU, `native_dropout`; PyTorch's CPU dropout keeps an fp32
+ * noise tensor), the dropped copy taking the cast copy's place.
+ */
+export function adapterBytesPerInput(lora: LoraActivationInput, device: DropoutDevice): number {
+  const mask = (lora.dropout ?? 0) > 0 ? (device === "gpu" ? 1 : 4) : 0;
+  return 4 + mask;
+}
+
+/** Bytes per token the adapters keep: their inputs' casts (and masks), and each one's fp32 rank-r projection. */
+function adapterBytesPerToken(
+  m: ModelArchitecture,
+  lora: LoraActivationInput,
+  device: DropoutDevice,
+  where: "perLayer" | "once",
+): number {
+  const inputs = adapterInputFeatures(m, lora.targetModules)[where];
+  const layers = adaptedLayerCount(m, lora.targetModules)[where];
+  return adapterBytesPerInput(lora, device) * inputs + 4 * lora.rank * layers;
+}
+
+/**
+ * Bytes saved per token per layer: the measured coefficients scaled from 16-bit by `bytesPerActivation / 2`, and for
+ * LoRA the frozen block plus each adapted layer's cast input (4 bytes per feature, plus a dropout mask) and fp32
+ * rank-r projection. Adapting every linear layer therefore keeps more than full fine-tuning does (measured).
+ */
+export function layerBytesPerToken(
+  m: ModelArchitecture,
+  lora?: LoraActivationInput,
+  bytesPerActivation = 2,
+  device: DropoutDevice = "gpu",
+): number {
   const kind = blockKind(m);
-  const c = lora ? LORA_LAYER[kind] : FULL_LAYER[kind];
+  const c = lora ? FROZEN_LAYER[kind] : FULL_LAYER[kind];
   const q = m.attentionHeads * m.headDim;
   const kv = m.kvHeads * m.headDim;
-  let bytes = c.h * m.hiddenSize + c.q * q + c.kv * kv + c.i * m.intermediateSize + c.perToken;
-  if (lora) {
-    // An adapted down projection keeps its input (the MLP's product) for the adapter's gradient.
-    if (lora.targetModules.some((t) => /down|fc2|dense_4h|output\.dense|^dense$/.test(t)))
-      bytes += 2 * m.intermediateSize;
-    // Each adapter in a block keeps its rank-r projection in fp32 (PEFT's default adapter dtype).
-    bytes += 4 * lora.rank * lora.targetModules.filter((t) => !OUTSIDE_BLOCKS.has(t)).length;
-  }
-  return (bytes * bytesPerActivation) / 2;
+  const bytes = c.h * m.hiddenSize + c.q * q + c.kv * kv + c.i * m.intermediateSize + c.perToken;
+  const adapters = lora ? adapterBytesPerToken(m, lora, device, "perLayer") : 0;
+  return (bytes * bytesPerActivation) / 2 + adapters;
 }
 
 /**
  * Bytes saved per token by the final norm and head, excluding the logits (./loss.ts). An adapter on `lm_head` keeps
- * its rank-r projection in fp32.
+ * its cast input and its rank-r projection like the blocks' adapters.
  */
-export function headBytesPerToken(m: ModelArchitecture, lora?: LoraActivationInput, bytesPerActivation = 2): number {
+export function headBytesPerToken(
+  m: ModelArchitecture,
+  lora?: LoraActivationInput,
+  bytesPerActivation = 2,
+  device: DropoutDevice = "gpu",
+): number {
   const h = HEAD_H[blockKind(m)];
-  const adapter = lora?.targetModules.includes("lm_head") ? 4 * lora.rank : 0;
+  const adapter = lora ? adapterBytesPerToken(m, lora, device, "once") : 0;
   return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN + adapter;
 }
 

@@ -6,7 +6,7 @@
  */
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
-import { defaultLoraTargets } from "./lora";
+import { DEFAULT_LORA_DROPOUT, defaultLoraTargets } from "./lora";
 import { searchKnobs, type SearchResult } from "./knob-search";
 import type { TrainingRequest } from "./training-request";
 
@@ -82,7 +82,7 @@ function quantized(r: TrainingRequest): string | undefined {
   if (r.model.type === "encoder-embedding") return undefined;
   if (!r.lora) {
     const targetModules = defaultLoraTargets(r.model);
-    const lora = { rank: ADVICE_LORA_RANK, targetModules, quantization: "nf4" } as const;
+    const lora = { rank: ADVICE_LORA_RANK, targetModules, quantization: "nf4", dropout: DEFAULT_LORA_DROPOUT } as const;
     const s = fitting({ ...released(r), lora, strategy: "auto" });
     const on = targetModules.join("/");
     return s && `use a LoRAFineTune with lora.quantization: nf4 (QLoRA, rank ${lora.rank} on ${on}; ${summary(s, r)})`;

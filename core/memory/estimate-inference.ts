@@ -57,12 +57,35 @@ export function estimateEncoderInference(args: {
 }
 
 /**
- * vLLM-style serving: weights split over tensor-parallel ranks, the activation peak of a profiling pass over
- * `maxBatchedTokens` (about (6i + 6h)·2 bytes per token; vllm-project/vllm#10517 logs 108–111 KB per token for
- * Llama-3.1-8B), and a KV cache filling what is left of `gpuMemoryUtilization` of the device after the non-torch
- * memory (CUDA graphs, NCCL; 0.35 GiB in the same log).
+ * vLLM-style serving: weights split over tensor-parallel ranks, the activation peak of a profiling pass, and a KV
+ * cache filling what is left of `gpuMemoryUtilization` of the device after the non-torch memory.
+ *
+ * The profiling pass (V1 engine, `gpu_model_runner.profile_run`) runs the model over `maxBatchedTokens` (about
+ * (6i + 6h)·2 bytes per token; vllm-project/vllm#10517 logs 108–111 KB per token for Llama-3.1-8B), then samples one
+ * token for each of `max_num_seqs` dummy requests (`_dummy_sampler_run`): their logits in 16 bit, an fp32 copy, the
+ * fp32 probabilities and the exponential noise of random sampling, {@link VLLM_SAMPLER_BYTES_PER_LOGIT} bytes per
+ * logit. The peak is the larger of the two. vLLM 0.19 logs on an H100 at max_num_seqs 1024 (llm-d-planner's
+ * accuracy sweep) show the sampler setting the peak: 1.89 GiB for Llama-3.1-8B, 2.21 for Qwen2.5-7B, 3.63 for
+ * gemma-7b, 14.9–15.5 bytes per logit.
+ *
+ * Non-torch memory: 0.25 GiB on one GPU in those logs (0.35 in #10517); with tensor parallelism 2.07–2.21 GiB per GPU
+ * (NCCL and custom all-reduce buffers), planned at {@link VLLM_NON_TORCH_TP_GIB}.
  */
 export const VLLM_NON_TORCH_GIB = 0.35;
+/** Non-torch memory per GPU with tensor parallelism (see above). */
+export const VLLM_NON_TORCH_TP_GIB = 2.25;
+/** Bytes per logit of the profile's sampling step (2 + 4 + 4 + 4, rounded up to cover the logged 14.9–15.5). */
+export const VLLM_SAMPLER_BYTES_PER_LOGIT = 16;
+
+/** Non-torch memory of one GPU at tensor parallelism `tp`, GiB. */
+export function vllmNonTorchGiB(tp: number): number {
+  return tp > 1 ? VLLM_NON_TORCH_TP_GIB : VLLM_NON_TORCH_GIB;
+}
+
+/** Bytes of the profiling pass's forward over `tokens` tokens on one of `tp` GPUs. */
+export function vllmForwardProfileBytes(m: ModelArchitecture, tokens: number, tp: number): number {
+  return (tokens * 2 * (3 * m.intermediateSize + 3 * m.hiddenSize)) / tp;
+}
 
 /**
  * Tokens vLLM schedules per step (`max_num_batched_tokens`), planned as the knob `maxBatchedTokens` and passed by
@@ -85,18 +108,23 @@ export function estimateLlmServing(args: {
   tensorParallel: number;
   gpuMemoryUtilization: number;
   maxBatchedTokens: number;
+  /** Requests the profile samples for (`max_num_seqs`; every GPU samples the full vocabulary). */
+  samplerSequences: number;
   usableGiB: number;
 }): ServingEstimate {
   const m = args.model;
   const weights = (2 * m.parameters) / args.tensorParallel;
-  const activations = (args.maxBatchedTokens * 2 * (3 * m.intermediateSize + 3 * m.hiddenSize)) / args.tensorParallel;
-  const budget = args.gpuMemoryUtilization * args.usableGiB * GIB - VLLM_NON_TORCH_GIB * GIB;
+  const forward = vllmForwardProfileBytes(m, args.maxBatchedTokens, args.tensorParallel);
+  const sampler = args.samplerSequences * m.vocabSize * VLLM_SAMPLER_BYTES_PER_LOGIT;
+  const activations = Math.max(forward, sampler);
+  const nonTorchGiB = vllmNonTorchGiB(args.tensorParallel);
+  const budget = args.gpuMemoryUtilization * args.usableGiB * GIB - nonTorchGiB * GIB;
   const kvPerToken = kvCacheBytesPerToken(m) / args.tensorParallel;
   const kv = Math.max(0, budget - weights - activations);
   const est = finishEstimate(inferenceParts(weights, activations, kv), args.tensorParallel, args.usableGiB, 0);
   // vLLM preallocates its whole budget (utilization x memory, non-torch memory included) at start-up: that is
   // what must fit, plus the CUDA context; no fragmentation headroom on top of a preallocated cache.
-  const framework = FRAMEWORK.cudaContextGiB + VLLM_NON_TORCH_GIB;
+  const framework = FRAMEWORK.cudaContextGiB + nonTorchGiB;
   const required = Math.round((est.allocatedPeakGiB + framework) * 1000) / 1000;
   return {
     ...est,

@@ -110,14 +110,14 @@ export function activationBytes(
   const tokens = t.microBatchSize * t.tokensPerSample;
   const layers = m.layers + (m.decoderLayers ?? 0);
   const perLayer =
-    layerBytesPerToken(m, t.lora, bytesPerAct) +
+    layerBytesPerToken(m, t.lora, bytesPerAct, device) +
     attentionTrainingBytesPerToken(m, t.attention, {
       seq: t.tokensPerSample,
       bytesPerActivation: bytesPerAct,
       device,
     });
   const layerInputs = t.gradientCheckpointing ? layers * m.hiddenSize * bytesPerAct + perLayer : layers * perLayer;
-  return tokens * (layerInputs + headBytesPerToken(m, t.lora, bytesPerAct));
+  return tokens * (layerInputs + headBytesPerToken(m, t.lora, bytesPerAct, device));
 }
 
 /**

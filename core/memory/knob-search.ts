@@ -4,7 +4,7 @@
  */
 import { blockLinearParameters } from "../models";
 import { defaultAttention } from "./attention";
-import { communicationBytes, optimizerStepTemporaryBytes, PLANNED_OPTIMIZER_STEP } from "./buffers";
+import { communicationBytes, DEFAULT_OPTIMIZER_STEP, optimizerStepTemporaryBytes } from "./buffers";
 import { estimateTraining, type MemoryEstimate } from "./estimate";
 import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
 import { hasCausalLmLoss, type LossImplementation } from "./loss";
@@ -66,7 +66,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     gradientCheckpointing: c.gradientCheckpointing,
     attention: r.attention ?? defaultAttention(m),
     loss: c.loss,
-    ...(r.lora ? { lora: { rank: r.lora.rank, targetModules: r.lora.targetModules } } : {}),
+    ...(r.lora ? { lora: { rank: r.lora.rank, targetModules: r.lora.targetModules, dropout: r.lora.dropout } } : {}),
     gpus: r.gpus,
     communicationBytes: communicationBytes({
       zeroStage: c.zeroStage,
@@ -75,7 +75,11 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
       trainableParameters: trainable,
       largestLayerParameters: m.largestLayerParameters,
     }),
-    stepTemporaryBytes: optimizerStepTemporaryBytes(PLANNED_OPTIMIZER_STEP, stepped, stateBytes),
+    stepTemporaryBytes: optimizerStepTemporaryBytes(r.optimizerStep ?? DEFAULT_OPTIMIZER_STEP, {
+      parameters: stepped,
+      largestTensor: r.lora ? stepped : m.largestLayerParameters,
+      stateBytes,
+    }),
     visionBytes: visionBytes(r, c.microBatchSize),
     usableGiB: r.usableGiB,
   });

@@ -2,7 +2,10 @@
  * LoRA adapter geometry: the module names PEFT can target in each model family (`target_modules` matches a module
  * name's suffix), their (in, out) sizes, and how many parameters an adapter adds.
  */
-import type { ModelArchitecture } from "../models/types";
+import type { GptBlock, ModelArchitecture } from "../models/types";
+
+/** LoRA dropout when a workload names none (QLoRA's and most recipes' 0.05; PEFT's own default is 0). */
+export const DEFAULT_LORA_DROPOUT = 0.05;
 
 /** A module name PEFT matches, e.g. "q_proj", "lm_head". */
 export type LoraTarget = string;
@@ -12,6 +15,8 @@ interface TargetShape {
   readonly shapes: (m: ModelArchitecture) => readonly (readonly [number, number])[];
   /** Outside the blocks (LM head, input embedding): counted once, not per layer. */
   readonly once?: boolean;
+  /** An embedding: its adapter looks token ids up, so it casts no activation (see {@link adapterInputFeatures}). */
+  readonly lookup?: boolean;
 }
 
 const dims = (m: ModelArchitecture) => ({
@@ -22,19 +27,24 @@ const dims = (m: ModelArchitecture) => ({
   v: m.vocabSize,
 });
 
+/** Separate query, key and value projections (Llama-style and Phi-1.5/2). */
+const SEPARATE_QKV = {
+  q_proj: { shapes: (m) => [[dims(m).h, dims(m).q]] },
+  k_proj: { shapes: (m) => [[dims(m).h, dims(m).kv]] },
+  v_proj: { shapes: (m) => [[dims(m).h, dims(m).kv]] },
+} as const satisfies Record<string, TargetShape>;
+
 /** Module names per naming scheme (transformers' `modeling_*.py` attribute names). */
 const SCHEMES = {
   /** Llama, Mistral, Qwen2, Gemma, and the language models of Qwen2-VL and LLaVA. */
   llama: {
-    q_proj: { shapes: (m) => [[dims(m).h, dims(m).q]] },
-    k_proj: { shapes: (m) => [[dims(m).h, dims(m).kv]] },
-    v_proj: { shapes: (m) => [[dims(m).h, dims(m).kv]] },
+    ...SEPARATE_QKV,
     o_proj: { shapes: (m) => [[dims(m).q, dims(m).h]] },
     gate_proj: { shapes: (m) => [[dims(m).h, dims(m).i]] },
     up_proj: { shapes: (m) => [[dims(m).h, dims(m).i]] },
     down_proj: { shapes: (m) => [[dims(m).i, dims(m).h]] },
     lm_head: { shapes: (m) => [[dims(m).h, dims(m).v]], once: true },
-    embed_tokens: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true },
+    embed_tokens: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true, lookup: true },
   },
   /** Phi-3: fused qkv and gate/up projections. */
   phi3: {
@@ -43,7 +53,7 @@ const SCHEMES = {
     gate_up_proj: { shapes: (m) => [[dims(m).h, 2 * dims(m).i]] },
     down_proj: { shapes: (m) => [[dims(m).i, dims(m).h]] },
     lm_head: { shapes: (m) => [[dims(m).h, dims(m).v]], once: true },
-    embed_tokens: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true },
+    embed_tokens: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true, lookup: true },
   },
   /** BERT, XLM-R and MPNet-style encoders ("dense" matches the attention output, intermediate and output layers). */
   bert: {
@@ -57,31 +67,75 @@ const SCHEMES = {
         [dims(m).i, dims(m).h],
       ],
     },
-    word_embeddings: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true },
+    word_embeddings: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true, lookup: true },
+  },
+  /** GPT-2 (Conv1D layers: fused query/key/value, and one `c_proj` in attention and one in the MLP). */
+  gpt2: {
+    c_attn: { shapes: (m) => [[dims(m).h, dims(m).q + 2 * dims(m).kv]] },
+    c_proj: {
+      shapes: (m) => [
+        [dims(m).q, dims(m).h],
+        [dims(m).i, dims(m).h],
+      ],
+    },
+    c_fc: { shapes: (m) => [[dims(m).h, dims(m).i]] },
+    lm_head: { shapes: (m) => [[dims(m).h, dims(m).v]], once: true },
+    wte: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true, lookup: true },
+  },
+  /** GPT-NeoX (Pythia, stablelm-base-alpha): fused query/key/value, `dense` and the 4h projections. */
+  neox: {
+    query_key_value: { shapes: (m) => [[dims(m).h, dims(m).q + 2 * dims(m).kv]] },
+    dense: { shapes: (m) => [[dims(m).q, dims(m).h]] },
+    dense_h_to_4h: { shapes: (m) => [[dims(m).h, dims(m).i]] },
+    dense_4h_to_h: { shapes: (m) => [[dims(m).i, dims(m).h]] },
+    lm_head: { shapes: (m) => [[dims(m).h, dims(m).v]], once: true },
+  },
+  /** Phi-1.5 and Phi-2: separate q/k/v, `dense`, and `fc1`/`fc2`. */
+  phi: {
+    ...SEPARATE_QKV,
+    dense: { shapes: (m) => [[dims(m).q, dims(m).h]] },
+    fc1: { shapes: (m) => [[dims(m).h, dims(m).i]] },
+    fc2: { shapes: (m) => [[dims(m).i, dims(m).h]] },
+    lm_head: { shapes: (m) => [[dims(m).h, dims(m).v]], once: true },
+    embed_tokens: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true, lookup: true },
   },
 } as const satisfies Record<string, Record<string, TargetShape>>;
 export type LoraNaming = keyof typeof SCHEMES;
 
+/** The naming scheme of each GPT-style block layout (transformers' `modeling_gpt2`, `_gpt_neox`, `_falcon`, `_phi`). */
+const GPT_BLOCK_NAMING: { readonly [B in GptBlock]: LoraNaming } = {
+  gpt2: "gpt2",
+  "gpt-neox": "neox",
+  phi: "phi",
+};
+
 /** The naming scheme of a model family. */
-export function loraNaming(m: Pick<ModelArchitecture, "family" | "type">): LoraNaming {
+export function loraNaming(m: Pick<ModelArchitecture, "family" | "type" | "gptBlock">): LoraNaming {
   if (m.type === "encoder-embedding") return "bert";
+  if (m.gptBlock) return GPT_BLOCK_NAMING[m.gptBlock];
   return m.family === "phi-3" ? "phi3" : "llama";
 }
 
 /** Module names a LoRA adapter can target in `m`. */
-export function loraModuleNames(m: Pick<ModelArchitecture, "family" | "type">): readonly string[] {
+export function loraModuleNames(m: Pick<ModelArchitecture, "family" | "type" | "gptBlock">): readonly string[] {
   return Object.keys(SCHEMES[loraNaming(m)]);
 }
 
-/** PEFT's defaults per naming scheme (`TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`: llama, phi3, bert). */
+/**
+ * PEFT's defaults per naming scheme (peft 0.21 `utils/constants.py`, `TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`:
+ * llama, phi3, bert, gpt2, gpt_neox, phi).
+ */
 const DEFAULT_TARGETS: { readonly [N in LoraNaming]: readonly LoraTarget[] } = {
   llama: ["q_proj", "v_proj"],
   phi3: ["qkv_proj"],
   bert: ["query", "value"],
+  gpt2: ["c_attn"],
+  neox: ["query_key_value"],
+  phi: ["q_proj", "v_proj", "fc1", "fc2"],
 };
 
 /** The modules PEFT adapts in `m` when none are named. */
-export function defaultLoraTargets(m: Pick<ModelArchitecture, "family" | "type">): readonly LoraTarget[] {
+export function defaultLoraTargets(m: Pick<ModelArchitecture, "family" | "type" | "gptBlock">): readonly LoraTarget[] {
   return DEFAULT_TARGETS[loraNaming(m)];
 }
 
@@ -99,4 +153,41 @@ export function adapterParameters(m: ModelArchitecture, rank: number, targets: r
     const perCopy = s.shapes(m).reduce((acc, [i, o]) => acc + rank * (i + o), 0);
     return sum + perCopy * (s.once ? 1 : m.layers);
   }, 0);
+}
+
+/**
+ * Features of the activations the adapters on `targets` cast, per token: PEFT casts each adapted layer's 16-bit input
+ * to the fp32 adapter dtype (`_cast_input_dtype`) and `lora_A` saves that copy, one per adapted layer even where
+ * several read the same input (measured: calibration/measure_activations.py, `loraTargets` rows). Embedding adapters
+ * look token ids up and cast nothing.
+ */
+export function adapterInputFeatures(
+  m: ModelArchitecture,
+  targets: readonly LoraTarget[],
+): { readonly perLayer: number; readonly once: number } {
+  let perLayer = 0;
+  let once = 0;
+  for (const t of targets) {
+    const s = shapeOf(m, t);
+    if (s.lookup) continue;
+    const inputs = s.shapes(m).reduce((acc, [i]) => acc + i, 0);
+    if (s.once) once += inputs;
+    else perLayer += inputs;
+  }
+  return { perLayer, once };
+}
+
+/** Adapted layers per block (each keeps its rank-r projection) and outside the blocks. */
+export function adaptedLayerCount(
+  m: ModelArchitecture,
+  targets: readonly LoraTarget[],
+): { readonly perLayer: number; readonly once: number } {
+  let perLayer = 0;
+  let once = 0;
+  for (const t of targets) {
+    const s = shapeOf(m, t);
+    if (s.once) once += s.shapes(m).length;
+    else perLayer += s.shapes(m).length;
+  }
+  return { perLayer, once };
 }

@@ -11,7 +11,6 @@ import {
   estimateEncoderInference,
   estimateLlmServing,
   VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
-  VLLM_NON_TORCH_GIB,
   type ServingEstimate,
 } from "./estimate-inference";
 import { SAFETY_MARGIN } from "./training-request";
@@ -151,6 +150,8 @@ function pickTensorParallel(args: ServingMemoryRequest, seqTokens: number) {
       gpuMemoryUtilization: args.gpuMemoryUtilization,
       // Chunked prefill: the profile runs vLLM's default batch of tokens, not max_model_len (seqTokens).
       maxBatchedTokens: VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
+      // The runtime passes max_num_seqs = the planned concurrency, at most MAX_NUM_SEQS: profiled at the cap.
+      samplerSequences: MAX_NUM_SEQS,
       usableGiB: args.usableGiB,
     });
   for (const tp of options) {
@@ -213,19 +214,29 @@ function servingAdvice(args: ServingMemoryRequest, plan: { memory: ServingEstima
   const { memory, seqTokens } = plan;
   const u = args.gpuMemoryUtilization;
   const round = (x: number) => Math.round(x * 100) / 100;
-  const outside = round(args.usableGiB * (1 - u));
-  if (outside < FRAMEWORK.cudaContextGiB)
-    return [
-      `gpuMemoryUtilization ${u} gives vLLM ${round(args.usableGiB * u)} GiB of the ${args.usableGiB} GiB GPU and ` +
-        `leaves ${outside} GiB, less than the ${FRAMEWORK.cudaContextGiB} GiB CUDA context outside that share; ` +
-        `use at most ${Math.floor((1 - FRAMEWORK.cudaContextGiB / args.usableGiB) * 100) / 100}`,
-    ];
+  const share = utilizationProblem(u, args.usableGiB);
+  if (share) return [`gpuMemoryUtilization ${u} ${share}`];
   const b = memory.breakdownGiB;
   return [
     `does not fit: weights ${b.weights} GiB + profiling activations ${b.activations} GiB + non-torch ` +
-      `${VLLM_NON_TORCH_GIB} GiB per GPU leave no room in ${round(args.usableGiB * u)} GiB (gpuMemoryUtilization ` +
+      `${round(b.framework - FRAMEWORK.cudaContextGiB)} GiB per GPU leave no room in ${round(args.usableGiB * u)} GiB (gpuMemoryUtilization ` +
       `${u}) for a ${seqTokens}-token KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`,
   ];
+}
+
+/**
+ * Why vLLM cannot take `gpuMemoryUtilization` of a `usableGiB` GPU, or undefined: the CUDA context stays outside the
+ * share, so the share may leave no less than the context.
+ */
+export function utilizationProblem(u: number, usableGiB: number): string | undefined {
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const outside = round(usableGiB * (1 - u));
+  if (outside >= FRAMEWORK.cudaContextGiB) return undefined;
+  return (
+    `gives vLLM ${round(usableGiB * u)} GiB of the ${usableGiB} GiB GPU and leaves ${outside} GiB, less than ` +
+    `the ${FRAMEWORK.cudaContextGiB} GiB CUDA context outside that share; use at most ` +
+    `${Math.floor((1 - FRAMEWORK.cudaContextGiB / usableGiB) * 100) / 100}`
+  );
 }
 
 /** Tensor parallelism, KV-cache budget and concurrency for offline LLM inference. */

@@ -7,6 +7,7 @@
  */
 import { replannedAdvice } from "./advice";
 import { defaultAttention } from "./attention";
+import { DEFAULT_OPTIMIZER_STEP } from "./buffers";
 import { searchKnobs } from "./knob-search";
 import { LOSS_CHUNK_TOKENS } from "./loss";
 import { trainingDecisions } from "./training-decisions";
@@ -30,6 +31,7 @@ export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
     attentionImplementation: r.attention ?? defaultAttention(r.model),
     loss: c.loss,
     lossChunkTokens: LOSS_CHUNK_TOKENS,
+    optimizerStep: r.optimizerStep ?? DEFAULT_OPTIMIZER_STEP,
     gpus: r.gpus,
   };
   return {

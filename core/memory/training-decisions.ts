@@ -3,6 +3,14 @@ import { DecisionLog, type Decision } from "../decisions";
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
+import { DEFAULT_OPTIMIZER_STEP, type OptimizerStep } from "./buffers";
+
+/** What each optimizer step implementation costs, as the plan says it. */
+const STEP_REASONS: { readonly [S in OptimizerStep]: string } = {
+  fused: "fused kernel (fused=True), no temporaries during the step",
+  foreach: "foreach=True keeps one temporary the size of the stepped parameters during the step, counted",
+  "for-loop": "foreach=False keeps the largest tensor's square root and quotient during the step, counted",
+};
 import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
 const pinned = (v: unknown) => v !== undefined;
@@ -48,6 +56,12 @@ function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, m
       (k.attentionImplementation === "eager"
         ? `: eager keeps every attention score${dropout} for backward, counted in the activations`
         : ": fused kernel, no attention scores kept"),
+  );
+  log.decide(
+    "optimizerStep",
+    k.optimizerStep,
+    `${pinned(r.optimizerStep) && r.optimizerStep !== DEFAULT_OPTIMIZER_STEP ? "pinned by the workload" : "the runtime's"}` +
+      `: ${STEP_REASONS[k.optimizerStep]}`,
   );
   if (!hasCausalLmLoss(r.model)) return;
   log.decide(

@@ -1,5 +1,6 @@
 /** What a training workload asks the memory planner for, and the knobs the planner chooses. */
 import type { Decision } from "../decisions";
+import type { OptimizerStep } from "./buffers";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
 import type { MemoryEstimate } from "./estimate";
 import type { LossImplementation } from "./loss";
@@ -30,8 +31,16 @@ export interface TrainingRequest {
   readonly attention?: AttentionImplementation | undefined;
   /** @default - chunked when it helps (see `searchKnobs` in ./knob-search), else full */
   readonly loss?: LossImplementation | undefined;
+  /** @default "fused" (what the runtime constructs; see ./buffers) */
+  readonly optimizerStep?: OptimizerStep | undefined;
   readonly lora?:
-    | { readonly rank: number; readonly targetModules: readonly LoraTarget[]; readonly quantization: Quantization }
+    | {
+        readonly rank: number;
+        readonly targetModules: readonly LoraTarget[];
+        readonly quantization: Quantization;
+        /** PEFT's `lora_dropout` (each adapter then keeps a mask of its input). */
+        readonly dropout: number;
+      }
     | undefined;
   /** Image tokens per sample (vision-language models). */
   readonly imageTokensPerSample?: number | undefined;
@@ -49,6 +58,8 @@ export interface TrainingKnobs {
   readonly loss: LossImplementation;
   /** Tokens scored at once by the chunked loss (the runtime reads it). */
   readonly lossChunkTokens: number;
+  /** How the optimizer steps (the runtime constructs it so). */
+  readonly optimizerStep: OptimizerStep;
   readonly gpus: number;
 }
 

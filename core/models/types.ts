@@ -40,6 +40,15 @@ export interface AttentionTraits {
   readonly relativePositionBias: boolean;
 }
 
+/**
+ * GPT-style block layouts (GELU MLP, full multi-head attention) with measured activation costs:
+ * - `gpt2`: sequential attention then MLP, tanh GELU written out in Python ops (transformers' `gelu_new`).
+ * - `gpt-neox`: attention and MLP in parallel from two norms, PyTorch's fused GELU (Pythia, stablelm-base-alpha).
+ * - `phi`: attention and MLP in parallel from one shared norm, `gelu_new` (Phi-1.5, Phi-2).
+ */
+export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi"] as const;
+export type GptBlock = (typeof GPT_BLOCKS)[number];
+
 /** A transformer's architecture. */
 export interface ModelArchitecture {
   readonly family: string;
@@ -55,6 +64,8 @@ export interface ModelArchitecture {
   readonly headDim: number;
   readonly intermediateSize: number;
   readonly mlp: MlpKind;
+  /** GPT-style layout of a `gelu` decoder. @default - "gpt2" for `gelu` decoders */
+  readonly gptBlock?: GptBlock;
   readonly vocabSize: number;
   readonly tiedEmbeddings: boolean;
   readonly maxPositionEmbeddings?: number;

@@ -295,6 +295,7 @@ class Tuning:
             "zero_stage": self.knob("zeroStage"),
             "loss": self.knob("loss"),
             "loss_chunk_tokens": self.knob("lossChunkTokens"),
+            "optimizer_step": self.knob("optimizerStep"),
             # Not a tuning key: NCCL on the stack's GPUs, gloo for the CPU stand-in.
             "backend": "gloo" if self.cpu_standin else "nccl",
         }
@@ -315,12 +316,14 @@ class Tuning:
         return self._record("train.dataloaderWorkers", "DataLoader.num_workers", self._train()["dataloaderWorkers"])
 
     def lora_config_kwargs(self) -> dict[str, Any]:
-        """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules) and the planned base-weight quantization."""
+        """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules, lora_dropout) and the planned base-weight
+        quantization."""
         lora = self._lora()
         return {
             "r": self._record("lora.rank", "LoraConfig.r", lora["rank"]),
             "lora_alpha": self._record("lora.alpha", "LoraConfig.lora_alpha", lora["alpha"]),
             "target_modules": self._record("lora.targetModules", "LoraConfig.target_modules", list(lora["targetModules"])),
+            "lora_dropout": self._record("lora.dropout", "LoraConfig.lora_dropout", lora["dropout"]),
             "quantization": self._record("lora.quantization", "quantization", lora["quantization"]),
         }
 

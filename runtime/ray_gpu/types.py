@@ -27,6 +27,7 @@ class Knobs(TypedDict, total=False):
     attentionImplementation: str
     loss: str
     lossChunkTokens: int
+    optimizerStep: str
     gpus: int
     sequenceLength: int
     loraRank: int
@@ -88,6 +89,7 @@ class LoraSection(TypedDict):
     alpha: float
     targetModules: list[str]
     quantization: str
+    dropout: float
     imageTokensPerSample: NotRequired[int]
 
 

@@ -147,7 +147,7 @@ def test_methods_of_another_kind_fail_clearly(tuning_docs, write_doc):
 
 def test_lora_sweep_and_report(tuning_docs, write_doc, capsys):
     lora = load(write_doc, tuning_docs["dev/sft-qwen2-vl"]).lora_config_kwargs()
-    assert lora == {"r": 16, "lora_alpha": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "quantization": "nf4"}
+    assert lora == {"r": 16, "lora_alpha": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "lora_dropout": 0.05, "quantization": "nf4"}
     sweep = load(write_doc, tuning_docs["dev/llm-sweep"], env={"RAY_GPU_STORAGE_BUCKET": "b"}, apply_data_context=False)
     assert sweep.sweep_grid() == tuning_docs["dev/llm-sweep"]["sweep"]["grid"] and len(sweep.sweep_grid()) == 6
     assert sweep.output_path() == "s3://b/ray/results/llm-sweep/"
@@ -182,3 +182,19 @@ def test_a_malformed_deepspeed_file_is_a_tuning_error_with_its_path(tuning_docs,
     with pytest.raises(ray_gpu.TuningError) as err:
         tuning.deepspeed_config()
     assert err.value.source.endswith("deepspeed.json") and any(p.startswith(problem) for p in err.value.problems), err.value.problems
+
+
+def test_adamw_is_constructed_as_the_plan_counts_its_step() -> None:
+    """optimizerStep picks the AdamW flags; a fused plan on the CPU stand-in steps one parameter at a time."""
+    import torch
+
+    from ray_gpu.examples.loop import adamw
+
+    params = [torch.nn.Parameter(torch.zeros(4))]
+    assert adamw(params, 1e-3, "foreach").defaults["foreach"] is True
+    assert adamw(params, 1e-3, "for-loop").defaults["foreach"] is False
+    fused = adamw(params, 1e-3, "fused").defaults
+    if torch.cuda.is_available():
+        assert fused["fused"] is True
+    else:
+        assert fused["foreach"] is False and not fused["fused"]

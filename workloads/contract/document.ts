@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ENVIRONMENTS } from "../../core/config/stack";
 import type { WorkloadKind } from "../../core/config/workloads";
 import { LOSS_IMPLEMENTATIONS } from "../../core/memory/loss";
+import { OPTIMIZER_STEPS } from "../../core/memory/buffers";
 import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
 import { ATTENTION_IMPLEMENTATIONS } from "../../core/models/types";
 import type {
@@ -52,6 +53,8 @@ export const TrainingJobKnobsSchema = z.strictObject({
   /** Causal-LM loss: "full", or "chunked" (ray_gpu.loss scores `lossChunkTokens` tokens at a time). */
   loss: z.enum(LOSS_IMPLEMENTATIONS),
   lossChunkTokens: int(1),
+  /** How the optimizer steps: `fused=True`, `foreach=True` or `foreach=False`; the memory plan counts its temporaries. */
+  optimizerStep: z.enum(OPTIMIZER_STEPS),
   gpus: int(1),
   sequenceLength: int(1),
 });
@@ -184,6 +187,8 @@ export const LoraSectionSchema = z.strictObject({
   alpha: z.number().positive(),
   targetModules: z.array(text).min(1),
   quantization: z.enum(QUANTIZATIONS),
+  /** `LoraConfig.lora_dropout`, as the memory plan counted it. */
+  dropout: z.number().min(0).lt(1),
   imageTokensPerSample: int(1).optional(),
 });
 

@@ -41,6 +41,10 @@ export type TuningDocument = {
      */
     loss?: "full" | "chunked";
     lossChunkTokens?: number;
+    /**
+     * How the optimizer steps: `fused=True`, `foreach=True` or `foreach=False`; the memory plan counts its temporaries.
+     */
+    optimizerStep?: "fused" | "foreach" | "for-loop";
     loraRank?: number;
     loraAlpha?: number;
     loraQuantization?: "none" | "nf4" | "nf4-double";
@@ -86,6 +90,10 @@ export type TrainingJobKnobs = {
    */
   loss: "full" | "chunked";
   lossChunkTokens: number;
+  /**
+   * How the optimizer steps: `fused=True`, `foreach=True` or `foreach=False`; the memory plan counts its temporaries.
+   */
+  optimizerStep: "fused" | "foreach" | "for-loop";
   gpus: number;
   sequenceLength: number;
 };
@@ -109,6 +117,10 @@ export type LoRAKnobs = {
    */
   loss: "full" | "chunked";
   lossChunkTokens: number;
+  /**
+   * How the optimizer steps: `fused=True`, `foreach=True` or `foreach=False`; the memory plan counts its temporaries.
+   */
+  optimizerStep: "fused" | "foreach" | "for-loop";
   gpus: number;
   sequenceLength: number;
   loraRank: number;
@@ -233,5 +245,9 @@ export type LoraSection = {
   alpha: number;
   targetModules: string[];
   quantization: "none" | "nf4" | "nf4-double";
+  /**
+   * `LoraConfig.lora_dropout`, as the memory plan counted it.
+   */
+  dropout: number;
   imageTokensPerSample?: number;
 };

@@ -196,10 +196,27 @@ def _per(total: int, count: int) -> float | int:
     return total // count if count and total % count == 0 else total / max(1, count)
 
 
-def _build(cfg: dict[str, Any]) -> Built:
-    """The model, its optimizer and engine as planned (DDP, or DeepSpeed when the plan uses ZeRO)."""
+#: ``torch.optim.AdamW`` flags per planned ``optimizerStep`` (the memory plan counts each one's temporaries). Fused
+#: kernels need CUDA tensors here, so the CPU stand-in steps a fused plan one parameter at a time.
+OPTIMIZER_STEP_FLAGS: dict[str, dict[str, bool]] = {
+    "fused": {"fused": True},
+    "foreach": {"foreach": True},
+    "for-loop": {"foreach": False},
+}
+
+
+def adamw(params: list[Any], lr: float, step: str) -> Any:
+    """AdamW constructed the way the plan's ``optimizerStep`` says."""
     import torch
 
+    flags = OPTIMIZER_STEP_FLAGS[step]
+    if flags.get("fused") and not torch.cuda.is_available():
+        flags = {"foreach": False}
+    return torch.optim.AdamW(params, lr=lr, **flags)
+
+
+def _build(cfg: dict[str, Any]) -> Built:
+    """The model, its optimizer and engine as planned (DDP, or DeepSpeed when the plan uses ZeRO)."""
     model = cfg["build_model"]()
     if cfg["gradient_checkpointing"]:
         model.gradient_checkpointing_enable()
@@ -208,7 +225,7 @@ def _build(cfg: dict[str, Any]) -> Built:
     trainable = [p for p in model.parameters() if p.requires_grad]
     if cfg["deepspeed"] is None:
         # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
-        optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
+        optimizer = adamw(trainable, cfg["learning_rate"], cfg["optimizer_step"])
         observed = Observed(model, optimizer)
         return Built(ray.train.torch.prepare_model(model), optimizer, None, trainable, chunked, observed)
     import deepspeed  # the image must have it when the plan uses ZeRO
@@ -218,8 +235,7 @@ def _build(cfg: dict[str, Any]) -> Built:
 
         base_optimizer = DeepSpeedCPUAdam(trainable, lr=cfg["learning_rate"])
     else:
-        # Fused AdamW allocates no parameter-sized temporaries (the memory plan counts none).
-        base_optimizer = torch.optim.AdamW(trainable, lr=cfg["learning_rate"], fused=torch.cuda.is_available())
+        base_optimizer = adamw(trainable, cfg["learning_rate"], cfg["optimizer_step"])
     observed = Observed(model, base_optimizer)
     # DeepSpeed applies bf16, ZeRO partitioning, accumulation and clipping from the planned config.
     engine, optimizer, _, _ = deepspeed.initialize(model=model, optimizer=base_optimizer, config=cfg["deepspeed"])

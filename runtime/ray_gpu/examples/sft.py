@@ -32,7 +32,9 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
         base = prepare_model_for_kbit_training(
             cls.from_pretrained(model, quantization_config=quant, attn_implementation=attn), use_gradient_checkpointing=gradient_checkpointing
         )
-    config = LoraConfig(r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules=lora["target_modules"], lora_dropout=0.05, task_type="CAUSAL_LM")
+    config = LoraConfig(
+        r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules=lora["target_modules"], lora_dropout=lora["lora_dropout"], task_type="CAUSAL_LM"
+    )
     return get_peft_model(base, config)
 
 

@@ -157,6 +157,38 @@ describe("ray-gpu plan --workload --json", () => {
     );
   });
 
+  it("refuses a vLLM memory share that leaves less than the CUDA context, under gpuMemoryUtilization", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(
+      file,
+      "kind: BatchInference\nname: v\nmodel: meta-llama/Llama-3.1-8B-Instruct\ngpus: 1\ninstanceType: g5.2xlarge\n" +
+        "maxPromptTokens: 1024\nmaxNewTokens: 256\ngpuMemoryUtilization: 0.98\n",
+    );
+    let err = "";
+    const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
+    expect(code).toBe(1);
+    expect(err).toContain(
+      "✖ workload.gpuMemoryUtilization: gives vLLM 21.55 GiB of the 21.99 GiB GPU and leaves 0.44 GiB",
+    );
+    expect(err).toContain("use at most 0.97 (got 0.98)");
+  });
+
+  it("plans a GPT-NeoX architecture with its own layout and LoRA targets", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(
+      file,
+      "kind: LoRAFineTune\nname: neox\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 512\n" +
+        "lora: { rank: 32, targetModules: [query_key_value] }\n" +
+        "model: { parameters: 3637321728, layers: 16, hiddenSize: 4096, attentionHeads: 32, intermediateSize: 16384, " +
+        "vocabSize: 50688, mlp: gelu, gptBlock: gpt-neox }\n",
+    );
+    const { code, doc } = await planJson(file);
+    expect(code).toBe(0);
+    expect(doc.workloads[0]).toMatchObject({ fits: true, optimizerStep: "fused" });
+  });
+
   it("accepts a model given by its architecture", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
     const file = join(dir, "w.yaml");

@@ -7,11 +7,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { headBytesPerToken, korthikantiLayerBytes, layerBytesPerToken } from "../../../core/memory/activations";
-import type { ModelArchitecture } from "../../../core/models/types";
+import type { GptBlock, ModelArchitecture } from "../../../core/models/types";
 import { repoRoot } from "../../helpers/fixtures";
 
+type Family = "llama" | "qwen2" | "gemma" | "bert" | "gpt2" | "gpt_neox" | "phi";
+
 interface Row {
-  family: "llama" | "qwen2" | "gemma" | "bert" | "gpt2";
+  family: Family;
   hidden: number;
   intermediate: number;
   headDim: number;
@@ -22,6 +24,10 @@ interface Row {
   seq: number;
   checkpointing: boolean;
   lora: boolean;
+  /** LoRA beyond the default (query and value, no dropout): which layers, lm_head too, and lora_dropout. */
+  loraTargets?: "default" | "all-linear";
+  loraHead?: boolean;
+  loraDropout?: number;
   layerBytesPerToken: number;
   headBytes: number;
   totalBytes: number;
@@ -34,11 +40,20 @@ const data = JSON.parse(readFileSync(join(repoRoot, "test/data/activation-calibr
   transformers: string;
 };
 
+/** The GPT-style layout of each GELU family measured. */
+const GPT_BLOCK: Partial<Record<Family, GptBlock>> = {
+  gpt2: "gpt2",
+  gpt_neox: "gpt-neox",
+  phi: "phi",
+};
+
 function arch(r: Row): ModelArchitecture {
+  const gptBlock = GPT_BLOCK[r.family];
   return {
     family: r.family,
     type: r.family === "bert" ? "encoder-embedding" : "decoder-llm",
-    mlp: r.family === "gemma" ? "geglu" : r.family === "bert" || r.family === "gpt2" ? "gelu" : "swiglu",
+    mlp: r.family === "gemma" ? "geglu" : r.family === "bert" || gptBlock ? "gelu" : "swiglu",
+    ...(gptBlock ? { gptBlock } : {}),
     parameters: 0,
     largestLayerParameters: 0,
     layers: r.layers,
@@ -53,15 +68,41 @@ function arch(r: Row): ModelArchitecture {
   };
 }
 
-const lora = { rank: 8, targetModules: ["q_proj", "v_proj"] };
-const loraFor = (r: Row) =>
-  r.lora ? (r.family === "gpt2" ? { rank: 8, targetModules: ["c_attn"] } : lora) : undefined;
+/** The modules calibration/measure_activations.py adapted (its LORA_TARGETS, LLAMA_TARGETS). */
+const ALL_LINEAR: Partial<Record<Family, string[]>> = {
+  bert: ["query", "key", "value", "dense"],
+  gpt2: ["c_attn", "c_proj", "c_fc"],
+  gpt_neox: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+  phi: ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
+};
+const DEFAULT_TARGETS: Partial<Record<Family, string[]>> = {
+  bert: ["query", "value"],
+  gpt2: ["c_attn"],
+  gpt_neox: ["query_key_value"],
+};
+const LLAMA_ALL = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
+
+function loraFor(r: Row) {
+  if (!r.lora) return undefined;
+  const targets =
+    r.loraTargets === "all-linear"
+      ? (ALL_LINEAR[r.family] ?? LLAMA_ALL)
+      : (DEFAULT_TARGETS[r.family] ?? ["q_proj", "v_proj"]);
+  return { rank: 8, targetModules: [...targets, ...(r.loraHead ? ["lm_head"] : [])], dropout: r.loraDropout ?? 0 };
+}
 const tokens = (r: Row) => r.batch * r.seq;
+const kindOf = (r: Row) =>
+  !r.lora
+    ? "full"
+    : `lora ${r.loraTargets ?? "default"}${r.loraHead ? "+lm_head" : ""}${r.loraDropout ? ` dropout ${r.loraDropout}` : ""}`;
 
 describe(`activation model vs measurements (torch ${data.torch}, transformers ${data.transformers})`, () => {
   it("has rows for every family, with and without checkpointing and LoRA", () => {
-    expect(new Set(data.rows.map((r) => r.family))).toEqual(new Set(["llama", "qwen2", "gemma", "bert", "gpt2"]));
-    expect(data.rows.length).toBe(5 * 3 * 2 * 2 * 2);
+    expect(new Set(data.rows.map((r) => r.family))).toEqual(
+      new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi"]),
+    );
+    // 7 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three.
+    expect(data.rows.length).toBe(7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2);
   });
 
   it.each(
@@ -70,12 +111,12 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
       .map(
         (r) =>
           [
-            `${r.family} h=${r.hidden} i=${r.intermediate} hd=${r.headDim} ${r.lora ? "lora" : "full"} ${r.batch}x${r.seq}`,
+            `${r.family} h=${r.hidden} i=${r.intermediate} hd=${r.headDim} ${kindOf(r)} ${r.batch}x${r.seq}`,
             r,
           ] as const,
       ),
   )("per-layer bytes per token: %s", (_, r) => {
-    const predicted = layerBytesPerToken(arch(r), loraFor(r));
+    const predicted = layerBytesPerToken(arch(r), loraFor(r), 2, "cpu");
     const ratio = predicted / r.layerBytesPerToken;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);
@@ -91,6 +132,24 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
     const ratio = predicted / r.totalBytes;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);
+  });
+
+  it.each(
+    data.rows.filter((r) => r.loraHead).map((r) => [`${r.family} h=${r.hidden} ${r.batch}x${r.seq}`, r] as const),
+  )("an adapter on lm_head keeps what the measurement adds to the head: %s", (_, r) => {
+    const without = data.rows.find(
+      (x) =>
+        x.family === r.family &&
+        x.hidden === r.hidden &&
+        x.intermediate === r.intermediate &&
+        x.batch === r.batch &&
+        x.loraTargets === "all-linear" &&
+        !x.loraHead &&
+        x.loraDropout === 0,
+    )!;
+    const m = arch(r);
+    const added = headBytesPerToken(m, loraFor(r), 2, "cpu") - headBytesPerToken(m, loraFor(without), 2, "cpu");
+    expect(added * tokens(r)).toBe(r.headBytes - without.headBytes);
   });
 
   it("implements Korthikanti et al.'s formula: sbh(34 + 5as/h) per layer, 2sbh with full recomputation", () => {

@@ -26,7 +26,7 @@ const request = (id: string, over: Partial<TrainingRequest> = {}): TrainingReque
   strategy: "auto",
   ...over,
 });
-const lora = { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" } as const;
+const lora = { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none", dropout: 0.05 } as const;
 
 describe("memory planner v2", () => {
   it("chooses the chunked loss for a 128k-vocabulary model when it allows a larger micro-batch, and says why", () => {

@@ -92,7 +92,7 @@ describe("training knob planner", () => {
         gpus: 1,
         gpusPerNode: 1,
         strategy: "auto",
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none", dropout: 0.05 },
       }),
     );
     expect(p.fits).toBe(false);
@@ -108,7 +108,7 @@ describe("training knob planner", () => {
         sequenceLength: 16384,
         microBatchSize: 1,
         gradientCheckpointing: false,
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none", dropout: 0.05 },
       }),
     );
     expect(qlora.fits).toBe(false);
@@ -121,7 +121,7 @@ describe("training knob planner", () => {
         gpusPerNode: 1,
         sequenceLength: 2048,
         microBatchSize: 16,
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none", dropout: 0.05 },
       }),
     );
     expect(pinned.fits).toBe(false);
@@ -136,7 +136,7 @@ describe("training knob planner", () => {
         gpus: 1,
         gpusPerNode: 1,
         sequenceLength: 1024,
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "none", dropout: 0.05 },
       }),
     );
     const qlora = planTrainingMemory(
@@ -144,7 +144,7 @@ describe("training knob planner", () => {
         gpus: 1,
         gpusPerNode: 1,
         sequenceLength: 1024,
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4", dropout: 0.05 },
       }),
     );
     expect(qlora.fits).toBe(true);
@@ -157,7 +157,7 @@ describe("training knob planner", () => {
     const text = trainingMemory(
       base("Qwen/Qwen2-VL-7B-Instruct", {
         gpus: 1,
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4", dropout: 0.05 },
       }),
       { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1, loss: "full" },
     );
@@ -165,7 +165,7 @@ describe("training knob planner", () => {
       base("Qwen/Qwen2-VL-7B-Instruct", {
         gpus: 1,
         imageTokensPerSample: 1280,
-        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4" },
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4", dropout: 0.05 },
       }),
       { zeroStage: 0, offload: "none", gradientCheckpointing: true, microBatchSize: 1, loss: "full" },
     );
@@ -248,7 +248,7 @@ describe("training knob planner", () => {
               gpusPerNode: Math.min(gpus, 4),
               sequenceLength: seq,
               lora: lora
-                ? { rank: 16, targetModules: defaultLoraTargets(catalogModel(id)!), quantization: "nf4" }
+                ? { rank: 16, targetModules: defaultLoraTargets(catalogModel(id)!), quantization: "nf4", dropout: 0.05 }
                 : undefined,
             }),
           );

@@ -52,6 +52,7 @@ describe("memory predictions vs published measurements", () => {
       tensorParallel: 1,
       gpuMemoryUtilization: 0.9,
       maxBatchedTokens: maxModelLen,
+      samplerSequences: 0, // V0 engine (vLLM 0.6): no sampling in its profile
       usableGiB: 23.58,
     });
     expect(e.kvCacheBytesPerToken).toBe(131072);
@@ -66,6 +67,7 @@ describe("memory predictions vs published measurements", () => {
       tensorParallel: 1,
       gpuMemoryUtilization: 0.9,
       maxBatchedTokens: 512,
+      samplerSequences: 0, // V0 engine (vLLM 0.6): no sampling in its profile
       usableGiB: 23.58,
     });
     const logged = 23.58 * 0.9 - 15.05 - 0.35;

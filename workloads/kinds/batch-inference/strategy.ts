@@ -4,7 +4,7 @@ import { GPU_INSTANCES, usableGpuMemoryGiB } from "../../../core/catalog/instanc
 import { resolveModel } from "../../../core/config/model-ref";
 import { BatchInferenceSpecSchema, type BatchInferenceSpec } from "../../../core/config/workloads";
 import type { IssueCollector } from "../../../core/errors";
-import { planServingMemory } from "../../../core/memory/plan-inference";
+import { planServingMemory, utilizationProblem } from "../../../core/memory/plan-inference";
 import type { GpuPoolPlan } from "../../../core/pools";
 import { dataSections, tuneData } from "../ray-data/tune";
 import { checkContextLength } from "../shared/context-length";
@@ -33,7 +33,10 @@ export function sweepGrid(
   return grid;
 }
 
-/** Tensor parallelism stays inside a node and divides the GPUs; prompt and generation fit the model's context. */
+/**
+ * Tensor parallelism stays inside a node and divides the GPUs; prompt and generation fit the model's context; the
+ * memory share leaves room for the CUDA context.
+ */
 function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
   const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
   const tp = spec.tensorParallelSize;
@@ -52,6 +55,8 @@ function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues
     { path: `${path}.maxPromptTokens`, value: spec.maxPromptTokens },
     issues,
   );
+  const share = utilizationProblem(spec.gpuMemoryUtilization, usableGpuMemoryGiB(pool.instanceType));
+  if (share) issues.add(`${path}.gpuMemoryUtilization`, share, spec.gpuMemoryUtilization);
 }
 
 function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemoryPlan {

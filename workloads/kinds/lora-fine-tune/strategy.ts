@@ -27,12 +27,13 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
     tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
   document({ spec, memory, tuning }) {
     const { train, files } = trainSection(tuning);
-    const { rank, targetModules, quantization } = spec.lora;
+    const { rank, targetModules, quantization, dropout } = spec.lora;
     const lora = {
       rank,
       alpha: memory.knobs.loraAlpha,
       targetModules: [...(targetModules ?? defaultLoraTargets(memory.model))],
       quantization,
+      dropout,
       imageTokensPerSample: memory.imageTokensPerSample,
     };
     return { sections: { train, lora }, files };

@@ -72,10 +72,12 @@ export function planTrainingKindMemory(spec: TrainingJobSpec | LoRAFineTuneSpec,
     gradientCheckpointing: spec.gradientCheckpointing,
     attention: spec.attention,
     loss: spec.loss,
+    optimizerStep: spec.optimizerStep,
     lora: lora && {
       rank: lora.rank,
       targetModules: lora.targetModules ?? defaultLoraTargets(model),
       quantization: lora.quantization,
+      dropout: lora.dropout,
     },
     imageTokensPerSample,
   });

@@ -1,0 +1,49 @@
+/** What the published-case tables share: the case shape, units and the planner calls they make. */
+import { trainingMemory } from "../../../core/memory/knob-search";
+import type { Candidate, TrainingRequest } from "../../../core/memory/training-request";
+import { catalogModel } from "../../../core/models";
+
+/**
+ * How a case is judged (tolerances in ./published-cases.ts): `capacity` is a KV cache's size in tokens, which the plan
+ * may under-state a little (fewer concurrent sequences) but never over-state by more than 2%.
+ */
+export type Rule = "peak" | "gap" | "states" | "slope" | "estimator" | "lower-bound" | "capacity";
+
+export interface PublishedCase {
+  readonly id: string;
+  readonly source: string;
+  readonly what: string;
+  readonly rule: Rule;
+  readonly unit: "GiB" | "MB" | "MiB" | "GB" | "tokens";
+  readonly measured: number;
+  readonly predicted: () => number;
+}
+
+export const GIB = 2 ** 30;
+export const UNIT_BYTES = { GiB: GIB, MB: 1e6, MiB: 2 ** 20, GB: 1e9 } as const;
+
+/** Training memory of one candidate of a catalog model (default: one GPU of 80 GiB, 2048 tokens, pure bf16, AdamW). */
+export function train(id: string, r: Partial<TrainingRequest>, c: Candidate): ReturnType<typeof trainingMemory> {
+  const request: TrainingRequest = {
+    model: catalogModel(id)!,
+    gpus: 1,
+    gpusPerNode: 1,
+    usableGiB: 80,
+    sequenceLength: 2048,
+    precision: "bf16-true",
+    optimizer: "adamw",
+    strategy: "ddp",
+    ...r,
+  };
+  return trainingMemory(request, c);
+}
+
+/** A single-GPU candidate: plain DDP, no offload or checkpointing, full loss. */
+export const single = (microBatchSize: number, over: Partial<Candidate> = {}): Candidate => ({
+  zeroStage: 0,
+  offload: "none",
+  gradientCheckpointing: false,
+  microBatchSize,
+  loss: "full",
+  ...over,
+});
