@@ -4,6 +4,7 @@ import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
 import { DEFAULT_OPTIMIZER_STEP, type OptimizerStep } from "./buffers";
+import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
 /** What each optimizer step implementation costs, as the plan says it. */
 const STEP_REASONS: { readonly [S in OptimizerStep]: string } = {
@@ -11,7 +12,6 @@ const STEP_REASONS: { readonly [S in OptimizerStep]: string } = {
   foreach: "foreach=True keeps one temporary the size of the stepped parameters during the step, counted",
   "for-loop": "foreach=False keeps the largest tensor's square root and quotient during the step, counted",
 };
-import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
 const pinned = (v: unknown) => v !== undefined;
 
