@@ -4,6 +4,7 @@
  * row of LitGPT's A10G config hub, and vLLM 0.19 server logs of llm-d-planner's accuracy sweep (V1 engine on an
  * H100). Each case names its source and settings; ./published-cases.ts holds the rules and the docs table.
  */
+import type { MemoryEstimate } from "../../../core/memory/estimate";
 import { estimateLlmServing } from "../../../core/memory/estimate-inference";
 import { trainingMemory } from "../../../core/memory/knob-search";
 import { catalogModel } from "../../../core/models";
@@ -147,3 +148,39 @@ export const SERVING_V019_CASES: readonly PublishedCase[] = V019_LOGS.flatMap(([
     predicted: () => v019(id, tp).kvCacheTokens,
   },
 ]);
+
+/** A published run that ran out of memory: the plan of the same settings must not fit. */
+export interface OomCase {
+  readonly id: string;
+  readonly source: string;
+  readonly plan: () => MemoryEstimate;
+}
+
+const LITGPT_OOM =
+  'LitGPT config_hub/finetune/README.md @03ffc5515b25 ("OOM" on 1xA10G, bf16-true, Alpaca2k at 512 tokens, micro-batch 1)';
+/** LitGPT's LoRA on every linear layer and the head: r 16, lora_dropout 0.1 (gemma-7b and gemma2-9b lora.yaml). */
+const GEMMA_ALL = {
+  rank: 16,
+  targetModules: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head"],
+  quantization: "none" as const,
+  dropout: 0.1,
+};
+const onA10G = { usableGiB: 21.99, sequenceLength: 512 };
+
+export const OOM_CASES: readonly OomCase[] = [
+  {
+    id: "gemma-7b LoRA all linear + head, 1×512, 1×A10G",
+    source: LITGPT_OOM,
+    plan: () => train("google/gemma-7b", { ...onA10G, lora: GEMMA_ALL }, single(1)),
+  },
+  {
+    id: "gemma-2-9b LoRA all linear + head, 1×512, 1×A10G",
+    source: LITGPT_OOM,
+    plan: () => train("google/gemma-2-9b", { ...onA10G, lora: GEMMA_ALL }, single(1)),
+  },
+  {
+    id: "Llama-3.1-8B full fine-tune, 4×512, 1×A10G",
+    source: `${LITGPT_OOM}; llama-3.1-8b/full.yaml, micro-batch 4`,
+    plan: () => train("meta-llama/Llama-3.1-8B", onA10G, single(4)),
+  },
+];

@@ -16,8 +16,15 @@ import { join } from "node:path";
 import { CASES_BEGIN, CASES_END, sectionOf } from "../../../scripts/generate";
 import { repoRoot } from "../../helpers/fixtures";
 import { PUBLISHED_CASES, publishedTable, TOLERANCE } from "./published-cases";
+import { OOM_CASES } from "./published-cases-v3";
 
 const GB = 1e9;
+
+describe("no plan fits where a source measured an out-of-memory", () => {
+  it.each(OOM_CASES.map((c) => [c.id, c] as const))("%s", (_, c) => {
+    expect(c.plan().fits).toBe(false);
+  });
+});
 
 describe("memory predictions vs published measurements", () => {
   it.each(PUBLISHED_CASES.map((c) => [c.id, c.rule, c] as const))("%s (%s)", (_, rule, c) => {
