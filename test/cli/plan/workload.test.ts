@@ -189,6 +189,28 @@ describe("ray-gpu plan --workload --json", () => {
     expect(doc.workloads[0]).toMatchObject({ fits: true, optimizerStep: "fused" });
   });
 
+  it.each([
+    ["transformers==4.40.2", "", 1],
+    ["transformers==4.40.2", "loss: chunked\n", 0],
+    ["transformers==4.49.0", "", 0],
+    ["transformers==5.18.0", "", 0],
+  ])("checks a pinned %s against the loss the plan counts (%s)", async (pin, loss, want) => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(
+      file,
+      `kind: LoRAFineTune\nname: w\nmodel: meta-llama/Llama-3.1-8B\ngpus: 1\ninstanceType: g5.2xlarge\n${loss}` +
+        `runtimeEnv: { pip: ["${pin}"] }\n`,
+    );
+    let err = "";
+    const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
+    expect(code).toBe(want);
+    if (want === 1)
+      expect(err).toContain(
+        "✖ workload.runtimeEnv.pip[0]: transformers 4.40.2 computes the loss on a shifted fp32 copy of the logits",
+      );
+  });
+
   it("accepts a model given by its architecture", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
     const file = join(dir, "w.yaml");

@@ -1,16 +1,22 @@
-/** Rules of the training kinds: the global batch must split evenly over GPUs and micro-batches, and sequences fit the model. */
+/**
+ * Rules of the training kinds: the global batch must split evenly over GPUs and micro-batches, sequences fit the model,
+ * and a pinned transformers computes the loss the way the plan counts it.
+ */
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
+import { pipProject } from "../../../core/config/distinct";
 import { resolveModel } from "../../../core/config/model-ref";
+import { hasCausalLmLoss } from "../../../core/memory/loss";
 import type { IssueCollector } from "../../../core/errors";
 import { checkContextLength } from "../shared/context-length";
 
-/** The rules of a training spec: batch arithmetic, and a pinned sequence length within the model's context. */
+/** The rules of a training spec: batch arithmetic, the transformers pin, a sequence length within the model's context. */
 export function checkTrainingSpec(
   spec: TrainingJobSpec | LoRAFineTuneSpec,
   path: string,
   issues: IssueCollector,
 ): void {
   checkBatchArithmetic(spec, path, issues);
+  checkTransformersPin(spec, path, issues);
   checkContextLength(
     resolveModel(spec.model),
     spec.sequenceLength,
@@ -41,4 +47,35 @@ export function checkBatchArithmetic(
       micro,
     );
   }
+}
+
+/**
+ * The transformers release whose causal-LM loss stops copying the logits: huggingface/transformers#35646 (merged
+ * 2025-01-13) pads the labels instead of slicing a shifted copy of the fp32 logits, so 4.48 and older keep 4 more
+ * bytes per token per vocabulary entry than the plan counts (core/memory/loss.ts plans 5.18's loss).
+ */
+const LOSS_WITHOUT_LOGIT_COPY = [4, 49] as const;
+
+/** A pinned transformers that copies the logits for the loss is refused unless the chunked loss replaces it. */
+export function checkTransformersPin(
+  spec: TrainingJobSpec | LoRAFineTuneSpec,
+  path: string,
+  issues: IssueCollector,
+): void {
+  if (spec.loss === "chunked" || !hasCausalLmLoss(resolveModel(spec.model))) return;
+  (spec.runtimeEnv?.pip ?? []).forEach((requirement, i) => {
+    if (pipProject(requirement) !== "transformers") return;
+    const version = requirement.split(/===?/)[1]!.trim();
+    const [major = 0, minor = 0] = version.split(".").map((n) => Number.parseInt(n, 10));
+    const [wantMajor, wantMinor] = LOSS_WITHOUT_LOGIT_COPY;
+    if (major > wantMajor || (major === wantMajor && minor >= wantMinor)) return;
+    issues.add(
+      `${path}.runtimeEnv.pip[${i}]`,
+      `transformers ${version} computes the loss on a shifted fp32 copy of the logits (before ` +
+        `huggingface/transformers#35646, first released in ${wantMajor}.${wantMinor}), 4 bytes per token per ` +
+        `vocabulary entry the memory plan does not count: pin transformers ${wantMajor}.${wantMinor} or later ` +
+        `(the runtime is tested with 5.18.0), or set loss: chunked`,
+      requirement,
+    );
+  });
 }
