@@ -58,11 +58,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(argname, harness_of(metafunc.config).parameter(argname), scope="module")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "needs_checks(*names): the test also asserts these --checks, deselected without them")
+
+
+def _idle(item: pytest.Item, idle: set[str], checks: frozenset[str]) -> bool:
+    """Whether a test has no chosen RayJob to run on, or needs a check that was not chosen."""
+    needs = {name for mark in item.iter_markers("needs_checks") for name in mark.args}
+    return bool(idle & set(getattr(item, "fixturenames", ()))) or not needs <= checks
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselects the tests of the checks not chosen (or of no chosen RayJob), rather than skipping them."""
     h = harness_of(config)
     idle = {argname for argname in PARAMETERS if not h.parameter(argname)}
-    deselected = [item for item in items if idle & set(getattr(item, "fixturenames", ()))]
+    deselected = [item for item in items if _idle(item, idle, h.checks)]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]

@@ -62,9 +62,8 @@ def test_every_row_is_trained_once_across_the_interruption(resume: ResumeExperim
     assert (len(rows), len(set(rows))) == (TOTAL_STEPS * resume.doc["knobs"]["globalBatchSize"],) * 2
 
 
-def test_the_resumed_run_gets_the_job_checks(harness: Harness, resume: ResumeExperiment) -> None:
-    if "jobs" not in harness.checks:
-        pytest.skip("--checks without jobs")
+@pytest.mark.needs_checks("jobs")
+def test_the_resumed_run_gets_the_job_checks(resume: ResumeExperiment) -> None:
     assert unapplied(resume.last) == set()
     check_ran_the_plan(resume.last)
     assert resume.last.spill.bytes == 0
