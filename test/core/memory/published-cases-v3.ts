@@ -6,7 +6,6 @@
  */
 import type { MemoryEstimate } from "../../../core/memory/estimate";
 import { estimateLlmServing } from "../../../core/memory/estimate-inference";
-import { trainingMemory } from "../../../core/memory/knob-search";
 import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, type PublishedCase } from "./published-helpers";
@@ -80,23 +79,11 @@ export const TRAINING_V3_CASES: readonly PublishedCase[] = [
     rule: "peak",
     unit: "GB",
     measured: 8.58,
-    predicted: () =>
-      (trainingMemory(
-        {
-          model: STABLELM_ALPHA_3B,
-          gpus: 1,
-          gpusPerNode: 1,
-          usableGiB: 21.99,
-          sequenceLength: 512,
-          precision: "bf16-true",
-          optimizer: "adamw",
-          strategy: "ddp",
-          lora: { rank: 32, targetModules: ["query_key_value"], quantization: "none", dropout: 0.05 },
-        },
-        single(1),
-      ).allocatedPeakGiB *
-        GIB) /
-      1e9,
+    predicted: () => {
+      const lora = { rank: 32, targetModules: ["query_key_value"], quantization: "none" as const, dropout: 0.05 };
+      const e = train(STABLELM_ALPHA_3B, { usableGiB: 21.99, sequenceLength: 512, lora }, single(1));
+      return (e.allocatedPeakGiB * GIB) / 1e9;
+    },
   },
 ];
 

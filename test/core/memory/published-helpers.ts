@@ -2,6 +2,7 @@
 import { trainingMemory } from "../../../core/memory/knob-search";
 import type { Candidate, TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel } from "../../../core/models";
+import type { ModelArchitecture } from "../../../core/models/types";
 
 /**
  * How a case is judged (tolerances in ./published-cases.ts): `capacity` is a KV cache's size in tokens, which the plan
@@ -22,10 +23,17 @@ export interface PublishedCase {
 export const GIB = 2 ** 30;
 export const UNIT_BYTES = { GiB: GIB, MB: 1e6, MiB: 2 ** 20, GB: 1e9 } as const;
 
-/** Training memory of one candidate of a catalog model (default: one GPU of 80 GiB, 2048 tokens, pure bf16, AdamW). */
-export function train(id: string, r: Partial<TrainingRequest>, c: Candidate): ReturnType<typeof trainingMemory> {
+/**
+ * Training memory of one candidate of a catalog model, or of an architecture (default: one GPU of 80 GiB, 2048 tokens,
+ * pure bf16, AdamW).
+ */
+export function train(
+  model: string | ModelArchitecture,
+  r: Partial<TrainingRequest>,
+  c: Candidate,
+): ReturnType<typeof trainingMemory> {
   const request: TrainingRequest = {
-    model: catalogModel(id)!,
+    model: typeof model === "string" ? catalogModel(model)! : model,
     gpus: 1,
     gpusPerNode: 1,
     usableGiB: 80,
