@@ -21,7 +21,7 @@
  */
 import type { GptBlock, ModelArchitecture } from "../models/types";
 import type { DropoutDevice } from "./attention";
-import { adaptedLayerCount, adapterInputFeatures } from "./lora";
+import { adapterFootprint } from "./lora";
 
 /** Which measured block layout an architecture follows. */
 export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi";
@@ -96,7 +96,7 @@ export interface LoraActivationInput {
  * with LoRA dropout the mask as well (a 1-byte bool on a GPU, `native_dropout`; PyTorch's CPU dropout keeps an fp32
  * noise tensor), the dropped copy taking the cast copy's place.
  */
-export function adapterBytesPerInput(lora: LoraActivationInput, device: DropoutDevice): number {
+function adapterBytesPerInput(lora: LoraActivationInput, device: DropoutDevice): number {
   const mask = (lora.dropout ?? 0) > 0 ? (device === "gpu" ? 1 : 4) : 0;
   return 4 + mask;
 }
@@ -108,9 +108,8 @@ function adapterBytesPerToken(
   device: DropoutDevice,
   where: "perLayer" | "once",
 ): number {
-  const inputs = adapterInputFeatures(m, lora.targetModules)[where];
-  const layers = adaptedLayerCount(m, lora.targetModules)[where];
-  return adapterBytesPerInput(lora, device) * inputs + 4 * lora.rank * layers;
+  const { inputFeatures, layers } = adapterFootprint(m, lora.targetModules)[where];
+  return adapterBytesPerInput(lora, device) * inputFeatures + 4 * lora.rank * layers;
 }
 
 /**

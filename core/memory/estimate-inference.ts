@@ -78,12 +78,12 @@ export const VLLM_NON_TORCH_TP_GIB = 2.25;
 export const VLLM_SAMPLER_BYTES_PER_LOGIT = 16;
 
 /** Non-torch memory of one GPU at tensor parallelism `tp`, GiB. */
-export function vllmNonTorchGiB(tp: number): number {
+function vllmNonTorchGiB(tp: number): number {
   return tp > 1 ? VLLM_NON_TORCH_TP_GIB : VLLM_NON_TORCH_GIB;
 }
 
 /** Bytes of the profiling pass's forward over `tokens` tokens on one of `tp` GPUs. */
-export function vllmForwardProfileBytes(m: ModelArchitecture, tokens: number, tp: number): number {
+function vllmForwardProfileBytes(m: ModelArchitecture, tokens: number, tp: number): number {
   return (tokens * 2 * (3 * m.intermediateSize + 3 * m.hiddenSize)) / tp;
 }
 

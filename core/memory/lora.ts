@@ -15,7 +15,7 @@ interface TargetShape {
   readonly shapes: (m: ModelArchitecture) => readonly (readonly [number, number])[];
   /** Outside the blocks (LM head, input embedding): counted once, not per layer. */
   readonly once?: boolean;
-  /** An embedding: its adapter looks token ids up, so it casts no activation (see {@link adapterInputFeatures}). */
+  /** An embedding: its adapter looks token ids up, so it casts no activation (see {@link adapterFootprint}). */
   readonly lookup?: boolean;
 }
 
@@ -155,39 +155,29 @@ export function adapterParameters(m: ModelArchitecture, rank: number, targets: r
   }, 0);
 }
 
-/**
- * Features of the activations the adapters on `targets` cast, per token: PEFT casts each adapted layer's 16-bit input
- * to the fp32 adapter dtype (`_cast_input_dtype`) and `lora_A` saves that copy, one per adapted layer even where
- * several read the same input (measured: calibration/measure_activations.py, `loraTargets` rows). Embedding adapters
- * look token ids up and cast nothing.
- */
-export function adapterInputFeatures(
-  m: ModelArchitecture,
-  targets: readonly LoraTarget[],
-): { readonly perLayer: number; readonly once: number } {
-  let perLayer = 0;
-  let once = 0;
-  for (const t of targets) {
-    const s = shapeOf(m, t);
-    if (s.lookup) continue;
-    const inputs = s.shapes(m).reduce((acc, [i]) => acc + i, 0);
-    if (s.once) once += inputs;
-    else perLayer += inputs;
-  }
-  return { perLayer, once };
+/** What the adapters of one place (each block, or once outside the blocks) keep per token. */
+export interface AdapterFootprint {
+  /** Input features the adapters cast: PEFT casts each adapted layer's 16-bit input to the fp32 adapter dtype. */
+  readonly inputFeatures: number;
+  /** Adapted layers, each keeping its rank-r projection. */
+  readonly layers: number;
 }
 
-/** Adapted layers per block (each keeps its rank-r projection) and outside the blocks. */
-export function adaptedLayerCount(
+/**
+ * The adapters on `targets`, per block and once outside the blocks. PEFT's `_cast_input_dtype` copy is saved by
+ * `lora_A`, one per adapted layer even where several read the same input (measured: calibration/measure_activations.py,
+ * `loraTargets` rows); embedding adapters look token ids up and cast nothing.
+ */
+export function adapterFootprint(
   m: ModelArchitecture,
   targets: readonly LoraTarget[],
-): { readonly perLayer: number; readonly once: number } {
-  let perLayer = 0;
-  let once = 0;
+): { readonly perLayer: AdapterFootprint; readonly once: AdapterFootprint } {
+  const sum = { perLayer: { inputFeatures: 0, layers: 0 }, once: { inputFeatures: 0, layers: 0 } };
   for (const t of targets) {
     const s = shapeOf(m, t);
-    if (s.once) once += s.shapes(m).length;
-    else perLayer += s.shapes(m).length;
+    const place = sum[s.once ? "once" : "perLayer"];
+    place.layers += s.shapes(m).length;
+    if (!s.lookup) place.inputFeatures += s.shapes(m).reduce((acc, [i]) => acc + i, 0);
   }
-  return { perLayer, once };
+  return sum;
 }
