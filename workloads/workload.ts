@@ -26,7 +26,7 @@ import {
   tuningConfigMap,
   type ConfigMapTarget,
 } from "./contract/configmaps";
-import { API_VERSION, type TuningDocument } from "./contract/document";
+import { API_VERSION, planDigest, type TuningDocument } from "./contract/document";
 import type { KubeObject } from "./k8s/types";
 import { strategyOf } from "./kinds/table";
 import type { InputOf, KindStrategy, MemoryPlanOf, SpecOf, TuneInput, TuningOf } from "./kinds/api/strategy";
@@ -130,7 +130,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       ...this.tuneInput(ctx, plan.memory, plan.shape, path),
       tuning: plan.tuning,
     });
-    const tuning = tuningConfigMap(target, this.document(plan, kindDoc.sections), kindDoc.files);
+    const tuning = tuningConfigMap(target, this.document(plan, kindDoc), kindDoc.files);
     if (configMapBytes(tuning) > MAX_CONFIGMAP_BYTES) {
       throw new ConfigError([
         {
@@ -223,8 +223,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     throw new ConfigError(issues.issues);
   }
 
-  /** The whole tuning document: the workload, its knobs and its kind's sections. */
-  private document(plan: WorkloadPlanOf<K>, sections: object): TuningDocument {
+  /** The whole tuning document: the workload with its plan's digest, its knobs and its kind's sections. */
+  private document(plan: WorkloadPlanOf<K>, kindDoc: { sections: object; files: object }): TuningDocument {
     const model = plan.memory.model;
     const workload = {
       name: plan.name,
@@ -234,7 +234,9 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       modelFamily: model.family,
       modelType: model.type,
     };
-    return { apiVersion: API_VERSION, kind: "Tuning", workload, knobs: plan.memory.knobs, ...sections };
+    const body = { apiVersion: API_VERSION, kind: "Tuning", workload, knobs: plan.memory.knobs, ...kindDoc.sections };
+    const digest = planDigest({ document: body, files: kindDoc.files, shape: plan.shape });
+    return { ...body, workload: { ...workload, planDigest: digest } } as TuningDocument;
   }
 }
 

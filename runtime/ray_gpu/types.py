@@ -15,6 +15,7 @@ class WorkloadSection(TypedDict):
     model: str
     modelFamily: str
     modelType: str
+    planDigest: str
 
 
 class Knobs(TypedDict, total=False):

@@ -4,8 +4,10 @@
  * (`runtime/ray_gpu/tuning.schema.json`), the `RAY_GPU_*` variable names and the contract table of docs/runtime.md are
  * generated from it (`npm run generate`), and a test fails when any of them drifts.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ENVIRONMENTS } from "../../core/config/stack";
+import { stableJson } from "../../core/serialize";
 import type { WorkloadKind } from "../../core/config/workloads";
 import { LOSS_IMPLEMENTATIONS } from "../../core/memory/loss";
 import { OPTIMIZER_STEPS } from "../../core/memory/buffers";
@@ -248,6 +250,12 @@ export const TuningDocumentSchema = z.strictObject({
     /** Catalog family (`llama-3.1`, `qwen2-vl`, `bge-v1.5`, ...) and architecture type of the model. */
     modelFamily: text,
     modelType: z.enum(["decoder-llm", "vision-language", "encoder-embedding", "encoder-decoder"]),
+    /**
+     * `sha256:<hex>` of the plan this document comes from (the document without this field, its kind's files and the
+     * cluster shape). The runtime copies it into the job's run record, and `ray-gpu tune` refuses a record whose
+     * plan is not the stack's current one.
+     */
+    planDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   }),
   /** The memory planner's knobs, the same values as the `RAY_GPU_*` variables. */
   knobs: AnyKnobsSchema,
@@ -263,6 +271,14 @@ export type TuningDocumentOf<K extends WorkloadKind> = {
   readonly workload: TuningWorkload & { readonly kind: K };
   readonly knobs: KnobsOf<K>;
 } & SectionsOf<K>;
+
+/**
+ * `sha256:<hex>` of a plan's parts as byte-stable JSON: the same plan gives the same digest on every machine, and
+ * any changed value (a knob, a section, a file, the cluster shape) gives another.
+ */
+export function planDigest(parts: object): string {
+  return `sha256:${createHash("sha256").update(stableJson(parts)).digest("hex")}`;
+}
 
 /** `microBatchSize` → `RAY_GPU_MICRO_BATCH_SIZE`: the variable every Ray container gets for a knob. */
 export function knobEnvName(knob: string): string {

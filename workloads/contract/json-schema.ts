@@ -4,6 +4,7 @@
  * contract table of docs/runtime.md. `npm run generate` writes both; a test fails when the committed copies drift.
  */
 import { z } from "zod";
+import { withoutSafeIntegerBounds } from "../../core/json-schema";
 import type { WorkloadKind } from "../../core/config/workloads";
 import { API_VERSION, KNOBS_BY_KIND, knobEnvName, SECTIONS_BY_KIND, TuningDocumentSchema } from "./document";
 
@@ -23,16 +24,6 @@ export interface JsonSchema {
 }
 
 const kinds = Object.keys(SECTIONS_BY_KIND) as WorkloadKind[];
-
-/** Drops zod's ±2^53 bounds on integers: they are no rule of ours. */
-function withoutSafeIntegerBounds(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(withoutSafeIntegerBounds);
-  if (!node || typeof node !== "object") return;
-  const s = node as JsonSchema;
-  if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
-  if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
-  Object.values(s).forEach(withoutSafeIntegerBounds);
-}
 
 /** The JSON Schema of the tuning document, with the contract's extensions. */
 export function tuningJsonSchema(): JsonSchema {

@@ -69,6 +69,12 @@ export type TuningWorkload = {
    */
   modelFamily: string;
   modelType: "decoder-llm" | "encoder-embedding" | "vision-language" | "encoder-decoder";
+  /**
+   * `sha256:<hex>` of the plan this document comes from (the document without this field, its kind's files and the
+   * cluster shape). The runtime copies it into the job's run record, and `ray-gpu tune` refuses a record whose
+   * plan is not the stack's current one.
+   */
+  planDigest: string;
 };
 
 /**
