@@ -1778,6 +1778,16 @@ export type EmbeddingPipelineSpec = {
    */
   attention?: "eager" | "sdpa" | "flash";
   /**
+   * CPU tasks that read and tokenize for the GPU actors.
+   * @default - the worker CPUs left after one per GPU actor
+   */
+  preprocessConcurrency?: number;
+  /**
+   * Ray Data's target block size (`DataContext.target_max_block_size`), in MiB.
+   * @default - the largest block whose in-flight copies fit 80% of Ray Data's object-store share, at most 128
+   */
+  blockSizeMiB?: number;
+  /**
    * Input data.
    * @default - none: the entrypoint reads its own data
    */
@@ -1880,6 +1890,16 @@ export type EmbeddingPipelineSpecInput = {
    * @default - sdpa where transformers supports it, else eager
    */
   attention?: "eager" | "sdpa" | "flash";
+  /**
+   * CPU tasks that read and tokenize for the GPU actors.
+   * @default - the worker CPUs left after one per GPU actor
+   */
+  preprocessConcurrency?: number;
+  /**
+   * Ray Data's target block size (`DataContext.target_max_block_size`), in MiB.
+   * @default - the largest block whose in-flight copies fit 80% of Ray Data's object-store share, at most 128
+   */
+  blockSizeMiB?: number;
   /**
    * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
    * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.
@@ -2050,6 +2070,16 @@ export type BatchInferenceSpec = {
    */
   tensorParallelSize?: 1 | 2 | 4 | 8;
   /**
+   * CPU tasks that read and tokenize for the GPU actors.
+   * @default - the worker CPUs left after one per GPU actor
+   */
+  preprocessConcurrency?: number;
+  /**
+   * Ray Data's target block size (`DataContext.target_max_block_size`), in MiB.
+   * @default - the largest block whose in-flight copies fit 80% of Ray Data's object-store share, at most 128
+   */
+  blockSizeMiB?: number;
+  /**
    * Input data.
    * @default - none: the entrypoint reads its own data
    */
@@ -2164,6 +2194,16 @@ export type BatchInferenceSpecInput = {
   sweep?: {
     [key: string]: (string | number | boolean)[];
   };
+  /**
+   * CPU tasks that read and tokenize for the GPU actors.
+   * @default - the worker CPUs left after one per GPU actor
+   */
+  preprocessConcurrency?: number;
+  /**
+   * Ray Data's target block size (`DataContext.target_max_block_size`), in MiB.
+   * @default - the largest block whose in-flight copies fit 80% of Ray Data's object-store share, at most 128
+   */
+  blockSizeMiB?: number;
   /**
    * An example on placeholder data: planned and rendered like any workload (so `ray-gpu plan` and `render` show it),
    * but never submitted by `pulumi up`. Remove the flag once the image, entrypoint and data are yours.

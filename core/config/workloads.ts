@@ -345,6 +345,24 @@ export const LoRAFineTuneSpecSchema = z
   .superRefine(modelChecks, MODEL_CHECKS_WHEN);
 
 /**
+ * Ray Data settings the planner sizes, which a workload may set instead (`ray-gpu tune` writes them from a measured
+ * run). The plan still checks them: a pool larger than the CPUs left, or blocks whose working set would spill, is
+ * refused.
+ */
+const rayDataOverrides = {
+  /**
+   * CPU tasks that read and tokenize for the GPU actors.
+   * @default - the worker CPUs left after one per GPU actor
+   */
+  preprocessConcurrency: positiveInt.max(4096).optional(),
+  /**
+   * Ray Data's target block size (`DataContext.target_max_block_size`), in MiB.
+   * @default - the largest block whose in-flight copies fit 80% of Ray Data's object-store share, at most 128
+   */
+  blockSizeMiB: positiveInt.max(1024).optional(),
+};
+
+/**
  * Ray Data batch embedding of a dataset with an encoder.
  * @internal
  */
@@ -352,6 +370,7 @@ export const EmbeddingPipelineSpecSchema = z
   .strictObject({
     kind: z.literal("EmbeddingPipeline"),
     ...workloadBase,
+    ...rayDataOverrides,
     /** Tokens per text chunk. @default - the model's maximum sequence length */
     sequenceLength: positiveInt.max(8192).optional(),
     /** Rows per GPU batch. @default - the largest power of two up to 1024 that fits */
@@ -369,6 +388,7 @@ export const BatchInferenceSpecSchema = z
   .strictObject({
     kind: z.literal("BatchInference"),
     ...workloadBase,
+    ...rayDataOverrides,
     /** @default 1024 */
     maxPromptTokens: positiveInt.max(131072).default(1024),
     /** @default 512 */

@@ -49,7 +49,7 @@ export interface DataJobInput {
   readonly path: string;
 }
 
-/** Actors of the pool and the CPU tasks that feed them. */
+/** Actors of the pool and the CPU tasks that feed them (the workload's `preprocessConcurrency` when it sets one). */
 function planPool(a: DataJobInput, log: DecisionLog): { actors: number; preprocess: number } {
   const { spec, shape } = a;
   const nodes = shape.worker.replicas;
@@ -61,12 +61,19 @@ function planPool(a: DataJobInput, log: DecisionLog): { actors: number; preproce
       `at full size instead of autoscaling up from one actor`,
   );
   // One CPU per GPU actor for its Python loop; the rest read and tokenize.
-  const preprocess = Math.max(1, nodes * shape.worker.cpus - actors);
-  log.decide(
+  const cpusLeft = Math.max(1, nodes * shape.worker.cpus - actors);
+  const split = `${nodes} node(s) x ${shape.worker.cpus} CPUs - ${actors} for the GPU actors`;
+  const set = spec.preprocessConcurrency;
+  if (set !== undefined && set > cpusLeft) {
+    const message = `${set} preprocessing tasks need ${set} CPUs; ${split} leaves ${cpusLeft}: set at most ${cpusLeft} or leave it out`;
+    throw new ConfigError([{ path: `${a.path}.preprocessConcurrency`, message, value: set }]);
+  }
+  const preprocess = log.decide(
     "data.preprocessConcurrency",
-    preprocess,
-    `${nodes} node(s) x ${shape.worker.cpus} CPUs - ${actors} for the GPU actors: CPU tasks that read ` +
-      `and tokenize, sized to keep every actor fed`,
+    set ?? cpusLeft,
+    set === undefined
+      ? `${split}: CPU tasks that read and tokenize, sized to keep every actor fed`
+      : `set by the workload (preprocessConcurrency); ${split} would give ${cpusLeft}`,
   );
   return { actors, preprocess };
 }
@@ -99,16 +106,19 @@ function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number 
   const inFlight = pool.preprocess + pool.actors * TASKS_IN_FLIGHT_PER_ACTOR;
   // Each in-flight block exists as input and output of its operator.
   const fitBlock = Math.floor((budget * WORKING_SET_TARGET) / (2 * inFlight));
-  const blockBytes = Math.max(
+  const planned = Math.max(
     MIN_BLOCK_BYTES,
     Math.min(MAX_BLOCK_BYTES, fitBlock, Math.max(rowBytes, a.batchSizePerActor * rowBytes)),
   );
+  const blockBytes = a.spec.blockSizeMiB === undefined ? planned : a.spec.blockSizeMiB * MIB;
   const rowsPerBlock = Math.max(1, Math.floor(blockBytes / rowBytes));
   const split = `${pool.preprocess} CPU tasks + ${pool.actors} actors x ${TASKS_IN_FLIGHT_PER_ACTOR} (Ray's default)`;
+  const setBy =
+    a.spec.blockSizeMiB === undefined ? "" : `set by the workload (blockSizeMiB); the plan's: ${planned} B = `;
   log.decide(
     "data.blockSizeBytes",
     blockBytes,
-    `min(128 MiB default, ${WORKING_SET_TARGET * 100}% of the limit / (2 x ${inFlight} blocks in flight: ` +
+    `${setBy}min(128 MiB default, ${WORKING_SET_TARGET * 100}% of the limit / (2 x ${inFlight} blocks in flight: ` +
       `${split}), one GPU batch = ${a.batchSizePerActor} rows), at least 1 MiB: ${rowsPerBlock} rows per ` +
       `block`,
   );
@@ -141,10 +151,15 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
   const rowBytes = rowBytesInFlight(a, log);
   const blocks = planBlocks(a, pool, rowBytes, log);
   if (blocks.workingSet > blocks.budget) {
+    const set = a.spec.blockSizeMiB;
     const message =
       `the Ray Data working set (${blocks.workingSet} B) would exceed its object-store limit (${blocks.budget} ` +
-      `B) and spill: use nodes with more memory`;
-    throw new ConfigError([{ path: `${a.path}.gpus`, message, value: a.spec.gpus }]);
+      `B) and spill: ${set === undefined ? "use nodes with more memory" : "set a smaller block size or leave it out"}`;
+    const at =
+      set === undefined
+        ? { path: `${a.path}.gpus`, value: a.spec.gpus }
+        : { path: `${a.path}.blockSizeMiB`, value: set };
+    throw new ConfigError([{ ...at, message }]);
   }
   const read = planRead(a, log);
   const data: DataTuning = {
