@@ -3,6 +3,7 @@
  * from what this would write (run it and commit the result):
  * - from the runtime contract (workloads/contract/document.ts): the JSON Schema the Python runtime validates with, and
  *   the contract table of docs/runtime.md;
+ * - from the run record (core/tune/run-record.ts): the JSON Schema the runtime validates its records with;
  * - from the published memory cases (test/core/memory/published-cases.ts): the table of docs/memory.md;
  * - from the zod schemas of the configuration, the specs and the contract: their plain TypeScript types, which the
  *   public API exposes instead of zod's (scripts/public-types);
@@ -16,9 +17,11 @@ import { contractMarkdown, tuningJsonSchema } from "../workloads/contract/json-s
 import { publishedTable } from "../test/core/memory/published-cases";
 import { docsComment } from "../test/cli/diff/fixture";
 import { publicTypeFiles } from "./public-types/generate";
+import { runRecordJsonSchema } from "../core/tune/run-record";
 
 const root = resolve(__dirname, "..");
 export const SCHEMA_FILE = join(root, "runtime/ray_gpu/tuning.schema.json");
+export const RUN_RECORD_SCHEMA_FILE = join(root, "runtime/ray_gpu/run_record.schema.json");
 export const CONTRACT_DOC = join(root, "docs/runtime.md");
 export const MEMORY_DOC = join(root, "docs/memory.md");
 export const BEGIN = "<!-- generated: contract table (npm run generate) -->";
@@ -44,6 +47,7 @@ export function sectionOf(doc: string, begin: string, end: string): string {
 
 async function generate(): Promise<void> {
   writeFileSync(SCHEMA_FILE, stableJson(tuningJsonSchema()));
+  writeFileSync(RUN_RECORD_SCHEMA_FILE, stableJson(runRecordJsonSchema()));
   writeFileSync(CONTRACT_DOC, withSection(readFileSync(CONTRACT_DOC, "utf8"), contractMarkdown()));
   writeFileSync(MEMORY_DOC, withSection(readFileSync(MEMORY_DOC, "utf8"), publishedTable(), CASES_BEGIN, CASES_END));
   writeFileSync(CLI_DOC, withSection(readFileSync(CLI_DOC, "utf8"), `${await docsComment()}\n`, DIFF_BEGIN, DIFF_END));

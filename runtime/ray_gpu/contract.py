@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -99,6 +100,8 @@ def _string(s: JsonSchema, v: Any) -> str | None:
         return "expected a non-empty string"
     if "enum" in s and v not in s["enum"]:
         return f"expected one of {', '.join(s['enum'])}"
+    if "pattern" in s and not re.search(s["pattern"], v):
+        return f"expected a string matching {s['pattern']}"
     return None
 
 
@@ -126,7 +129,7 @@ def _leaf(s: JsonSchema, v: Any, depth: int) -> str | None:
         return _list(s, v, depth)
     if kind == "object":
         return _map(s, v, depth)
-    raise ValueError(f"tuning.schema.json uses a schema this reader does not know: {s}")
+    raise ValueError(f"a schema of this package uses a node this reader does not know: {s}")
 
 
 def _list(s: JsonSchema, v: Any, depth: int) -> str | None:
@@ -147,13 +150,30 @@ def _map(s: JsonSchema, v: Any, depth: int) -> str | None:
     return f"key(s) {bad} invalid: {_leaf(values, v[bad[0]], depth + 1)}" if bad else None
 
 
-def _unknown_key(path: str, key: str, known: list[str]) -> str:
+#: What the unknown-key message of the tuning document adds (another schema names its own apiVersion).
+UNKNOWN_KEY_NOTE = f"this runtime reads {API_VERSION}, so a newer planner may have written it"
+
+
+def _unknown_key(path: str, key: str, known: list[str], note: str) -> str:
     hint = difflib.get_close_matches(key, known, n=1)
     fix = f"did you mean {hint[0]!r}?" if hint else f"known keys: {', '.join(sorted(known))}"
-    return f"{key_path(path, key)}: unknown key ({fix}); this runtime reads {API_VERSION}, so a newer planner may have written it"
+    return f"{key_path(path, key)}: unknown key ({fix}); {note}"
 
 
-def _validate(value: Any, schema: JsonSchema, path: str, problems: list[str], depth: int = 0) -> None:
+def _objects(value: Any, field: JsonSchema, path: str, problems: list[str], depth: int, note: str) -> None:
+    """A list whose items are objects with named keys: its length, then each item as an object (``path[i].key``)."""
+    minimum = field.get("minItems", 0)
+    if not isinstance(value, list) or len(value) < minimum:
+        problems.append(f"{path}: expected a list of at least {minimum} item(s), got {_describe(value)}")
+        return
+    for i, item in enumerate(value):
+        _validate(item, field["items"], key_path(path, i), problems, depth + 1, note=note)
+
+
+def _validate(value: Any, schema: JsonSchema, path: str, problems: list[str], depth: int = 0, *, note: str = UNKNOWN_KEY_NOTE) -> None:
+    """Appends every problem of ``value`` (an object) against ``schema`` to ``problems``, each naming its key path
+    under ``path``. ``note`` ends the unknown-key message: it names the apiVersion ``schema`` defines (default: the
+    tuning document's)."""
     if depth > MAX_DEPTH:
         problems.append(f"{path}: nested deeper than {MAX_DEPTH} levels")
         return
@@ -163,14 +183,17 @@ def _validate(value: Any, schema: JsonSchema, path: str, problems: list[str], de
     properties: Mapping[str, JsonSchema] = schema["properties"]
     for key in sorted(value, key=str):
         if key not in properties:
-            problems.append(_unknown_key(path, str(key), list(properties)))
+            problems.append(_unknown_key(path, str(key), list(properties), note))
     for key, field in properties.items():
         where = key_path(path, key)
+        items = field.get("items", {})
         if key not in value:
             if key in schema.get("required", []):
                 problems.append(f"{where}: required key is missing")
         elif field.get("type") == "object" and "properties" in field:
-            _validate(value[key], field, where, problems, depth + 1)
+            _validate(value[key], field, where, problems, depth + 1, note=note)
+        elif field.get("type") == "array" and items.get("type") == "object" and "properties" in items:
+            _objects(value[key], field, where, problems, depth + 1, note)
         else:
             err = _leaf(field, value[key], depth + 1)
             if err:

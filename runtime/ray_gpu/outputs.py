@@ -40,7 +40,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -413,12 +413,22 @@ def staged_output(
 
 # ---- Ray Data ----------------------------------------------------------------------------------------------
 def write_parquet(
-    ds: Any, uri: str, *, keep_runs: int = KEEP_RUNS, expected_rows: int | None = None, metadata: Mapping[str, Any] | None = None, **write_kwargs: Any
+    ds: Any,
+    uri: str,
+    *,
+    keep_runs: int = KEEP_RUNS,
+    expected_rows: int | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    on_written: Callable[[Any], None] | None = None,
+    **write_kwargs: Any,
 ) -> CommittedRun:
     """Writes a Ray Dataset to the output ``uri`` as a new committed run (``ds.write_parquet`` into staging, then
     :meth:`StagedOutput.commit`); replaces ``ds.write_parquet(uri, mode="overwrite")``, which deletes the previous
     results before the new ones exist. Returns the committed run (rows counted from the written files).
 
+    :param on_written: called once the run is committed, with the Dataset object that wrote (``ds``, or the dataset
+        a test hook wrapped it in), whose execution stats are what the write ran (``ray_gpu.run_record.stats_summary``);
+        not called when the write or the commit fails, and an error it raises leaves the run committed
     :param write_kwargs: passed to ``Dataset.write_parquet`` (not ``mode``: every run writes a new folder)
     :raises OutputError: as :meth:`StagedOutput.commit`; a failed write commits nothing
     """
@@ -426,6 +436,9 @@ def write_parquet(
         raise ValueError("write_parquet writes every run to a new folder: drop mode=")
     with staged_output(uri, keep_runs=keep_runs, expected_rows=expected_rows, metadata=metadata) as staged:
         log.info("writing run %s to %s (committed when the write completes)", staged.run_id, staged.staging_uri)
-        interruptions.hold_write(ds).write_parquet(staged.staging_uri, **write_kwargs)
+        writer = interruptions.hold_write(ds)
+        writer.write_parquet(staged.staging_uri, **write_kwargs)
     assert staged.committed is not None  # staged_output committed it
+    if on_written is not None:
+        on_written(writer)
     return staged.committed

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import ray_gpu
+from ray_gpu import run_record
 from ray_gpu.examples import common
 
 SMOKE_FILES = 8
@@ -27,11 +28,12 @@ SMOKE_TOKENS = 32
 def extra(parser: Any) -> None:
     parser.add_argument("--smoke-rows", type=int, default=20_000, help="--smoke: rows to synthesize, at most the plan's rowsToRead")
     parser.add_argument("--smoke-text-chars", type=int, default=7000, help="--smoke: characters per row")
+    parser.add_argument("--smoke-files", type=int, default=SMOKE_FILES, help="--smoke: parquet files to write the rows into")
 
 
 def synthesize(path: str, rows: int, chars: int, files: int = SMOKE_FILES) -> str:
     """Writes ``rows`` rows of synthetic text as parquet, in ``files`` files of small row groups."""
-    marker = os.path.join(path, f"_rows_{rows}_chars_{chars}")
+    marker = os.path.join(path, f"_rows_{rows}_chars_{chars}_files_{files}")
     if os.path.exists(marker):
         return path
     os.makedirs(path, exist_ok=True)
@@ -47,13 +49,17 @@ def synthesize(path: str, rows: int, chars: int, files: int = SMOKE_FILES) -> st
     return path
 
 
-def byte_tokens(batch: dict[str, Any], max_length: int) -> dict[str, Any]:
-    """Smoke tokenizer: the first UTF-8 bytes of each text as token ids (like ByT5), vectorised."""
-    ids: Any = np.zeros((len(batch["text"]), max_length), dtype=np.int64)
-    for i, t in enumerate(batch["text"]):
-        b = np.frombuffer(t[:max_length].encode()[:max_length], dtype=np.uint8)
-        ids[i, : len(b)] = b.astype(np.int64) % (common.SMOKE_VOCAB - 4) + 4
-    return {**common.ids_of(batch), "input_ids": ids, "attention_mask": (ids > 0).astype(np.int64)}
+class Tokenize:
+    """The CPU preprocessing: texts to token ids, with the model's tokenizer (``tokenizer(texts, max_length)``; for
+    smoke runs ``common.HashTokenizer``, which like a fast tokenizer reads each whole text before truncating it, so its
+    cost grows with the text as the real one's does). A named callable object, so Ray Data runs it as tasks and names
+    its operator ``MapBatches(Tokenize)``: the preprocess stage of the run record."""
+
+    def __init__(self, max_length: int, tokenizer: Any):
+        self.max_length, self.tokenizer = max_length, tokenizer
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        return {**common.ids_of(batch), **self.tokenizer(list(batch["text"]), self.max_length)}
 
 
 class Embedder:
@@ -114,23 +120,34 @@ def main() -> None:
     output = tuning.output_path()
     if args.smoke:
         rows = min(args.smoke_rows, rows or args.smoke_rows)
-        uri, fmt = synthesize(os.path.join(tuning.storage_root(), "smoke-data", tuning.name), rows, args.smoke_text_chars), "parquet"
-        max_length = SMOKE_TOKENS
-        preprocess = lambda b: byte_tokens(b, max_length)  # noqa: E731
+        folder = os.path.join(tuning.storage_root(), "smoke-data", tuning.name)
+        uri, fmt = synthesize(folder, rows, args.smoke_text_chars, args.smoke_files), "parquet"
+        preprocess = Tokenize(SMOKE_TOKENS, common.HashTokenizer())
     else:
         uri, fmt = data["uri"], data["format"]
-        tok, max_length = common.tokenizer(tuning.model, False), tuning.knob("sequenceLength")
-        preprocess = lambda b: {**common.ids_of(b), **tok(list(b["text"]), max_length)}  # noqa: E731
+        preprocess = Tokenize(tuning.knob("sequenceLength"), common.tokenizer(tuning.model, False))
     ds = pipeline(tuning, common.read_dataset(fmt, uri), rows, preprocess, args.smoke)
     tuning.report()
-    started = time.time()
+    spilled_before = run_record.spilled_bytes()
+    writers: list[Any] = []
+    started = time.perf_counter()
     # A new committed run under the output: the previous results stay until this write has completed.
-    run = ray_gpu.write_parquet(ds, output, metadata={"workload": tuning.name, "model": tuning.model})
-    print(
-        f"ray-gpu example: embedded {run.total_rows} rows into {run.uri} ({len(run.files)} files, run {run.run_id}, committed) in {time.time() - started:.1f}s",
-        flush=True,
-    )
+    run = ray_gpu.write_parquet(ds, output, metadata={"workload": tuning.name, "model": tuning.model}, on_written=writers.append)
+    wall = time.perf_counter() - started
+    print(f"ray-gpu example: embedded {run.total_rows} rows into {run.uri} ({len(run.files)} files, run {run.run_id}, committed) in {wall:.1f}s", flush=True)
     print(ds.stats(), flush=True)
+    record(tuning, writers[0], wall, run.total_rows, spilled_before)
+
+
+def record(tuning: Any, writer: Any, wall_seconds: float, rows: int, spilled_before: int) -> None:
+    """Writes the run record: each operator's stats with the slots of its stage (read and write: the cluster's
+    CPUs; preprocess and gpu: the planned task and actor pools), and the object store's capacity and spill."""
+    import ray
+
+    cpus, pool = int(ray.cluster_resources().get("CPU", 1)), tuning.document["actorPool"]
+    slots = {"read": cpus, "write": cpus, "preprocess": pool["preprocessConcurrency"], "gpu": pool["actorPoolSize"]}
+    data = run_record.data_section(run_record.stats_summary(writer), wall_seconds=wall_seconds, rows=rows, slots=slots, gpu_udf=Embedder.__name__)
+    run_record.write(tuning, data=data, objectStore=run_record.object_store_section(spilled_before))
 
 
 if __name__ == "__main__":

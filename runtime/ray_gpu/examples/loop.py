@@ -19,7 +19,7 @@ import ray
 import ray.train
 from ray.train.torch import TorchConfig, TorchTrainer
 
-from .. import interruptions
+from .. import interruptions, run_record
 from ..data_position import (
     ROW_ID_COLUMN,
     DataPosition,
@@ -196,6 +196,30 @@ def _per(total: int, count: int) -> float | int:
     return total // count if count and total % count == 0 else total / max(1, count)
 
 
+def _measured(telemetry: StepTelemetry) -> list[dict[str, Any]]:
+    """Every worker's :class:`StepTelemetry` summary and peak GPU memory in GiB (None without CUDA), gathered from
+    all ranks (a collective: every rank calls it at the same step), for the driver's run record."""
+    import torch
+    import torch.distributed as dist
+
+    mine = {**telemetry.summary(), "peakGiB": torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None}
+    if not (dist.is_available() and dist.is_initialized()):
+        return [mine]
+    everyone: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(everyone, mine)
+    return everyone
+
+
+def _record(tuning: Tuning, metrics: dict[str, Any]) -> None:
+    """Writes the run record from what the workers measured (the last report's ``workers``); a run that reported
+    no final step (it resumed at its end) has nothing measured and writes none."""
+    workers = metrics.get("workers")
+    if not workers:
+        return
+    peaks = run_record.gpu_memory_section(w["peakGiB"] for w in workers if w.get("peakGiB") is not None)
+    run_record.write(tuning, train=run_record.train_section(workers), gpuMemory=peaks)
+
+
 #: ``torch.optim.AdamW`` flags per planned ``optimizerStep`` (the memory plan counts each one's temporaries). Fused
 #: kernels need CUDA tensors here, so the CPU stand-in steps a fused plan one parameter at a time.
 OPTIMIZER_STEP_FLAGS: dict[str, dict[str, bool]] = {
@@ -317,6 +341,8 @@ def _train_loop(cfg: dict[str, Any]) -> None:
         if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
             # What the workers really ran (counted by hooks), for the driver to compare with the plan.
             metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **built.observed.ran()}
+            if step == cfg["steps"]:
+                metrics["workers"] = _measured(telemetry)  # the run record's train and GPU memory (driver: _record)
             _log_position(batches.position, step, trained_ids, resumed_from)
             _save(step, metrics, engine, model, optimizer, batches.position, cfg)
             trained_ids = []
@@ -381,6 +407,7 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     ran = {k: metrics.get(k) for k in RAN_KEYS}
     print(f"ray-gpu example: ran with {json.dumps(ran, sort_keys=True)}", flush=True)
     print(f"ray-gpu example: finished at step {metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
+    _record(tuning, metrics)
     return result
 
 

@@ -17,12 +17,19 @@ import {
 import type { ConfigMap, RayJob } from "../../../workloads/k8s/types";
 import { planStack } from "../../../workloads/stack";
 import { BEGIN, END } from "../../../scripts/generate";
+import { runRecordJsonSchema } from "../../../core/tune/run-record";
 import { repoRoot, repoStack, runtime } from "../../helpers/fixtures";
 
 describe("the runtime contract, defined once", () => {
   it("ships the JSON Schema generated from the definition (run npm run generate after changing it)", () => {
     expect(readFileSync(join(repoRoot, "runtime/ray_gpu/tuning.schema.json"), "utf8")).toBe(
       stableJson(tuningJsonSchema()),
+    );
+  });
+
+  it("ships the run record's JSON Schema generated from its definition (npm run generate)", () => {
+    expect(readFileSync(join(repoRoot, "runtime/ray_gpu/run_record.schema.json"), "utf8")).toBe(
+      stableJson(runRecordJsonSchema()),
     );
   });
 
