@@ -10,6 +10,7 @@ import { registerDiff } from "./diff/command";
 import { registerPreview } from "./preview/command";
 import { registerRender } from "./render/command";
 import { registerReport } from "./report/command";
+import { registerTune } from "./tune/command";
 import { describeErrno, isErrnoError } from "./input/file";
 import { defaultIo, EXIT, UsageError, type CommandContext, type Io } from "./io";
 
@@ -32,6 +33,7 @@ function build(io: Io, setCode: (c: number) => void): Command {
   registerPreview(program, ctx);
   registerDiff(program, ctx);
   registerReport(program, ctx);
+  registerTune(program, ctx);
   program.hook("preAction", () => setCode(EXIT.ok));
   return program;
 }

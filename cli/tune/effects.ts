@@ -1,0 +1,37 @@
+/** The planned values a re-plan changes, named as `ray-gpu plan` shows them. */
+import { GIB, MIB } from "../../core/quantity";
+import type { DataJobTuning } from "../../workloads/kinds/api/plans";
+import type { WorkloadPlan } from "../../workloads/workload";
+
+/** One planned value before and after the re-plan, in its unit. */
+export interface Effect {
+  readonly key: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+/** The values a tune change can move, each with how it reads. */
+function plannedValues(plan: WorkloadPlan): Record<string, string> {
+  const out: Record<string, string> = { "memory.requiredGiB": `${plan.memory.memory.requiredGiB} GiB` };
+  const tuning: object = plan.tuning;
+  if ("data" in tuning) {
+    const { pool, data } = (tuning as DataJobTuning).data;
+    out["actorPool.preprocessConcurrency"] = `${pool.preprocessConcurrency} tasks`;
+    out["actorPool.batchSize"] = `${pool.batchSize} rows`;
+    out["data.blockSizeBytes"] = `${(data.blockSizeBytes / MIB).toFixed(1)} MiB`;
+    out["data.workingSetBytes"] = `${(data.workingSetBytes / GIB).toFixed(2)} GiB`;
+  }
+  const knobs: object = plan.memory.knobs;
+  for (const k of ["microBatchSize", "gradientAccumulationSteps"] as const)
+    if (k in knobs) out[`knobs.${k}`] = String((knobs as Record<string, number>)[k]);
+  return out;
+}
+
+/** Every planned value that differs between two plans of one workload. */
+export function expectedEffects(before: WorkloadPlan, after: WorkloadPlan): Effect[] {
+  const a = plannedValues(before);
+  const b = plannedValues(after);
+  return Object.keys(a)
+    .filter((k) => a[k] !== b[k])
+    .map((key) => ({ key, before: a[key]!, after: b[key]! }));
+}

@@ -1,0 +1,66 @@
+/**
+ * What `ray-gpu tune` knows of the plan a run came from: the values it applied, what it would pick were the workload to
+ * set nothing, and the workload's own settings of the fields `tune` may change.
+ */
+import type { StackConfig } from "../../core/config/stack";
+import { GIB } from "../../core/quantity";
+import type { DataFacts, TrainFacts, TunableField, TuneFacts } from "../../core/tune/diagnose";
+import type { DataJobTuning } from "../../workloads/kinds/api/plans";
+import {
+  RAY_DATA_OBJECT_STORE_FRACTION,
+  TASKS_IN_FLIGHT_PER_ACTOR,
+  WORKING_SET_TARGET,
+} from "../../workloads/kinds/ray-data/tune";
+import type { WorkloadPlan } from "../../workloads/workload";
+
+/** Every field `tune` may change: one table, which `facts` and the stack edit both read. */
+export const TUNABLE_FIELDS: readonly TunableField[] = [
+  "preprocessConcurrency",
+  "batchSize",
+  "blockSizeMiB",
+  "microBatchSize",
+];
+
+/** The workload's own settings of the tunable fields, as its entry gives them. */
+export function settingsOf(config: StackConfig, name: string): Partial<Record<TunableField, number>> {
+  const spec = config.workloads.find((w) => w.name === name) as Partial<Record<TunableField, unknown>> | undefined;
+  const set: Partial<Record<TunableField, number>> = {};
+  for (const field of TUNABLE_FIELDS) if (typeof spec?.[field] === "number") set[field] = spec[field];
+  return set;
+}
+
+function dataTuningOf(plan: WorkloadPlan): DataJobTuning | undefined {
+  const tuning: object = plan.tuning;
+  return "data" in tuning ? (tuning as DataJobTuning) : undefined;
+}
+
+function dataFacts(plan: WorkloadPlan, defaults: WorkloadPlan): DataFacts | undefined {
+  const tuning = dataTuningOf(plan);
+  const plain = dataTuningOf(defaults);
+  if (!tuning || !plain) return undefined;
+  const { pool, data } = tuning.data;
+  const worker = plan.shape.worker;
+  return {
+    planned: {
+      actorPoolSize: pool.actorPoolSize,
+      preprocessConcurrency: pool.preprocessConcurrency,
+      batchSize: pool.batchSize,
+      blockSizeBytes: data.blockSizeBytes,
+    },
+    defaults: { preprocessConcurrency: plain.data.pool.preprocessConcurrency, batchSize: plain.data.pool.batchSize },
+    blocksInFlight: 2 * (pool.preprocessConcurrency + pool.actorPoolSize * TASKS_IN_FLIGHT_PER_ACTOR),
+    workingSetShare: RAY_DATA_OBJECT_STORE_FRACTION * WORKING_SET_TARGET,
+    plannedStoreBytes: worker.replicas * worker.objectStoreGiB * GIB,
+  };
+}
+
+function trainFacts(plan: WorkloadPlan): TrainFacts | undefined {
+  const knobs: object = plan.memory.knobs;
+  if (!("microBatchSize" in knobs)) return undefined;
+  return { microBatchSize: knobs.microBatchSize as number, usableGiB: plan.memory.memory.usableGiB };
+}
+
+/** The facts of `plan`, with `defaults` the same workload planned without its own settings. */
+export function tuneFacts(plan: WorkloadPlan, defaults: WorkloadPlan, set: TuneFacts["set"]): TuneFacts {
+  return { workload: plan.name, set, data: dataFacts(plan, defaults), train: trainFacts(plan) };
+}

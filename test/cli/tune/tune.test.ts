@@ -1,0 +1,152 @@
+/**
+ * `ray-gpu tune` through the CLI, on a copy of the levers stack: the bound named, the change written as a one-line
+ * edit of the stack file, a healthy run left alone, and a record of another plan refused.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { planStackFile } from "../../../cli/input/stack-file";
+import { RUN_RECORD_API_VERSION } from "../../../core/tune/run-record";
+import { repoRoot, runtime } from "../../helpers/fixtures";
+import { runMain } from "../../helpers/run-main";
+
+const LEVERS = readFileSync(join(repoRoot, "runtime/e2e/levers-stack/Pulumi.levers.yaml"), "utf8");
+const MIB = 2 ** 20;
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A folder holding the levers stack with `edit` made to its text. */
+function stack(edit: (text: string) => string = (t) => t): string {
+  const dir = mkdtempSync(join(tmpdir(), "tune-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "Pulumi.levers.yaml"), edit(LEVERS));
+  return dir;
+}
+
+/** The plan digest the tuning document of `workload` carries. */
+function digestOf(dir: string, workload: string): string {
+  const { plan } = planStackFile(dir, "levers", { runtime });
+  const cm = plan.objects.find((o) => o.workload === workload)!.objects.find((o) => o.kind === "ConfigMap")!;
+  return JSON.parse((cm as { data: Record<string, string> }).data["tuning.json"]!).workload.planDigest;
+}
+
+/** A record of levers-embed: the preprocessing and GPU stages busy for the given seconds of a 100 s run. */
+function record(dir: string, busy: { preprocess: number; gpu: number; preprocessSlots: number }, spilled = 0) {
+  const op = (name: string, stage: string, slots: number, busySeconds: number) => ({
+    name,
+    stage,
+    slots,
+    tasks: 16,
+    busySeconds,
+    rowsOut: 16000,
+    maxBlockBytes: 4 * MIB,
+  });
+  const file = join(dir, "run.json");
+  const doc = {
+    apiVersion: RUN_RECORD_API_VERSION,
+    kind: "RunRecord",
+    workload: {
+      name: "levers-embed",
+      kind: "EmbeddingPipeline",
+      environment: "prod",
+      planDigest: digestOf(dir, "levers-embed"),
+    },
+    source: "runtime",
+    recordedAt: "2026-12-03T16:00:00Z",
+    data: {
+      wallSeconds: 100,
+      rows: 16000,
+      operators: [
+        op("ReadParquet", "read", 16, 20),
+        op("MapBatches(Tokenize)", "preprocess", busy.preprocessSlots, busy.preprocess),
+        op("MapBatches(Embedder)", "gpu", 8, busy.gpu),
+      ],
+    },
+    objectStore: { capacityBytes: 256 * MIB, spilledBytes: spilled },
+  };
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
+const tune = (dir: string, ...args: string[]) => runMain(["tune", "-C", dir, "--stack", "levers", ...args]);
+const withSetting = (line: string) => (text: string) =>
+  text.replace("      name: levers-embed\n", `      name: levers-embed\n      ${line}\n`);
+
+describe("ray-gpu tune", () => {
+  it("names a starved preprocessing pool and writes the plan's own size back as a one-line edit", async () => {
+    const dir = stack(withSetting("preprocessConcurrency: 1 # starved on purpose"));
+    const before = readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8");
+    const run = record(dir, { preprocess: 97, gpu: 150, preprocessSlots: 1 });
+    const r = await tune(dir, "--from", run, "--write");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Bound by preprocessing (the CPU tasks that tokenize).");
+    expect(r.out).toContain("MapBatches(Tokenize): 1 slot busy 97% of the 100.0 s run");
+    expect(r.out).toMatch(/actorPool\.preprocessConcurrency: 1 tasks -> \d+ tasks/);
+    expect(r.out).toContain("-  preprocessConcurrency: 1");
+    const after = readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8");
+    expect(after).toBe(before.replace("      preprocessConcurrency: 1 # starved on purpose\n", ""));
+    // The same record again: the stack's plan is no longer the run's.
+    const again = await tune(dir, "--from", run);
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(
+      /refusing to tune levers-embed: the run's plan is sha256:\w+, .* the stack changed since the run/,
+    );
+  });
+
+  it("names blocks so large the store spilled and sets the block size the measured store fits", async () => {
+    const dir = stack(withSetting("blockSizeMiB: 64"));
+    const r = await tune(
+      dir,
+      "--from",
+      record(dir, { preprocess: 500, gpu: 700, preprocessSlots: 16 }, 900 * MIB),
+      "--json",
+      "--write",
+    );
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.out);
+    expect(result.diagnosis.stage).toBe("objectStore");
+    const change = result.diagnosis.changes[0];
+    expect(change).toMatchObject({ field: "blockSizeMiB", from: 64 });
+    expect(change.to).toBeLessThan(64);
+    expect(result.diff.slice(2)).toEqual(["-  blockSizeMiB: 64", `+  blockSizeMiB: ${change.to}`]);
+    expect(readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8")).toContain(`      blockSizeMiB: ${change.to}\n`);
+  });
+
+  it("proposes no change for a healthy run of the plan's own settings, and writes nothing", async () => {
+    const dir = stack();
+    const r = await tune(dir, "--from", record(dir, { preprocess: 800, gpu: 760, preprocessSlots: 39 }), "--write");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Healthy: the GPU stage bounds the job, at the plan's own settings.");
+    expect(r.out).toContain("No change proposed.");
+    expect(readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8")).toBe(LEVERS);
+  });
+
+  it("refuses a record of another workload kind or environment", async () => {
+    const dir = stack();
+    const file = record(dir, { preprocess: 1, gpu: 1, preprocessSlots: 1 });
+    const doc = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...doc, workload: { ...doc.workload, kind: "BatchInference", environment: "dev" } }),
+    );
+    const r = await tune(dir, "--from", file);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      "refusing to tune levers-embed: the record is of kind BatchInference, levers-embed is of kind EmbeddingPipeline; the record is of a dev run",
+    );
+  });
+
+  it("refuses a malformed record with every problem and its key path", async () => {
+    const dir = stack();
+    const file = join(dir, "bad.json");
+    writeFileSync(file, JSON.stringify({ apiVersion: "v0", kind: "RunRecord", source: "runtime", extra: 1 }));
+    const r = await tune(dir, "--from", file);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${file}: apiVersion`);
+    expect(r.err).toContain(`${file}: workload`);
+    expect(r.err).toContain(`${file}: extra: unknown key`);
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+});
