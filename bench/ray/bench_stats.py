@@ -145,3 +145,25 @@ def markdown(report: dict[str, Any]) -> str:
             cells += [_number(row["medianA"], row["unit"]), _number(row["medianB"], row["unit"]), _number(row["ratioBtoA"], "x"), verdict(row), seen]
             lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def bench_report(ray_version: str, runs: int, measures: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """The bench's report: the date, Ray's version, the machine, the runs a side and every measure."""
+    import datetime as dt
+    import platform
+
+    machine = {"cpus": os.cpu_count(), "python": platform.python_version()}
+    return {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"), "ray": ray_version, "machine": machine, **extra, "runsPerSide": runs, "measures": measures}
+
+
+def write_report(folder: str, stem: str, report: dict[str, Any], table: str) -> None:
+    """Writes ``<stem>.json`` and ``<stem>.md`` into ``folder`` and prints the table."""
+    import json
+
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"{stem}.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2)
+    with open(os.path.join(folder, f"{stem}.md"), "w", encoding="utf-8") as f:
+        f.write(table)
+    print("\n" + table, flush=True)
+    print(f"bench:ray: wrote {folder}/{stem}.json and {stem}.md", flush=True)

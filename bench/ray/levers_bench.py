@@ -9,17 +9,14 @@ never fails on a number (exit 1 only when a measure could not run)."""
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import os
-import platform
 import statistics
 import sys
 import time
 from typing import Any
 
 import bench_udfs
-from bench_stats import Measure, Metric, Side, markdown, run_measure, summary
+from bench_stats import Measure, Metric, Side, bench_report, markdown, run_measure, summary, write_report
 from levers_data import dataset
 from levers_lab import Lab, on_nodes, planned_nodes
 from levers_train import TrainRun, train
@@ -202,22 +199,9 @@ def main() -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     only = set(args.only.split(",")) if args.only else None
     measures = on_nodes(planned_nodes(lab, "levers-embed", BENCH_STORE_BYTES), lambda: bench(lab, args.runs, only), pythonpath=(here,))
-    report = {
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
-        "ray": ray.__version__,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-        "cluster": f"the levers stack's head and one worker pod as Ray nodes (16 logical CPUs, logical GPUs), a {BENCH_STORE_BYTES >> 20} MiB worker store",
-        "runsPerSide": args.runs,
-        "measures": measures,
-    }
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "levers.json"), "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2)
-    table = markdown(report)
-    with open(os.path.join(args.out, "levers.md"), "w", encoding="utf-8") as f:
-        f.write(table)
-    print("\n" + table, flush=True)
-    print(f"bench:ray: wrote {args.out}/levers.json and levers.md", flush=True)
+    cluster = f"the levers stack's head and one worker pod as Ray nodes (16 logical CPUs, logical GPUs), a {BENCH_STORE_BYTES >> 20} MiB worker store"
+    report = bench_report(ray.__version__, args.runs, measures, cluster=cluster)
+    write_report(args.out, "levers", report, markdown(report))
     return 1 if any("error" in m for m in measures) else 0
 
 

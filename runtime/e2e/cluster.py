@@ -37,6 +37,8 @@ class LocalCluster:
     job: dict[str, Any]
     objects: dict[str, dict[str, Any]]
     workdir: str
+    #: Each node's planned object store is divided by this (the tune loop shrinks it further, to the store it tunes to).
+    store_scale: int = OBJECT_STORE_SCALE
     adjustments: list[str] = field(default_factory=list)
     mounts: dict[str, str] = field(default_factory=dict)
     #: The running nodes, once ``start()`` ran.
@@ -121,9 +123,9 @@ class LocalCluster:
 
     def _scaled_store(self, node: NodeSpec) -> str:
         planned = int(node.params["object-store-memory"])
-        local = max(MIN_OBJECT_STORE_BYTES, planned // OBJECT_STORE_SCALE)
+        local = max(MIN_OBJECT_STORE_BYTES, planned // self.store_scale)
         self.adjustments.append(
-            f"{node.group}: object-store-memory {planned} -> {local} (1/{OBJECT_STORE_SCALE}: {_gib(planned)} GiB does not fit this machine's RAM)"
+            f"{node.group}: object-store-memory {planned} -> {local} (1/{self.store_scale}: {_gib(planned)} GiB does not fit this machine's RAM)"
         )
         return str(local)
 

@@ -16,9 +16,10 @@ from job_log import APPLIED, RAN_WITH, last
 from nodes import Spill
 from spill_control import ControlResult, SpillControl
 
-#: What a run checks (``--checks``): each job's run, the committed-outputs experiment of embedding jobs, and the
-#: kill-and-resume experiment of training jobs (model, optimizer and data position).
-CHECKS = ("jobs", "outputs", "resume")
+#: What a run checks (``--checks``): each job's run, the committed-outputs experiment of embedding jobs, the
+#: kill-and-resume experiment of training jobs (model, optimizer and data position), and ``ray-gpu tune`` on bad
+#: runs of the tune stack's embedding job (``test_tune_loop.py``).
+CHECKS = ("jobs", "outputs", "resume", "tune")
 #: The tests' parameters, each a RayJob name (``Harness.parameter``, ``conftest.py``).
 PARAMETERS = ("job_name", "training_job_name", "embedding_job_name", "outputs_job", "resume_job")
 

@@ -20,14 +20,14 @@ def job_dir(work: str, label: str) -> str:
     return os.path.join(work, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-"))
 
 
-def local_tuning(cluster: LocalCluster, name: str) -> dict[str, Any]:
+def local_tuning(cluster: LocalCluster, name: str, check_working_set: bool = True) -> dict[str, Any]:
     """The tuning file as mounted locally. A data job's working set must fit Ray Data's default share (50%) of the
     scaled object store, as it fits the real one: otherwise the local run would test a different plan."""
     from cluster import MIN_OBJECT_STORE_BYTES, OBJECT_STORE_SCALE
 
     with open(os.path.join(cluster.mounts["/etc/ray-gpu"], "tuning.json"), encoding="utf-8") as f:
         doc: dict[str, Any] = json.load(f)
-    if "data" in doc:
+    if "data" in doc and check_working_set:
         worker = cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
         store = max(MIN_OBJECT_STORE_BYTES, int(worker["rayStartParams"]["object-store-memory"]) // OBJECT_STORE_SCALE)
         if doc["data"]["workingSetBytes"] > store * worker["replicas"] // 2:
@@ -61,15 +61,18 @@ def runtime_env(job: dict[str, Any], cluster: LocalCluster) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def started_cluster(name: str, job: dict[str, Any], objects: dict[str, Any], jobdir: str, storage: str) -> Iterator[tuple[LocalCluster, dict[str, Any]]]:
+def started_cluster(
+    name: str, job: dict[str, Any], objects: dict[str, Any], jobdir: str, storage: str, store_scale: int | None = None
+) -> Iterator[tuple[LocalCluster, dict[str, Any]]]:
     """The job's local cluster, started with ``storage`` as its bucket, and its tuning document; stopped (only its own
-    processes) when the block ends."""
-    cluster = LocalCluster(job, objects, jobdir)
+    processes) when the block ends. ``store_scale`` shrinks the stores by another factor than the tests' and skips the
+    check that the plan's working set fits them: the tune loop runs plans on a store they were not made for."""
+    cluster = LocalCluster(job, objects, jobdir) if store_scale is None else LocalCluster(job, objects, jobdir, store_scale)
     # One compute thread per process: Ray would give each process as many as its logical CPUs, which here
     # oversubscribe 2 physical cores many times over.
     extra_env = {"RAY_GPU_CPU_STANDIN": "1", "RAY_GPU_STORAGE_PATH": storage, "OMP_NUM_THREADS": "1"}
     cluster.nodes()  # lay out the mounts
-    doc = local_tuning(cluster, name)
+    doc = local_tuning(cluster, name, check_working_set=store_scale is None)
     extra_env.update(runtime_env(job, cluster))
     cluster.adjustments.append(f"RAY_GPU_STORAGE_PATH={storage} (the bucket of a real stack)")
     cluster.adjustments.append(f"OMP_NUM_THREADS=1 ({os.cpu_count()} physical CPUs under many logical ones)")

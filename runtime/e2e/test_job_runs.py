@@ -5,10 +5,17 @@ have. Training jobs whose run is the kill-and-resume experiment's get these chec
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 from harness import Harness, JobRun, Variant
 from job_checks import check_ran_the_plan, unapplied
+from job_log import last
 from spill_control import SpillControl
+from tune_loop import REPO, cli
+
+from ray_gpu.run_record import RUN_RECORD_PREFIX
 
 
 def smoke_run(harness: Harness, name: str) -> JobRun:
@@ -51,3 +58,17 @@ def test_the_same_data_held_at_once_spills(harness: Harness, embedding_job_name:
     assert run.control is not None, run.tail()  # the control runs after a successful run only
     assert run.control.held_bytes > run.control.store_bytes, f"the dataset is not larger than the object stores: {run.control.stderr}"
     assert run.control.spilled_bytes > 0, "holding the whole dataset spilled nothing: the no-spill check cannot tell"
+
+
+def test_tune_changes_nothing_on_the_plans_own_run(harness: Harness, embedding_job_name: str) -> None:
+    """``ray-gpu tune`` on the record of the job's own run (its plan, nothing spilled): no change to propose."""
+    run = smoke_run(harness, embedding_job_name)
+    record = last(run.log, RUN_RECORD_PREFIX)
+    assert record is not None, f"the job wrote no run record: {run.tail()}"
+    path = os.path.join(harness.work, f"{embedding_job_name}-run-record.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(record, f)
+    done = cli("tune", "-C", str(REPO), "--stack", "dev", "--from", path, "--json")
+    assert done.returncode == 0, done.stderr
+    diagnosis = json.loads(done.stdout)["diagnosis"]
+    assert diagnosis["changes"] == [], diagnosis
