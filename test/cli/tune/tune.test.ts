@@ -150,3 +150,48 @@ describe("ray-gpu tune", () => {
     expect(r.err).not.toMatch(/\n\s+at /);
   });
 });
+
+describe("ray-gpu tune on a training run", () => {
+  /** A record of levers-train: its loop's wait for data and each worker's peak GPU memory. */
+  function trainRecord(dir: string, dataWaitFraction: number, peakGiB: number[]) {
+    const file = join(dir, "train.json");
+    const doc = {
+      apiVersion: RUN_RECORD_API_VERSION,
+      kind: "RunRecord",
+      workload: {
+        name: "levers-train",
+        kind: "TrainingJob",
+        environment: "prod",
+        planDigest: digestOf(dir, "levers-train"),
+      },
+      source: "runtime",
+      recordedAt: "2026-12-03T16:00:00Z",
+      train: { workers: 4, steps: 100, dataWaitFraction, samplesPerSecond: 30 },
+      gpuMemory: { peakGiB },
+    };
+    writeFileSync(file, JSON.stringify(doc));
+    return file;
+  }
+
+  it("halves the micro-batch of a run with no GPU memory headroom, keeping the global batch", async () => {
+    const dir = stack();
+    const r = await tune(dir, "--from", trainRecord(dir, 0.02, [18.2, 21.9, 20.0, 19.5]), "--json");
+    expect(r.err).toBe("");
+    const result = JSON.parse(r.out);
+    expect(result.diagnosis.stage).toBe("gpuMemory");
+    const [change] = result.diagnosis.changes;
+    expect(change.field).toBe("microBatchSize");
+    const micro = result.expected.find((e: { key: string }) => e.key === "knobs.microBatchSize");
+    const accumulation = result.expected.find((e: { key: string }) => e.key === "knobs.gradientAccumulationSteps");
+    expect(Number(micro.after)).toBe(change.to);
+    expect(Number(micro.after) * Number(accumulation.after)).toBe(Number(micro.before) * Number(accumulation.before));
+  });
+
+  it("names a loop that waits for data, without a change it cannot make", async () => {
+    const dir = stack();
+    const r = await tune(dir, "--from", trainRecord(dir, 0.35, [12, 12, 12, 12]));
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Bound by the DataLoader (the training loop waits for data).");
+    expect(r.out).toContain("No change proposed: the plan already gives the DataLoader every CPU");
+  });
+});
