@@ -48,6 +48,45 @@ describe("Ray Data tuning", () => {
     expect(large.tuning.data.pool).toMatchObject({ actorPoolSize: 4, gpusPerActor: 1 });
   });
 
+  it("keeps a pinned preprocessing pool and block size, and refuses ones the pods cannot hold, under their own paths", () => {
+    const embed = (extra: object) =>
+      new EmbeddingPipeline({
+        kind: "EmbeddingPipeline",
+        name: "e",
+        model: "BAAI/bge-large-en-v1.5",
+        gpus: 4,
+        ...extra,
+      });
+    const pinned = embed({ preprocessConcurrency: 3, blockSizeMiB: 4 }).plan(ctx("g5.12xlarge", 2));
+    expect(pinned.tuning.data.pool.preprocessConcurrency).toBe(3);
+    expect(pinned.tuning.data.data.blockSizeBytes).toBe(4 * 2 ** 20);
+    const cpusLeft = pinned.shape.worker.cpus - 4;
+    expect(() =>
+      embed({ preprocessConcurrency: cpusLeft + 1 }).plan({ ...ctx("g5.12xlarge", 2), path: "w[0]" }),
+    ).toThrow(
+      expect.objectContaining({
+        issues: [
+          expect.objectContaining({
+            path: "w[0].preprocessConcurrency",
+            value: cpusLeft + 1,
+            message: expect.stringContaining(`leaves ${cpusLeft}: set at most ${cpusLeft} or leave it out`),
+          }),
+        ],
+      }),
+    );
+    expect(() => embed({ blockSizeMiB: 1024 }).plan({ ...ctx("g5.12xlarge", 2), path: "w[0]" })).toThrow(
+      expect.objectContaining({
+        issues: [
+          expect.objectContaining({
+            path: "w[0].blockSizeMiB",
+            value: 1024,
+            message: expect.stringContaining("and spill: set a smaller block size or leave it out"),
+          }),
+        ],
+      }),
+    );
+  });
+
   it("feeds the actors with every other CPU of the worker pods", () => {
     const plan = new EmbeddingPipeline({
       kind: "EmbeddingPipeline",
