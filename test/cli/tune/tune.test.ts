@@ -2,34 +2,22 @@
  * `ray-gpu tune` through the CLI, on a copy of the levers stack: the bound named, the change written as a one-line
  * edit of the stack file, a healthy run left alone, and a record of another plan refused.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { planStackFile } from "../../../cli/input/stack-file";
 import { RUN_RECORD_API_VERSION } from "../../../core/tune/run-record";
-import { repoRoot, runtime } from "../../helpers/fixtures";
+import { repoRoot } from "../../helpers/fixtures";
 import { runMain } from "../../helpers/run-main";
+import { digestOf as digestIn, StackFolders, withLine } from "./helpers";
 
 const LEVERS = readFileSync(join(repoRoot, "runtime/e2e/levers-stack/Pulumi.levers.yaml"), "utf8");
 const MIB = 2 ** 20;
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const folders = new StackFolders();
+afterEach(() => folders.removeAll());
 
 /** A folder holding the levers stack with `edit` made to its text. */
-function stack(edit: (text: string) => string = (t) => t): string {
-  const dir = mkdtempSync(join(tmpdir(), "tune-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "Pulumi.levers.yaml"), edit(LEVERS));
-  return dir;
-}
-
-/** The plan digest the tuning document of `workload` carries. */
-function digestOf(dir: string, workload: string): string {
-  const { plan } = planStackFile(dir, "levers", { runtime });
-  const cm = plan.objects.find((o) => o.workload === workload)!.objects.find((o) => o.kind === "ConfigMap")!;
-  return JSON.parse((cm as { data: Record<string, string> }).data["tuning.json"]!).workload.planDigest;
-}
+const stack = (edit: (text: string) => string = (t) => t) => folders.make("levers", edit(LEVERS));
+const digestOf = (dir: string, workload: string) => digestIn(dir, "levers", workload);
 
 /** A record of levers-embed: the preprocessing and GPU stages busy for the given seconds of a 100 s run. */
 function record(dir: string, busy: { preprocess: number; gpu: number; preprocessSlots: number }, spilled = 0) {
@@ -70,8 +58,7 @@ function record(dir: string, busy: { preprocess: number; gpu: number; preprocess
 }
 
 const tune = (dir: string, ...args: string[]) => runMain(["tune", "-C", dir, "--stack", "levers", ...args]);
-const withSetting = (line: string) => (text: string) =>
-  text.replace("      name: levers-embed\n", `      name: levers-embed\n      ${line}\n`);
+const withSetting = (line: string) => (text: string) => withLine(text, "levers-embed", line);
 
 describe("ray-gpu tune", () => {
   it("names a starved preprocessing pool and writes the plan's own size back as a one-line edit", async () => {

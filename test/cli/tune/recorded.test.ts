@@ -1,0 +1,69 @@
+/**
+ * `ray-gpu tune` on runs recorded on real Ray (test/data/run-records: the tune stack's embedding job with each bad
+ * setting and as planned, and the dev stack's embedding job, run on local Ray clusters by runtime/e2e/tune_loop.py
+ * and test_job_runs.py on 2026-12-03). Each record's plan digest is the plan's at recording time; these tests are about
+ * the diagnosis of the numbers Ray measured, so the digest is set to the stack's current plan before tune reads it.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { repoRoot } from "../../helpers/fixtures";
+import { runMain } from "../../helpers/run-main";
+import { digestOf, StackFolders, withLine } from "./helpers";
+
+const TUNE_STACK = readFileSync(join(repoRoot, "runtime/e2e/tune-stack/Pulumi.tune.yaml"), "utf8");
+const RECORDS = join(repoRoot, "test/data/run-records");
+const folders = new StackFolders();
+afterEach(() => folders.removeAll());
+
+/** `tune --json` on the recorded run `name`, against `dir`'s `stack`, the record's digest set to the current plan's. */
+async function tuneRecorded(name: string, dir: string, stack: string) {
+  const record = JSON.parse(readFileSync(join(RECORDS, `${name}.json`), "utf8"));
+  record.workload.planDigest = digestOf(dir, stack, record.workload.name);
+  const file = join(dir, "run.json");
+  writeFileSync(file, JSON.stringify(record));
+  const r = await runMain(["tune", "-C", dir, "--stack", stack, "--from", file, "--json"]);
+  expect(r.err).toBe("");
+  return JSON.parse(r.out) as {
+    diagnosis: { stage: string; healthy: boolean; evidence: string[]; changes: { field: string; to?: number }[] };
+  };
+}
+
+describe("ray-gpu tune on runs recorded on real Ray", () => {
+  it.each([
+    ["starved-preprocessing", "preprocessConcurrency: 1", "preprocess", "preprocessConcurrency"],
+    ["tiny-batch", "batchSize: 4", "gpu", "batchSize"],
+    ["huge-blocks", "blockSizeMiB: 96", "objectStore", "blockSizeMiB"],
+  ])("%s: names the stage its setting (%s) binds, and changes that setting", async (name, line, stage, field) => {
+    const dir = folders.make("tune", withLine(TUNE_STACK, "embed-tune", line));
+    const { diagnosis } = await tuneRecorded(name, dir, "tune");
+    expect(diagnosis.stage).toBe(stage);
+    expect(diagnosis.changes.map((c) => c.field)).toEqual([field]);
+  });
+
+  it("sizes the blocks of the spilled run to the measured 160 MiB of stores", async () => {
+    const dir = folders.make("tune", withLine(TUNE_STACK, "embed-tune", "blockSizeMiB: 96"));
+    const { diagnosis } = await tuneRecorded("huge-blocks", dir, "tune");
+    // 40% of 160 MiB over 2 x (5 tasks + 2 actors x 2) = 18 blocks in flight: 3.6 MiB
+    expect(diagnosis.changes[0]!.to).toBe(3);
+    expect(diagnosis.evidence[1]).toBe("the cluster's object stores hold 0.16 GiB (the plan counted 13.00 GiB)");
+  });
+
+  it("shows the spill a starved pool queued up, beside the pool it undoes", async () => {
+    const dir = folders.make("tune", withLine(TUNE_STACK, "embed-tune", "preprocessConcurrency: 1"));
+    const { diagnosis } = await tuneRecorded("starved-preprocessing", dir, "tune");
+    expect(diagnosis.evidence.at(-1)).toMatch(/^also: 0\.06 GiB spilled to disk/);
+  });
+
+  it("proposes no change for the tune stack's job run as planned", async () => {
+    const dir = folders.make("tune", TUNE_STACK);
+    const { diagnosis } = await tuneRecorded("as-planned", dir, "tune");
+    expect(diagnosis.changes).toEqual([]);
+  });
+
+  it("proposes no change for the dev stack's embedding job run as planned", async () => {
+    const dir = folders.make("dev", readFileSync(join(repoRoot, "Pulumi.dev.yaml"), "utf8"));
+    const { diagnosis } = await tuneRecorded("dev-embed-chunks", dir, "dev");
+    expect(diagnosis.changes).toEqual([]);
+  });
+});
