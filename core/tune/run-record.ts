@@ -1,7 +1,8 @@
 /**
  * The run record: what one run of a workload measured, in the form `ray-gpu tune` reads. The runtime writes it when
  * the job ends (`ray_gpu.run_record`, validated against `runtime/ray_gpu/run_record.schema.json`, generated from this
- * one definition by `npm run generate`); `ray-gpu report --json` gives the same facts from Prometheus.
+ * one definition by `npm run generate`). `ray-gpu report` shows a run from Prometheus for a person; it has no plan
+ * digest and no per-operator busy time, so it writes no record.
  */
 import { z } from "zod";
 import { withoutSafeIntegerBounds } from "../json-schema";
@@ -18,7 +19,10 @@ const count = z.number().int().min(0);
 const seconds = z.number().min(0);
 const fraction = z.number().min(0).max(1);
 
-/** One Ray Data operator as its stats summary gives it (fused operators count as the last stage they hold). */
+/**
+ * One Ray Data operator as its stats summary gives it (fused operators count as the last stage they hold).
+ * @internal
+ */
 export const OperatorRecordSchema = z.strictObject({
   /** Ray Data's operator name, e.g. `MapBatches(Embedder)` or `ReadParquet->MapBatches(Tokenize)`. */
   name: z.string().min(1),
@@ -35,7 +39,10 @@ export const OperatorRecordSchema = z.strictObject({
   maxBlockBytes: count,
 });
 
-/** A Ray Data pipeline run. */
+/**
+ * A Ray Data pipeline run.
+ * @internal
+ */
 export const DataRecordSchema = z.strictObject({
   /** From the first read to the last write. */
   wallSeconds: z.number().positive(),
@@ -44,17 +51,23 @@ export const DataRecordSchema = z.strictObject({
   operators: z.array(OperatorRecordSchema).min(1),
 });
 
-/** A training loop run (the telemetry of every worker, `ray_gpu.telemetry`). */
+/**
+ * A training loop run (the telemetry of every worker, `ray_gpu.telemetry`).
+ * @internal
+ */
 export const TrainRecordSchema = z.strictObject({
   workers: z.number().int().min(1),
-  /** Steps of the slowest worker. */
+  /** Loop steps (micro-batches, as `StepTelemetry` counts them) of the slowest worker. */
   steps: count,
   /** Share of the loop's time spent waiting for the next batch, the largest over the workers. */
   dataWaitFraction: fraction,
   samplesPerSecond: z.number().min(0),
 });
 
-/** The cluster's object stores during the run. */
+/**
+ * The cluster's object stores during the run.
+ * @internal
+ */
 export const ObjectStoreRecordSchema = z.strictObject({
   /** Object-store memory of every node together (`ray.cluster_resources()`). */
   capacityBytes: z.number().int().min(1),
@@ -62,7 +75,10 @@ export const ObjectStoreRecordSchema = z.strictObject({
   spilledBytes: count,
 });
 
-/** Peak GPU memory (PyTorch's max allocated) per worker, in GiB, and what one GPU offers the job. */
+/**
+ * Peak GPU memory (PyTorch's max allocated) per worker, in GiB.
+ * @internal
+ */
 export const GpuMemoryRecordSchema = z.strictObject({
   peakGiB: z.array(z.number().min(0)).min(1),
 });
@@ -81,8 +97,8 @@ export const RunRecordSchema = z.strictObject({
     /** The tuning document's `workload.planDigest`: which plan ran. */
     planDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   }),
-  /** Who measured: the runtime in the job, or `ray-gpu report` from Prometheus. */
-  source: z.enum(["runtime", "prometheus"]),
+  /** Who measured: the runtime library in the job, the only source of version 1. */
+  source: z.enum(["runtime"]),
   /** When the run ended (RFC 3339). */
   recordedAt: z.string().min(1),
   data: DataRecordSchema.optional(),
@@ -91,10 +107,8 @@ export const RunRecordSchema = z.strictObject({
   gpuMemory: GpuMemoryRecordSchema.optional(),
 });
 
-/** A run record. */
-export type RunRecord = z.infer<typeof RunRecordSchema>;
-/** One operator of a run record. */
-export type OperatorRecord = z.infer<typeof OperatorRecordSchema>;
+// The plain types of these schemas, generated from them (scripts/public-types): the public API's, without zod.
+export type { OperatorRecord, RunRecord } from "./types";
 
 /** The JSON Schema the runtime validates its records with (`runtime/ray_gpu/run_record.schema.json`). */
 export function runRecordJsonSchema(): Record<string, unknown> {

@@ -165,7 +165,7 @@ def _broken(change: Any) -> dict[str, Any]:
         (lambda d: d["data"].update(wallSeconds=0), "data.wallSeconds", "expected a number > 0.0"),
         (lambda d: d["train"].update(dataWaitFraction=1.5), "train.dataWaitFraction", "expected a number in [0.0, 1.0]"),
         (lambda d: d["gpuMemory"].update(peakGiB=[-1]), "gpuMemory.peakGiB", "invalid"),
-        (lambda d: d.update(source="driver"), "source", "expected one of runtime, prometheus"),
+        (lambda d: d.update(source="driver"), "source", "expected one of runtime"),
         (lambda d: d.pop("recordedAt"), "recordedAt", "required key is missing"),
     ],
 )

@@ -106,6 +106,16 @@ const CONTRACT_TYPES: readonly PublicType[] = [
   contract("LoraSection", "LoraSectionSchema", "Adapter settings (LoRA fine-tuning)."),
 ];
 
+/** A run record type: written by the runtime, read by `ray-gpu tune`, so only the output side. */
+function record(name: string, schema: string, doc: string): PublicType {
+  return { name, module: "core/tune/run-record", schema, side: "output", doc };
+}
+
+const RUN_RECORD_TYPES: readonly PublicType[] = [
+  record("RunRecord", "RunRecordSchema", "What one run of a workload measured (`ray-gpu tune` reads it; run record v1)."),
+  record("OperatorRecord", "OperatorRecordSchema", "One Ray Data operator of a run record."),
+];
+
 export const PUBLIC_TYPE_FILES: readonly PublicTypesFile[] = [
   {
     path: "core/config/types.ts",
@@ -116,5 +126,10 @@ export const PUBLIC_TYPE_FILES: readonly PublicTypesFile[] = [
     path: "workloads/contract/types.ts",
     about: "The runtime contract's tuning document as plain TypeScript types.",
     types: CONTRACT_TYPES,
+  },
+  {
+    path: "core/tune/types.ts",
+    about: "The run record as plain TypeScript types.",
+    types: RUN_RECORD_TYPES,
   },
 ];
