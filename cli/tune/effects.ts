@@ -10,14 +10,16 @@ export interface Effect {
   readonly after: string;
 }
 
+const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+
 /** The values a tune change can move, each with how it reads. */
 function plannedValues(plan: WorkloadPlan): Record<string, string> {
   const out: Record<string, string> = { "memory.requiredGiB": `${plan.memory.memory.requiredGiB} GiB` };
   const tuning: object = plan.tuning;
   if ("data" in tuning) {
     const { pool, data } = (tuning as DataJobTuning).data;
-    out["actorPool.preprocessConcurrency"] = `${pool.preprocessConcurrency} tasks`;
-    out["actorPool.batchSize"] = `${pool.batchSize} rows`;
+    out["actorPool.preprocessConcurrency"] = count(pool.preprocessConcurrency, "task");
+    out["actorPool.batchSize"] = count(pool.batchSize, "row");
     out["data.blockSizeBytes"] = `${(data.blockSizeBytes / MIB).toFixed(1)} MiB`;
     out["data.workingSetBytes"] = `${(data.workingSetBytes / GIB).toFixed(2)} GiB`;
   }

@@ -70,7 +70,7 @@ describe("ray-gpu tune", () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain("Bound by preprocessing (the CPU tasks that tokenize).");
     expect(r.out).toContain("MapBatches(Tokenize): 1 slot busy 97% of the 100.0 s run");
-    expect(r.out).toMatch(/actorPool\.preprocessConcurrency: 1 tasks -> \d+ tasks/);
+    expect(r.out).toMatch(/actorPool\.preprocessConcurrency: 1 task -> \d+ tasks/);
     expect(r.out).toContain("-  preprocessConcurrency: 1");
     const after = readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8");
     expect(after).toBe(before.replace("      preprocessConcurrency: 1 # starved on purpose\n", ""));
