@@ -116,7 +116,7 @@ const objectStore: Rule = (record, facts) => {
   const fitMiB = Math.max(1, Math.floor(fitBytes / MIB));
   const evidence = [
     `${gib(store.spilledBytes)} spilled to disk; blocks up to ${mib(largest)} (planned ${mib(data.planned.blockSizeBytes)})`,
-    `the cluster's object stores hold ${gib(store.capacityBytes)} (the plan counted ${gib(data.plannedStoreBytes)})`,
+    `the cluster's object stores hold ${gib(store.capacityBytes)} (the plan counted ${gib(data.plannedStoreBytes)} on its workers)`,
   ];
   if (fitMiB * MIB >= data.planned.blockSizeBytes)
     return {

@@ -46,7 +46,9 @@ describe("ray-gpu tune on runs recorded on real Ray", () => {
     const { diagnosis } = await tuneRecorded("huge-blocks", dir, "tune");
     // 40% of 160 MiB over 2 x (5 tasks + 2 actors x 2) = 18 blocks in flight: 3.6 MiB
     expect(diagnosis.changes[0]!.to).toBe(3);
-    expect(diagnosis.evidence[1]).toBe("the cluster's object stores hold 0.16 GiB (the plan counted 13.00 GiB)");
+    expect(diagnosis.evidence[1]).toBe(
+      "the cluster's object stores hold 0.16 GiB (the plan counted 13.00 GiB on its workers)",
+    );
   });
 
   it("shows the spill a starved pool queued up, beside the pool it undoes", async () => {
