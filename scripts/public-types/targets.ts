@@ -112,7 +112,11 @@ function record(name: string, schema: string, doc: string): PublicType {
 }
 
 const RUN_RECORD_TYPES: readonly PublicType[] = [
-  record("RunRecord", "RunRecordSchema", "What one run of a workload measured (`ray-gpu tune` reads it; run record v1)."),
+  record(
+    "RunRecord",
+    "RunRecordSchema",
+    "What one run of a workload measured (`ray-gpu tune` reads it; run record v1).",
+  ),
   record("OperatorRecord", "OperatorRecordSchema", "One Ray Data operator of a run record."),
 ];
 
