@@ -65,10 +65,10 @@ export function pulumiConfigMap(file: string): Record<string, string> {
 }
 
 /**
- * Loads and validates `Pulumi.<stack>.yaml` from `dir`.
+ * Loads and validates `Pulumi.<stack>.yaml` from `dir`; `text` is the file as read (for a command that edits it).
  * @throws UsageError when the file does not exist; ConfigError listing every invalid key.
  */
-export function loadStackConfig(dir: string, stack: string): { config: StackConfig; file: string } {
+export function loadStackConfig(dir: string, stack: string): { config: StackConfig; file: string; text: string } {
   checkStackName(stack);
   const file = join(checkInputDir(dir), `Pulumi.${stack}.yaml`);
   let text: string;
@@ -83,7 +83,7 @@ export function loadStackConfig(dir: string, stack: string): { config: StackConf
     }
     throw err;
   }
-  return { config: stackConfigFromText(text, file), file };
+  return { config: stackConfigFromText(text, file), file, text };
 }
 
 /** Validates the text of a `Pulumi.<stack>.yaml` (read from a file, or from git by `ray-gpu diff`). */

@@ -10,8 +10,8 @@ import { loadRuntimePackage } from "../../io/runtime-package";
 import { planStack, type StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
 import { UsageError, type CommandContext } from "../io";
-import { readInputFile } from "../input/file";
 import { loadStackConfig, stackConfigFromText } from "../input/stack-file";
+import { readInputFile } from "../input/file";
 import { parseYamlText } from "../input/yaml";
 import { settingsOf, TUNABLE_FIELDS, tuneFacts } from "./facts";
 import { applyChanges, changeDiff, entryPath, withoutFields } from "./stack-edit";
@@ -37,14 +37,16 @@ export function readRunRecord(path: string): RunRecord {
   throw new ConfigError(toConfigIssues(parsed.error, RunRecordSchema, raw, label), path);
 }
 
-/** Plans a stack file's text (validated like `plan` does), naming the file in errors. */
-function planText(text: string, file: string): { config: StackConfig; plan: StackPlan } {
-  const config = stackConfigFromText(text, file);
-  return { config, plan: namingSource(file, () => planStack(config, { runtime: loadRuntimePackage() })) };
+/** Plans a validated stack config, naming the file in errors. */
+function planConfig(config: StackConfig, file: string): StackPlan {
+  return namingSource(file, () => planStack(config, { runtime: loadRuntimePackage() }));
 }
 
+/** Plans a stack file's text (validated like `plan` does), naming the file in errors. */
+const planText = (text: string, file: string) => planConfig(stackConfigFromText(text, file), file);
+
 /** The workload's plan and the digest its tuning document carries; refused when it does not render. */
-function renderedPlan(plan: StackPlan, name: string, file: string): { workload: WorkloadPlan; digest: string } {
+export function renderedPlan(plan: StackPlan, name: string, file: string): { workload: WorkloadPlan; digest: string } {
   const workload = plan.workloads.find((w) => w.name === name);
   if (!workload)
     throw new UsageError(
@@ -82,7 +84,7 @@ function replan(stack: { text: string; file: string }, before: WorkloadPlan, cha
   const { text, file } = stack;
   if (changes.length === 0) return { text, expected: [] };
   const next = applyChanges(text, file, before.name, changes);
-  const after = planText(next, file).plan.workloads.find((w) => w.name === before.name)!;
+  const after = planText(next, file).workloads.find((w) => w.name === before.name)!;
   return { text: next, expected: expectedEffects(before, after) };
 }
 
@@ -90,15 +92,13 @@ function replan(stack: { text: string; file: string }, before: WorkloadPlan, cha
 export function runTune(ctx: CommandContext, opts: TuneOptions): void {
   const record = readRunRecord(opts.from);
   const name = opts.workload ?? record.workload.name;
-  const { file } = loadStackConfig(ctx.dir(), opts.stack);
-  const text = readInputFile(file, "stack file");
-  const { config, plan } = planText(text, file);
-  const { workload, digest } = renderedPlan(plan, name, file);
+  const { config, file, text } = loadStackConfig(ctx.dir(), opts.stack);
+  const { workload, digest } = renderedPlan(planConfig(config, file), name, file);
   if (record.workload.name !== name)
     throw new UsageError(`refusing to tune ${name}: the run record is of workload ${record.workload.name}`);
   checkRecordMatches(record, workload, digest, file);
   const set = settingsOf(config, name);
-  const plain = planText(withoutFields(text, file, name, TUNABLE_FIELDS), file).plan;
+  const plain = planText(withoutFields(text, file, name, TUNABLE_FIELDS), file);
   const diagnosis = diagnose(
     record,
     tuneFacts(

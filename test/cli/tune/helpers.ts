@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planStackFile } from "../../../cli/input/stack-file";
+import { renderedPlan } from "../../../cli/tune/action";
 import { runtime } from "../../helpers/fixtures";
 
 /** Temporary stack folders, each removed by `removeAll` (call it in afterEach). */
@@ -22,11 +23,10 @@ export class StackFolders {
   }
 }
 
-/** The plan digest the tuning document of `workload` carries in `stack` of `dir`. */
+/** The plan digest the tuning document of `workload` carries in `stack` of `dir`, read as tune reads it. */
 export function digestOf(dir: string, stack: string, workload: string): string {
-  const { plan } = planStackFile(dir, stack, { runtime });
-  const cm = plan.objects.find((o) => o.workload === workload)!.objects.find((o) => o.kind === "ConfigMap")!;
-  return JSON.parse((cm as { data: Record<string, string> }).data["tuning.json"]!).workload.planDigest;
+  const { plan, file } = planStackFile(dir, stack, { runtime });
+  return renderedPlan(plan, workload, file).digest;
 }
 
 /** `text` with `line` added to the entry of workload `name` (after its `name:` line). */

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RUN_RECORD_API_VERSION } from "../../../core/tune/run-record";
 import { repoRoot } from "../../helpers/fixtures";
 import { runMain } from "../../helpers/run-main";
-import { digestOf as digestIn, StackFolders, withLine } from "./helpers";
+import { digestOf, StackFolders, withLine } from "./helpers";
 
 const LEVERS = readFileSync(join(repoRoot, "runtime/e2e/levers-stack/Pulumi.levers.yaml"), "utf8");
 const MIB = 2 ** 20;
@@ -17,7 +17,21 @@ afterEach(() => folders.removeAll());
 
 /** A folder holding the levers stack with `edit` made to its text. */
 const stack = (edit: (text: string) => string = (t) => t) => folders.make("levers", edit(LEVERS));
-const digestOf = (dir: string, workload: string) => digestIn(dir, "levers", workload);
+
+/** A record of `workload` of the levers stack in `dir` (its current plan's digest, prod) with `sections`. */
+function writeRecord(dir: string, file: string, workload: { name: string; kind: string }, sections: object): string {
+  const path = join(dir, file);
+  const doc = {
+    apiVersion: RUN_RECORD_API_VERSION,
+    kind: "RunRecord",
+    workload: { ...workload, environment: "prod", planDigest: digestOf(dir, "levers", workload.name) },
+    source: "runtime",
+    recordedAt: "2026-12-03T16:00:00Z",
+    ...sections,
+  };
+  writeFileSync(path, JSON.stringify(doc));
+  return path;
+}
 
 /** A record of levers-embed: the preprocessing and GPU stages busy for the given seconds of a 100 s run. */
 function record(dir: string, busy: { preprocess: number; gpu: number; preprocessSlots: number }, spilled = 0) {
@@ -30,31 +44,23 @@ function record(dir: string, busy: { preprocess: number; gpu: number; preprocess
     rowsOut: 16000,
     maxBlockBytes: 4 * MIB,
   });
-  const file = join(dir, "run.json");
-  const doc = {
-    apiVersion: RUN_RECORD_API_VERSION,
-    kind: "RunRecord",
-    workload: {
-      name: "levers-embed",
-      kind: "EmbeddingPipeline",
-      environment: "prod",
-      planDigest: digestOf(dir, "levers-embed"),
+  return writeRecord(
+    dir,
+    "run.json",
+    { name: "levers-embed", kind: "EmbeddingPipeline" },
+    {
+      data: {
+        wallSeconds: 100,
+        rows: 16000,
+        operators: [
+          op("ReadParquet", "read", 16, 20),
+          op("MapBatches(Tokenize)", "preprocess", busy.preprocessSlots, busy.preprocess),
+          op("MapBatches(Embedder)", "gpu", 8, busy.gpu),
+        ],
+      },
+      objectStore: { capacityBytes: 256 * MIB, spilledBytes: spilled },
     },
-    source: "runtime",
-    recordedAt: "2026-12-03T16:00:00Z",
-    data: {
-      wallSeconds: 100,
-      rows: 16000,
-      operators: [
-        op("ReadParquet", "read", 16, 20),
-        op("MapBatches(Tokenize)", "preprocess", busy.preprocessSlots, busy.preprocess),
-        op("MapBatches(Embedder)", "gpu", 8, busy.gpu),
-      ],
-    },
-    objectStore: { capacityBytes: 256 * MIB, spilledBytes: spilled },
-  };
-  writeFileSync(file, JSON.stringify(doc));
-  return file;
+  );
 }
 
 const tune = (dir: string, ...args: string[]) => runMain(["tune", "-C", dir, "--stack", "levers", ...args]);
@@ -141,23 +147,13 @@ describe("ray-gpu tune", () => {
 describe("ray-gpu tune on a training run", () => {
   /** A record of levers-train: its loop's wait for data and each worker's peak GPU memory. */
   function trainRecord(dir: string, dataWaitFraction: number, peakGiB: number[]) {
-    const file = join(dir, "train.json");
-    const doc = {
-      apiVersion: RUN_RECORD_API_VERSION,
-      kind: "RunRecord",
-      workload: {
-        name: "levers-train",
-        kind: "TrainingJob",
-        environment: "prod",
-        planDigest: digestOf(dir, "levers-train"),
-      },
-      source: "runtime",
-      recordedAt: "2026-12-03T16:00:00Z",
-      train: { workers: 4, steps: 100, dataWaitFraction, samplesPerSecond: 30 },
-      gpuMemory: { peakGiB },
-    };
-    writeFileSync(file, JSON.stringify(doc));
-    return file;
+    const train = { workers: 4, steps: 100, dataWaitFraction, samplesPerSecond: 30 };
+    return writeRecord(
+      dir,
+      "train.json",
+      { name: "levers-train", kind: "TrainingJob" },
+      { train, gpuMemory: { peakGiB } },
+    );
   }
 
   it("halves the micro-batch of a run with no GPU memory headroom, keeping the global batch", async () => {
