@@ -18,6 +18,7 @@ import {
   type HelmReleasePlan,
 } from "../core/platform/addons";
 import { sortKeys } from "../core/serialize";
+import type { SpotFallbackPlan } from "../core/platform/spot-fallback";
 import { childOptions } from "./child-options";
 
 /** Arguments of a Helm add-on. Its Kubernetes provider and what it waits for come through the resource options. */
@@ -112,6 +113,12 @@ export interface ClusterAutoscalerArgs {
    * @default - unknown: the chart's image, with a warning
    */
   readonly kubernetesVersion?: pulumi.Input<string | undefined>;
+  /**
+   * The stack's spot-with-fallback pools (`PlatformPlan.spotFallback`): the autoscaler prefers their spot groups and
+   * gives up on a spot node after their wait.
+   * @default - none: least-waste expander, 15-minute provision time
+   */
+  readonly spotFallback?: SpotFallbackPlan | undefined;
 }
 
 /** Cluster Autoscaler with its own role, bound to its service account through EKS Pod Identity. */

@@ -9,7 +9,7 @@ import type { NodeGroupPlan } from "../core/platform/node-groups";
 
 /** Arguments of `GpuNodeGroup` and `CpuNodeGroup`: the planned group and the cluster it joins. */
 export interface NodeGroupArgs {
-  /** From `planGpuNodeGroup(...)` / `planCpuNodeGroup(...)`. */
+  /** From `planGpuNodeGroups(...)` (one component per group) / `planCpuNodeGroup(...)`. */
   readonly plan: NodeGroupPlan;
   readonly clusterName: pulumi.Input<string>;
   readonly nodeRoleArn: pulumi.Input<string>;
@@ -96,7 +96,7 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
     `${name}-ng`,
     {
       clusterName: args.clusterName,
-      nodeGroupNamePrefix: `${p.pool}-`,
+      nodeGroupNamePrefix: `${p.name}-`,
       nodeRoleArn: args.nodeRoleArn,
       subnetIds,
       amiType: p.amiType,
@@ -126,7 +126,7 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
   constructor(name: string, args: NodeGroupArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:GpuNodeGroup", name, {}, opts);
     if (args.plan.role !== "gpu")
-      throw new Error(`GpuNodeGroup ${name} needs a GPU pool plan (planGpuNodeGroup), got role ${args.plan.role}`);
+      throw new Error(`GpuNodeGroup ${name} needs a GPU pool plan (planGpuNodeGroups), got role ${args.plan.role}`);
     this.nodeGroupName = createNodeGroup(name, args, this).nodeGroupName;
     this.labels = args.plan.labels;
     this.taints = args.plan.taints;

@@ -51,7 +51,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   public readonly kuberayOperator: KubeRayOperator;
   /** Kueue and the stack's queue, when `queueing.enabled`; RayJobs wait in it for their pool's quota. */
   public readonly queue: JobQueue | undefined;
-  /** The A10G node groups, in config order. */
+  /** The A10G node groups, in config order (a spot-with-fallback pool's two: spot, then on-demand). */
   public readonly gpuNodeGroups: readonly GpuNodeGroup[];
   /** The bucket, the workload namespace and the Ray pods' service account. */
   public readonly storage: Storage;
@@ -145,8 +145,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       vpcId: cluster.vpcId,
     });
     const nodes = { parent: this, dependsOn: cluster.ready };
-    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.pool}`, groupArgs(plan.nodeGroups.cpu), nodes);
-    const gpu = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.pool}`, groupArgs(p), nodes));
+    const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.name}`, groupArgs(plan.nodeGroups.cpu), nodes);
+    const gpu = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.name}`, groupArgs(p), nodes));
     const dns = cluster.addNodeAddons([cpu]);
     const inCluster = { parent: this, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu, ...dns] };
     return { gpu, inCluster };
@@ -166,6 +166,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
       environment: plan.environment,
       cpuPool: plan.pools.cpu.name,
       kubernetesVersion: cluster.kubernetesVersion,
+      spotFallback: plan.spotFallback,
     };
     new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
     return new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);

@@ -9,6 +9,7 @@
  * - per job status, TTLs must not decrease in the order DeleteWorkers <= DeleteCluster <= DeleteSelf;
  * - `activeDeadlineSeconds` and `preRunningDeadlineSeconds` must be positive, `backoffLimit` non-negative.
  */
+import type { GpuCapacityType } from "./config/platform";
 import type { Environment } from "./config/stack";
 
 /** One deletion rule of `spec.deletionStrategy.deletionRules`. */
@@ -49,7 +50,10 @@ export interface EnvironmentProfile {
   readonly defaultMaxRuntimeMinutes: number;
   /** `NCCL_DEBUG` level, or undefined to leave it unset (NCCL docs: no debug variables in production). */
   readonly ncclDebug: "WARN" | "INFO" | undefined;
-  /** Whether GPU pools may use spot capacity. */
+  /**
+   * Whether GPU pools may run on spot capacity alone (`capacityType: spot`). `spot-with-fallback` is allowed in every
+   * environment: a job waits for spot only up to `spotWaitMinutes`, then runs on demand.
+   */
   readonly spotAllowed: boolean;
   /** What the environment means for the platform. */
   readonly platform: {
@@ -80,9 +84,9 @@ export interface EnvironmentProfile {
   };
 }
 
-/** Whether a GPU pool of `capacityType` may run in `environment` (spot only where the profile allows it). */
-export function capacityAllowed(environment: Environment, capacityType: "on-demand" | "spot"): boolean {
-  return capacityType === "on-demand" || ENVIRONMENT_PROFILES[environment].spotAllowed;
+/** Whether a GPU pool of `capacityType` may run in `environment` (spot alone only where the profile allows it). */
+export function capacityAllowed(environment: Environment, capacityType: GpuCapacityType): boolean {
+  return capacityType !== "spot" || ENVIRONMENT_PROFILES[environment].spotAllowed;
 }
 
 /** How long prod keeps a failed job's head (logs, dashboard) before deleting it. */

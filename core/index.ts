@@ -66,7 +66,14 @@ export { MODEL_NAMES, type ModelArchitecture } from "./models";
 export type { MemoryEstimate } from "./memory/estimate";
 export { GPU_TAINT, POOL_LABEL, planPools, type CpuPoolPlan, type GpuPoolPlan, type PoolsPlan } from "./pools";
 export { planPlatform, type PlatformPlan } from "./platform/plan";
-export { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan, type NodeGroupTarget } from "./platform/node-groups";
+export {
+  planCpuNodeGroup,
+  planGpuNodeGroup,
+  planGpuNodeGroups,
+  type NodeGroupPlan,
+  type NodeGroupTarget,
+} from "./platform/node-groups";
+export { planSpotFallback, type SpotFallbackPlan } from "./platform/spot-fallback";
 export {
   CHART_PINS,
   clusterAutoscalerRelease,

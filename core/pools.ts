@@ -5,7 +5,7 @@
 import { nodeAllocatable, type NodeAllocatable } from "./catalog/eks-allocatable";
 import { defaultDaemonSetReserve, type DaemonSetReserve } from "./catalog/daemonsets";
 import { CPU_INSTANCES, GPU_INSTANCES, type CpuInstanceType, type GpuInstanceType } from "./catalog/instances";
-import type { PlatformConfig } from "./config/platform";
+import { SPOT_WAIT_MINUTES, type GpuCapacityType, type PlatformConfig } from "./config/platform";
 
 /** Node label every pool sets to its name; RayJob pods select on it. */
 export const POOL_LABEL = "ray-gpu.io/pool";
@@ -36,13 +36,16 @@ interface PoolPlanBase {
   readonly name: string;
   readonly minNodes: number;
   readonly maxNodes: number;
-  readonly capacityType: "on-demand" | "spot";
+  readonly capacityType: GpuCapacityType;
   readonly labels: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];
   readonly allocatable: NodeAllocatable;
   readonly daemonSetReserve: DaemonSetReserve;
   readonly podBudget: PodBudget;
-  /** Approximate on-demand price of `maxNodes` nodes in us-east-1, USD per hour. */
+  /**
+   * Approximate on-demand price of `maxNodes` nodes in us-east-1, USD per hour: what the pool costs at most on any
+   * capacity type (a spot node's price is capped at the on-demand price, EC2's default maximum).
+   */
   readonly usdPerHourAtMax: number;
 }
 
@@ -62,6 +65,11 @@ export interface GpuPoolPlan extends PoolPlanBase {
   readonly clusterPlacementGroup: boolean;
   /** Root EBS volume (gp3) in GiB. */
   readonly rootVolumeGiB: number;
+  /**
+   * Minutes the Cluster Autoscaler waits for a spot node before it starts an on-demand one: set for a
+   * spot-with-fallback pool only.
+   */
+  readonly spotWaitMinutes: number | undefined;
 }
 
 export type PoolPlan = CpuPoolPlan | GpuPoolPlan;
@@ -122,7 +130,27 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       efa: g.efa,
       clusterPlacementGroup: g.clusterPlacementGroup,
       rootVolumeGiB: g.rootVolumeGiB,
+      spotWaitMinutes:
+        g.capacityType === "spot-with-fallback" ? (g.spotWaitMinutes ?? SPOT_WAIT_MINUTES.default) : undefined,
     };
   });
   return { cpu, gpu };
+}
+
+/** What the cost of a pool at max size means for its capacity type, in words (empty for on-demand). */
+export function capacityCostNote(pool: {
+  readonly capacityType: GpuCapacityType;
+  readonly maxNodes: number;
+  readonly usdPerHourAtMax: number;
+  readonly spotWaitMinutes?: number | undefined;
+}): string {
+  const cap = `$${pool.usdPerHourAtMax.toFixed(2)}/h`;
+  const notes: Readonly<Record<GpuCapacityType, string>> = {
+    "on-demand": "",
+    spot: `spot: the price varies, at most ${cap} (the on-demand price caps it)`,
+    "spot-with-fallback":
+      `spot first (the price varies), on demand when spot has no node within ` +
+      `${pool.spotWaitMinutes ?? SPOT_WAIT_MINUTES.default} min: at most ${cap} with all ${pool.maxNodes} nodes on demand`,
+  };
+  return notes[pool.capacityType];
 }

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_GPU_UTILIZATION_TARGET } from "../core/observability/rules";
 import { jobAlertInput, type JobAlertFacts } from "./observability/job-alerts";
-import type { DataJobTuning } from "./kinds/api/plans";
+import type { DataJobTuning, TrainingTuning } from "./kinds/api/plans";
 import { jobPrometheusRule } from "./observability/monitoring";
 import { resolveSecretEnv } from "./security/secrets";
 import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
@@ -43,7 +43,7 @@ export interface WorkloadPlanOf<K extends WorkloadKind> {
   readonly example: boolean;
   readonly environment: Environment;
   readonly nodePool: string;
-  readonly instanceType: string;
+  readonly instanceType: GpuInstanceType;
   readonly gpus: number;
   /** The model as the workload named it (catalog id), or "custom". */
   readonly modelName: string;
@@ -96,7 +96,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape, pool, (gpus) =>
       this.strategy.planMemory({ ...this.spec, gpus }, pool),
     );
-    const tuning = this.strategy.tune(this.tuneInput(ctx, memory, shape, path));
+    const tuning = this.strategy.tune(this.tuneInput(ctx, { memory, shape, instanceType: pool.instanceType }, path));
     const { spec } = this;
     const modelName = typeof spec.model === "string" ? spec.model : "custom";
     const base = {
@@ -127,7 +127,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       labels: { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name },
     };
     const kindDoc = this.strategy.document({
-      ...this.tuneInput(ctx, plan.memory, plan.shape, path),
+      ...this.tuneInput(ctx, plan, path),
       tuning: plan.tuning,
     });
     const tuning = tuningConfigMap(target, this.document(plan, kindDoc), kindDoc.files);
@@ -171,6 +171,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       preRunningDeadlineSeconds: plan.shape.lifecycle.preRunningDeadlineSeconds,
       dataWorkingSetBytes: "data" in tuning ? (plan.tuning as DataJobTuning).data.data.workingSetBytes : undefined,
       gpuUtilizationTargetPercent: plan.gpuUtilizationTargetPercent,
+      plannedStepSeconds:
+        "interruptions" in tuning ? (plan.tuning as TrainingTuning).interruptions.stepSeconds : undefined,
     };
   }
 
@@ -196,14 +198,12 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
 
   private tuneInput(
     ctx: WorkloadContext,
-    memory: MemoryPlanOf<K>,
-    shape: ClusterShapePlan,
+    planned: { memory: MemoryPlanOf<K>; shape: ClusterShapePlan; instanceType: GpuInstanceType },
     path: string,
   ): TuneInput<K> {
     return {
       spec: this.spec,
-      memory,
-      shape,
+      ...planned,
       environment: ctx.environment,
       storagePrefix: ctx.storagePrefix ?? "",
       path,

@@ -3,6 +3,7 @@
  * added, removed and re-planned with every planned value old → new and the new reason, fit verdicts that flip, memory
  * headroom, node pools and hourly cost. Pure.
  */
+import { capacityCostNote } from "../../core/pools";
 import { round3 } from "../../core/quantity";
 import type { planDocument } from "../plan/document";
 
@@ -38,6 +39,11 @@ export interface PoolChange {
   readonly status: "added" | "removed" | "changed";
   readonly changes: readonly ValueChange[];
   readonly usdPerHourAtMax: { readonly before: number; readonly after: number };
+  /**
+   * What the pool may cost on its capacity type after the change, when it is spot or spot-with-fallback: the price
+   * varies, and its worst case is every node on demand.
+   */
+  readonly capacityNote?: string;
 }
 
 /** Everything that changed in one stack. */
@@ -112,6 +118,7 @@ function poolChanges(base: readonly PoolDoc[], head: readonly PoolDoc[]): PoolCh
             minNodes: p.minNodes,
             maxNodes: p.maxNodes,
             capacityType: p.capacityType,
+            spotWaitMinutes: p.spotWaitMinutes,
           })
         : [],
     );
@@ -121,8 +128,15 @@ function poolChanges(base: readonly PoolDoc[], head: readonly PoolDoc[]): PoolCh
     const changes = valueChanges(fields(b), fields(a), new Map());
     if (changes.length === 0) return [];
     const status = !b ? "added" : !a ? "removed" : "changed";
+    const note = a ? capacityCostNote(a) : "";
     return [
-      { name, status, changes, usdPerHourAtMax: { before: b?.usdPerHourAtMax ?? 0, after: a?.usdPerHourAtMax ?? 0 } },
+      {
+        name,
+        status,
+        changes,
+        usdPerHourAtMax: { before: b?.usdPerHourAtMax ?? 0, after: a?.usdPerHourAtMax ?? 0 },
+        ...(note ? { capacityNote: note } : {}),
+      },
     ];
   });
 }

@@ -45,7 +45,11 @@ function stackMarkdown({ stack, diff, resources, notPreviewed }: StackReport): s
       const [first, ...rest] = workloadLines(c);
       return fold(first!, rest);
     }),
-    ...diff.pools.map((p) => `- pool \`${p.name}\` ${p.status}: ${p.changes.map(describe).join(", ")}`),
+    ...diff.pools.map(
+      (p) =>
+        `- pool \`${p.name}\` ${p.status}: ${p.changes.map(describe).join(", ")}` +
+        (p.capacityNote ? ` (${p.capacityNote})` : ""),
+    ),
     ...resourcesFold(resources, notPreviewed),
     "",
   ];

@@ -178,7 +178,8 @@ function stackText({ stack, diff, resources, notPreviewed }: StackReport): strin
   for (const p of diff.pools)
     out.push(
       `  pool ${p.name} ${p.status}: ${p.changes.map(describe).join(", ")}; ` +
-        `$/h at max ${p.usdPerHourAtMax.before.toFixed(2)} → ${p.usdPerHourAtMax.after.toFixed(2)}`,
+        `$/h at max ${p.usdPerHourAtMax.before.toFixed(2)} → ${p.usdPerHourAtMax.after.toFixed(2)}` +
+        (p.capacityNote ? ` (${p.capacityNote})` : ""),
     );
   if (!diff.added.length && !diff.removed.length && !diff.changed.length && !diff.pools.length)
     out.push("  no planned change");

@@ -23,6 +23,8 @@ export function poolView(p: PoolPlan) {
     daemonSetReserve: p.daemonSetReserve,
     rayPodPerNode: p.podBudget,
     usdPerHourAtMax: p.usdPerHourAtMax,
+    // Only a spot-with-fallback pool has it (the plans of other pools stay as they were).
+    ...(p.role === "gpu" && p.spotWaitMinutes !== undefined ? { spotWaitMinutes: p.spotWaitMinutes } : {}),
   };
 }
 

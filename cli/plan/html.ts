@@ -4,6 +4,7 @@
  * to what an A10G offers), and each pool's nodes, GPUs and cost at max. Numbers carry their `plan --json` path.
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
+import { capacityCostNote } from "../../core/pools";
 import type { planDocument } from "./document";
 
 type PlanDoc = ReturnType<typeof planDocument>;
@@ -64,11 +65,15 @@ function workloadRows(doc: PlanDoc): string {
   return `<table><tr><th>workload</th><th>kind</th><th>GPUs</th><th>planned per GPU</th><th>A10G usable</th><th></th></tr>${rows}</table>`;
 }
 
+/** Under a spot-with-fallback pool's capacity: where its nodes come from, and what it costs at most. */
+const fallbackNote = (p: PlanDoc["pools"][number]) =>
+  p.capacityType === "spot-with-fallback" ? `<div class="muted">${esc(capacityCostNote(p))}</div>` : "";
+
 function poolRows(doc: PlanDoc): string {
   const rows = doc.pools
     .map(
       (p, i) =>
-        `<tr><td>${esc(p.name)}</td><td>${esc(p.instanceType)}</td><td>${num(`pools.${i}.minNodes`, p.minNodes)}-${num(`pools.${i}.maxNodes`, p.maxNodes)}</td><td>${num(`pools.${i}.allocatablePerNode.gpus`, p.allocatablePerNode.gpus)}</td><td>${esc(p.capacityType)}</td><td>$${num(`pools.${i}.usdPerHourAtMax`, p.usdPerHourAtMax)}</td></tr>`,
+        `<tr><td>${esc(p.name)}</td><td>${esc(p.instanceType)}</td><td>${num(`pools.${i}.minNodes`, p.minNodes)}-${num(`pools.${i}.maxNodes`, p.maxNodes)}</td><td>${num(`pools.${i}.allocatablePerNode.gpus`, p.allocatablePerNode.gpus)}</td><td>${esc(p.capacityType)}${fallbackNote(p)}</td><td>$${num(`pools.${i}.usdPerHourAtMax`, p.usdPerHourAtMax)}</td></tr>`,
     )
     .join("");
   return `<table><tr><th>pool</th><th>instance</th><th>nodes</th><th>GPUs per node</th><th>capacity</th><th>$/h at max</th></tr>${rows}</table>`;

@@ -1,4 +1,6 @@
 /** The text of `ray-gpu plan`, for people: pools, queue, and each workload with its reasons. */
+import { lostWorkText } from "../../core/reliability/interruption";
+import { capacityCostNote } from "../../core/pools";
 import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
 import { allDecisions } from "./document";
@@ -65,10 +67,13 @@ function poolLines(plan: StackPlan): string[] {
       p.usdPerHourAtMax.toFixed(2),
     ]);
   }
+  // A spot-with-fallback pool's price depends on where its nodes come from: say what it is at most.
+  const fallback = plan.pools.gpu.filter((p) => p.capacityType === "spot-with-fallback");
   return [
     "Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after DaemonSets)",
     ...table(rows),
     "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)",
+    ...fallback.map((p) => `  ${p.name}: ${capacityCostNote(p)}`),
     "",
   ];
 }
@@ -94,6 +99,7 @@ function workloadLines(w: WorkloadPlan, alerted: boolean): string[] {
       `  alerts: GPU utilization below ${w.gpuUtilizationTargetPercent}% for 15 min, any spilling, pods pending ` +
         `for 75% of the ${s.lifecycle.preRunningDeadlineSeconds / 60} min pre-running deadline`,
     );
+  if ("interruptions" in w.tuning) out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
   out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");
   return out;
 }

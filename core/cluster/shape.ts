@@ -61,7 +61,10 @@ export interface WorkerPlan {
   readonly heapGiB: number;
   readonly spillGiB: number;
   readonly efa: boolean;
-  /** Whether the pool runs on spot capacity (an interruption takes a node mid-job). */
+  /**
+   * Whether the pool's nodes may be spot (`capacityType` spot or spot-with-fallback): an interruption can take a node
+   * mid-job.
+   */
   readonly spot: boolean;
   readonly nodeSelector: Readonly<Record<string, string>>;
   readonly tolerations: readonly Taint[];
@@ -195,7 +198,7 @@ function planWorker(input: ClusterShapeInput, gpusPerNode: number, log: Decision
     nodeSelector: { [POOL_LABEL]: pool.name },
     tolerations: pool.taints,
     efa: pool.efa,
-    spot: pool.capacityType === "spot",
+    spot: pool.capacityType !== "on-demand",
   };
   return { groupName: `gpu-${pool.name}`.slice(0, 63), ...size, ...memory, ...placement, env };
 }

@@ -30,6 +30,13 @@ export const dnsLabel = (max: number) =>
       "must be lowercase letters, digits and '-', start with a letter and not end with '-'",
     );
 
+/**
+ * The longest pool name: EKS names a pool's node group `<name>-` plus the AWS provider's 26-character unique suffix, at
+ * most 63 characters in all (hashicorp/terraform-provider-aws `internal/service/eks/node_group.go`,
+ * `node_group_name_prefix`).
+ */
+export const MAX_POOL_NAME = 63 - 26 - 1;
+
 /** Kubernetes version of a new EKS cluster. Pinned; bump deliberately. */
 export const DEFAULT_KUBERNETES_VERSION = "1.36";
 
@@ -112,7 +119,7 @@ export const CpuNodeGroupSchema = z.strictObject({
    * Pool name; nodes carry the label `ray-gpu.io/pool=<name>`.
    * @default "system"
    */
-  name: dnsLabel(40).default("system"),
+  name: dnsLabel(MAX_POOL_NAME).default("system"),
   /**
    * m6i or m7i size.
    * @default "m6i.2xlarge"
@@ -136,12 +143,34 @@ export const CpuNodeGroupSchema = z.strictObject({
 });
 
 /**
+ * Where a GPU pool's nodes come from: on-demand, spot (dev only), or spot with an on-demand fallback (a spot node
+ * group and an on-demand one; see `core/platform/spot-fallback.ts`).
+ */
+export const GPU_CAPACITY_TYPES = ["on-demand", "spot", "spot-with-fallback"] as const;
+/** A GPU pool's capacity type. */
+export type GpuCapacityType = (typeof GPU_CAPACITY_TYPES)[number];
+
+/**
+ * `spotWaitMinutes` of a spot-with-fallback pool that sets none, and its range. It becomes the Cluster Autoscaler's
+ * `--max-node-provision-time`, which applies to every node group: at least 5 minutes, so a healthy g5 node (EC2 launch
+ * plus the AL2023 boot and join, a few minutes) is never given up on; at most 10, so an on-demand node started then
+ * still has about 5 minutes to come up and pull its image within Kueue's 15-minute `waitForPodsReady`.
+ */
+export const SPOT_WAIT_MINUTES = { default: 10, min: 5, max: 10 } as const;
+
+/** Suffix of the spot node group of a spot-with-fallback pool: the pool's on-demand group keeps the pool's name. */
+export const SPOT_GROUP_SUFFIX = "-spot";
+
+/**
  * An A10G (g5) pool.
  * @internal
  */
 export const GpuNodeGroupSchema = z.strictObject({
-  /** Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it. */
-  name: dnsLabel(40),
+  /**
+   * Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it. At most 36 characters (31 for a
+   * spot-with-fallback pool, whose spot group is `<name>-spot`).
+   */
+  name: dnsLabel(MAX_POOL_NAME),
   /** A g5 size. */
   instanceType: z.enum(GPU_INSTANCE_TYPES),
   /**
@@ -152,10 +181,20 @@ export const GpuNodeGroupSchema = z.strictObject({
   /** Most nodes. */
   maxNodes: z.number().int().min(1).max(1000),
   /**
-   * EC2 capacity type. Spot is allowed in dev only.
+   * EC2 capacity type. `spot` is allowed in dev only. `spot-with-fallback` makes two node groups for the pool, spot
+   * (preferred) and on-demand (from 0 nodes), and the Cluster Autoscaler adds on-demand nodes when spot has none to
+   * give within `spotWaitMinutes`; allowed in every environment, with queueing on.
    * @default "on-demand"
    */
-  capacityType: z.enum(["on-demand", "spot"]).default("on-demand"),
+  capacityType: z.enum(GPU_CAPACITY_TYPES).default("on-demand"),
+  /**
+   * With `capacityType: spot-with-fallback`: the longest the Cluster Autoscaler waits for a spot node it asked for
+   * before it gives up on the spot group and starts an on-demand node instead (its `--max-node-provision-time`, one
+   * value for the whole cluster, so every spot-with-fallback pool must give the same). When EC2 reports that it has no
+   * spot capacity, the autoscaler moves on within a minute or two without waiting this long. 5-10.
+   * @default 10 with `spot-with-fallback`; not allowed with the other capacity types
+   */
+  spotWaitMinutes: z.number().int().min(SPOT_WAIT_MINUTES.min).max(SPOT_WAIT_MINUTES.max).optional(),
   /**
    * One availability zone for the whole pool (multi-node training wants nodes close together).
    * @default - any zone of the VPC's private subnets

@@ -16,7 +16,8 @@ import { z } from "zod";
 import { ConfigError, type ConfigIssue } from "../errors";
 import { nodeAllocatable } from "../catalog/eks-allocatable";
 import { GPU_INSTANCES } from "../catalog/instances";
-import { capacityAllowed, ENVIRONMENT_PROFILES } from "../environments";
+import { ENVIRONMENT_PROFILES } from "../environments";
+import { checkCapacity } from "./capacity";
 import { EVERY_ADDRESS, PlatformSchema } from "./platform";
 import { publicAddressCount } from "./address-set";
 import { RegionSchema } from "./aws-rules";
@@ -71,18 +72,11 @@ function reserveProblem(
   );
 }
 
-/** GPU pools: capacity allowed in the environment, EFA, placement groups and zones. */
+/** GPU pools: EFA, placement groups and zones (their capacity: `./capacity.ts`). */
 function checkGpuPools(cfg: StackShape, addIssue: AddIssue): void {
   const { platform } = cfg;
   platform.gpuNodeGroups.forEach((pool, i) => {
     const path = ["platform", "gpuNodeGroups", i];
-    if (!capacityAllowed(cfg.environment, pool.capacityType)) {
-      const where = ENVIRONMENTS.filter((e) => capacityAllowed(e, "spot")).join(", ");
-      addIssue(
-        [...path, "capacityType"],
-        `spot is allowed in ${where} only: an interruption kills every NCCL rank of a job; use "on-demand" in ${cfg.environment}`,
-      );
-    }
     if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
       addIssue(
         [...path, "efa"],
@@ -138,6 +132,7 @@ export const StackConfigSchema = z
     const addIssue: AddIssue = (path, message) => ctx.addIssue({ code: "custom", path, message });
     checkPools(cfg, addIssue);
     checkGpuPools(cfg, addIssue);
+    checkCapacity(cfg, addIssue);
     checkApiEndpoint(cfg, addIssue);
     const seen = new Set<string>();
     cfg.workloads.forEach((w, i) => {

@@ -385,7 +385,8 @@ export type CpuNodeGroupConfigInput = {
  */
 export type GpuNodeGroupConfig = {
   /**
-   * Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it.
+   * Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it. At most 36 characters (31 for a
+   * spot-with-fallback pool, whose spot group is `<name>-spot`).
    */
   name: string;
   /**
@@ -410,10 +411,12 @@ export type GpuNodeGroupConfig = {
    */
   maxNodes: number;
   /**
-   * EC2 capacity type. Spot is allowed in dev only.
+   * EC2 capacity type. `spot` is allowed in dev only. `spot-with-fallback` makes two node groups for the pool, spot
+   * (preferred) and on-demand (from 0 nodes), and the Cluster Autoscaler adds on-demand nodes when spot has none to
+   * give within `spotWaitMinutes`; allowed in every environment, with queueing on.
    * @default "on-demand"
    */
-  capacityType: "on-demand" | "spot";
+  capacityType: "on-demand" | "spot" | "spot-with-fallback";
   /**
    * Use the node's EFA interface for NCCL (g5.8xlarge and larger; needs the EFA device plugin and aws-ofi-nccl
    * in the image). Without it NCCL uses TCP sockets over ENA.
@@ -432,6 +435,14 @@ export type GpuNodeGroupConfig = {
    */
   rootVolumeGiB: number;
   /**
+   * With `capacityType: spot-with-fallback`: the longest the Cluster Autoscaler waits for a spot node it asked for
+   * before it gives up on the spot group and starts an on-demand node instead (its `--max-node-provision-time`, one
+   * value for the whole cluster, so every spot-with-fallback pool must give the same). When EC2 reports that it has no
+   * spot capacity, the autoscaler moves on within a minute or two without waiting this long. 5-10.
+   * @default 10 with `spot-with-fallback`; not allowed with the other capacity types
+   */
+  spotWaitMinutes?: number;
+  /**
    * One availability zone for the whole pool (multi-node training wants nodes close together).
    * @default - any zone of the VPC's private subnets
    */
@@ -448,7 +459,8 @@ export type GpuNodeGroupConfig = {
  */
 export type GpuNodeGroupConfigInput = {
   /**
-   * Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it.
+   * Pool name; nodes carry `ray-gpu.io/pool=<name>` and RayJob workers select on it. At most 36 characters (31 for a
+   * spot-with-fallback pool, whose spot group is `<name>-spot`).
    */
   name: string;
   /**
@@ -473,10 +485,20 @@ export type GpuNodeGroupConfigInput = {
    */
   minNodes?: number;
   /**
-   * EC2 capacity type. Spot is allowed in dev only.
+   * EC2 capacity type. `spot` is allowed in dev only. `spot-with-fallback` makes two node groups for the pool, spot
+   * (preferred) and on-demand (from 0 nodes), and the Cluster Autoscaler adds on-demand nodes when spot has none to
+   * give within `spotWaitMinutes`; allowed in every environment, with queueing on.
    * @default "on-demand"
    */
-  capacityType?: "on-demand" | "spot";
+  capacityType?: "on-demand" | "spot" | "spot-with-fallback";
+  /**
+   * With `capacityType: spot-with-fallback`: the longest the Cluster Autoscaler waits for a spot node it asked for
+   * before it gives up on the spot group and starts an on-demand node instead (its `--max-node-provision-time`, one
+   * value for the whole cluster, so every spot-with-fallback pool must give the same). When EC2 reports that it has no
+   * spot capacity, the autoscaler moves on within a minute or two without waiting this long. 5-10.
+   * @default 10 with `spot-with-fallback`; not allowed with the other capacity types
+   */
+  spotWaitMinutes?: number;
   /**
    * One availability zone for the whole pool (multi-node training wants nodes close together).
    * @default - any zone of the VPC's private subnets

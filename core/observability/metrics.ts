@@ -41,6 +41,22 @@ export const METRICS = {
     meaning: "framebuffer memory free, MiB",
     source: DCGM,
   },
+  /**
+   * What the GPU draws: a kernel that spins (a collective waiting for a rank that never comes) keeps utilization at
+   * 100% while drawing little, unlike one that computes.
+   */
+  gpuPowerUsage: {
+    name: "DCGM_FI_DEV_POWER_USAGE",
+    type: "gauge",
+    meaning: "power draw, W",
+    source: DCGM,
+  },
+  gpuSmClock: {
+    name: "DCGM_FI_DEV_SM_CLOCK",
+    type: "gauge",
+    meaning: "SM clock frequency, MHz",
+    source: DCGM,
+  },
   objectStoreMemory: {
     name: "ray_object_store_memory",
     type: "gauge",
@@ -157,4 +173,8 @@ export const RECORDED = {
   gpuMemoryUsed: "ray_gpu:gpu_memory_used:ratio",
   /** DCGM_FI_DEV_FB_USED of the GPUs held by a job's pods, MiB, with the workload label. */
   gpuMemoryUsedMiB: "ray_gpu:gpu_memory_used:mib",
+  /** DCGM_FI_DEV_POWER_USAGE of the GPUs held by a job's pods, W, with the workload label. */
+  gpuPowerUsage: "ray_gpu:gpu_power_usage:watts",
+  /** DCGM_FI_DEV_SM_CLOCK of the GPUs held by a job's pods, MHz, with the workload label. */
+  gpuSmClock: "ray_gpu:gpu_sm_clock:mhz",
 } as const;

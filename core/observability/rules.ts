@@ -1,37 +1,20 @@
 /**
  * Prometheus rules with thresholds taken from each job's plan. Two kinds of groups:
- * - the stack's: recording rules that attribute DCGM's GPU series to a job (through kube-state-metrics' pod labels),
- *   and the alerts every job shares: GPU memory above 97% of the device, a container OOM-killed, a GPU node idle with
- *   no job pod for longer than the autoscaler's scale-down time;
+ * - the stack's: recording rules that attribute DCGM's GPU series (utilization, memory, power, SM clock) to a job
+ *   (through kube-state-metrics' pod labels), and the alerts every job shares: GPU memory above 97% of the device, a
+ *   container OOM-killed, a GPU node idle with no job pod for longer than the autoscaler's scale-down time;
  * - each job's: GPU utilization below its target for 15 minutes, any bytes spilled (the plan sizes every job so that
- *   nothing spills), and pods pending for three quarters of the job's pre-running deadline (KubeRay fails the job at
- *   the deadline; the alert comes while there is time to act).
+ *   nothing spills), pods pending for three quarters of the job's pre-running deadline (KubeRay fails the job at
+ *   the deadline; the alert comes while there is time to act), and the job hung, starved or idle (./job-states).
  * Metric names come from ./metrics. Pure.
  */
 import type { WorkloadKind } from "../config/workloads";
+import { jobStateAlerts, LOW_UTILIZATION_FOR } from "./job-states";
 import { ksmLabel, METRICS, RECORDED } from "./metrics";
+import { byWorkload, promDuration, sel, type AlertRule, type RecordingRule, type RuleGroup } from "./promql";
 
-/** A recording rule. */
-export interface RecordingRule {
-  readonly record: string;
-  readonly expr: string;
-}
-
-/** An alerting rule, as Prometheus (and the PrometheusRule CRD) takes it. */
-export interface AlertRule {
-  readonly alert: string;
-  readonly expr: string;
-  /** How long the condition must hold, a Prometheus duration ("15m"). */
-  readonly for: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly annotations: { readonly summary: string; readonly description: string };
-}
-
-/** One rule group. */
-export interface RuleGroup {
-  readonly name: string;
-  readonly rules: readonly (RecordingRule | AlertRule)[];
-}
+export { LOW_UTILIZATION_FOR } from "./job-states";
+export { durationSeconds, promDuration, type AlertRule, type RecordingRule, type RuleGroup } from "./promql";
 
 /** The default utilization target per kind: training keeps GPUs busier than batch inference can. */
 export const DEFAULT_GPU_UTILIZATION_TARGET: { readonly [K in WorkloadKind]: number } = {
@@ -41,8 +24,6 @@ export const DEFAULT_GPU_UTILIZATION_TARGET: { readonly [K in WorkloadKind]: num
   BatchInference: 85,
 };
 
-/** How long utilization may stay below target before the alert fires. */
-export const LOW_UTILIZATION_FOR = "15m";
 /** Used share of a GPU's framebuffer above which an OOM is near. */
 export const GPU_MEMORY_NEAR_FULL = 0.97;
 /** Share of the pre-running deadline a job's pods may stay Pending before the alert fires. */
@@ -60,6 +41,12 @@ export interface JobAlertInput {
   readonly preRunningDeadlineSeconds: number;
   /** The plan's reason that nothing spills (its working set against its object-store limit). */
   readonly noSpillBecause: string;
+  /**
+   * The planned seconds of one training step, from which the hung and idle alerts' stall window follows
+   * (`STALL_ALERT_STEPS` steps, at least `STALL_ALERT_FLOOR_SECONDS`).
+   * @default - no step counter (Ray Data kinds): no hung or idle alert, the starved alert only
+   */
+  readonly plannedStepSeconds?: number | undefined;
 }
 
 /** What the stack's group needs: the namespace, the autoscaler's scale-down time and the pools it empties. */
@@ -72,42 +59,6 @@ export interface StackAlertInput {
    */
   readonly scaleToZeroPools: readonly string[];
 }
-
-/** Seconds as a Prometheus duration: 2700 → "45m", 5400 → "1h30m", 90 → "1m30s". */
-export function promDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const parts: [number, string][] = [
-    [Math.floor(s / 3600), "h"],
-    [Math.floor((s % 3600) / 60), "m"],
-    [s % 60, "s"],
-  ];
-  const text = parts
-    .filter(([n]) => n > 0)
-    .map(([n, u]) => `${n}${u}`)
-    .join("");
-  return text || "0s";
-}
-
-/** A Prometheus-style duration ("10m", "1h30m", "45s") in seconds. */
-export function durationSeconds(text: string): number {
-  const unit: Record<string, number> = { h: 3600, m: 60, s: 1 };
-  const parts = [...text.matchAll(/(\d+)([hms])/g)];
-  if (parts.map((p) => p[0]).join("") !== text || parts.length === 0) throw new Error(`not a duration: ${text}`);
-  return parts.reduce((n, p) => n + Number(p[1]) * unit[p[2]!]!, 0);
-}
-
-/** A label matcher list: `{a="x", b!=""}`. */
-const sel = (m: Readonly<Record<string, string>>) =>
-  `{${Object.entries(m)
-    .map(([k, v]) => (v.startsWith("!=") ? `${k}!="${v.slice(2)}"` : `${k}="${v}"`))
-    .join(", ")}}`;
-
-/**
- * `expr`, with the workload label joined from its pod (`* on (namespace, pod) group_left (workload) …`); `match`
- * selects the pods (the namespace, and a workload for one job's rules).
- */
-const byWorkload = (expr: string, match: Readonly<Record<string, string>>) =>
-  `${expr} * on (namespace, pod) group_left (workload) ${RECORDED.podWorkload}${sel(match)}`;
 
 function recordingRules(ns: string): RecordingRule[] {
   const workloadLabel = ksmLabel("ray-gpu.io/workload");
@@ -126,6 +77,8 @@ function recordingRules(ns: string): RecordingRule[] {
       record: RECORDED.gpuMemoryUsed,
       expr: byWorkload(`(${used} / (${used} + ${dcgm(METRICS.gpuMemoryFree.name)}))`, { namespace: ns }),
     },
+    { record: RECORDED.gpuPowerUsage, expr: byWorkload(dcgm(METRICS.gpuPowerUsage.name), { namespace: ns }) },
+    { record: RECORDED.gpuSmClock, expr: byWorkload(dcgm(METRICS.gpuSmClock.name), { namespace: ns }) },
   ];
 }
 
@@ -194,51 +147,75 @@ export function stackRuleGroup(a: StackAlertInput): RuleGroup {
   return { name: `ray-gpu.${a.namespace}.stack`, rules: [...recordingRules(a.namespace), ...stackAlerts(a)] };
 }
 
-/** One job's group: utilization below target, spilling, and pods pending toward the pre-running deadline. */
-export function jobRuleGroup(j: JobAlertInput): RuleGroup {
-  const target = j.gpuUtilizationTargetPercent ?? DEFAULT_GPU_UTILIZATION_TARGET[j.kind];
-  const job = { namespace: j.namespace, workload: j.workload };
-  const labels = { severity: "warning", workload: j.workload };
+/** Labels of every alert of one job. */
+const jobLabels = (j: JobAlertInput) => ({ severity: "warning", workload: j.workload });
+const jobMatch = (j: JobAlertInput) => ({ namespace: j.namespace, workload: j.workload });
+
+/** The job's GPUs average below its utilization target for 15 minutes. */
+function lowUtilizationAlert(j: JobAlertInput, target: number): AlertRule {
+  return {
+    alert: "RayGpuJobLowUtilization",
+    expr: `avg by (namespace, workload) (${RECORDED.gpuUtilization}${sel(jobMatch(j))}) < ${target}`,
+    for: LOW_UTILIZATION_FOR,
+    labels: jobLabels(j),
+    annotations: {
+      summary: `${j.workload}: average GPU utilization below its ${target}% target for 15 minutes`,
+      description:
+        `The job's GPUs averaged {{ $value | printf "%.1f" }}% (DCGM_FI_DEV_GPU_UTIL) against a target of ` +
+        `${target}% (gpuUtilizationTargetPercent). Look at the data-wait fraction and the object store on ` +
+        "the job's dashboard: a starved input pipeline is the usual cause.",
+    },
+  };
+}
+
+/** Any bytes spilled, which the plan rules out. */
+function spillingAlert(j: JobAlertInput): AlertRule {
+  return {
+    alert: "RayGpuJobSpilling",
+    expr: `max by (namespace, workload) (${METRICS.objectStoreMemory.name}${sel({ ...jobMatch(j), Location: "SPILLED" })}) > 0`,
+    for: "1m",
+    labels: jobLabels(j),
+    annotations: {
+      summary: `${j.workload}: the object store is spilling to disk, which its plan says it should not`,
+      description: `{{ $value | humanize1024 }}B spilled. The plan: ${j.noSpillBecause}.`,
+    },
+  };
+}
+
+/** A pod of the job Pending for three quarters of its pre-running deadline. */
+function pendingAlert(j: JobAlertInput): AlertRule {
   const pendingFor = j.preRunningDeadlineSeconds * PENDING_SHARE_OF_DEADLINE;
   const pending = `${METRICS.podPhase.name}${sel({ namespace: j.namespace, phase: "Pending" })}`;
   return {
+    alert: "RayGpuJobPendingTooLong",
+    expr: `max by (namespace, workload) (${byWorkload(pending, jobMatch(j))}) > 0`,
+    for: promDuration(pendingFor),
+    labels: jobLabels(j),
+    annotations: {
+      summary: `${j.workload}: pods pending for ${promDuration(pendingFor)} of a ${promDuration(j.preRunningDeadlineSeconds)} pre-running deadline`,
+      description:
+        `KubeRay fails the job when it is not running ${promDuration(j.preRunningDeadlineSeconds)} after ` +
+        "admission. Pending pods usually wait for a GPU node (capacity, quota, the autoscaler) or an image pull.",
+    },
+  };
+}
+
+/**
+ * One job's group: utilization below target, spilling, pods pending toward the pre-running deadline, and the job
+ * hung, starved or idle.
+ */
+export function jobRuleGroup(j: JobAlertInput): RuleGroup {
+  const target = j.gpuUtilizationTargetPercent ?? DEFAULT_GPU_UTILIZATION_TARGET[j.kind];
+  const states = jobStateAlerts({
+    workload: j.workload,
+    namespace: j.namespace,
+    kind: j.kind,
+    gpuUtilizationTargetPercent: target,
+    plannedStepSeconds: j.plannedStepSeconds,
+    labels: jobLabels(j),
+  });
+  return {
     name: `ray-gpu.${j.namespace}.job.${j.workload}`,
-    rules: [
-      {
-        alert: "RayGpuJobLowUtilization",
-        expr: `avg by (namespace, workload) (${RECORDED.gpuUtilization}${sel(job)}) < ${target}`,
-        for: LOW_UTILIZATION_FOR,
-        labels,
-        annotations: {
-          summary: `${j.workload}: average GPU utilization below its ${target}% target for 15 minutes`,
-          description:
-            `The job's GPUs averaged {{ $value | printf "%.1f" }}% (DCGM_FI_DEV_GPU_UTIL) against a target of ` +
-            `${target}% (gpuUtilizationTargetPercent). Look at the data-wait fraction and the object store on ` +
-            "the job's dashboard: a starved input pipeline is the usual cause.",
-        },
-      },
-      {
-        alert: "RayGpuJobSpilling",
-        expr: `max by (namespace, workload) (${METRICS.objectStoreMemory.name}${sel({ ...job, Location: "SPILLED" })}) > 0`,
-        for: "1m",
-        labels,
-        annotations: {
-          summary: `${j.workload}: the object store is spilling to disk, which its plan says it should not`,
-          description: `{{ $value | humanize1024 }}B spilled. The plan: ${j.noSpillBecause}.`,
-        },
-      },
-      {
-        alert: "RayGpuJobPendingTooLong",
-        expr: `max by (namespace, workload) (${byWorkload(pending, job)}) > 0`,
-        for: promDuration(pendingFor),
-        labels,
-        annotations: {
-          summary: `${j.workload}: pods pending for ${promDuration(pendingFor)} of a ${promDuration(j.preRunningDeadlineSeconds)} pre-running deadline`,
-          description:
-            `KubeRay fails the job when it is not running ${promDuration(j.preRunningDeadlineSeconds)} after ` +
-            "admission. Pending pods usually wait for a GPU node (capacity, quota, the autoscaler) or an image pull.",
-        },
-      },
-    ],
+    rules: [lowUtilizationAlert(j, target), spillingAlert(j), pendingAlert(j), ...states],
   };
 }

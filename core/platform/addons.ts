@@ -16,6 +16,7 @@ import { ENVIRONMENT_PROFILES } from "../environments";
 import type { EksKubernetesVersion } from "../catalog/eks-versions";
 import { GPU_TAINT, POOL_LABEL, ROLE_LABEL } from "../pools";
 import { ADDON_NAMESPACES } from "./namespaces";
+import { spotFallbackValues, type SpotFallbackPlan } from "./spot-fallback";
 
 /** A pinned Helm chart and the values we set. */
 export interface HelmReleasePlan {
@@ -153,7 +154,10 @@ export function nvidiaDevicePluginRelease(): HelmReleasePlan {
   };
 }
 
-/** Cluster Autoscaler: discovers the node groups by tag, scales GPU pools from and back to zero. */
+/**
+ * Cluster Autoscaler: discovers the node groups by tag, scales GPU pools from and back to zero, and with
+ * spot-with-fallback pools prefers their spot groups (`./spot-fallback.ts`).
+ */
 export function clusterAutoscalerRelease(args: {
   clusterName: string;
   region: string;
@@ -165,9 +169,15 @@ export function clusterAutoscalerRelease(args: {
    * @default - unknown (an adopted cluster before deploy): the chart's default image
    */
   kubernetesVersion?: string | undefined;
+  /**
+   * The stack's spot-with-fallback pools: prefer their spot groups, give up on a spot node after the wait.
+   * @default - none: the autoscaler's least-waste expander and its 15-minute provision time
+   */
+  spotFallback?: SpotFallbackPlan | undefined;
 }): HelmReleasePlan {
   const p = ENVIRONMENT_PROFILES[args.environment].platform;
   const tag = clusterAutoscalerImageTag(args.kubernetesVersion);
+  const fallback = args.spotFallback ? spotFallbackValues(args.spotFallback) : undefined;
   return {
     ...CHART_PINS.clusterAutoscaler,
     namespace: SERVICE_ACCOUNTS.clusterAutoscaler.namespace,
@@ -185,7 +195,9 @@ export function clusterAutoscalerRelease(args: {
         "scale-down-delay-after-add": p.scaleDownDelayAfterAdd,
         // Ray's spill directory is an emptyDir: without this, GPU nodes running a job's pods would never scale down.
         "skip-nodes-with-local-storage": false,
+        ...fallback?.extraArgs,
       },
+      ...(fallback ? { expanderPriorities: fallback.expanderPriorities } : {}),
     },
   };
 }

@@ -7,9 +7,13 @@
  * `aws-g5.md` (nodeadm `spec.instance.localStorage.strategy: RAID0` mounts the NVMe array and bind-mounts the
  * kubelet and containerd directories onto it, so pod emptyDirs such as Ray's spill directory land on NVMe).
  * Cluster Autoscaler scale-from-zero tags: kubernetes/autoscaler `cluster-autoscaler/cloudprovider/aws/README.md`.
+ * A spot-with-fallback pool gets two groups, spot and on-demand, told apart in the autoscaler's node templates by
+ * {@link CAPACITY_TYPE_LABEL}: the AWS comparator (`processors/nodegroupset/aws_nodegroups.go`) does not ignore that
+ * label, so `--balance-similar-node-groups` never splits a scale-up between them (`./spot-fallback.ts`).
  */
 import { IMDS } from "./security";
 import { GPU_INSTANCES } from "../catalog/instances";
+import { SPOT_GROUP_SUFFIX } from "../config/platform";
 import type { Environment } from "../config/stack";
 import { capacityAllowed } from "../environments";
 import type { CpuPoolPlan, GpuPoolPlan, Taint } from "../pools";
@@ -23,8 +27,14 @@ const EKS_EFFECT = {
 
 /** An EKS managed node group, planned. */
 export interface NodeGroupPlan {
-  /** Pool name; also the node group's name suffix. */
+  /** The pool the group's nodes belong to (their `ray-gpu.io/pool` label). */
   readonly pool: string;
+  /**
+   * The group's name in the stack: the pool's, or `<pool>-spot` for the spot group of a spot-with-fallback pool (whose
+   * on-demand group keeps the pool's name, so turning an on-demand pool into one replaces nothing). It names the
+   * component (`<platform>-<name>`) and prefixes the EKS node group's name (`<name>-`).
+   */
+  readonly name: string;
   readonly role: "system" | "gpu";
   readonly amiType: "AL2023_x86_64_NVIDIA" | "AL2023_x86_64_STANDARD";
   readonly capacityType: "ON_DEMAND" | "SPOT";
@@ -130,6 +140,7 @@ export function planCpuNodeGroup(pool: CpuPoolPlan, target: Pick<NodeGroupTarget
   const { clusterName } = target;
   return {
     pool: pool.name,
+    name: pool.name,
     role: "system",
     amiType: "AL2023_x86_64_STANDARD",
     capacityType: "ON_DEMAND",
@@ -149,17 +160,58 @@ export function planCpuNodeGroup(pool: CpuPoolPlan, target: Pick<NodeGroupTarget
   };
 }
 
-/** Plans an A10G pool's node group. */
-export function planGpuNodeGroup(pool: GpuPoolPlan, target: NodeGroupTarget): NodeGroupPlan {
-  const { clusterName, environment } = target;
+/** One node group of a GPU pool: its name, capacity and the fewest nodes it keeps. */
+interface GpuGroupSpec {
+  readonly name: string;
+  readonly capacityType: NodeGroupPlan["capacityType"];
+  readonly minSize: number;
+  /** Put the capacity type in the autoscaler's node template (a fallback pool's two groups must not look alike). */
+  readonly templateCapacityLabel: boolean;
+}
+
+/** EKS's label of a managed node's capacity type (`SPOT` or `ON_DEMAND`), which EKS sets on every node it launches. */
+export const CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType";
+
+/**
+ * The groups a pool needs: one, or for spot-with-fallback the spot group (preferred, at the pool's `minNodes`) and the
+ * on-demand group from 0 nodes (see `./spot-fallback.ts`). Spot alone is used only where the environment allows it.
+ */
+function gpuGroupSpecs(pool: GpuPoolPlan, environment: Environment): GpuGroupSpec[] {
+  if (pool.capacityType === "spot-with-fallback")
+    return [
+      {
+        name: `${pool.name}${SPOT_GROUP_SUFFIX}`,
+        capacityType: "SPOT",
+        minSize: pool.minNodes,
+        templateCapacityLabel: true,
+      },
+      { name: pool.name, capacityType: "ON_DEMAND", minSize: 0, templateCapacityLabel: true },
+    ];
+  const spot = pool.capacityType === "spot" && capacityAllowed(environment, "spot");
+  return [
+    {
+      name: pool.name,
+      capacityType: spot ? "SPOT" : "ON_DEMAND",
+      minSize: pool.minNodes,
+      templateCapacityLabel: false,
+    },
+  ];
+}
+
+/** One node group of an A10G pool. */
+function gpuNodeGroup(pool: GpuPoolPlan, group: GpuGroupSpec, clusterName: string): NodeGroupPlan {
   const gpus = GPU_INSTANCES[pool.instanceType].gpus;
+  const template = group.templateCapacityLabel
+    ? { ...pool.labels, [CAPACITY_TYPE_LABEL]: group.capacityType }
+    : pool.labels;
   return {
     pool: pool.name,
+    name: group.name,
     role: "gpu",
     amiType: "AL2023_x86_64_NVIDIA",
-    capacityType: pool.capacityType === "spot" && capacityAllowed(environment, "spot") ? "SPOT" : "ON_DEMAND",
+    capacityType: group.capacityType,
     instanceTypes: [pool.instanceType],
-    scaling: { minSize: pool.minNodes, maxSize: pool.maxNodes, desiredSize: pool.minNodes },
+    scaling: { minSize: group.minSize, maxSize: pool.maxNodes, desiredSize: group.minSize },
     labels: pool.labels,
     taints: pool.taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_EFFECT[t.effect] })),
     launchTemplate: {
@@ -170,6 +222,22 @@ export function planGpuNodeGroup(pool: GpuPoolPlan, target: NodeGroupTarget): No
     },
     availabilityZone: pool.availabilityZone,
     clusterPlacementGroup: pool.clusterPlacementGroup,
-    autoscalerTags: autoscalerTags(clusterName, pool.labels, pool.taints, gpus),
+    autoscalerTags: autoscalerTags(clusterName, template, pool.taints, gpus),
   };
+}
+
+/**
+ * Plans an A10G pool's node groups: one, or two for a spot-with-fallback pool (spot first, then on-demand). Each group
+ * holds up to `maxNodes`; the pool's queue quota keeps the two to `maxNodes` nodes together.
+ */
+export function planGpuNodeGroups(pool: GpuPoolPlan, target: NodeGroupTarget): NodeGroupPlan[] {
+  return gpuGroupSpecs(pool, target.environment).map((g) => gpuNodeGroup(pool, g, target.clusterName));
+}
+
+/**
+ * Plans an A10G pool's node group: its only one, or the spot group of a spot-with-fallback pool, which has two
+ * (`planGpuNodeGroups` plans both).
+ */
+export function planGpuNodeGroup(pool: GpuPoolPlan, target: NodeGroupTarget): NodeGroupPlan {
+  return planGpuNodeGroups(pool, target)[0]!;
 }

@@ -12,7 +12,8 @@ import {
   type HelmReleasePlan,
 } from "./addons";
 import { planNetwork, type NetworkPlan } from "./network";
-import { planCpuNodeGroup, planGpuNodeGroup, type NodeGroupPlan } from "./node-groups";
+import { planCpuNodeGroup, planGpuNodeGroups, type NodeGroupPlan } from "./node-groups";
+import { planSpotFallback, type SpotFallbackPlan } from "./spot-fallback";
 import { planStorage, type StoragePlan } from "./storage";
 import { planSecurity, type SecurityPlan } from "./security";
 import { planQueue, type QueuePlan } from "./queueing";
@@ -27,8 +28,10 @@ export interface PlatformPlan {
   /** Undefined when an existing cluster is adopted (its subnets are used). */
   readonly network: NetworkPlan | undefined;
   readonly pools: PoolsPlan;
-  /** The CPU pool's node group and the GPU pools', in config order. */
+  /** The CPU pool's node group and the GPU pools', in config order (a spot-with-fallback pool's two: spot first). */
   readonly nodeGroups: { readonly cpu: NodeGroupPlan; readonly gpu: readonly NodeGroupPlan[] };
+  /** What the Cluster Autoscaler is told for the spot-with-fallback pools; undefined when there are none. */
+  readonly spotFallback: SpotFallbackPlan | undefined;
   readonly helm: {
     readonly kuberayOperator: HelmReleasePlan;
     readonly nvidiaDevicePlugin: HelmReleasePlan;
@@ -52,8 +55,9 @@ export function planPlatform(config: StackConfig): PlatformPlan {
   const clusterName = platform.cluster.name;
   const nodeGroups = {
     cpu: planCpuNodeGroup(pools.cpu, { clusterName }),
-    gpu: pools.gpu.map((g) => planGpuNodeGroup(g, { clusterName, environment })),
+    gpu: pools.gpu.flatMap((g) => planGpuNodeGroups(g, { clusterName, environment })),
   };
+  const spotFallback = planSpotFallback(pools.gpu, nodeGroups.gpu);
   const helm = {
     kuberayOperator: kuberayOperatorRelease(pools.cpu.name),
     nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
@@ -63,6 +67,7 @@ export function planPlatform(config: StackConfig): PlatformPlan {
       environment,
       cpuPool: pools.cpu.name,
       kubernetesVersion: platform.cluster.mode === "create" ? platform.cluster.kubernetesVersion : undefined,
+      spotFallback,
     }),
   };
   const observability = planObservability(platform.observability, pools.cpu.name, platform.cluster.mode);
@@ -82,6 +87,7 @@ export function planPlatform(config: StackConfig): PlatformPlan {
       platform.cluster.mode === "create" ? planNetwork(platform.network, environment, region, clusterName) : undefined,
     pools,
     nodeGroups,
+    spotFallback,
     helm,
     workloadNamespace: platform.workloadNamespace,
     storage: planStorage(platform.storage, environment, platform.workloadNamespace),

@@ -15,6 +15,11 @@
  *   preRunningDeadlineSeconds count from admission (ray-operator/controllers/ray/rayjob_controller.go);
  * - `waitForPodsReady` requeues an admitted job whose pods are not ready in time, releasing its quota
  *   (apis/config/v1beta2/configuration_types.go).
+ *
+ * A spot-with-fallback pool keeps one flavor, selected by the pool label alone, over its spot and on-demand node
+ * groups, with the pool's quota once: Kueue never moves a job to another flavor for want of nodes, so a flavor per
+ * capacity type would pin a job to spot; the Cluster Autoscaler does the fallback (`./spot-fallback.ts`), and this
+ * quota keeps the two groups to `maxNodes` busy nodes together.
  */
 import { stableYaml } from "../serialize";
 import type { GpuPoolPlan, PoolsPlan } from "../pools";

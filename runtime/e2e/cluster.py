@@ -14,6 +14,8 @@ from typing import Any
 import yaml
 from nodes import NodeSpec, RayNodes
 
+from ray_gpu.preemption import NOTICE_DIR_ENV  # the runtime library of this checkout
+
 #: Object stores (and Ray Data's limit, which the plan derives from them) are divided by this to fit local RAM.
 OBJECT_STORE_SCALE = 16
 #: Ray's smallest object store.
@@ -117,9 +119,19 @@ class LocalCluster:
             self.adjustments.append(
                 f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus {params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here"
             )
-            for _ in range(group["replicas"]):
-                workers.append(NodeSpec(group["groupName"], params, self._env(c)))
+            for i in range(group["replicas"]):
+                workers.append(NodeSpec(group["groupName"], params, self._own_notice_dir(self._env(c), i)))
         return head, workers
+
+    def _own_notice_dir(self, env: dict[str, str], replica: int) -> dict[str, str]:
+        """The worker's spot notice folder (``ray_gpu.preemption``), one per node: on Kubernetes each pod has its own
+        emptyDir, here a group's replicas would share the folder its mount maps to."""
+        if NOTICE_DIR_ENV not in env:
+            return env
+        own = os.path.join(env[NOTICE_DIR_ENV], f"node-{replica}")
+        os.makedirs(own, exist_ok=True)
+        self.adjustments.append(f"{NOTICE_DIR_ENV}: one folder per worker node ({env[NOTICE_DIR_ENV]}/node-N), as each pod has its own")
+        return {**env, NOTICE_DIR_ENV: own}
 
     def _scaled_store(self, node: NodeSpec) -> str:
         planned = int(node.params["object-store-memory"])

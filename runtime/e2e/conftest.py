@@ -18,7 +18,7 @@ import pytest
 # The shared checks' asserts report like a test's own (before any test module imports them).
 pytest.register_assert_rewrite("job_checks")
 
-from harness import CHECKS, PARAMETERS, Harness  # noqa: E402
+from harness import CHECKS, DEFAULT_CHECKS, PARAMETERS, Harness  # noqa: E402
 from processes import HANG_GUARD_S  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,8 +29,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ray-gpu end-to-end")
     group.addoption("--rendered", default=None, help="output of ray-gpu render --stack dev (default: rendered here by the CLI)")
     group.addoption("--work", default=None, help="scratch directory (default: a new temp folder, kept)")
-    group.addoption("--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all)")
-    group.addoption("--only", default=None, help="comma-separated RayJob names (default: all)")
+    group.addoption("--checks", default=",".join(DEFAULT_CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all but preempt)")
+    group.addoption("--only", default=None, help="comma-separated RayJob names (default: all but preempt)")
     group.addoption("--job-timeout", type=float, default=HANG_GUARD_S, help="a hang guard per job run, in seconds")
 
 

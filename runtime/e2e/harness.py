@@ -17,11 +17,14 @@ from nodes import Spill
 from spill_control import ControlResult, SpillControl
 
 #: What a run checks (``--checks``): each job's run, the committed-outputs experiment of embedding jobs, the
-#: kill-and-resume experiment of training jobs (model, optimizer and data position), and ``ray-gpu tune`` on bad
-#: runs of the tune stack's embedding job (``test_tune_loop.py``).
-CHECKS = ("jobs", "outputs", "resume", "tune")
+#: kill-and-resume experiment of training jobs (model, optimizer and data position), ``ray-gpu tune`` on bad
+#: runs of the tune stack's embedding job (``test_tune_loop.py``), and the spot-interruption experiment of training
+#: jobs on spot pools (``test_preemption.py``).
+CHECKS = ("jobs", "outputs", "resume", "tune", "preempt")
+#: The checks a run makes unless ``--checks`` names others: ``preempt`` is opt-in until it has passed end to end.
+DEFAULT_CHECKS = ("jobs", "outputs", "resume", "tune")
 #: The tests' parameters, each a RayJob name (``Harness.parameter``, ``conftest.py``).
-PARAMETERS = ("job_name", "training_job_name", "embedding_job_name", "outputs_job", "resume_job")
+PARAMETERS = ("job_name", "training_job_name", "embedding_job_name", "outputs_job", "resume_job", "preempt_job")
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,8 @@ class Harness:
             return [n for n, k in kinds.items() if k == "EmbeddingPipeline"]
         if check == "resume":
             return [n for n, k in kinds.items() if k == "TrainingJob"]
+        if check == "preempt":
+            return [n for n, k in kinds.items() if k == "TrainingJob" and self._on_spot(n)]
         return [n for n, k in kinds.items() if not (k == "TrainingJob" and "resume" in self.checks)]
 
     def parameter(self, argname: str) -> list[str]:
@@ -169,7 +174,14 @@ class Harness:
                 return self.names("outputs")
             case "resume_job":
                 return self.names("resume")
+            case "preempt_job":
+                return self.names("preempt")
         raise ValueError(f"not a parameter of the end-to-end tests: {argname}")
+
+    def _on_spot(self, name: str) -> bool:
+        """Whether the job's worker pods have the spot notice hook (``workloads/rayjob/preemption.ts``)."""
+        pod = self.objects[f"RayJob/{name}"]["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]
+        return "terminationGracePeriodSeconds" in pod
 
     def job(self, name: str) -> dict[str, Any]:
         """A copy of the rendered RayJob (each run may adjust its own)."""

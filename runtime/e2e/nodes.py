@@ -73,6 +73,10 @@ class RayNodes:
     #: What each ``ray start`` printed, by group (in start order).
     start_output: list[tuple[str, str]] = field(default_factory=list)
     head_env: dict[str, str] = field(default_factory=dict)
+    #: What every node's environment got beyond its own (``start``'s ``extra_env``), for a replaced node.
+    extra_env: dict[str, str] = field(default_factory=dict)
+    #: Each node's metrics export port, in session order: how a Ray node id is matched to its node here.
+    metrics_ports: list[str] = field(default_factory=list)
 
     def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str]) -> None:
         args = [ray_cli(), "start", "--disable-usage-stats", f"--temp-dir={self.temp_dir}", "--min-worker-port=0", "--max-worker-port=0"]
@@ -84,6 +88,7 @@ class RayNodes:
         agent, grpc, metrics, runtime_env = free_ports(4)
         args += [f"--dashboard-agent-listen-port={agent}", f"--dashboard-agent-grpc-port={grpc}"]
         args += [f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime_env}"]
+        self.metrics_ports.append(str(metrics))
         args += [f"--{key}={value}" for key, value in sorted(node.params.items())]
         if node.shm_bytes is not None:
             mount = 'mount -t tmpfs -o size="$0" tmpfs /dev/shm && exec "$@"'
@@ -100,6 +105,7 @@ class RayNodes:
     def start(self, extra_env: dict[str, str]) -> None:
         """Starts the head and the workers in a temp folder of their own, on free ports. A start that Ray's own
         30-second registration wait ends is stopped and made again, from scratch, up to ``START_ATTEMPTS`` times."""
+        self.extra_env = dict(extra_env)
         for attempt in range(1, START_ATTEMPTS + 1):
             try:
                 self._start_all(extra_env)
@@ -112,6 +118,7 @@ class RayNodes:
     def _start_all(self, extra_env: dict[str, str]) -> None:
         self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")
         self.port = free_ports(1)[0]
+        self.metrics_ports = []
         _install_cleanup()
         _LIVE.add(self)
         try:
@@ -133,6 +140,30 @@ class RayNodes:
         if self.temp_dir:
             shutil.rmtree(self.temp_dir, ignore_errors=True)
         _LIVE.discard(self)
+
+    def replace_worker(self, node_id: str, extra_env: dict[str, str]) -> NodeSpec:
+        """Stops the worker node ``node_id`` (its session: raylet, agents, workers; SIGTERM, then SIGKILL) and starts
+        one of the same spec in its place, as KubeRay recreates a deleted worker pod on a new node. Returns its spec."""
+        index = self._worker_index(node_id)
+        stop_sessions([self.sessions[1 + index]])
+        del self.sessions[1 + index], self.metrics_ports[1 + index]
+        node = self.workers.pop(index)
+        self.workers.append(node)  # its session is appended by _start: workers and sessions stay in step
+        self._start(node, False, extra_env)
+        return node
+
+    def _worker_index(self, node_id: str) -> int:
+        """Index in ``workers`` of the Ray node ``node_id``, found by its metrics port (each node's own)."""
+        out = subprocess.run(
+            [sys.executable, "-c", _NODE_PORT_PROBE, self.address(), node_id], env=base_env(), capture_output=True, text=True, timeout=HANG_GUARD_S
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"reading the node table failed: {out.stderr[-1000:]}")
+        port = out.stdout.strip().splitlines()[-1]
+        matches = [i for i, w in enumerate(self.workers) if self.metrics_ports[1 + i] == port]
+        if len(matches) != 1:
+            raise RuntimeError(f"node {node_id} (metrics port {port}) is not one worker of this cluster")
+        return matches[0]
 
     def actors(self, class_name: str) -> list[dict[str, Any]]:
         """Live actors of ``class_name`` on these nodes, from the GCS actor table: pid and node of each.
@@ -199,6 +230,14 @@ import ray, ray._private.state as state
 ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
 alive = [a for a in state.actors().values() if a["ActorClassName"] == sys.argv[2] and a["State"] == "ALIVE"]
 print(json.dumps([{"pid": a["Pid"], "node": a["Address"]["NodeID"]} for a in alive]))
+"""
+
+#: Prints the metrics export port of a node (argv: address, node id), from a driver of that cluster.
+_NODE_PORT_PROBE = """
+import sys
+import ray
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+print(next(n["MetricsExportPort"] for n in ray.nodes() if n["NodeID"] == sys.argv[2]))
 """
 
 #: Nodes started and not yet stopped.

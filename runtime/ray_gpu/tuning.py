@@ -303,6 +303,15 @@ class Tuning:
             config["optimizer_class"] = self._record("train.offloadOptimizerClass", "optimizer_class", train["offloadOptimizerClass"])
         return config
 
+    def checkpoint_every(self) -> int:
+        """Optimizer steps between periodic checkpoints; the loop also checkpoints the step in flight on a spot
+        interruption notice (:mod:`ray_gpu.preemption`)."""
+        return cast(int, self._record("train.checkpointEverySteps", "checkpoint_every", self._train()["checkpointEverySteps"]))
+
+    def stall_after_seconds(self) -> int:
+        """Seconds without an optimizer step after which the watchdog fails the job (:mod:`ray_gpu.watchdog`)."""
+        return cast(int, self._record("train.stallAfterSeconds", "watchdog.stall_after_seconds", self._train()["stallAfterSeconds"]))
+
     def attn_implementation(self) -> str:
         """transformers' ``attn_implementation`` for the planned kernel (``from_pretrained(..., attn_implementation=...)``):
         the memory plan counted this kernel's cost, so the model must run the same one."""

@@ -57,6 +57,8 @@ class TrainSection(TypedDict):
     checkpointPrefix: str
     checkpointsToKeep: int
     maxFailures: int
+    checkpointEverySteps: int
+    stallAfterSeconds: int
     deepspeedConfigFile: NotRequired[str]
     offloadOptimizerClass: NotRequired[str]
 

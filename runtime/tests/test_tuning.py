@@ -8,6 +8,7 @@ import pytest
 
 import ray_gpu
 from ray_gpu import knob_env_name
+from ray_gpu.preemption import NOTICE_DIR_ENV
 
 
 def load(write_doc, doc, env=None, deepspeed=None, **kw):
@@ -21,7 +22,7 @@ def test_knob_env_names_match_the_rayjob_environment(rendered, tuning_docs):
                 continue
             knobs = tuning_docs[f"{stack}/{job['metadata']['name']}"]["knobs"]
             env = {e["name"]: e.get("value") for e in job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["env"]}
-            planner = {n for n in env if n.startswith("RAY_GPU_")} - {"RAY_GPU_TUNING_FILE", "RAY_GPU_STORAGE_BUCKET"}
+            planner = {n for n in env if n.startswith("RAY_GPU_")} - {"RAY_GPU_TUNING_FILE", "RAY_GPU_STORAGE_BUCKET", NOTICE_DIR_ENV}
             assert planner == {knob_env_name(k) for k in knobs}, key
             for k, v in knobs.items():
                 assert env[knob_env_name(k)] == (str(v).lower() if isinstance(v, bool) else str(v)), (key, k)

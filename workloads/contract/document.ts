@@ -133,6 +133,13 @@ export const TrainSectionSchema = z.strictObject({
   checkpointsToKeep: int(1),
   /** Ray Train `FailureConfig.max_failures`: restarts from the last checkpoint. */
   maxFailures: int(0),
+  /** Optimizer steps between periodic checkpoints: bounds the work an interruption without notice loses. */
+  checkpointEverySteps: int(1),
+  /**
+   * Seconds without an optimizer step after which the runtime's watchdog fails the job (steps stopped: a hung
+   * collective), so its GPUs go back to the queue.
+   */
+  stallAfterSeconds: int(1),
   /** Set when ZeRO is used: the DeepSpeed config next to tuning.json. */
   deepspeedConfigFile: text.optional(),
   /** With optimizer offload: the optimizer class DeepSpeed requires the code to construct. */

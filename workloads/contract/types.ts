@@ -182,6 +182,15 @@ export type TrainSection = {
    */
   maxFailures: number;
   /**
+   * Optimizer steps between periodic checkpoints: bounds the work an interruption without notice loses.
+   */
+  checkpointEverySteps: number;
+  /**
+   * Seconds without an optimizer step after which the runtime's watchdog fails the job (steps stopped: a hung
+   * collective), so its GPUs go back to the queue.
+   */
+  stallAfterSeconds: number;
+  /**
    * Set when ZeRO is used: the DeepSpeed config next to tuning.json.
    */
   deepspeedConfigFile?: string;

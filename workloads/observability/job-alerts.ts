@@ -1,4 +1,7 @@
-/** What a job's alerts take from its plan: its utilization target, pre-running deadline and why nothing spills. */
+/**
+ * What a job's alerts take from its plan: its utilization target, pre-running deadline, why nothing spills and its
+ * planned step time.
+ */
 import type { WorkloadKind } from "../../core/config/workloads";
 import type { JobAlertInput } from "../../core/observability/rules";
 import { GIB } from "../../core/quantity";
@@ -13,6 +16,8 @@ export interface JobAlertFacts {
   readonly dataWorkingSetBytes: number | undefined;
   /** The planned utilization target, in %. */
   readonly gpuUtilizationTargetPercent: number;
+  /** The planned seconds of one training step; undefined for a kind without a step counter (no hung or idle alert). */
+  readonly plannedStepSeconds: number | undefined;
 }
 
 /** Why the plan expects no spilling, from its typed values. */
@@ -34,5 +39,6 @@ export function jobAlertInput(f: JobAlertFacts): JobAlertInput {
     gpuUtilizationTargetPercent: f.gpuUtilizationTargetPercent,
     preRunningDeadlineSeconds: f.preRunningDeadlineSeconds,
     noSpillBecause: noSpillReason(f.dataWorkingSetBytes),
+    plannedStepSeconds: f.plannedStepSeconds,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The Kueue objects of a stack's queue, from its {@link QueuePlan}: one ResourceFlavor per pool (selecting the pool's
  * nodes by `ray-gpu.io/pool`, so a pod set only ever matches its own pool's flavor), one ClusterQueue holding each
- * pool's quota, and the LocalQueue the RayJobs name. `ray-gpu render` writes them; `JobQueue` applies them.
+ * pool's quota, and the LocalQueue the RayJobs name. `ray-gpu render` writes them; `JobQueue` applies them. A
+ * spot-with-fallback pool's flavor covers both its node groups (it names no capacity type; see
+ * `core/platform/queueing.ts`).
  */
 import { KUEUE_API_VERSION, COVERED_RESOURCES, type PoolQuota, type QueuePlan } from "../../core/platform/queueing";
 import { POOL_LABEL } from "../../core/pools";

@@ -14,6 +14,7 @@ import { storageBucketEnv, type ContractMounts } from "../contract/configmaps";
 import { secretEnvVars, type SecretRef } from "../security/secrets";
 import { CONTAINER_SECURITY, POD_HARDENING, RAY_AUTH, submitterTemplate } from "../security/pods";
 import { knobEnv } from "../contract/document";
+import { noticeParts } from "./preemption";
 import type {
   Container,
   EnvVar,
@@ -126,10 +127,14 @@ function headPod(input: RenderRayJobInput, env: Record<string, string>): PodSpec
   };
 }
 
-/** A GPU worker: the node's GPUs, spill on NVMe, the pool's taint tolerated. */
+/**
+ * A GPU worker: the node's GPUs, spill on NVMe, the pool's taint tolerated; on spot capacity, the notice's grace
+ * period and hook (./preemption).
+ */
 function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSpec {
   const { worker } = input.shape;
   const contract = input.contract;
+  const notice = worker.spot ? noticeParts() : undefined;
   const gpus: Partial<ResourceList> = {
     "nvidia.com/gpu": String(worker.gpusPerWorker),
     ...(worker.efa ? { "vpc.amazonaws.com/efa": "1" } : {}),
@@ -141,20 +146,27 @@ function workerPod(input: RenderRayJobInput, env: Record<string, string>): PodSp
         image: input.image,
         resources: resources(worker.cpus, worker.memoryGiB, gpus),
         env: [
-          ...toEnv({ ...env, ...worker.env }),
+          ...toEnv({ ...env, ...worker.env, ...notice?.env }),
           ...secretEnvVars(input.secretEnv ?? {}),
           storageBucketEnv(STORAGE_CONFIGMAP),
         ],
-        volumeMounts: [SHM_MOUNT, { name: "ray-spill", mountPath: SPILL_PATH }, ...(contract?.mounts ?? [])],
-        lifecycle: PRE_STOP,
+        volumeMounts: [
+          SHM_MOUNT,
+          { name: "ray-spill", mountPath: SPILL_PATH },
+          ...(notice ? [notice.mount] : []),
+          ...(contract?.mounts ?? []),
+        ],
+        lifecycle: notice?.lifecycle ?? PRE_STOP,
         securityContext: CONTAINER_SECURITY,
       },
     ],
     volumes: [
       shmVolume(worker.shmGiB),
       { name: "ray-spill", emptyDir: { sizeLimit: gibQuantity(worker.spillGiB) } },
+      ...(notice ? [notice.volume] : []),
       ...(contract?.volumes ?? []),
     ],
+    ...(notice ? { terminationGracePeriodSeconds: notice.terminationGracePeriodSeconds } : {}),
     nodeSelector: { ...worker.nodeSelector },
     tolerations: worker.tolerations.map(toToleration),
     serviceAccountName: input.serviceAccountName,

@@ -1,7 +1,8 @@
 """The Ray Train loop the training and SFT examples share: DDP or DeepSpeed as planned, gradient accumulation,
-checkpoints to the stack's bucket every N optimizer steps, and resume from the last one: model, optimizer, step and
-each worker's data position (``ray_gpu.data_position``), so a resumed run continues the data at the row after the
-last one trained on instead of starting again from the first row."""
+checkpoints to the stack's bucket every ``train.checkpointEverySteps`` optimizer steps and on a spot interruption notice
+(``ray_gpu.preemption``: the step in flight is finished and checkpointed), and resume from the last one: model,
+optimizer, step and each worker's data position (``ray_gpu.data_position``), so a resumed run continues the data at
+the row after the last one trained on instead of starting again from the first row."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import ray
 import ray.train
 from ray.train.torch import TorchConfig, TorchTrainer
 
-from .. import interruptions, run_record
+from .. import interruptions, run_record, watchdog
 from ..data_position import (
     ROW_ID_COLUMN,
     DataPosition,
@@ -32,6 +33,7 @@ from ..data_position import (
     save_position,
 )
 from ..loss import use_chunked_loss
+from ..preemption import Preemption
 from ..telemetry import StepTelemetry
 from ..tuning import Tuning
 from . import common
@@ -40,6 +42,8 @@ STATE_FILE = "state.pt"
 #: What the driver prints of the workers' counted run (``Observed.ran``), as ``ray-gpu example: ran with {...}``.
 RAN_KEYS = ("world_size", "rows_per_forward", "forwards_per_optimizer_step", "optimizer_steps", "global_samples_per_optimizer_step")
 SMOKE_TOKENS = 64
+#: Steps between checkpoints of a smoke run (a stand-in for the planned cadence: smoke runs are a few steps long).
+SMOKE_CHECKPOINT_EVERY = 3
 
 
 def training_dataset(
@@ -317,12 +321,15 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if engine is None and torch.cuda.is_available() else contextlib.nullcontext()
     accumulation, micro = cfg["gradient_accumulation_steps"], cfg["micro_batch_size"]
     step, position, resumed_from = _start(engine, model, optimizer, micro)
+    reporter = cfg["watchdog"]
+    reporter.started(step)  # a (re)started loop restarts the watchdog's clock
     shard = ray.train.get_dataset_shard("train")
     # Epoch after epoch, continuing where the checkpoint's data position says this worker stopped.
     batches = resumable_batches(lambda: shard.iter_torch_batches(batch_size=micro, drop_last=True), position)
     started, micro_steps, trained_ids = time.time(), 0, []
     # Time waiting for each micro-batch against time computing it: the data-wait fraction (ray_gpu.telemetry).
     telemetry = StepTelemetry(cfg["workload"], rank=position.rank)
+    preemption = Preemption.start(position.rank, ray.train.get_context().get_local_rank())
     for batch in telemetry.batches(batches) if step < cfg["steps"] else []:
         if micro_steps == 0:
             _log_resumed(batches, step)
@@ -331,6 +338,8 @@ def _train_loop(cfg: dict[str, Any]) -> None:
         tokens = int(batch["attention_mask"].sum()) if "attention_mask" in batch else 0
         loss, rows = _micro_step(cfg, model, engine, step_loss, autocast, batch, micro_steps % accumulation == 0)
         telemetry.step(samples=rows, tokens=tokens)
+        if micro_steps % accumulation == 1 % accumulation:  # the step's first micro-batch is computed
+            interruptions.await_notice_mid_step(step + 1, batches.position.rank, resumed_from, cfg["notice_mid_step"])
         if micro_steps % accumulation:
             continue
         if engine is None:
@@ -338,7 +347,10 @@ def _train_loop(cfg: dict[str, Any]) -> None:
             optimizer.step()
             optimizer.zero_grad()
         step += 1
-        if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"]:
+        reporter.progress(step)
+        # A spot interruption notice (ray_gpu.preemption): every rank asks at every step, so all see it at the same one.
+        notice = preemption.noticed()
+        if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"] or notice is not None:
             # What the workers really ran (counted by hooks), for the driver to compare with the plan.
             metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **built.observed.ran()}
             if step == cfg["steps"]:
@@ -347,8 +359,12 @@ def _train_loop(cfg: dict[str, Any]) -> None:
             _save(step, metrics, engine, model, optimizer, batches.position, cfg)
             trained_ids = []
             interruptions.kill_after_checkpoint(step, batches.position.rank, resumed_from, cfg["kill_after_checkpoint_step"])
+            if notice is not None:
+                reporter.stopped(step)  # waiting for Ray Train's restart is not a stall
+                preemption.after_checkpoint(step, notice)  # never returns: Ray Train restarts the run from this step
         if step >= cfg["steps"]:
             break
+    reporter.stopped(step)
     telemetry.log()
 
 
@@ -379,7 +395,28 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     steps = args.steps or math.ceil(
         (args.rows if args.smoke else ray.data.read_parquet(args.data, columns=[dataset_kwargs.get("columns", ("text",))[0]]).count()) / global_batch
     )
+    window = watchdog.stall_after_seconds(tuning.stall_after_seconds())  # the plan's, or the test hook's
+    args.checkpoint_every = _checkpoint_every(args, tuning)
     tuning.report()
+    with watchdog.StepWatchdog.start(tuning.name, window) as dog:
+        return _fit(tuning, loop, deepspeed, steps, args, build_model, prepare_batch, save_all, scaling, run_config, dataset, dog.reporter)
+
+
+def _fit(
+    tuning: Tuning,
+    loop: dict[str, Any],
+    deepspeed: Any,
+    steps: int,
+    args: Any,
+    build_model: Any,
+    prepare_batch: Any,
+    save_all: bool,
+    scaling: Any,
+    run_config: Any,
+    dataset: Any,
+    reporter: Any,
+) -> Any:
+    """Runs Ray Train under the watchdog (``reporter`` tells it of every step) and reports what ran."""
     trainer = TorchTrainer(
         _train_loop,
         train_loop_config={
@@ -392,8 +429,11 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
             "prepare_batch": prepare_batch,
             "save_all": save_all,
             "workload": tuning.name,
-            # The end-to-end tests' interruption hook (ray_gpu.interruptions), None in every real job.
+            # The end-to-end tests' interruption hooks (ray_gpu.interruptions), None in every real job.
             "kill_after_checkpoint_step": interruptions.kill_step(),
+            "notice_mid_step": interruptions.notice_step(),
+            # Fails the job when steps stop (ray_gpu.watchdog); carries the hang test hook to the workers.
+            "watchdog": reporter,
         },
         torch_config=TorchConfig(backend=loop["backend"]),
         # Ordered ingest: every run splits the rows across workers the same way, so a data position is exact.
@@ -411,16 +451,30 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     return result
 
 
+def _checkpoint_every(args: Any, tuning: Tuning) -> int:
+    """The planned cadence, or ``--checkpoint-every`` (a stand-in the report names); smoke runs checkpoint every 3."""
+    if args.checkpoint_every:
+        return int(tuning.stand_in("train.checkpointEverySteps", "checkpoint_every", args.checkpoint_every, "--checkpoint-every"))
+    if args.smoke:
+        return int(
+            tuning.stand_in(
+                "train.checkpointEverySteps", "checkpoint_every", SMOKE_CHECKPOINT_EVERY, f"a smoke run checkpoints every {SMOKE_CHECKPOINT_EVERY} steps"
+            )
+        )
+    return tuning.checkpoint_every()
+
+
 def add_training_arguments(parser: Any) -> None:
     parser.add_argument("--data", default=None, help="parquet dataset with a text column (s3://...)")
     parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one epoch; --smoke: 6)")
     parser.add_argument("--rows", type=int, default=None, help="--smoke: synthetic rows (default: the steps' global batches and one more)")
-    parser.add_argument("--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default 200; --smoke: 3)")
+    parser.add_argument(
+        "--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default: the plan's train.checkpointEverySteps; --smoke: 3)"
+    )
     parser.add_argument("--learning-rate", type=float, default=2e-4)
 
 
 def finish_arguments(args: Any) -> Any:
     if args.smoke:
         args.steps = args.steps or 6
-    args.checkpoint_every = args.checkpoint_every or (3 if args.smoke else 200)
     return args

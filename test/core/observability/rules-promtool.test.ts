@@ -1,7 +1,8 @@
 /**
  * The alert rules under the real `promtool test rules` (Debian's prometheus package): for each rule, synthetic series
  * in which it fires for one job, node or GPU and stays silent for another. The rules are the ones the stack renders
- * (stackRuleGroup, jobRuleGroup), written as a Prometheus rule file.
+ * (stackRuleGroup, jobRuleGroup), written as a Prometheus rule file. The hung, starved and idle alerts have series of
+ * their own (job-states-series.ts), where every job is in one state at most.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -12,11 +13,11 @@ import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { jobRuleGroup, stackRuleGroup, type AlertRule, type RuleGroup } from "../../../core/observability/rules";
 import { findTool, missingReason } from "../../helpers/tools";
+import { gpu, NS, pod, series, STATE_INPUT, STATE_JOBS, stateCases } from "./job-states-series";
 
 const promtool = findTool("promtool", "PROMTOOL");
 const skip = missingReason("promtool", promtool, "apt-get install prometheus");
 const run = promisify(execFile);
-const NS = "ray-jobs";
 
 const groups: RuleGroup[] = [
   stackRuleGroup({ namespace: NS, scaleDownUnneededSeconds: 600, scaleToZeroPools: ["a10g"] }),
@@ -35,17 +36,8 @@ const groups: RuleGroup[] = [
     preRunningDeadlineSeconds: 2700,
     noSpillBecause: "2 x 56 blocks x 13 MiB = 1.4 GiB <= 6 GiB limit: nothing spills",
   }),
+  ...STATE_JOBS.map(jobRuleGroup),
 ];
-
-/** `name{labels}` as promtool's series notation. */
-const series = (name: string, labels: Record<string, string>, values: string) => ({
-  series: `${name}{${Object.entries(labels)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(",")}}`,
-  values,
-});
-const pod = (p: string) => ({ namespace: NS, pod: p });
-const gpu = (p: string) => ({ ...pod(p), gpu: "0", Hostname: "ip-10-0-1-1", container: "ray-worker" });
 
 /** Two jobs: `train` (pods train-w0 on n1, train-w1 pending) misbehaves in every way; `embed` (embed-w0) is healthy but OOM-killed once. */
 const INPUT = [
@@ -93,20 +85,25 @@ const INPUT = [
   series("kube_pod_info", { ...pod("train-w0"), node: "n1" }, "1x60"),
 ];
 
-const rule = (name: string): AlertRule =>
-  groups.flatMap((g) => g.rules).find((r): r is AlertRule => "alert" in r && r.alert === name)!;
+/** The alert rule of that name (of that job's group, for a per-job rule named by its workload). */
+const rule = (name: string, workload?: string): AlertRule =>
+  groups
+    .flatMap((g) => g.rules)
+    .find(
+      (r): r is AlertRule => "alert" in r && r.alert === name && [undefined, workload].includes(r.labels["workload"]),
+    )!;
 
 /** The rule's annotations as Prometheus expands them, given the alert's labels and its formatted `$value`. */
 function annotations(name: string, labels: Record<string, string>, value: string): Record<string, string> {
   const expand = (t: string) =>
     t.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_, k: string) => labels[k] ?? "").replace(/\{\{ \$value[^}]*\}\}/g, value);
-  const a = rule(name).annotations;
+  const a = rule(name, labels["workload"]).annotations;
   return { summary: expand(a.summary), description: expand(a.description) };
 }
 
 /** One expected alert: its labels (with the rule's severity and workload) and annotations. */
 function fires(name: string, labels: Record<string, string>, value: string) {
-  const all = { ...labels, ...rule(name).labels };
+  const all = { ...labels, ...rule(name, labels["workload"]).labels };
   return { exp_labels: all, exp_annotations: annotations(name, all, value) };
 }
 
@@ -150,49 +147,63 @@ const CASES = [
   { alertname: "RayGpuNodeIdle", eval_time: "14m", exp_alerts: [] },
 ];
 
+const STATE_CASES = stateCases(fires);
+
+/** Writes the groups and the tests (series with their cases) for promtool; returns promtool's test command's result. */
+async function promtoolTest(ruleGroups: readonly RuleGroup[], tests: { input: unknown[]; cases: unknown[] }[]) {
+  const dir = mkdtempSync(join(tmpdir(), "ray-gpu-rules-"));
+  writeFileSync(join(dir, "rules.yaml"), stringify({ groups: ruleGroups }));
+  writeFileSync(
+    join(dir, "tests.yaml"),
+    stringify({
+      rule_files: ["rules.yaml"],
+      evaluation_interval: "1m",
+      tests: tests.map((t) => ({ interval: "1m", input_series: t.input, alert_rule_test: t.cases })),
+    }),
+  );
+  await run(promtool!, ["check", "rules", "rules.yaml"], { cwd: dir });
+  return run(promtool!, ["test", "rules", "tests.yaml"], { cwd: dir }).catch(
+    (e: { stdout: string; stderr: string; code: number }) => e,
+  );
+}
+
+/** The groups with one alert's expression changed. */
+const withExpr = (name: string, change: (expr: string) => string) =>
+  groups.map((g) => ({
+    ...g,
+    rules: g.rules.map((x) => ("alert" in x && x.alert === name ? { ...x, expr: change(x.expr) } : x)),
+  }));
+
 describe.skipIf(skip)("alert rules under promtool test rules", () => {
   it("every rule fires where it should and stays silent where it should not", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-rules-"));
-    writeFileSync(join(dir, "rules.yaml"), stringify({ groups }));
-    writeFileSync(
-      join(dir, "tests.yaml"),
-      stringify({
-        rule_files: ["rules.yaml"],
-        evaluation_interval: "1m",
-        tests: [{ interval: "1m", input_series: INPUT, alert_rule_test: CASES }],
-      }),
-    );
-    await run(promtool!, ["check", "rules", "rules.yaml"], { cwd: dir });
-    const r = await run(promtool!, ["test", "rules", "tests.yaml"], { cwd: dir }).catch(
-      (e: { stdout: string; stderr: string }) => e,
-    );
+    const r = await promtoolTest(groups, [
+      { input: INPUT, cases: CASES },
+      { input: STATE_INPUT, cases: STATE_CASES },
+    ]);
     expect(`${r.stdout}${r.stderr}`).toMatch(/SUCCESS/);
     // Every alert of every group is exercised, firing at least once.
     const alerts = groups.flatMap((g) => g.rules).flatMap((x) => ("alert" in x ? [x.alert] : []));
     for (const a of new Set(alerts))
       expect(
-        CASES.some((c) => c.alertname === a && c.exp_alerts.length > 0),
+        [...CASES, ...STATE_CASES].some((c) => c.alertname === a && c.exp_alerts.length > 0),
         a,
       ).toBe(true);
   });
 
   it("promtool fails the same test when a threshold is wrong (the test can fail)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-rules-"));
-    const broken = groups.map((g) => ({
-      ...g,
-      rules: g.rules.map((x) =>
-        "alert" in x && x.alert === "RayGpuJobLowUtilization" ? { ...x, expr: x.expr.replace(/< \d+$/, "< 40") } : x,
-      ),
-    }));
-    writeFileSync(join(dir, "rules.yaml"), stringify({ groups: broken }));
-    writeFileSync(
-      join(dir, "tests.yaml"),
-      stringify({
-        rule_files: ["rules.yaml"],
-        evaluation_interval: "1m",
-        tests: [{ interval: "1m", input_series: INPUT, alert_rule_test: CASES.slice(0, 1) }],
-      }),
-    );
-    await expect(run(promtool!, ["test", "rules", "tests.yaml"], { cwd: dir })).rejects.toMatchObject({ code: 1 });
+    const broken = withExpr("RayGpuJobLowUtilization", (e) => e.replace(/< \d+$/, "< 40"));
+    const r = await promtoolTest(broken, [{ input: INPUT, cases: CASES.slice(0, 1) }]);
+    expect(r).toMatchObject({ code: 1 });
+  });
+
+  it.each([
+    // without its exclusions, the job that is hung and waiting at once fires starved too
+    ["RayGpuJobStarved", (e: string) => e.split(" unless on")[0]!],
+    // without its step clause, the 100%-busy job at low power whose steps advance fires hung
+    ["RayGpuJobHung", (e: string) => e.slice(0, e.lastIndexOf(" and on"))],
+  ])("promtool fails the state cases when %s loses a clause", async (name, change) => {
+    const r = await promtoolTest(withExpr(name, change), [{ input: STATE_INPUT, cases: STATE_CASES }]);
+    expect(r).toMatchObject({ code: 1 });
+    expect(`${r.stdout}${r.stderr}`).toMatch(new RegExp(`alertname: ${name}, time: 25m`));
   });
 });

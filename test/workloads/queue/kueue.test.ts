@@ -22,6 +22,7 @@ import { POD_ANNOTATIONS } from "../../../workloads/rayjob/render";
 import { planStack } from "../../../workloads/stack";
 import { CrdConformance } from "../../helpers/crd-conformance";
 import { configWith, repoStack, runtime } from "../../helpers/fixtures";
+import { FALLBACK_POOL, prodWithFallback } from "../../helpers/spot-fallback";
 
 const FIXTURES = resolve(__dirname, "../../fixtures/kueue-0.19.2");
 const prod = planStack(repoStack("prod"), { runtime, requireRender: true });
@@ -204,6 +205,21 @@ describe("queue objects against Kueue v0.19.2", () => {
       ]);
       for (const o of queueObjects) expect(crds.validate(o), `${stack} ${o.kind} ${o.metadata.name}`).toEqual([]);
     }
+  });
+
+  it("gives a spot-with-fallback pool one flavor over both its node groups, the pool's quota once, as the API server takes it", () => {
+    const plain = planStack(repoStack("prod"), { runtime }).shared;
+    const fallback = planStack(prodWithFallback(), { runtime }).shared;
+    const queueObjects = fallback.filter((o) => o.apiVersion.startsWith("kueue.x-k8s.io/"));
+    for (const o of queueObjects) expect(crds.validate(o), `${o.kind} ${o.metadata.name}`).toEqual([]);
+    // The same objects as with an on-demand pool: Kueue never moves a job to another flavor for want of nodes, so a
+    // flavor per capacity type would pin the job to spot; the Cluster Autoscaler falls back instead.
+    expect(queueObjects).toEqual(plain.filter((o) => o.apiVersion.startsWith("kueue.x-k8s.io/")));
+    const flavor = kinds(queueObjects, "ResourceFlavor").find((f) => f.metadata.name === `ray-jobs.${FALLBACK_POOL}`);
+    expect((flavor as ResourceFlavor).spec.nodeLabels).toEqual({ [POOL_LABEL]: FALLBACK_POOL });
+    const cq = kinds(queueObjects, "ClusterQueue")[0] as ClusterQueue;
+    const quota = cq.spec.resourceGroups[0]!.flavors.find((f) => f.name === `ray-jobs.${FALLBACK_POOL}`)!.resources;
+    expect(quota.find((r) => r.name === "nvidia.com/gpu")!.nominalQuota).toBe("32");
   });
 
   it("a broken ClusterQueue is refused (the check can fail)", () => {

@@ -5,6 +5,7 @@
 import type { Decision } from "../../../core/decisions";
 import type { MemoryEstimate } from "../../../core/memory/estimate";
 import type { ModelArchitecture } from "../../../core/models/types";
+import type { InterruptionPlan } from "../../../core/reliability/interruption";
 import type { ActorPoolSection, DataSection, KnobsOf, SweepSection, TrainSection } from "../../contract/document";
 
 /** A kind's memory plan: the model, the estimate, whether it fits, and the chosen knobs. */
@@ -48,6 +49,8 @@ export type TrainTuning = Omit<TrainSection, "deepspeedConfigFile"> & {
 /** What the Ray Train tuner returns. */
 export interface TrainingTuning {
   readonly train: TrainTuning;
+  /** The checkpoint cadence and what an interruption costs with it. */
+  readonly interruptions: InterruptionPlan;
   readonly decisions: readonly Decision[];
 }
 

@@ -4,6 +4,7 @@
  * `table.ts` maps every kind to its strategy; `Workload` runs the same short pipeline for all of them.
  */
 import type { z } from "zod";
+import type { GpuInstanceType } from "../../../core/catalog/instances";
 import type { ClusterShapePlan, WorkerNeeds } from "../../../core/cluster/shape";
 import type { Environment } from "../../../core/config/stack";
 import type { WorkloadKind, WorkloadSpec, WorkloadSpecInput } from "../../../core/config/workloads";
@@ -33,6 +34,8 @@ export interface TuneInput<K extends WorkloadKind> {
   readonly spec: SpecOf<K>;
   readonly memory: MemoryPlanOf<K>;
   readonly shape: ClusterShapePlan;
+  /** The GPU pool's instance type (its network carries checkpoints). */
+  readonly instanceType: GpuInstanceType;
   readonly environment: Environment;
   /** Key prefix of the stack's bucket. */
   readonly storagePrefix: string;

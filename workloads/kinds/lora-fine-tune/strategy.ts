@@ -23,8 +23,7 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
     };
     return { ...plan, knobs };
   },
-  tune: ({ spec, memory, shape, environment, storagePrefix }) =>
-    tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
+  tune: (input) => tuneTraining({ ...input, knobs: input.memory.knobs }),
   document({ spec, memory, tuning }) {
     const { train, files } = trainSection(tuning);
     const { rank, targetModules, quantization, dropout } = spec.lora;

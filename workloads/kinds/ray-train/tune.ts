@@ -7,11 +7,21 @@ import type { ClusterShapePlan } from "../../../core/cluster/shape";
 import type { Environment } from "../../../core/config/stack";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
+import { GPU_INSTANCES, type GpuInstanceType } from "../../../core/catalog/instances";
 import { ZERO3_MAX_LIVE_PARAMETERS } from "../../../core/memory/buffers";
+import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
+import { optimizerStateBytes } from "../../../core/memory/model-states";
+import {
+  planInterruptions,
+  STALL_FLOOR_SECONDS,
+  STALL_STEPS,
+  type InterruptionInput,
+  type InterruptionPlan,
+} from "../../../core/reliability/interruption";
 import { DEEPSPEED_BUCKET_ELEMENTS } from "../../../core/memory/deepspeed";
 import type { Offload } from "../../../core/memory/model-states";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, type TrainingJobKnobs, type TrainSection } from "../../contract/document";
-import type { DeepSpeedConfig, TrainingTuning } from "../api/plans";
+import type { DeepSpeedConfig, KindMemoryPlan, TrainingTuning } from "../api/plans";
 
 /** More DataLoader workers per GPU rarely help tokenized text; beyond this they only hold memory. */
 export const MAX_DATALOADER_WORKERS = 8;
@@ -143,11 +153,54 @@ function decideResilience(args: TuneTrainingArgs, log: DecisionLog) {
   return { checkpointPrefix, checkpointsToKeep, maxFailures };
 }
 
-/** What {@link tuneTraining} tunes from: the spec, its planned knobs and shape, the environment and the bucket prefix. */
+/** Bytes per trainable weight in a checkpoint: fp32 masters unless the model trains in pure bf16. */
+const CHECKPOINT_WEIGHT_BYTES = { "bf16-mixed": 4, "bf16-true": 2, "fp16-mixed": 4, fp32: 4 } as const;
+
+/** The interruption model's input: the model, what a checkpoint holds, the batch, and the capacity. */
+function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
+  const { spec, memory, knobs, shape } = args;
+  const model = memory.model;
+  const trainable =
+    spec.kind === "LoRAFineTune"
+      ? adapterParameters(model, spec.lora.rank, spec.lora.targetModules ?? defaultLoraTargets(model))
+      : model.parameters;
+  const perWeight =
+    CHECKPOINT_WEIGHT_BYTES[spec.precision] + optimizerStateBytes(spec.optimizer, spec.precision === "bf16-true");
+  return {
+    parameters: model.parameters,
+    trainableParameters: trainable,
+    checkpointBytes: trainable * perWeight,
+    tokensPerStep: knobs.globalBatchSize * (knobs.sequenceLength + (memory.imageTokensPerSample ?? 0)),
+    gpus: spec.gpus,
+    writerNodes: knobs.zeroStage > 0 ? shape.worker.replicas : 1,
+    gradientCheckpointing: knobs.gradientCheckpointing,
+    networkBaselineMbps: GPU_INSTANCES[args.instanceType].networkBaselineMbps,
+    spot: shape.worker.spot,
+  };
+}
+
+/** The checkpoint cadence and the watchdog's window, from the interruption plan. */
+function decideCadence(p: InterruptionPlan, log: DecisionLog) {
+  const whyStall =
+    `${STALL_STEPS} steps of about ${p.stepSeconds.toFixed(1)} s, at least ${STALL_FLOOR_SECONDS / 60} minutes ` +
+    "(a restart onto a new node shows no step either): the watchdog fails a job whose steps stopped";
+  return {
+    checkpointEverySteps: log.decide("train.checkpointEverySteps", p.checkpointEverySteps, p.whyCadence),
+    stallAfterSeconds: log.decide("train.stallAfterSeconds", p.stallAfterSeconds, whyStall),
+  };
+}
+
+/**
+ * What {@link tuneTraining} tunes from: the spec, its memory plan and knobs, the shape and instance type, the
+ * environment and the bucket prefix.
+ */
 export interface TuneTrainingArgs {
   readonly spec: TrainingJobSpec | LoRAFineTuneSpec;
+  /** The memory plan: the model, and the image tokens a vision-language sample adds. */
+  readonly memory: KindMemoryPlan<TrainingJobKnobs> & { readonly imageTokensPerSample?: number | undefined };
   readonly knobs: TrainingJobKnobs;
   readonly shape: ClusterShapePlan;
+  readonly instanceType: GpuInstanceType;
   readonly environment: Environment;
   readonly storagePrefix: string;
 }
@@ -158,9 +211,15 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
   const log = new DecisionLog();
   const workers = decideWorkers(spec.gpus, args.shape, log);
   const resilience = decideResilience(args, log);
+  const interruptions = planInterruptions(interruptionInput(args));
+  const cadence = decideCadence(interruptions, log);
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
   const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
-  return { train: { ...workers, ...resilience, deepspeed, ...offload }, decisions: log.decisions };
+  return {
+    train: { ...workers, ...resilience, ...cadence, deepspeed, ...offload },
+    interruptions,
+    decisions: log.decisions,
+  };
 }
 
 /** The train section of the document and, under ZeRO, the DeepSpeed config beside it. */

@@ -11,8 +11,7 @@ export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
   needs: TRAINING_NEEDS,
   check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
   planMemory: (spec, pool) => planTrainingKindMemory(spec, pool),
-  tune: ({ spec, memory, shape, environment, storagePrefix }) =>
-    tuneTraining({ spec, knobs: memory.knobs, shape, environment, storagePrefix }),
+  tune: (input) => tuneTraining({ ...input, knobs: input.memory.knobs }),
   document({ tuning }) {
     const { train, files } = trainSection(tuning);
     return { sections: { train }, files };

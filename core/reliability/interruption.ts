@@ -1,0 +1,163 @@
+/**
+ * What an interruption costs a training job, and the checkpoint cadence that keeps it small. Pure.
+ *
+ * How a spot interruption reaches a Ray worker on EKS (sources in docs/reliability.md#interruptions):
+ * - EC2 sends a rebalance recommendation (sometimes) and then the two-minute interruption notice; the instance is
+ *   reclaimed two minutes after the notice ("Spot Instance interruption notices", EC2 User Guide).
+ * - A managed node group with capacity type SPOT has capacity rebalancing on: on the recommendation EKS launches a
+ *   replacement and then cordons and drains the old node; on the notice it drains at once ("Managed node group
+ *   capacity types", EKS User Guide). Draining evicts each pod: the kubelet runs the container's preStop hook, then
+ *   sends SIGTERM, then SIGKILL when `terminationGracePeriodSeconds` (counted from the start of preStop) ends.
+ * - Our preStop hook on spot workers writes the notice for the job's workers; the runtime asks Ray Core to drain its
+ *   node for preemption (`ray drain-node`, reason DRAIN_NODE_REASON_PREEMPTION, with the deadline); Ray Train's
+ *   preemption watcher (Ray 2.58, polling every 5 s) tells every worker (`ray.train.get_preemption_info()`); the
+ *   training loop finishes its step, checkpoints it with its data position, and the hook then stops Ray on the node.
+ *
+ * The step-time estimate is rough: the tokens' training FLOPs over {@link ASSUMED_GPU_TFLOPS} at
+ * {@link ASSUMED_MFU}; NVIDIA publishes no A10G datasheet (facts/aws-g5.md), so neither figure is measured here.
+ * The runtime's telemetry reports the real step time.
+ */
+
+/** EC2's warning before it reclaims a spot instance. */
+export const SPOT_NOTICE_SECONDS = 120;
+/** Grace of a worker pod on spot: the whole notice (the instance is gone after it, so more buys nothing). */
+export const SPOT_WORKER_GRACE_SECONDS = SPOT_NOTICE_SECONDS;
+/**
+ * From the notice to the loop seeing it: the runtime's notice watcher (1 s) and Ray Train's preemption watcher
+ * (`DEFAULT_PREEMPTION_POLL_INTERVAL_S` = 5 s, ray/train/v2/_internal/constants.py, Ray 2.58).
+ */
+export const NOTICE_DELIVERY_SECONDS = 6;
+/** Left at the end of the grace period for `ray stop` and the kubelet. */
+export const STOP_MARGIN_SECONDS = 15;
+/** A10G BF16 dense tensor throughput as often quoted (facts/aws-g5.md marks it unverified). */
+export const ASSUMED_GPU_TFLOPS = 70;
+/** Share of that throughput a data-parallel step reaches: an assumption, not a measurement. */
+export const ASSUMED_MFU = 0.3;
+/** Share of a node's baseline network a checkpoint upload to S3 gets. */
+export const CHECKPOINT_NETWORK_SHARE = 0.5;
+/** At most this share of the run may go to writing periodic checkpoints. */
+export const MAX_CHECKPOINT_OVERHEAD = 0.05;
+/** Work an interruption without notice may lose, by capacity: spot is interrupted often, on-demand rarely. */
+export const LOST_WORK_TARGET_MINUTES = { spot: 10, onDemand: 30 } as const;
+/** Steps without progress before a job counts as stalled (the watchdog and the hung alert). */
+export const STALL_STEPS = 10;
+/**
+ * Floor of the stall window: a restart after an interruption (the notice, a new GPU node within Kueue's 15-minute
+ * pods-ready window, the image) shows no step either.
+ */
+export const STALL_FLOOR_SECONDS = 20 * 60;
+
+/** What the bound is computed from: the model, the batch, the cluster and the capacity. */
+export interface InterruptionInput {
+  readonly parameters: number;
+  /** Parameters the optimizer updates (all of them, or a LoRA's adapters). */
+  readonly trainableParameters: number;
+  /** What a checkpoint writes: trainable weights and their optimizer states. */
+  readonly checkpointBytes: number;
+  readonly tokensPerStep: number;
+  readonly gpus: number;
+  /** Nodes that write their share of a checkpoint at once: all of them under ZeRO, one (rank 0) under DDP. */
+  readonly writerNodes: number;
+  readonly gradientCheckpointing: boolean;
+  readonly networkBaselineMbps: number;
+  readonly spot: boolean;
+}
+
+/** The checkpoint cadence and what an interruption costs with it. */
+export interface InterruptionPlan {
+  readonly stepSeconds: number;
+  readonly checkpointWriteSeconds: number;
+  readonly checkpointEverySteps: number;
+  readonly whyCadence: string;
+  /** Whether finishing the step in flight and checkpointing it fits in the notice (spot only). */
+  readonly noticeCheckpointFits: boolean;
+  /** Work an interruption loses: with the notice checkpoint (spot, when it fits), and without notice. */
+  readonly lostWithNotice: LostWork | undefined;
+  readonly lostWithoutNotice: LostWork;
+  readonly stallAfterSeconds: number;
+}
+
+/** Lost work, in optimizer steps and GPU-minutes. */
+export interface LostWork {
+  readonly steps: number;
+  readonly gpuMinutes: number;
+}
+
+/**
+ * Training FLOPs of one step: forward 2 FLOPs per parameter and token, the backward's activation gradients 2 more,
+ * weight gradients 2 per trainable parameter, and a second forward under gradient checkpointing.
+ */
+export function stepFlops(i: InterruptionInput): number {
+  const perToken = (i.gradientCheckpointing ? 6 : 4) * i.parameters + 2 * i.trainableParameters;
+  return perToken * i.tokensPerStep;
+}
+
+/** Seconds of one optimizer step on the job's GPUs, at the assumed throughput. */
+export const estimateStepSeconds = (i: InterruptionInput) =>
+  stepFlops(i) / (i.gpus * ASSUMED_GPU_TFLOPS * 1e12 * ASSUMED_MFU);
+
+/** Seconds to upload one checkpoint, the nodes writing their shares in parallel. */
+export const checkpointWriteSeconds = (i: InterruptionInput) =>
+  i.checkpointBytes / i.writerNodes / ((i.networkBaselineMbps * 1e6 * CHECKPOINT_NETWORK_SHARE) / 8);
+
+const lost = (steps: number, stepSeconds: number, gpus: number): LostWork => ({
+  steps,
+  gpuMinutes: Math.round(((steps * stepSeconds * gpus) / 60) * 10) / 10,
+});
+
+/** Seconds as the reasons print them: one decimal below 10. */
+const secondsText = (s: number) => (s < 10 ? s.toFixed(1) : String(Math.round(s)));
+
+/** Steps between checkpoints: within the capacity's lost-work target unless writing that often costs too much. */
+function cadence(i: InterruptionInput, stepSeconds: number, writeSeconds: number) {
+  const targetMinutes = i.spot ? LOST_WORK_TARGET_MINUTES.spot : LOST_WORK_TARGET_MINUTES.onDemand;
+  const cheapest = writeSeconds / MAX_CHECKPOINT_OVERHEAD;
+  const capacity = i.spot ? "spot" : "on-demand";
+  if (cheapest > targetMinutes * 60) {
+    const steps = Math.max(1, Math.ceil(cheapest / stepSeconds));
+    const why =
+      `a checkpoint takes about ${secondsText(writeSeconds)} s to write; more often than every ${steps} steps ` +
+      `would spend over ${MAX_CHECKPOINT_OVERHEAD * 100}% of the run writing (above the ${targetMinutes}-minute ` +
+      `${capacity} target)`;
+    return { steps, why };
+  }
+  const steps = Math.max(1, Math.floor((targetMinutes * 60) / stepSeconds));
+  const why =
+    `keeps the work an interruption without notice loses within ${targetMinutes} minutes on ${capacity} ` +
+    `(a step is about ${secondsText(stepSeconds)} s, a checkpoint about ${secondsText(writeSeconds)} s to write)`;
+  return { steps, why };
+}
+
+/** The cadence, the lost work with and without the notice, and the stall window. */
+export function planInterruptions(i: InterruptionInput): InterruptionPlan {
+  const stepSeconds = estimateStepSeconds(i);
+  const writeSeconds = checkpointWriteSeconds(i);
+  const every = cadence(i, stepSeconds, writeSeconds);
+  const noticeNeeds = NOTICE_DELIVERY_SECONDS + stepSeconds + writeSeconds + STOP_MARGIN_SECONDS;
+  const noticeCheckpointFits = i.spot && noticeNeeds <= SPOT_WORKER_GRACE_SECONDS;
+  return {
+    stepSeconds,
+    checkpointWriteSeconds: writeSeconds,
+    checkpointEverySteps: every.steps,
+    whyCadence: every.why,
+    noticeCheckpointFits,
+    lostWithNotice: noticeCheckpointFits ? lost(1, stepSeconds, i.gpus) : undefined,
+    lostWithoutNotice: lost(every.steps, stepSeconds, i.gpus),
+    stallAfterSeconds: Math.ceil(Math.max(STALL_STEPS * stepSeconds, 2 * writeSeconds, STALL_FLOOR_SECONDS)),
+  };
+}
+
+/** The bound as `ray-gpu plan` prints it. */
+export function lostWorkText(p: InterruptionPlan, spot: boolean): string {
+  const without = `${p.lostWithoutNotice.steps} steps (${p.lostWithoutNotice.gpuMinutes} GPU-min)`;
+  if (!spot) return `an interruption loses at most ${without}, the checkpoint cadence`;
+  if (p.lostWithNotice)
+    return (
+      `a spot interruption loses at most the step in flight, ${p.lostWithNotice.gpuMinutes} GPU-min: the notice ` +
+      `checkpoint fits in the ${SPOT_WORKER_GRACE_SECONDS} s grace; without notice at most ${without}`
+    );
+  return (
+    `the step in flight and its checkpoint (about ${secondsText(p.stepSeconds + p.checkpointWriteSeconds)} s) do not ` +
+    `fit in the ${SPOT_WORKER_GRACE_SECONDS} s notice: an interruption loses at most ${without}`
+  );
+}

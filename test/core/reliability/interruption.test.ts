@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import {
+  LOST_WORK_TARGET_MINUTES,
+  MAX_CHECKPOINT_OVERHEAD,
+  planInterruptions,
+  SPOT_WORKER_GRACE_SECONDS,
+  STALL_FLOOR_SECONDS,
+  type InterruptionInput,
+} from "../../../core/reliability/interruption";
+
+/** Llama-3.2-1B-like full training on one g5.12xlarge (4 GPUs, 40 Gbps). */
+const base: InterruptionInput = {
+  parameters: 1.2e9,
+  trainableParameters: 1.2e9,
+  checkpointBytes: 1.2e9 * 12,
+  tokensPerStep: 64 * 2048,
+  gpus: 4,
+  writerNodes: 1,
+  gradientCheckpointing: false,
+  networkBaselineMbps: 40_000,
+  spot: true,
+};
+
+describe("planInterruptions", () => {
+  it("on spot, checkpoints often enough to lose at most the spot target without notice", () => {
+    const p = planInterruptions(base);
+    expect(p.checkpointEverySteps * p.stepSeconds).toBeLessThanOrEqual(LOST_WORK_TARGET_MINUTES.spot * 60);
+    expect(p.lostWithoutNotice.steps).toBe(p.checkpointEverySteps);
+  });
+
+  it("on spot, bounds a noticed interruption by the step in flight when the step and its checkpoint fit the grace", () => {
+    const p = planInterruptions(base);
+    expect(p.stepSeconds + p.checkpointWriteSeconds).toBeLessThan(SPOT_WORKER_GRACE_SECONDS);
+    expect(p.lostWithNotice).toEqual({ steps: 1, gpuMinutes: expect.any(Number) });
+  });
+
+  it("says the notice checkpoint does not fit when a step outlasts the notice", () => {
+    const p = planInterruptions({ ...base, tokensPerStep: base.tokensPerStep * 20 });
+    expect(p.noticeCheckpointFits).toBe(false);
+    expect(p.lostWithNotice).toBeUndefined();
+  });
+
+  it("on-demand keeps a longer cadence and no notice checkpoint", () => {
+    const spot = planInterruptions(base);
+    const onDemand = planInterruptions({ ...base, spot: false });
+    expect(onDemand.checkpointEverySteps).toBeGreaterThan(spot.checkpointEverySteps);
+    expect(onDemand.lostWithNotice).toBeUndefined();
+  });
+
+  it("checkpoints less often than the target when writing that often would cost too much", () => {
+    const p = planInterruptions({ ...base, checkpointBytes: 1e13 });
+    expect(p.checkpointWriteSeconds / (p.checkpointEverySteps * p.stepSeconds)).toBeLessThanOrEqual(
+      MAX_CHECKPOINT_OVERHEAD,
+    );
+    expect(p.whyCadence).toMatch(/would spend over 5% of the run writing/);
+  });
+
+  it("never lets the stall window fall below the restart floor", () => {
+    expect(planInterruptions(base).stallAfterSeconds).toBe(STALL_FLOOR_SECONDS);
+    const slow = planInterruptions({ ...base, tokensPerStep: base.tokensPerStep * 100 });
+    expect(slow.stallAfterSeconds).toBeGreaterThan(STALL_FLOOR_SECONDS);
+  });
+});
