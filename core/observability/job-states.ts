@@ -2,7 +2,7 @@
  * Three ways a job holds its GPUs without keeping its plan, told apart by what the GPUs draw and what the runtime
  * counts (runtime/ray_gpu/telemetry.py), each a per-job alert:
  * - hung: a GPU reports high utilization, none draws more than near-idle power, and no step has completed for
- *   {@link STALL_ALERT_STEPS} planned steps. A collective waiting for a rank that never comes spins a kernel: 100%
+ *   {@link STALL_STEPS} planned steps. A collective waiting for a rank that never comes spins a kernel: 100%
  *   utilization, little power (NVIDIA/nccl#238, #1033; cupy/cupy#3557; nebius/soperator#796 detects a stuck
  *   collective the same way; finding the missing rank is NVIDIA/nccl#968), so the low-utilization alert never fires;
  * - starved: utilization below target while the loop waits for input longer than the target allows;
@@ -10,6 +10,7 @@
  * One moment fires at most one of them: each condition excludes the ones before it (hung, idle, starved), whatever
  * the thresholds. Pure.
  */
+import { secondsText, STALL_STEPS } from "../reliability/interruption";
 import type { WorkloadKind } from "../config/workloads";
 import { METRICS, RECORDED, type MetricDef } from "./metrics";
 import { promDuration, sel, type AlertRule } from "./promql";
@@ -35,11 +36,6 @@ export const NEAR_IDLE_POWER_WATTS = Math.round(A10G_POWER_LIMIT_WATTS * NEAR_ID
 export const HUNG_UTILIZATION_MIN_PERCENT = 90;
 /** Utilization, %, below which a GPU runs nothing. */
 export const IDLE_UTILIZATION_MAX_PERCENT = 5;
-/**
- * Planned steps without one completing before a job counts as stalled: room for steps slower than planned (an
- * evaluation, a checkpoint, the first steps' compilation).
- */
-export const STALL_ALERT_STEPS = 10;
 /**
  * The shortest stall window, s: a small step-time estimate must not page on a pause of a few seconds. Shorter than the
  * runtime watchdog's, so that the page comes before the watchdog fails the job.
@@ -95,11 +91,11 @@ export interface JobStatesInput {
   readonly labels: Readonly<Record<string, string>>;
 }
 
-/** Seconds without a step before a job counts as stalled: {@link STALL_ALERT_STEPS} planned steps, at least 5 min. */
+/** Seconds without a step before a job counts as stalled: {@link STALL_STEPS} planned steps, at least 5 min. */
 export function stallWindowSeconds(plannedStepSeconds: number): number {
   if (!Number.isFinite(plannedStepSeconds) || plannedStepSeconds <= 0)
     throw new Error(`'plannedStepSeconds' (${plannedStepSeconds}) must be a positive number of seconds`);
-  return Math.max(Math.ceil(STALL_ALERT_STEPS * plannedStepSeconds), STALL_ALERT_FLOOR_SECONDS);
+  return Math.max(Math.ceil(STALL_STEPS * plannedStepSeconds), STALL_ALERT_FLOOR_SECONDS);
 }
 
 /** Data-wait fraction above which input alone keeps the GPUs below target: busy at most 1 − wait of the time. */
@@ -149,8 +145,12 @@ function stallConditions(j: JobStatesInput, stallSeconds: number) {
 }
 
 /** The hung alert: spinning GPUs at near-idle power, no step for the stall window. */
-function hungAlert(j: JobStatesInput, expr: string, stallSeconds: number): AlertRule {
-  const stall = promDuration(stallSeconds);
+function hungAlert(
+  j: JobStatesInput,
+  expr: string,
+  window: { readonly seconds: number; readonly stepSeconds: number },
+): AlertRule {
+  const stall = promDuration(window.seconds);
   return {
     alert: "RayGpuJobHung",
     expr,
@@ -161,7 +161,7 @@ function hungAlert(j: JobStatesInput, expr: string, stallSeconds: number): Alert
       description:
         `A GPU of the job reports {{ $value | printf "%.0f" }}% utilization, yet none draws ` +
         `${NEAR_IDLE_POWER_WATTS} W or more (a third of the A10G's ${A10G_POWER_LIMIT_WATTS} W limit) and no ` +
-        `worker has completed a step for ${stall} (${STALL_ALERT_STEPS} planned steps of ${j.plannedStepSeconds} s, ` +
+        `worker has completed a step for ${stall} (${STALL_STEPS} planned steps of ${secondsText(window.stepSeconds)} s, ` +
         `at least ${promDuration(STALL_ALERT_FLOOR_SECONDS)}). A collective waiting for a rank that never comes ` +
         "looks like this: NCCL spins a kernel. Find the rank that stopped in the workers' logs (an exception, a " +
         "data-loader deadlock, a lost node); the runtime's watchdog fails a job whose steps stopped.",
@@ -218,7 +218,7 @@ export function jobStateAlerts(j: JobStatesInput): AlertRule[] {
   const stallSeconds = stallWindowSeconds(j.plannedStepSeconds);
   const { hung, idle } = stallConditions(j, stallSeconds);
   return [
-    hungAlert(j, hung, stallSeconds),
+    hungAlert(j, hung, { seconds: stallSeconds, stepSeconds: j.plannedStepSeconds }),
     idleAlert(j, unless(idle, [hung]), stallSeconds),
     starvedAlert(j, unless(starved, [hung, idle])),
   ];

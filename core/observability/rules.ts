@@ -43,7 +43,7 @@ export interface JobAlertInput {
   readonly noSpillBecause: string;
   /**
    * The planned seconds of one training step, from which the hung and idle alerts' stall window follows
-   * (`STALL_ALERT_STEPS` steps, at least `STALL_ALERT_FLOOR_SECONDS`).
+   * (`STALL_STEPS` steps, at least `STALL_ALERT_FLOOR_SECONDS`).
    * @default - no step counter (Ray Data kinds): no hung or idle alert, the starved alert only
    */
   readonly plannedStepSeconds?: number | undefined;

@@ -39,7 +39,10 @@ export const CHECKPOINT_NETWORK_SHARE = 0.5;
 export const MAX_CHECKPOINT_OVERHEAD = 0.05;
 /** Work an interruption without notice may lose, by capacity: spot is interrupted often, on-demand rarely. */
 export const LOST_WORK_TARGET_MINUTES = { spot: 10, onDemand: 30 } as const;
-/** Steps without progress before a job counts as stalled (the watchdog and the hung alert). */
+/**
+ * Planned steps without one completing before a job counts as stalled, for the watchdog and the hung and idle alerts:
+ * room for steps slower than planned (an evaluation, a checkpoint, the first steps' compilation).
+ */
 export const STALL_STEPS = 10;
 /**
  * Floor of the stall window: a restart after an interruption (the notice, a new GPU node within Kueue's 15-minute
@@ -105,8 +108,8 @@ const lost = (steps: number, stepSeconds: number, gpus: number): LostWork => ({
   gpuMinutes: Math.round(((steps * stepSeconds * gpus) / 60) * 10) / 10,
 });
 
-/** Seconds as the reasons print them: one decimal below 10. */
-const secondsText = (s: number) => (s < 10 ? s.toFixed(1) : String(Math.round(s)));
+/** Seconds as reasons and alerts print them: one decimal below 10, whole above. */
+export const secondsText = (s: number) => (s < 10 ? s.toFixed(1) : String(Math.round(s)));
 
 /** Steps between checkpoints: within the capacity's lost-work target unless writing that often costs too much. */
 function cadence(i: InterruptionInput, stepSeconds: number, writeSeconds: number) {

@@ -8,11 +8,11 @@ import {
   DATA_WAIT_COUNTERS,
   NEAR_IDLE_POWER_WATTS,
   STALL_ALERT_FLOOR_SECONDS,
-  STALL_ALERT_STEPS,
   stallWindowSeconds,
   starvedDataWaitFraction,
 } from "../../../core/observability/job-states";
 import { METRICS } from "../../../core/observability/metrics";
+import { STALL_STEPS } from "../../../core/reliability/interruption";
 import { jobRuleGroup, type AlertRule, type JobAlertInput } from "../../../core/observability/rules";
 
 const job = (over: Partial<JobAlertInput> = {}): JobAlertInput => ({
@@ -42,7 +42,7 @@ describe("job states", () => {
     fc.assert(
       fc.property(fc.double({ min: 0.001, max: 1e5, noNaN: true }), (step) => {
         const w = stallWindowSeconds(step);
-        return w >= STALL_ALERT_FLOOR_SECONDS && w >= STALL_ALERT_STEPS * step && Number.isInteger(w);
+        return w >= STALL_ALERT_FLOOR_SECONDS && w >= STALL_STEPS * step && Number.isInteger(w);
       }),
     );
   });
