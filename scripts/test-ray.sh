@@ -9,10 +9,11 @@
 #      written must leave the previous committed output intact and readable (test_committed_outputs.py), and a
 #      training run whose worker kills itself after a given checkpoint must resume model, optimizer and every
 #      worker's data position (test_resume.py); ray-gpu tune names the stage each bad setting of the tune stack binds
-#      and proposes no change on the dev embedding job's own run (test_tune_loop.py, test_job_runs.py).
-#      --checks jobs,outputs,resume,tune,preempt picks among them (default: all but preempt, the spot-interruption
-#      experiment of test_preemption.py, not yet passed end to end), --only
-#      among the RayJobs; extra arguments to this script go to that pytest (its options: runtime/e2e/conftest.py;
+#      and proposes no change on the dev embedding job's own run (test_tune_loop.py, test_job_runs.py); a training
+#      job on a spot pool gets the interruption notice in the middle of a step, as a drain delivers it (the rendered
+#      preStop hook, then SIGTERM, then a replacement node), and must checkpoint that step and resume with no row
+#      trained twice (test_preemption.py).
+#      --checks jobs,outputs,resume,tune,preempt picks among them (default: all), --only among the RayJobs; extra arguments to this script go to that pytest (its options: runtime/e2e/conftest.py;
 #      runtime/e2e/run_jobs.py runs the same by hand)
 #   4. every tuned lever checked against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack)
 # Every check asserts what Ray, PyTorch or the job decided (placement, counts, sizes, bytes, refusals), never a

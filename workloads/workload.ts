@@ -8,8 +8,6 @@ import { jobAlertInput, type JobAlertFacts } from "./observability/job-alerts";
 import type { DataJobTuning, TrainingTuning } from "./kinds/api/plans";
 import { jobPrometheusRule } from "./observability/monitoring";
 import { resolveSecretEnv } from "./security/secrets";
-import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
-import { ADVICE_GPU_COUNTS } from "../core/memory/advice";
 import { adviceText } from "../core/memory/advice-text";
 import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
 import type { Environment } from "../core/config/stack";
@@ -34,6 +32,8 @@ import { MANAGED_BY, renderDisruptionBudget, renderRayJob } from "./rayjob/rende
 import { jobNetworkPolicy } from "./rayjob/network-policy";
 import { runtimeEnvYAML } from "./rayjob/runtime-env";
 import { resolveGpuPool, type WorkloadContext } from "./context";
+import { withHostMemoryCheck } from "./host-memory";
+import type { GpuInstanceType } from "../core/catalog/instances";
 
 /** A planned workload of kind `K`. */
 export interface WorkloadPlanOf<K extends WorkloadKind> {
@@ -249,39 +249,6 @@ function collectIssues<T>(fn: () => T, issues: IssueCollector): T | undefined {
     issues.addAll(e.issues);
     return undefined;
   }
-}
-
-/**
- * CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. When it does not,
- * the advice re-plans: the smallest GPU count whose offload fits the heap, and the g5 sizes with more RAM per GPU.
- */
-function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
-  m: M,
-  shape: ClusterShapePlan,
-  pool: GpuPoolPlan,
-  replan: (gpus: number) => M,
-): M {
-  const need = m.memory.cpuOffloadGiBPerNode;
-  const heap = shape.worker.heapGiB;
-  if (need === 0 || need <= heap) return m;
-  const advice = [
-    `does not fit in host memory: offloading needs ${need} GiB per node (DeepSpeed's estimate) but the worker has ${heap} GiB ` +
-      `outside /dev/shm`,
-  ];
-  for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > m.knobs.gpus)) {
-    const alt = replan(gpus);
-    if (!alt.fits || alt.memory.cpuOffloadGiBPerNode > heap) continue;
-    advice.push(`use gpus: ${gpus} (offload then needs ${alt.memory.cpuOffloadGiBPerNode} GiB per node)`);
-    break;
-  }
-  const ramPerGpu = (t: GpuInstanceType) => GPU_INSTANCES[t].memoryGiB / GPU_INSTANCES[t].gpus;
-  const roomier = GPU_INSTANCE_TYPES.filter((t) => ramPerGpu(t) > ramPerGpu(pool.instanceType));
-  if (roomier.length > 0)
-    advice.push(
-      `use a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")} ` +
-        `(${pool.instanceType} has ${ramPerGpu(pool.instanceType)} GiB RAM per GPU)`,
-    );
-  return { ...m, fits: false, advice: [...m.advice, ...advice] };
 }
 
 /** Multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */

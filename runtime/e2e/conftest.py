@@ -2,7 +2,7 @@
 
 Options: ``--rendered DIR`` (the output of ``ray-gpu render --stack dev``; default: rendered here by the CLI),
 ``--work DIR`` (scratch: clusters' folders, job logs, storage; default: a new temp folder, kept), ``--checks`` (of
-``jobs,outputs,resume``; default: all), ``--only`` (RayJob names) and ``--job-timeout`` (a hang guard per job run).
+``jobs,outputs,resume,tune,preempt``; default: all), ``--only`` (RayJob names) and ``--job-timeout`` (a hang guard per job run).
 The session's ``Harness`` holds them and the rendered objects; each test module's parameter names the RayJobs its
 check runs (``harness.PARAMETERS``), and each run is made once for all the tests that read it (a module-scoped
 fixture, or ``Harness.smoke_runs``). A summary of every run ends the output."""
@@ -18,7 +18,7 @@ import pytest
 # The shared checks' asserts report like a test's own (before any test module imports them).
 pytest.register_assert_rewrite("job_checks")
 
-from harness import CHECKS, DEFAULT_CHECKS, PARAMETERS, Harness  # noqa: E402
+from harness import CHECKS, PARAMETERS, Harness  # noqa: E402
 from processes import HANG_GUARD_S  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,8 +29,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ray-gpu end-to-end")
     group.addoption("--rendered", default=None, help="output of ray-gpu render --stack dev (default: rendered here by the CLI)")
     group.addoption("--work", default=None, help="scratch directory (default: a new temp folder, kept)")
-    group.addoption("--checks", default=",".join(DEFAULT_CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all but preempt)")
-    group.addoption("--only", default=None, help="comma-separated RayJob names (default: all but preempt)")
+    group.addoption("--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all)")
+    group.addoption("--only", default=None, help="comma-separated RayJob names (default: all)")
     group.addoption("--job-timeout", type=float, default=HANG_GUARD_S, help="a hang guard per job run, in seconds")
 
 

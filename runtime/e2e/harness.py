@@ -21,8 +21,6 @@ from spill_control import ControlResult, SpillControl
 #: runs of the tune stack's embedding job (``test_tune_loop.py``), and the spot-interruption experiment of training
 #: jobs on spot pools (``test_preemption.py``).
 CHECKS = ("jobs", "outputs", "resume", "tune", "preempt")
-#: The checks a run makes unless ``--checks`` names others: ``preempt`` is opt-in until it has passed end to end.
-DEFAULT_CHECKS = ("jobs", "outputs", "resume", "tune")
 #: The tests' parameters, each a RayJob name (``Harness.parameter``, ``conftest.py``).
 PARAMETERS = ("job_name", "training_job_name", "embedding_job_name", "outputs_job", "resume_job", "preempt_job")
 

@@ -2,8 +2,12 @@
 ``NOTICE_STEP`` the node of the rank-0 worker is deleted as an EKS drain deletes a pod, and this plays the kubelet:
 
 1. it runs the worker pod's preStop hook, exactly as rendered, with the node's notice folder; ``ray`` in the hook
-   is a stand-in that records its arguments (``ray stop`` would stop every Ray of this host), at most the pod's
-   ``terminationGracePeriodSeconds`` (the kubelet then kills the container);
+   is a stand-in that records its arguments (``ray stop`` would stop every Ray of this host), and so is ``sleep``:
+   the hook's one-second waits for the checkpoint return once it is written (or at the hang guard), so the hook's
+   count of seconds, and its limit of the grace period less a margin, advance only with the job's events, never with
+   the machine's load. Whether the notice checkpoint fits the grace period in time is the plan's bound
+   (``core/reliability/interruption.ts``), not this run's: it asserts the order (the checkpoint before ``ray stop``
+   and SIGTERM);
 2. it sends SIGTERM (then SIGKILL) to the node's processes, as the kubelet does once the hook returns;
 3. it starts a node of the same spec with a fresh notice folder, as KubeRay recreates the deleted worker pod.
 
@@ -41,6 +45,13 @@ CHECKPOINT_EVERY = 5
 NOTICE_STEP = 7
 #: The stand-in for ``ray`` in the hook: records its arguments, one line per call.
 RAY_STAND_IN = '#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
+#: The stand-in for ``sleep`` in the hook: returns once the checkpoint is there, or after the hang guard.
+SLEEP_STAND_IN = f"""#!/bin/sh
+n=0
+while [ ! -e "$RAY_GPU_NOTICE_DIR/{NOTICE_FILES["checkpointed"]}" ] && [ "$n" -lt {int(HANG_GUARD_S)} ]; do
+  /bin/sleep 1; n=$((n+1))
+done
+"""
 
 
 @dataclass
@@ -50,7 +61,7 @@ class Kubelet:
 
     hook_output: str = ""
     hook_rc: int | None = None
-    #: The hook outlasted the grace period (the kubelet would have killed it).
+    #: The hook outlasted the hang guard.
     hook_timed_out: bool = False
     ray_calls: list[str] = field(default_factory=list)
     checkpointed: str | None = None
@@ -67,17 +78,24 @@ def _worker_pod(cluster: LocalCluster) -> dict[str, Any]:
     return dict(cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"])
 
 
-def run_hook(pod: dict[str, Any], notice_dir: str, scratch: str, kubelet: Kubelet) -> None:
-    """Runs the pod's preStop hook as the kubelet would, for at most the pod's grace period."""
-    bin_dir = os.path.join(scratch, "ray-stand-in")
+def _stand_ins(scratch: str) -> str:
+    """A folder with the hook's ``ray`` and ``sleep`` stand-ins (see the module), put first on its PATH."""
+    bin_dir = os.path.join(scratch, "hook-stand-ins")
     os.makedirs(bin_dir, exist_ok=True)
-    with open(os.path.join(bin_dir, "ray"), "w", encoding="utf-8") as f:
-        f.write(RAY_STAND_IN)
-    os.chmod(os.path.join(bin_dir, "ray"), 0o755)
+    for name, script in (("ray", RAY_STAND_IN), ("sleep", SLEEP_STAND_IN)):
+        with open(os.path.join(bin_dir, name), "w", encoding="utf-8") as f:
+            f.write(script)
+        os.chmod(os.path.join(bin_dir, name), 0o755)
+    return bin_dir
+
+
+def run_hook(pod: dict[str, Any], notice_dir: str, scratch: str, kubelet: Kubelet) -> None:
+    """Runs the pod's preStop hook as the kubelet would, with the stand-ins first on its PATH; SIGTERM follows."""
+    bin_dir = _stand_ins(scratch)
     command = pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "RAY_GPU_NOTICE_DIR": notice_dir}
     try:
-        out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=pod["terminationGracePeriodSeconds"])
+        out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
         kubelet.hook_output, kubelet.hook_rc = out.stdout + out.stderr, out.returncode
     except subprocess.TimeoutExpired as e:
         kubelet.hook_timed_out, kubelet.hook_output = True, str(e.stdout or "")

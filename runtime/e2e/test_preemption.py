@@ -1,8 +1,9 @@
 """The spot-interruption experiment of each training job on a spot pool (``--checks preempt``;
 ``preemption_experiment.py``): the node of its rank-0 worker is deleted in the middle of step ``NOTICE_STEP`` and
-the kubelet played; the pod's preStop hook must see the checkpoint of that step written within the grace period,
-and the run, restarted by Ray Train, must resume from it and train every row once. Counts and steps only: no time
-is asserted (the grace period bounds the hook as the kubelet would)."""
+the kubelet played; the pod's preStop hook must see the checkpoint of that step written before it stops Ray and the
+kubelet sends SIGTERM, and the run, restarted by Ray Train, must resume from it and train every row once. Counts,
+steps and order only: no time is asserted (the hook's waits advance with the job's events; that the notice
+checkpoint fits the grace period is the plan's bound)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def test_the_notice_landed_in_the_middle_of_its_step(preempted: PreemptionExperi
     assert (preempted.mid_step["step"], preempted.kubelet.error) == (NOTICE_STEP, None)
 
 
-def test_the_hook_saw_the_checkpoint_within_the_grace_period(preempted: PreemptionExperiment) -> None:
+def test_the_hook_saw_the_checkpoint_before_it_stopped_ray(preempted: PreemptionExperiment) -> None:
     k = preempted.kubelet
     assert (k.hook_timed_out, k.hook_rc) == (False, 0), k.hook_output
     assert k.hook_output.startswith("ray-gpu preStop: checkpointed after"), k.hook_output

@@ -56,7 +56,13 @@ describe("stacks/index.ts under Pulumi mocks (dev stack, example flags dropped)"
       (r) => r.type === "kubernetes:policy/v1:PodDisruptionBudget" && r.parent?.includes("llm-pretrain"),
     );
     expect(pdb?.inputs).toMatchObject({
-      spec: { minAvailable: 3, selector: { matchLabels: { "ray-gpu.io/workload": "llm-pretrain" } } },
+      spec: {
+        minAvailable: 2, // the head and the submitter: the spot worker is left to the drain (its hook checkpoints)
+        selector: {
+          matchLabels: { "ray-gpu.io/workload": "llm-pretrain" },
+          matchExpressions: [{ key: "ray-gpu.io/evict", operator: "DoesNotExist" }],
+        },
+      },
     });
     const queueWait = recorded.find((r) => r.type === "ray-gpu:index:RayWorkload" && r.name === "llm-pretrain");
     const localQueue = recorded.find((r) => r.type === "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue");

@@ -186,12 +186,18 @@ export interface NetworkPolicy {
   };
 }
 
+/** A metav1.LabelSelector: labels and set-based expressions, all of which must match. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: "In" | "NotIn" | "Exists" | "DoesNotExist"; values?: string[] }[];
+}
+
 /** A policy/v1 PodDisruptionBudget. */
 export interface PodDisruptionBudget {
   apiVersion: "policy/v1";
   kind: "PodDisruptionBudget";
   metadata: ObjectMeta;
-  spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+  spec: { minAvailable: number; selector: LabelSelector };
 }
 
 /** A Kueue (v1beta2) ResourceFlavor: a pool, by its node label. Cluster-scoped. */
@@ -231,10 +237,7 @@ export interface PodMonitor {
   kind: "PodMonitor";
   metadata: ObjectMeta;
   spec: {
-    selector: {
-      matchLabels?: Record<string, string>;
-      matchExpressions?: { key: string; operator: "In" | "NotIn" | "Exists" | "DoesNotExist"; values?: string[] }[];
-    };
+    selector: LabelSelector;
     podMetricsEndpoints: {
       port: string;
       path: string;

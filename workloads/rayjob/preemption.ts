@@ -26,6 +26,13 @@ export const NOTICE_FILES = { notice: "notice", training: "training", checkpoint
 
 const VOLUME = "ray-gpu-notice";
 
+/**
+ * The label of worker pods that checkpoint on a notice. The job's PodDisruptionBudget leaves them out, so a drain
+ * (EKS's on a spot notice or rebalance recommendation, a node group update) evicts them and their hook runs; the head
+ * and the submitter stay held.
+ */
+export const EVICT_ON_NOTICE_LABEL = { key: "ray-gpu.io/evict", value: "on-notice" } as const;
+
 /** The hook's shell script (POSIX sh, only `date`, `mv`, `sleep` and `ray`). */
 export function noticeScript(graceSeconds: number = SPOT_WORKER_GRACE_SECONDS): string {
   const waitSeconds = graceSeconds - STOP_MARGIN_SECONDS;
@@ -49,6 +56,8 @@ export interface NoticeParts {
   readonly volume: Volume;
   readonly mount: VolumeMount;
   readonly env: Readonly<Record<string, string>>;
+  /** The pod's {@link EVICT_ON_NOTICE_LABEL}. */
+  readonly labels: Readonly<Record<string, string>>;
 }
 
 /** The parts of a worker pod on spot capacity. */
@@ -59,5 +68,6 @@ export function noticeParts(): NoticeParts {
     volume: { name: VOLUME, emptyDir: { sizeLimit: "1Mi" } },
     mount: { name: VOLUME, mountPath: NOTICE_DIR },
     env: { [NOTICE_DIR_ENV]: NOTICE_DIR },
+    labels: { [EVICT_ON_NOTICE_LABEL.key]: EVICT_ON_NOTICE_LABEL.value },
   };
 }

@@ -14,7 +14,7 @@ import { storageBucketEnv, type ContractMounts } from "../contract/configmaps";
 import { secretEnvVars, type SecretRef } from "../security/secrets";
 import { CONTAINER_SECURITY, POD_HARDENING, RAY_AUTH, submitterTemplate } from "../security/pods";
 import { knobEnv } from "../contract/document";
-import { noticeParts } from "./preemption";
+import { EVICT_ON_NOTICE_LABEL, noticeParts } from "./preemption";
 import type {
   Container,
   EnvVar,
@@ -211,7 +211,10 @@ function rayClusterSpec(input: RenderRayJobInput, labels: Record<string, string>
           "object-store-memory": gibToBytesString(worker.objectStoreGiB),
           "object-spilling-directory": SPILL_PATH,
         },
-        template: { metadata: podMetadata(labels), spec: workerPod(input, env) },
+        template: {
+          metadata: podMetadata({ ...labels, ...(worker.spot ? noticeParts().labels : {}) }),
+          spec: workerPod(input, env),
+        },
       },
     ],
   };
@@ -259,17 +262,29 @@ export function renderRayJob(input: RenderRayJobInput): RayJob {
 /**
  * The job's PodDisruptionBudget: no voluntary eviction (a drain, a node group update) of its pods while they run. It
  * selects the head, the workers and the submitter and requires all of them (`minAvailable` as a whole number: the
- * form Kubernetes supports for pods whose owner, a RayCluster or a Job, has no scale subresource). It outlives the job
- * harmlessly (it selects no pods then). Spot interruptions and KubeRay's own deletions are not evictions: training
- * survives those by restarting from its last checkpoint.
+ * form Kubernetes supports for pods whose owner, a RayCluster or a Job, has no scale subresource). Workers on spot
+ * capacity are left out ({@link EVICT_ON_NOTICE_LABEL}): a drain on an interruption notice must evict them so their
+ * preStop hook checkpoints the step in flight (./preemption); a budget holding them would refuse the eviction until the
+ * instance is reclaimed. It outlives the job harmlessly (it selects no pods then). KubeRay's own deletions are not
+ * evictions: training survives those by restarting from its last checkpoint.
  */
 export function renderDisruptionBudget(job: RayJob): PodDisruptionBudget {
   const name = job.metadata.name;
-  const workers = job.spec.rayClusterSpec.workerGroupSpecs.reduce((n, g) => n + g.replicas, 0);
+  const { key, value } = EVICT_ON_NOTICE_LABEL;
+  const groups = job.spec.rayClusterSpec.workerGroupSpecs;
+  const held = groups.filter((g) => g.template.metadata?.labels?.[key] !== value);
+  const workers = held.reduce((n, g) => n + g.replicas, 0);
+  const spot = held.length < groups.length;
   return {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
     metadata: { name, namespace: job.metadata.namespace, labels: { ...MANAGED_BY, [WORKLOAD_LABEL]: name } },
-    spec: { minAvailable: 1 + workers + 1, selector: { matchLabels: { [WORKLOAD_LABEL]: name } } },
+    spec: {
+      minAvailable: 1 + workers + 1,
+      selector: {
+        matchLabels: { [WORKLOAD_LABEL]: name },
+        ...(spot ? { matchExpressions: [{ key, operator: "DoesNotExist" as const }] } : {}),
+      },
+    },
   };
 }

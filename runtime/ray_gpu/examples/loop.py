@@ -368,20 +368,69 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     telemetry.log()
 
 
+@dataclass(frozen=True)
+class PlannedRun:
+    """What one training run is given: the planned loop, batch, DeepSpeed and Ray Train settings with the smoke
+    run's stand-ins applied, the model's builders, and the dataset (built by :func:`plan_run`)."""
+
+    loop: dict[str, Any]
+    deepspeed: dict[str, Any] | None
+    steps: int
+    checkpoint_every: int
+    learning_rate: float
+    build_model: Callable[[], Any]
+    prepare_batch: Callable[[Any, Any], Any]
+    save_all: bool
+    scaling: Any
+    run_config: Any
+    dataset: Any
+
+    def train_loop_config(self, workload: str, reporter: Any) -> dict[str, Any]:
+        """The config each worker's :func:`_train_loop` reads."""
+        return {
+            **self.loop,
+            "deepspeed": self.deepspeed,
+            "steps": self.steps,
+            "checkpoint_every": self.checkpoint_every,
+            "learning_rate": self.learning_rate,
+            "build_model": self.build_model,
+            "prepare_batch": self.prepare_batch,
+            "save_all": self.save_all,
+            "workload": workload,
+            # The end-to-end tests' interruption hooks (ray_gpu.interruptions), None in every real job.
+            "kill_after_checkpoint_step": interruptions.kill_step(),
+            "notice_mid_step": interruptions.notice_step(),
+            # Fails the job when steps stop (ray_gpu.watchdog); carries the hang test hook to the workers.
+            "watchdog": reporter,
+        }
+
+
 def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any) -> Any:
     """Trains with the planned Ray Train, DeepSpeed and batch settings; returns Ray Train's result."""
+    planned = plan_run(args, tuning, build_model, prepare_batch, save_all, **dataset_kwargs)
+    window = watchdog.stall_after_seconds(tuning.stall_after_seconds())  # the plan's, or the test hook's
+    tuning.report()
+    with watchdog.StepWatchdog.start(tuning.name, window) as dog:
+        return _fit(tuning, planned, dog.reporter)
+
+
+def _deepspeed(tuning: Tuning, loop: dict[str, Any]) -> dict[str, Any] | None:
+    """The planned DeepSpeed config, or None: none planned, or a CPU stand-in (DDP with the same batch settings)."""
+    if "deepspeedConfigFile" not in tuning.document["train"]:
+        return None
+    if tuning.cpu_standin:
+        reason = f"DeepSpeed ZeRO-{loop['zero_stage']} needs GPUs: DDP (gloo) with the same batch settings"
+        tuning.stand_in("train.deepspeedConfigFile", "deepspeed_config", None, reason)
+        return None
+    return tuning.deepspeed_config()
+
+
+def plan_run(
+    args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any
+) -> PlannedRun:
+    """The run's settings from the plan and the arguments (a smoke run's stand-ins named in the report)."""
     loop = tuning.train_loop_config()
-    deepspeed = None
-    if "deepspeedConfigFile" in tuning.document["train"]:
-        if tuning.cpu_standin:
-            tuning.stand_in(
-                "train.deepspeedConfigFile",
-                "deepspeed_config",
-                None,
-                f"DeepSpeed ZeRO-{loop['zero_stage']} needs GPUs: DDP (gloo) with the same batch settings",
-            )
-        else:
-            deepspeed = tuning.deepspeed_config()
+    deepspeed = _deepspeed(tuning, loop)
     scaling, run_config = tuning.scaling_config(), tuning.run_config()
     max_length = loop["sequence_length"]
     if args.smoke:
@@ -395,58 +444,41 @@ def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch
     steps = args.steps or math.ceil(
         (args.rows if args.smoke else ray.data.read_parquet(args.data, columns=[dataset_kwargs.get("columns", ("text",))[0]]).count()) / global_batch
     )
-    window = watchdog.stall_after_seconds(tuning.stall_after_seconds())  # the plan's, or the test hook's
-    args.checkpoint_every = _checkpoint_every(args, tuning)
-    tuning.report()
-    with watchdog.StepWatchdog.start(tuning.name, window) as dog:
-        return _fit(tuning, loop, deepspeed, steps, args, build_model, prepare_batch, save_all, scaling, run_config, dataset, dog.reporter)
+    return PlannedRun(
+        loop=loop,
+        deepspeed=deepspeed,
+        steps=steps,
+        checkpoint_every=_checkpoint_every(args, tuning),
+        learning_rate=args.learning_rate,
+        build_model=build_model,
+        prepare_batch=prepare_batch,
+        save_all=save_all,
+        scaling=scaling,
+        run_config=run_config,
+        dataset=dataset,
+    )
 
 
-def _fit(
-    tuning: Tuning,
-    loop: dict[str, Any],
-    deepspeed: Any,
-    steps: int,
-    args: Any,
-    build_model: Any,
-    prepare_batch: Any,
-    save_all: bool,
-    scaling: Any,
-    run_config: Any,
-    dataset: Any,
-    reporter: Any,
-) -> Any:
+def _fit(tuning: Tuning, planned: PlannedRun, reporter: Any) -> Any:
     """Runs Ray Train under the watchdog (``reporter`` tells it of every step) and reports what ran."""
     trainer = TorchTrainer(
         _train_loop,
-        train_loop_config={
-            **loop,
-            "deepspeed": deepspeed,
-            "steps": steps,
-            "checkpoint_every": args.checkpoint_every,
-            "learning_rate": args.learning_rate,
-            "build_model": build_model,
-            "prepare_batch": prepare_batch,
-            "save_all": save_all,
-            "workload": tuning.name,
-            # The end-to-end tests' interruption hooks (ray_gpu.interruptions), None in every real job.
-            "kill_after_checkpoint_step": interruptions.kill_step(),
-            "notice_mid_step": interruptions.notice_step(),
-            # Fails the job when steps stop (ray_gpu.watchdog); carries the hang test hook to the workers.
-            "watchdog": reporter,
-        },
-        torch_config=TorchConfig(backend=loop["backend"]),
+        train_loop_config=planned.train_loop_config(tuning.name, reporter),
+        torch_config=TorchConfig(backend=planned.loop["backend"]),
         # Ordered ingest: every run splits the rows across workers the same way, so a data position is exact.
         dataset_config=deterministic_data_config(),
-        scaling_config=scaling,
-        run_config=run_config,
-        datasets={"train": dataset},
+        scaling_config=planned.scaling,
+        run_config=planned.run_config,
+        datasets={"train": planned.dataset},
     )
     result = trainer.fit()
     metrics = result.metrics or {}
     ran = {k: metrics.get(k) for k in RAN_KEYS}
     print(f"ray-gpu example: ran with {json.dumps(ran, sort_keys=True)}", flush=True)
-    print(f"ray-gpu example: finished at step {metrics.get('step')} of {steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}", flush=True)
+    print(
+        f"ray-gpu example: finished at step {metrics.get('step')} of {planned.steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}",
+        flush=True,
+    )
     _record(tuning, metrics)
     return result
 

@@ -143,8 +143,9 @@ function decideResilience(args: TuneTrainingArgs, log: DecisionLog) {
       ? log.decide(
           "train.maxFailures",
           SPOT_MAX_FAILURES,
-          `the pool runs on spot: an interruption takes a node, and Ray Train restarts the workers from the last ` +
-            `checkpoint, the data from where it stopped (up to ${SPOT_MAX_FAILURES} times)`,
+          `the pool's nodes can be spot (capacityType spot or spot-with-fallback): an interruption takes a node, ` +
+            `and Ray Train restarts the workers from the last checkpoint, the data from where it stopped (up to ` +
+            `${SPOT_MAX_FAILURES} times)`,
         )
       : log.decide("train.maxFailures", r.maxFailures, r.whyFailures);
   const whyPrefix =

@@ -1,0 +1,43 @@
+/**
+ * The host-memory check of a memory plan: CPU offload must fit in the worker pod's heap. Pure; used by
+ * `./workload.ts` once the cluster shape is known.
+ */
+import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
+import type { ClusterShapePlan } from "../core/cluster/shape";
+import { ADVICE_GPU_COUNTS } from "../core/memory/advice";
+import type { GpuPoolPlan } from "../core/pools";
+import type { WorkloadKind } from "../core/config/workloads";
+import type { MemoryPlanOf } from "./kinds/api/strategy";
+
+/**
+ * CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. When it does not,
+ * the advice re-plans: the smallest GPU count whose offload fits the heap, and the g5 sizes with more RAM per GPU.
+ */
+export function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
+  m: M,
+  shape: ClusterShapePlan,
+  pool: GpuPoolPlan,
+  replan: (gpus: number) => M,
+): M {
+  const need = m.memory.cpuOffloadGiBPerNode;
+  const heap = shape.worker.heapGiB;
+  if (need === 0 || need <= heap) return m;
+  const advice = [
+    `does not fit in host memory: offloading needs ${need} GiB per node (DeepSpeed's estimate) but the worker has ${heap} GiB ` +
+      `outside /dev/shm`,
+  ];
+  for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > m.knobs.gpus)) {
+    const alt = replan(gpus);
+    if (!alt.fits || alt.memory.cpuOffloadGiBPerNode > heap) continue;
+    advice.push(`use gpus: ${gpus} (offload then needs ${alt.memory.cpuOffloadGiBPerNode} GiB per node)`);
+    break;
+  }
+  const ramPerGpu = (t: GpuInstanceType) => GPU_INSTANCES[t].memoryGiB / GPU_INSTANCES[t].gpus;
+  const roomier = GPU_INSTANCE_TYPES.filter((t) => ramPerGpu(t) > ramPerGpu(pool.instanceType));
+  if (roomier.length > 0)
+    advice.push(
+      `use a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")} ` +
+        `(${pool.instanceType} has ${ramPerGpu(pool.instanceType)} GiB RAM per GPU)`,
+    );
+  return { ...m, fits: false, advice: [...m.advice, ...advice] };
+}
