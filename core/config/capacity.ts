@@ -10,7 +10,7 @@
  */
 import { capacityAllowed } from "../environments";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
-import { MAX_POOL_NAME, SPOT_GROUP_SUFFIX, SPOT_WAIT_MINUTES, type GpuCapacityType } from "./platform";
+import { MAX_POOL_NAME, SPOT_GROUP_SUFFIX, SPOT_WAIT_MINUTES, spotGroupName, type GpuCapacityType } from "./platform";
 
 type AddIssue = (path: (string | number)[], message: string) => void;
 
@@ -81,7 +81,7 @@ function checkSpotGroupNames(cfg: CapacityShape, addIssue: AddIssue): void {
   gpuNodeGroups.forEach((pool, i) => {
     if (pool.capacityType !== "spot-with-fallback") return;
     const path = ["platform", "gpuNodeGroups", i, "name"];
-    const spot = `${pool.name}${SPOT_GROUP_SUFFIX}`;
+    const spot = spotGroupName(pool.name);
     if (spot.length > MAX_POOL_NAME)
       addIssue(
         path,

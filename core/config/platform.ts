@@ -160,6 +160,8 @@ export const SPOT_WAIT_MINUTES = { default: 10, min: 5, max: 10 } as const;
 
 /** Suffix of the spot node group of a spot-with-fallback pool: the pool's on-demand group keeps the pool's name. */
 export const SPOT_GROUP_SUFFIX = "-spot";
+/** The spot node group's name of the spot-with-fallback pool `pool`. */
+export const spotGroupName = (pool: string) => `${pool}${SPOT_GROUP_SUFFIX}`;
 
 /**
  * An A10G (g5) pool.

@@ -9,7 +9,14 @@ import { estimateTraining, type MemoryEstimate } from "./estimate";
 import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
 import { hasCausalLmLoss, type LossImplementation } from "./loss";
 import { adapterParameters } from "./lora";
-import { fullTrainingStates, loraStates, type ModelStates, type Offload, type ZeroStage } from "./model-states";
+import {
+  fullTrainingStates,
+  loraStates,
+  trainableStatesIn16Bit,
+  type ModelStates,
+  type Offload,
+  type ZeroStage,
+} from "./model-states";
 import { MAX_FREE_MICRO_BATCH, SAFETY_MARGIN, type Candidate, type TrainingRequest } from "./training-request";
 
 /** Forward working set of a frozen vision tower for one micro-batch, bytes. */
@@ -56,7 +63,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
   const m = r.model;
   const { states, trainable, stepped } = statesOf(r, c);
   // Optimizer states take the parameters' dtype: 16 bit only for pure bf16 full training (LoRA adapters stay fp32).
-  const stateBytes = r.precision === "bf16-true" && !r.lora ? 2 : 4;
+  const stateBytes = trainableStatesIn16Bit(r.precision, r.lora !== undefined) ? 2 : 4;
   return estimateTraining({
     model: m,
     states,

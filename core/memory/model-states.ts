@@ -42,6 +42,19 @@ export function optimizerStateBytes(optimizer: Optimizer, statesIn16Bit: boolean
   }
 }
 
+/**
+ * Whether trainable weights and their optimizer states are 16-bit: only in pure bf16 full training. LoRA adapters stay
+ * fp32 whatever the precision (PEFT's default `autocast_adapter_dtype=True`).
+ */
+export const trainableStatesIn16Bit = (precision: Precision, lora: boolean): boolean =>
+  precision === "bf16-true" && !lora;
+
+/** Bytes a checkpoint holds per trainable parameter: its weight (an fp32 master, or bf16) and its optimizer states. */
+export function checkpointBytesPerTrainable(precision: Precision, optimizer: Optimizer, lora: boolean): number {
+  const in16Bit = trainableStatesIn16Bit(precision, lora);
+  return (in16Bit ? 2 : 4) + optimizerStateBytes(optimizer, in16Bit);
+}
+
 /** Model states of one GPU, in bytes; `cpuBytes` is what offloading needs per node. */
 export interface ModelStates {
   readonly weights: number;

@@ -13,7 +13,7 @@
  */
 import { IMDS } from "./security";
 import { GPU_INSTANCES } from "../catalog/instances";
-import { SPOT_GROUP_SUFFIX } from "../config/platform";
+import { spotGroupName } from "../config/platform";
 import type { Environment } from "../config/stack";
 import { capacityAllowed } from "../environments";
 import type { CpuPoolPlan, GpuPoolPlan, Taint } from "../pools";
@@ -180,7 +180,7 @@ function gpuGroupSpecs(pool: GpuPoolPlan, environment: Environment): GpuGroupSpe
   if (pool.capacityType === "spot-with-fallback")
     return [
       {
-        name: `${pool.name}${SPOT_GROUP_SUFFIX}`,
+        name: spotGroupName(pool.name),
         capacityType: "SPOT",
         minSize: pool.minNodes,
         templateCapacityLabel: true,

@@ -35,7 +35,8 @@ MID_STEP = "ray-gpu test: mid-step "
 NOTICE_WAIT_GUARD_S = 600
 
 
-def _count(name: str) -> int | None:
+def positive_count(name: str) -> int | None:
+    """The whole number ≥ 1 a test hook's variable ``name`` holds, or None when it is unset; anything else is refused."""
     value = os.environ.get(name)
     if not value:
         return None
@@ -47,7 +48,7 @@ def _count(name: str) -> int | None:
 def kill_step() -> int | None:
     """The step :data:`KILL_AFTER_CHECKPOINT_ENV` names, read where the job starts (the driver: Ray Train's workers
     do not see the driver's environment), for the training loop's config."""
-    return _count(KILL_AFTER_CHECKPOINT_ENV)
+    return positive_count(KILL_AFTER_CHECKPOINT_ENV)
 
 
 def kill_after_checkpoint(step: int, rank: int, resumed_from: int | None, target: int | None) -> None:
@@ -66,7 +67,7 @@ def kill_after_checkpoint(step: int, rank: int, resumed_from: int | None, target
 
 def notice_step() -> int | None:
     """The step :data:`NOTICE_MID_STEP_ENV` names, read where the job starts (the driver), for the loop's config."""
-    return _count(NOTICE_MID_STEP_ENV)
+    return positive_count(NOTICE_MID_STEP_ENV)
 
 
 def _told_of_drain() -> bool:
@@ -117,7 +118,7 @@ class HoldAfter:
 def hold_write(ds: Any) -> Any:
     """The dataset as :func:`ray_gpu.write_parquet` writes it (on the driver, which reads the hook's variable):
     unchanged, or through :class:`HoldAfter` when the hook is set."""
-    blocks = _count(HOLD_WRITE_AFTER_BLOCKS_ENV)
+    blocks = positive_count(HOLD_WRITE_AFTER_BLOCKS_ENV)
     if blocks is None:
         return ds
     import ray.data

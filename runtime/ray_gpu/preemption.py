@@ -75,25 +75,16 @@ class NoticeWatcher:
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
-        self.drained = threading.Event()
-        self._stop = threading.Event()
         with open(_path(directory, "training"), "w", encoding="utf-8") as f:
             f.write(str(os.getpid()))
         self._thread = threading.Thread(target=self._watch, name="ray-gpu-notice", daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
-        while not self._stop.wait(NOTICE_POLL_S):
-            deadline = read_deadline(self.directory)
-            if deadline is None:
-                continue
-            print(f"ray-gpu preemption: notice received, node to be reclaimed in {max(0, round(deadline - time.time()))} s", flush=True)
-            drain_own_node(deadline, "spot interruption notice (ray-gpu preStop)")
-            self.drained.set()
-            return
-
-    def stop(self) -> None:
-        self._stop.set()
+        while (deadline := read_deadline(self.directory)) is None:
+            time.sleep(NOTICE_POLL_S)
+        print(f"ray-gpu preemption: notice received, node to be reclaimed in {max(0, round(deadline - time.time()))} s", flush=True)
+        drain_own_node(deadline, "spot interruption notice (ray-gpu preStop)")
 
 
 @dataclass
@@ -103,8 +94,6 @@ class Preemption:
     rank: int
     local_rank: int
     watcher: NoticeWatcher | None = None
-    #: The step checkpointed on the notice, once it was.
-    checkpointed_step: int | None = None
 
     @classmethod
     def start(cls, rank: int, local_rank: int) -> Preemption:
@@ -128,7 +117,6 @@ class Preemption:
         import ray.train
 
         ray.train.get_all_reported_checkpoints()  # blocks until the controller registered every report
-        self.checkpointed_step = step
         directory = notice_dir()
         here = ray.get_runtime_context().get_node_id()
         if directory and self.local_rank == 0 and here in info.preempted_node_to_ranks:

@@ -40,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .interruptions import positive_count
+
 log = logging.getLogger("ray_gpu")
 
 #: The driver's exit status when the watchdog ends it (Ray reports it: "Job entrypoint command failed with exit code 86").
@@ -85,12 +87,7 @@ def stall_after_seconds(planned: float | None) -> float | None:
 
 def hang_step() -> int | None:
     """The step :data:`HANG_AT_STEP_ENV` names, read where the job starts; the reporter carries it to the workers."""
-    value = os.environ.get(HANG_AT_STEP_ENV)
-    if not value:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"{HANG_AT_STEP_ENV}={value!r}: expected a positive whole number (a test hook)")
-    return int(value)
+    return positive_count(HANG_AT_STEP_ENV)
 
 
 @dataclass(frozen=True)

@@ -485,15 +485,14 @@ def _fit(tuning: Tuning, planned: PlannedRun, reporter: Any) -> Any:
 
 def _checkpoint_every(args: Any, tuning: Tuning) -> int:
     """The planned cadence, or ``--checkpoint-every`` (a stand-in the report names); smoke runs checkpoint every 3."""
-    if args.checkpoint_every:
-        return int(tuning.stand_in("train.checkpointEverySteps", "checkpoint_every", args.checkpoint_every, "--checkpoint-every"))
-    if args.smoke:
-        return int(
-            tuning.stand_in(
-                "train.checkpointEverySteps", "checkpoint_every", SMOKE_CHECKPOINT_EVERY, f"a smoke run checkpoints every {SMOKE_CHECKPOINT_EVERY} steps"
-            )
-        )
-    return tuning.checkpoint_every()
+    if not args.checkpoint_every and not args.smoke:
+        return tuning.checkpoint_every()
+    every, why = (
+        (args.checkpoint_every, "--checkpoint-every")
+        if args.checkpoint_every
+        else (SMOKE_CHECKPOINT_EVERY, f"a smoke run checkpoints every {SMOKE_CHECKPOINT_EVERY} steps")
+    )
+    return int(tuning.stand_in("train.checkpointEverySteps", "checkpoint_every", every, why))
 
 
 def add_training_arguments(parser: Any) -> None:

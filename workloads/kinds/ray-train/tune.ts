@@ -10,9 +10,10 @@ import { DecisionLog } from "../../../core/decisions";
 import { GPU_INSTANCES, type GpuInstanceType } from "../../../core/catalog/instances";
 import { ZERO3_MAX_LIVE_PARAMETERS } from "../../../core/memory/buffers";
 import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
-import { optimizerStateBytes } from "../../../core/memory/model-states";
+import { checkpointBytesPerTrainable } from "../../../core/memory/model-states";
 import {
   planInterruptions,
+  secondsText,
   STALL_FLOOR_SECONDS,
   STALL_STEPS,
   type InterruptionInput,
@@ -154,9 +155,6 @@ function decideResilience(args: TuneTrainingArgs, log: DecisionLog) {
   return { checkpointPrefix, checkpointsToKeep, maxFailures };
 }
 
-/** Bytes per trainable weight in a checkpoint: fp32 masters unless the model trains in pure bf16. */
-const CHECKPOINT_WEIGHT_BYTES = { "bf16-mixed": 4, "bf16-true": 2, "fp16-mixed": 4, fp32: 4 } as const;
-
 /** The interruption model's input: the model, what a checkpoint holds, the batch, and the capacity. */
 function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
   const { spec, memory, knobs, shape } = args;
@@ -165,8 +163,7 @@ function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
     spec.kind === "LoRAFineTune"
       ? adapterParameters(model, spec.lora.rank, spec.lora.targetModules ?? defaultLoraTargets(model))
       : model.parameters;
-  const perWeight =
-    CHECKPOINT_WEIGHT_BYTES[spec.precision] + optimizerStateBytes(spec.optimizer, spec.precision === "bf16-true");
+  const perWeight = checkpointBytesPerTrainable(spec.precision, spec.optimizer, spec.kind === "LoRAFineTune");
   return {
     parameters: model.parameters,
     trainableParameters: trainable,
@@ -183,7 +180,7 @@ function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
 /** The checkpoint cadence and the watchdog's window, from the interruption plan. */
 function decideCadence(p: InterruptionPlan, log: DecisionLog) {
   const whyStall =
-    `${STALL_STEPS} steps of about ${p.stepSeconds.toFixed(1)} s, at least ${STALL_FLOOR_SECONDS / 60} minutes ` +
+    `${STALL_STEPS} steps of about ${secondsText(p.stepSeconds)} s, at least ${STALL_FLOOR_SECONDS / 60} minutes ` +
     "(a restart onto a new node shows no step either): the watchdog fails a job whose steps stopped";
   return {
     checkpointEverySteps: log.decide("train.checkpointEverySteps", p.checkpointEverySteps, p.whyCadence),
