@@ -15,7 +15,7 @@ export default tseslint.config(
       "dist/",
       "out/",
       ".venv/",
-      ".venv-ray/",
+      ".venv-ray",
       "test/**/__snapshots__/",
       "test/package/consumer/",
       // A circle test/scripts/lint-shape.test.ts plants and removes (linted there with ignores off).

@@ -7,8 +7,7 @@
 # BENCH_RAY_TUNE_RUNS sets the tune bench's runs a side (default 3), BENCH_RAY_PARTS=levers or tune runs one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=$(realpath -m "${RAY_GPU_VENV:-.venv-ray}") # relative to the repository, or absolute
-bash scripts/ray-venv.sh
+VENV=$(bash scripts/ray-venv.sh) # built when missing (kept outside the clone)
 export PATH="$VENV/bin:$PATH"
 export PYTHONPATH="$PWD/runtime:$PWD/runtime/e2e:$PWD/bench/ray"
 work=$(mktemp -d)
