@@ -2,9 +2,15 @@
  * The offline preview of one stack, run in a child process of this same CLI (`ray-gpu preview --json`): Pulumi's mock
  * runtime is process-global and the program registers its resources once per process, so the base and the working
  * tree each get their own. Both run this installation's program: the diff shows what the config change does.
+ *
+ * With `RAY_GPU_PREVIEW_CACHE` naming a folder, a preview that succeeded is kept there, keyed by everything it reads:
+ * the build of this installation (`dist/.build-stamp`, a hash of every source the build reads; without it nothing is
+ * kept), the stack's name, its stack file and the folder's Pulumi.yaml. A test run or a CI job that previews the same
+ * stack file many times runs the program once for it.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../../core/errors";
@@ -21,6 +27,30 @@ export function cliEntry(from: string = __dirname): string {
 
 /** Longest a preview may take before it is stopped (a hang detector: one takes a few seconds). */
 const PREVIEW_TIMEOUT_MS = 5 * 60_000;
+
+/** Where a preview of `stack` in `dir` is kept, or undefined when no cache is set or this build has no stamp. */
+function cachePath(dir: string, stack: string): string | undefined {
+  const cache = process.env["RAY_GPU_PREVIEW_CACHE"];
+  const stamp = join(dirname(dirname(cliEntry())), "dist", ".build-stamp");
+  if (!cache || !existsSync(stamp)) return undefined;
+  const hash = createHash("sha256");
+  for (const file of [stamp, join(dir, `Pulumi.${stack}.yaml`), join(dir, "Pulumi.yaml")])
+    hash.update(existsSync(file) ? readFileSync(file) : "(none)").update("\0");
+  return join(cache, `preview-${stack}-${hash.update(stack).digest("hex")}.json`);
+}
+
+/** The kept preview of `stack` in `dir`, or a new one (kept when a cache is set). */
+async function cachedPreview(dir: string, stack: string, label: string): Promise<PreviewResource[]> {
+  const path = cachePath(dir, stack);
+  if (path && existsSync(path)) return JSON.parse(readFileSync(path, "utf8")) as PreviewResource[];
+  const resources = await previewIn(dir, stack, label);
+  if (path) {
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, JSON.stringify(resources));
+    renameSync(partial, path); // whole or not at all, for a reader in another process
+  }
+  return resources;
+}
 
 /**
  * Runs `ray-gpu preview --json` in `dir`. Exit 1 is the stack's problem (a ConfigError named `label`); any other
@@ -57,7 +87,7 @@ export async function previewText(text: string, stack: string, label: string): P
   const dir = mkdtempSync(join(tmpdir(), "ray-gpu-diff-base-"));
   try {
     writeFileSync(join(dir, `Pulumi.${stack}.yaml`), text);
-    return await previewIn(dir, stack, label);
+    return await cachedPreview(dir, stack, label);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -65,5 +95,5 @@ export async function previewText(text: string, stack: string, label: string): P
 
 /** The preview of `Pulumi.<stack>.yaml` in `dir` (the working tree's). */
 export function previewDir(dir: string, stack: string): Promise<PreviewResource[]> {
-  return previewIn(dir, stack, join(dir, `Pulumi.${stack}.yaml`));
+  return cachedPreview(dir, stack, join(dir, `Pulumi.${stack}.yaml`));
 }
