@@ -48,9 +48,10 @@ class NodeSpec:
     shm_bytes: int | None = None
 
 
-#: What ``ray start`` prints when a node did not register with the GCS within Ray's wait, 30 s hard-coded
-#: (``raylet_start_wait_time_s`` in ray/_private/node.py, Ray 2.58): on a machine loaded many times over a healthy
-#: node can take longer. Such a start is made again; any other failure is not.
+#: What ``ray start`` prints when a node did not register with the GCS within the wait: Ray's is 30 s, hard-coded
+#: (``raylet_start_wait_time_s`` in ray/_private/node.py, Ray 2.58), and ``ray_start.py`` lets each of its polls wait
+#: up to 300 s, as a healthy node on a machine loaded many times over may need. Such a start is made again; any other
+#: failure is not.
 RAY_START_TIMED_OUT = "timed out during startup"
 #: Starts of one cluster before a timed-out start counts as a failure.
 START_ATTEMPTS = 3
@@ -79,7 +80,7 @@ class RayNodes:
     metrics_ports: list[str] = field(default_factory=list)
 
     def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str]) -> None:
-        args = [ray_cli(), "start", "--disable-usage-stats", f"--temp-dir={self.temp_dir}", "--min-worker-port=0", "--max-worker-port=0"]
+        args = [sys.executable, RAY_START, "start", "--disable-usage-stats", f"--temp-dir={self.temp_dir}", "--min-worker-port=0", "--max-worker-port=0"]
         if head:
             args += ["--head", f"--port={self.port}", "--include-dashboard=false", f"--ray-client-server-port={free_ports(1)[0]}"]
         else:
@@ -263,10 +264,8 @@ def _install_cleanup() -> None:
         _install_cleanup.done = True  # type: ignore[attr-defined]
 
 
-def ray_cli() -> str:
-    """The ``ray`` command of this Python's environment."""
-    beside = os.path.join(os.path.dirname(sys.executable), "ray")
-    return beside if os.path.exists(beside) else (shutil.which("ray") or "ray")
+#: ``ray start`` with a starting node's registration waited for longer than Ray's 30 s (``ray_start.py``).
+RAY_START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ray_start.py")
 
 
 #: The Ray cluster token of this harness's clusters (KubeRay puts the namespace's Secret in the same variables). Set
