@@ -38,19 +38,21 @@ export PATH="$VENV/bin:$PATH"
 # Ray bench's tests import their modules from their own folder (pytest's rootdir).
 export PYTHONPATH="$PWD/runtime"
 
-checks() {
+checks() { # every check runs, whatever an earlier one found; the lane fails if any did
+  local rc=0
   echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (standard library only)"
-  phase "test:ray: the loader fuzz" "$PYTHON" runtime/tests/fuzz_contract.py &&
-    echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library and the Ray bench" &&
-    phase "test:ray: lint, format and types" \
-      bash -c 'cd runtime && ruff check . ../bench/ray && ruff format --check . ../bench/ray && mypy' &&
-    echo "test:ray: runtime library tests" &&
-    phase "test:ray: the runtime library tests" \
-      python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests &&
-    phase "test:ray: the Ray bench's report tests" python -m pytest -q -p no:cacheprovider bench/ray &&
-    echo "test:ray: the memory planner's activation terms against real saved tensors (random architectures, seeded)" &&
-    phase "test:ray: the activation calibration" \
-      python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning calibration/test_activation_bound.py
+  phase "test:ray: the loader fuzz" "$PYTHON" runtime/tests/fuzz_contract.py || rc=1
+  echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library and the Ray bench"
+  phase "test:ray: lint, format and types" \
+    bash -c 'cd runtime && ruff check . ../bench/ray && ruff format --check . ../bench/ray && mypy' || rc=1
+  echo "test:ray: runtime library tests"
+  phase "test:ray: the runtime library tests" \
+    python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests || rc=1
+  phase "test:ray: the Ray bench's report tests" python -m pytest -q -p no:cacheprovider bench/ray || rc=1
+  echo "test:ray: the memory planner's activation terms against real saved tensors (random architectures, seeded)"
+  phase "test:ray: the activation calibration" \
+    python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning calibration/test_activation_bound.py || rc=1
+  return $rc
 }
 
 rayjobs() {
