@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../../core/errors";
@@ -28,15 +28,18 @@ export function cliEntry(from: string = __dirname): string {
 /** Longest a preview may take before it is stopped (a hang detector: one takes a few seconds). */
 const PREVIEW_TIMEOUT_MS = 5 * 60_000;
 
+/** The SHA-256 of a file's bytes, or "absent". */
+const digestOf = (file: string) =>
+  existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent";
+
 /** Where a preview of `stack` in `dir` is kept, or undefined when no cache is set or this build has no stamp. */
 function cachePath(dir: string, stack: string): string | undefined {
   const cache = process.env["RAY_GPU_PREVIEW_CACHE"];
   const stamp = join(dirname(dirname(cliEntry())), "dist", ".build-stamp");
   if (!cache || !existsSync(stamp)) return undefined;
-  const hash = createHash("sha256");
-  for (const file of [stamp, join(dir, `Pulumi.${stack}.yaml`), join(dir, "Pulumi.yaml")])
-    hash.update(existsSync(file) ? readFileSync(file) : "(none)").update("\0");
-  return join(cache, `preview-${stack}-${hash.update(stack).digest("hex")}.json`);
+  const files = [stamp, join(dir, `Pulumi.${stack}.yaml`), join(dir, "Pulumi.yaml")];
+  const inputs = [stack, ...files.map(digestOf)];
+  return join(cache, `preview-${stack}-${createHash("sha256").update(inputs.join("\n")).digest("hex")}.json`);
 }
 
 /** The kept preview of `stack` in `dir`, or a new one (kept when a cache is set). */
@@ -45,6 +48,7 @@ async function cachedPreview(dir: string, stack: string, label: string): Promise
   if (path && existsSync(path)) return JSON.parse(readFileSync(path, "utf8")) as PreviewResource[];
   const resources = await previewIn(dir, stack, label);
   if (path) {
+    mkdirSync(dirname(path), { recursive: true });
     const partial = `${path}.${process.pid}.partial`;
     writeFileSync(partial, JSON.stringify(resources));
     renameSync(partial, path); // whole or not at all, for a reader in another process

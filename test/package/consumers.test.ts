@@ -16,9 +16,19 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
-import { writeSnippetProject } from "./snippets";
+import { HANG_GUARD_MS } from "../helpers/hang-guard";
+import { docSnippets, writeSnippetProject } from "./snippets";
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/**
+ * Runs a child process with its own hang guard. The guard is per child, not per test: a test here waits on up to a
+ * dozen children (npm installs, tsc runs of programs that import the AWS provider's types), each a minute or more on a
+ * machine loaded many times over, so each test's own limit is the guard times the children it waits on.
+ */
+const run = (command: string, args: string[], options: { cwd: string; maxBuffer?: number }) =>
+  execFileAsync(command, args, { ...options, timeout: HANG_GUARD_MS, killSignal: "SIGKILL" });
+/** A test's (or hook's) hang guard: one per child process it waits on, one after another. */
+const guardFor = (children: number) => children * HANG_GUARD_MS;
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   version: string;
   peerDependencies: Record<string, string>;
@@ -118,7 +128,7 @@ beforeAll(async () => {
   tarball = join(work, `pulumi-ray-gpu-${pkg.version}.tgz`);
   const dirs = await Promise.all(PEER_SETS.map(install));
   PEER_SETS.forEach((set, i) => installed.set(set.name, dirs[i]!));
-});
+}, guardFor(2)); // the pack, then the installs side by side
 
 describe("the packed package", () => {
   it("holds the compiled library, its types, the CLI and the Python runtime; no tests, no TypeScript sources", async () => {
@@ -150,6 +160,7 @@ describe("the packed package", () => {
       const tsNode = JSON.parse(await step(dir, "node", ["run-mocks.js", "ts-node"])) as { jobs: string[] };
       expect(tsNode.jobs).toEqual(JOBS);
     },
+    guardFor(6), // two tsc --version, two tsc, two runs
   );
 
   it.each(SNIPPET_RUNS)(
@@ -175,6 +186,7 @@ describe("the packed package", () => {
         expect(registered.resources, snippet.source).toBeGreaterThan(0);
       }
     },
+    guardFor(1 + docSnippets().filter((s) => s.complete).length), // one tsc, then each complete snippet's run
   );
 
   it("installs each peer set at exactly its versions", async () => {
@@ -189,14 +201,18 @@ describe("the packed package", () => {
     }
   });
 
-  it("loads as an ES module, and its CLI runs from the project", async () => {
-    const dir = join(work, "esm-consumer");
-    cpSync(join(repoRoot, "test/package/consumer/esm"), dir, { recursive: true });
-    symlinkSync(installed.get(PEER_SETS[0]!.name)!, join(dir, "node_modules"), "dir");
-    const esm = JSON.parse(await step(dir, "node", ["index.mjs"])) as { kinds: string[] };
-    expect(esm.kinds).toContain("RayJob");
-    expect(await step(dir, "npx", ["ray-gpu", "--version"])).toBe(pkg.version);
-  });
+  it(
+    "loads as an ES module, and its CLI runs from the project",
+    async () => {
+      const dir = join(work, "esm-consumer");
+      cpSync(join(repoRoot, "test/package/consumer/esm"), dir, { recursive: true });
+      symlinkSync(installed.get(PEER_SETS[0]!.name)!, join(dir, "node_modules"), "dir");
+      const esm = JSON.parse(await step(dir, "node", ["index.mjs"])) as { kinds: string[] };
+      expect(esm.kinds).toContain("RayJob");
+      expect(await step(dir, "npx", ["ray-gpu", "--version"])).toBe(pkg.version);
+    },
+    guardFor(2),
+  );
 
   it("publishes declarations that never import zod (its declarations need esModuleInterop or skipLibCheck)", async () => {
     const files = (await step(work, "tar", ["tzf", tarball])).split("\n").filter((f) => f.endsWith(".d.ts"));
