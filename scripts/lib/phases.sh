@@ -1,5 +1,5 @@
-# Sourced by .ci/run, scripts/test-ray.sh and scripts/test-ray-lanes.sh: each phase's wall time and CPU time, kept in
-# one file for a run and all the scripts it starts, printed as the last lines of the log (the end is what CI shows).
+# Sourced by .ci/run and scripts/test-ray.sh: each phase's wall time and CPU time, kept in one file for a run and all
+# the scripts it starts, printed as the last lines of the log (the end is what CI shows).
 #
 #   phase NAME COMMAND...   runs COMMAND; appends "NAME: W s wall, C CPU-s, exit RC" to the run's file; returns RC
 #   phases_report [PREFIX]  prints the lines so far (those starting with PREFIX), then the machine's CPU since the
