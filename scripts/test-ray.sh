@@ -69,28 +69,18 @@ levers() {
       --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}"
 }
 
-# lane NAME COMMAND...: runs COMMAND with its output in NAME's log and its exit code in NAME's file.
-lane() {
-  local name=$1 rc=0
-  shift
-  "$@" >"$work/$name.log" 2>&1 || rc=$?
-  echo "$rc" >"$work/$name.rc"
-}
-
 status=0
 if [ "${TEST_RAY_LANES:-parallel}" = serial ]; then
   checks || status=1
   rayjobs "$@" || status=1
   levers || status=1
 else
-  lane checks checks &
-  lane levers levers &
+  logged "$work" checks checks &
+  logged "$work" levers levers &
   rayjobs "$@" || status=1
   wait
   for name in checks levers; do
-    echo "==== test:ray: the $name lane's log ===="
-    cat "$work/$name.log"
-    [ "$(cat "$work/$name.rc")" = 0 ] || status=1
+    show_log "$work" "$name" "test:ray: the $name lane's log" || status=1
   done
 fi
 exit $status

@@ -2,8 +2,11 @@
 # the scripts it starts, printed as the last lines of the log (the end is what CI shows).
 #
 #   phase NAME COMMAND...   runs COMMAND; appends "NAME: W s wall, C CPU-s, exit RC" to the run's file; returns RC
-#   phases_report [PREFIX]  prints the lines so far (those starting with PREFIX), then the machine's CPU since the
-#                           run's first script sourced this file
+#   phases_report [PREFIX]  prints the lines so far (those starting with PREFIX); in the run's first script, then the
+#                           whole run's wall time and the machine's CPU since it sourced this file
+#   logged DIR NAME CMD...  runs CMD with its output in DIR/NAME.log and its exit code in DIR/NAME.rc (for a command
+#                           run in the background beside others, its log printed once all are done)
+#   show_log DIR NAME TITLE prints "==== TITLE ====" and that log; returns the command's exit code
 #
 # CPU-s is the machine's busy time over the phase (user, nice, system, irq and softirq of every core, from
 # /proc/stat): a Ray cluster's processes run in sessions of their own that no script waits for, so a script's own
@@ -17,7 +20,10 @@
 busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
 TICKS_PER_S=$(getconf CLK_TCK)
 
+# Whether this script started the run (and so reports its total).
+phases_owner=false
 if [ -z "${RAY_GPU_PHASES:-}" ]; then
+  phases_owner=true
   RAY_GPU_PHASES=$(mktemp)
   RAY_GPU_PHASES_CPU0=$(busy_ticks)
   RAY_GPU_PHASES_T0=$(date +%s)
@@ -37,6 +43,20 @@ phase() {
 
 phases_report() {
   awk -v prefix="${1:-}" 'index($0, prefix) == 1' "$RAY_GPU_PHASES"
+  "$phases_owner" || return 0
   printf 'since the start: %d s wall, %d CPU-s (the machine, %d cores)\n' $(($(date +%s) - RAY_GPU_PHASES_T0)) \
     $((($(busy_ticks) - RAY_GPU_PHASES_CPU0) / TICKS_PER_S)) "$(nproc)"
+}
+
+logged() {
+  local dir=$1 name=$2 rc=0
+  shift 2
+  "$@" >"$dir/$name.log" 2>&1 || rc=$?
+  echo "$rc" >"$dir/$name.rc"
+}
+
+show_log() {
+  echo "==== $3 ===="
+  cat "$1/$2.log"
+  return "$(cat "$1/$2.rc")"
 }
