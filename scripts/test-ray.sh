@@ -9,8 +9,9 @@
 #      test_job_runs.py), with its reliability experiments: an embedding rerun SIGKILLed with a given number of parts
 #      written must leave the previous committed output intact and readable (test_committed_outputs.py), and a
 #      training run whose worker kills itself after a given checkpoint must resume model, optimizer and every
-#      worker's data position (test_resume.py); ray-gpu tune names the stage each bad setting of the tune stack binds
-#      and proposes no change on the dev embedding job's own run (test_tune_loop.py, test_job_runs.py); a training
+#      worker's data position (test_resume.py); ray-gpu tune reads the record of each bad setting of the tune stack
+#      and of the dev embedding job's own run: the workers' store Ray measured, blocks sized from it after a spill, a
+#      verdict that agrees with the record's shares (test_tune_loop.py, test_job_runs.py); a training
 #      job on a spot pool gets the interruption notice in the middle of a step, as a drain delivers it (the rendered
 #      preStop hook, then SIGTERM, then a replacement node), and must checkpoint that step and resume with no row
 #      trained twice (test_preemption.py).

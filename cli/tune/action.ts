@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import type { StackConfig } from "../../core/config/stack";
 import { ConfigError, namingSource } from "../../core/errors";
 import { stableJson } from "../../core/serialize";
-import { diagnose, type Change } from "../../core/tune/diagnose";
+import { diagnose } from "../../core/tune/diagnose";
+import { BOUND_SHARE, type Change } from "../../core/tune/model";
 import { RunRecordSchema, type RunRecord } from "../../core/tune/run-record";
 import { joinPath, toConfigIssues } from "../../core/config/zod-issues";
 import { loadRuntimePackage } from "../../io/runtime-package";
@@ -14,7 +15,7 @@ import { loadStackConfig, stackConfigFromText } from "../input/stack-file";
 import { readInputFile } from "../input/file";
 import { parseYamlText } from "../input/yaml";
 import { settingsOf, TUNABLE_FIELDS, tuneFacts } from "./facts";
-import { applyChanges, changeDiff, entryPath, withoutFields } from "./stack-edit";
+import { applyChanges, changeDiff, entryPath, tunePins, withoutFields } from "./stack-edit";
 import { tuneText } from "./text";
 import { expectedEffects } from "./effects";
 import type { TuneResult } from "./result";
@@ -99,12 +100,14 @@ export function runTune(ctx: CommandContext, opts: TuneOptions): void {
   checkRecordMatches(record, workload, digest, file);
   const set = settingsOf(config, name);
   const plain = planText(withoutFields(text, file, name, TUNABLE_FIELDS), file);
+  const pins = tunePins(text, file, name, TUNABLE_FIELDS);
   const diagnosis = diagnose(
     record,
     tuneFacts(
       workload,
       plain.workloads.find((w) => w.name === name)!,
       set,
+      pins,
     ),
   );
   const next = replan({ text, file }, workload, diagnosis.changes);
@@ -119,6 +122,7 @@ export function runTune(ctx: CommandContext, opts: TuneOptions): void {
     entry,
     recordedAt: record.recordedAt,
     diagnosis,
+    boundShare: BOUND_SHARE,
     diff: diagnosis.changes.length > 0 ? changeDiff(file, entry, name, diagnosis.changes) : [],
     expected: next.expected,
     written,

@@ -4,7 +4,7 @@
  */
 import type { StackConfig } from "../../core/config/stack";
 import { GIB } from "../../core/quantity";
-import type { DataFacts, TrainFacts, TunableField, TuneFacts } from "../../core/tune/diagnose";
+import type { DataFacts, TrainFacts, TunableField, TuneFacts } from "../../core/tune/model";
 import type { DataJobTuning } from "../../workloads/kinds/api/plans";
 import {
   RAY_DATA_OBJECT_STORE_FRACTION,
@@ -47,20 +47,38 @@ function dataFacts(plan: WorkloadPlan, defaults: WorkloadPlan): DataFacts | unde
       batchSize: pool.batchSize,
       blockSizeBytes: data.blockSizeBytes,
     },
-    defaults: { preprocessConcurrency: plain.data.pool.preprocessConcurrency, batchSize: plain.data.pool.batchSize },
+    defaults: {
+      preprocessConcurrency: plain.data.pool.preprocessConcurrency,
+      batchSize: plain.data.pool.batchSize,
+      blockSizeBytes: plain.data.data.blockSizeBytes,
+    },
     blocksInFlight: 2 * (pool.preprocessConcurrency + pool.actorPoolSize * TASKS_IN_FLIGHT_PER_ACTOR),
     workingSetShare: RAY_DATA_OBJECT_STORE_FRACTION * WORKING_SET_TARGET,
     plannedStoreBytes: worker.replicas * worker.objectStoreGiB * GIB,
   };
 }
 
-function trainFacts(plan: WorkloadPlan): TrainFacts | undefined {
+const microBatchOf = (plan: WorkloadPlan): number | undefined => {
   const knobs: object = plan.memory.knobs;
-  if (!("microBatchSize" in knobs)) return undefined;
-  return { microBatchSize: knobs.microBatchSize as number, usableGiB: plan.memory.memory.usableGiB };
+  return "microBatchSize" in knobs ? (knobs.microBatchSize as number) : undefined;
+};
+
+function trainFacts(plan: WorkloadPlan, defaults: WorkloadPlan): TrainFacts | undefined {
+  const microBatchSize = microBatchOf(plan);
+  if (microBatchSize === undefined) return undefined;
+  const defaultMicroBatchSize = microBatchOf(defaults) ?? microBatchSize;
+  return { microBatchSize, defaultMicroBatchSize, usableGiB: plan.memory.memory.usableGiB };
 }
 
-/** The facts of `plan`, with `defaults` the same workload planned without its own settings. */
-export function tuneFacts(plan: WorkloadPlan, defaults: WorkloadPlan, set: TuneFacts["set"]): TuneFacts {
-  return { workload: plan.name, set, data: dataFacts(plan, defaults), train: trainFacts(plan) };
+/**
+ * The facts of `plan`, with `defaults` the same workload planned without its own settings, `set` the workload's own
+ * settings and `pinnedByTune` those of them an earlier `tune --write` set.
+ */
+export function tuneFacts(
+  plan: WorkloadPlan,
+  defaults: WorkloadPlan,
+  set: TuneFacts["set"],
+  pinnedByTune: TuneFacts["pinnedByTune"],
+): TuneFacts {
+  return { workload: plan.name, set, pinnedByTune, data: dataFacts(plan, defaults), train: trainFacts(plan, defaults) };
 }

@@ -1,5 +1,5 @@
 /** What `ray-gpu tune` found and proposes. */
-import type { Diagnosis } from "../../core/tune/diagnose";
+import type { Diagnosis } from "../../core/tune/model";
 import type { Effect } from "./effects";
 
 /** What `tune` found and proposes, as `--json` prints it. */
@@ -11,6 +11,8 @@ export interface TuneResult {
   readonly entry: string;
   readonly recordedAt: string;
   readonly diagnosis: Diagnosis;
+  /** The share of the run a stage's slots must be busy to bind it (`BOUND_SHARE`), for readers of `--json`. */
+  readonly boundShare: number;
   readonly diff: readonly string[];
   readonly expected: readonly Effect[];
   readonly written: boolean;

@@ -1,9 +1,12 @@
 /**
  * Changes to one workload entry of a stack file, made on the YAML document so that everything else (comments, order,
- * flow or block style) stays as the user wrote it; and the same changes shown as a diff of the entry's lines.
+ * flow or block style) stays as the user wrote it; and the same changes shown as a diff of the entry's lines. A value
+ * `tune` sets in a block-style entry carries the comment `# set by ray-gpu tune` (`TUNE_PIN_MARK`), so a later run
+ * may take it back (`tunePins`); delete the comment to keep the value as your own. A flow-style entry
+ * (`{ name: a, blockSizeMiB: 3 }`) has no room for the comment: its values stay the user's.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node, type Scalar, type YAMLMap } from "yaml";
-import type { Change } from "../../core/tune/diagnose";
+import { TUNE_PIN_MARK, type Change, type TunableField } from "../../core/tune/model";
 import { UsageError } from "../io";
 
 const WORKLOADS_KEY = "ray-gpu:workloads";
@@ -30,12 +33,18 @@ const lineEnd = (text: string, at: number) => {
   return end < 0 ? text.length : end + 1;
 };
 
+/** Whether a value's line carries tune's mark. */
+const marked = (value: Node) => isScalar(value) && (value.comment ?? "").includes(TUNE_PIN_MARK);
+
 /** The edit that makes one change to the entry: its value replaced, its line (or flow pair) removed, or one added. */
 function editFor(text: string, map: YAMLMap, change: Change): Edit | undefined {
   const pair = map.items.find((p) => isScalar(p.key) && p.key.value === change.field);
   const key = pair?.key as Scalar | undefined;
   const value = pair?.value as Scalar | undefined;
-  if (pair && change.to !== undefined) return { from: value!.range![0], to: value!.range![1], text: String(change.to) };
+  if (pair && change.to !== undefined) {
+    const mark = map.flow || marked(value!) ? "" : `  # ${TUNE_PIN_MARK}`;
+    return { from: value!.range![0], to: value!.range![1], text: `${change.to}${mark}` };
+  }
   if (pair && map.flow) {
     const after = /^\s*,?\s*/.exec(text.slice(value!.range![2]))![0].length;
     return { from: key!.range![0], to: value!.range![2] + after, text: "" };
@@ -46,7 +55,7 @@ function editFor(text: string, map: YAMLMap, change: Change): Edit | undefined {
   const first = map.items[0]!.key as Scalar;
   const indent = " ".repeat(first.range![0] - lineStart(text, first.range![0]));
   const at = lineEnd(text, (map.items[map.items.length - 1]!.value as Node).range![1]);
-  return { from: at, to: at, text: `${indent}${change.field}: ${change.to}\n` };
+  return { from: at, to: at, text: `${indent}${change.field}: ${change.to}  # ${TUNE_PIN_MARK}\n` };
 }
 
 /**
@@ -69,6 +78,15 @@ export function withoutFields(text: string, file: string, name: string, fields: 
   );
 }
 
+/** The fields of workload `name`'s entry whose value an earlier `tune --write` set (their line carries the mark). */
+export function tunePins(text: string, file: string, name: string, fields: readonly TunableField[]): TunableField[] {
+  const { map } = entryOf(parseDocument(text), name, file);
+  return fields.filter((field) => {
+    const pair = map.items.find((p) => isScalar(p.key) && p.key.value === field);
+    return pair !== undefined && marked(pair.value as Node);
+  });
+}
+
 /** Where the entry is, for headings: `ray-gpu:workloads[1]`. */
 export function entryPath(text: string, file: string, name: string): string {
   return `${WORKLOADS_KEY}[${entryOf(parseDocument(text), name, file).index}]`;
@@ -79,7 +97,7 @@ export function changeDiff(file: string, path: string, name: string, changes: re
   const lines = [`--- ${file} ${path} (${name})`, `+++ ${file} ${path} (${name}), tuned`];
   for (const c of changes) {
     if (c.from !== undefined) lines.push(`-  ${c.field}: ${c.from}`);
-    if (c.to !== undefined) lines.push(`+  ${c.field}: ${c.to}`);
+    if (c.to !== undefined) lines.push(`+  ${c.field}: ${c.to}  # ${TUNE_PIN_MARK}`);
   }
   return lines;
 }

@@ -8,10 +8,12 @@ const STAGE_NAMES = {
   read: "reading the input",
   dataLoader: "the DataLoader (the training loop waits for data)",
   gpu: "the GPU stage",
+  none: "no stage",
 } as const;
 
 function changeLines(r: TuneResult): string[] {
-  const lines = ["", `Re-plan of ${r.entry} (${r.workload}):`];
+  const what = r.diagnosis.healthy ? "taking back ray-gpu tune's own earlier pins, which this run shows unneeded" : "";
+  const lines = ["", `Re-plan of ${r.entry} (${r.workload})${what ? `, ${what}` : ""}:`];
   for (const c of r.diagnosis.changes)
     lines.push(`  ${c.field}: ${c.to === undefined ? "the plan's own value" : c.to} (${c.reason})`);
   if (r.expected.length > 0) lines.push("  expected, as the plan now computes it:");
@@ -29,9 +31,11 @@ function changeLines(r: TuneResult): string[] {
 export function tuneText(r: TuneResult): string {
   const d = r.diagnosis;
   const head = `${r.workload} (${r.kind}), run recorded ${r.recordedAt}`;
-  const bound = d.healthy
-    ? `Healthy: ${STAGE_NAMES[d.stage]} bounds the job, at the plan's own settings.`
-    : `Bound by ${STAGE_NAMES[d.stage]}.`;
+  const bound = !d.healthy
+    ? `Bound by ${STAGE_NAMES[d.stage]}.`
+    : d.stage === "none"
+      ? "Healthy: no stage bound the run."
+      : `Healthy: ${STAGE_NAMES[d.stage]} bounds the job, at the plan's own settings.`;
   const lines = [head, "", bound, ...d.evidence.map((e) => `  ${e}`)];
   if (d.changes.length > 0) lines.push(...changeLines(r));
   else lines.push("", d.note ? `No change proposed: ${d.note}.` : "No change proposed.");

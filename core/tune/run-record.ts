@@ -68,12 +68,22 @@ export const TrainRecordSchema = z.strictObject({
  * The cluster's object stores during the run.
  * @internal
  */
-export const ObjectStoreRecordSchema = z.strictObject({
-  /** Object-store memory of every node together (`ray.cluster_resources()`). */
-  capacityBytes: z.number().int().min(1),
-  /** Bytes spilled to disk during the run. */
-  spilledBytes: count,
-});
+export const ObjectStoreRecordSchema = z
+  .strictObject({
+    /** Object-store memory of every node together (`ray.cluster_resources()`), the head's included. */
+    capacityBytes: z.number().int().min(1),
+    /**
+     * Object-store memory of the nodes that run the pipeline's tasks and actors (those offering CPUs or GPUs): the
+     * workers, since the plan's head offers none. At most `capacityBytes`. `tune` sizes blocks from this figure.
+     */
+    workerCapacityBytes: z.number().int().min(1),
+    /** Bytes spilled to disk during the run. */
+    spilledBytes: count,
+  })
+  .refine((s) => s.workerCapacityBytes <= s.capacityBytes, {
+    path: ["workerCapacityBytes"],
+    message: "must be at most capacityBytes: the workers' stores are part of the cluster's",
+  });
 
 /**
  * Peak GPU memory (PyTorch's max allocated) per worker, in GiB.

@@ -52,9 +52,14 @@ export type RunRecord = {
   };
   objectStore?: {
     /**
-     * Object-store memory of every node together (`ray.cluster_resources()`).
+     * Object-store memory of every node together (`ray.cluster_resources()`), the head's included.
      */
     capacityBytes: number;
+    /**
+     * Object-store memory of the nodes that run the pipeline's tasks and actors (those offering CPUs or GPUs): the
+     * workers, since the plan's head offers none. At most `capacityBytes`. `tune` sizes blocks from this figure.
+     */
+    workerCapacityBytes: number;
     /**
      * Bytes spilled to disk during the run.
      */

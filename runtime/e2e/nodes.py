@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from processes import HANG_GUARD_S, free_ports, stop_sessions
+from ray_start import REGISTRATION_WAIT_S
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,9 @@ class RayNodes:
             raise failed(f"ray start ({node.group}) failed:\n{output[-3000:]}")
 
     def start(self, extra_env: dict[str, str]) -> None:
-        """Starts the head and the workers in a temp folder of their own, on free ports. A start that Ray's own
-        30-second registration wait ends is stopped and made again, from scratch, up to ``START_ATTEMPTS`` times."""
+        """Starts the head and the workers in a temp folder of their own, on free ports. A start whose registration
+        wait still ran out (``ray_start.py``'s, 300 s per poll) is stopped and made again, from scratch, up to
+        ``START_ATTEMPTS`` times, saying so: a loaded run's log shows whether any start needed a second attempt."""
         self.extra_env = dict(extra_env)
         for attempt in range(1, START_ATTEMPTS + 1):
             try:
@@ -114,7 +116,7 @@ class RayNodes:
             except RayStartTimedOut:
                 if attempt == START_ATTEMPTS:
                     raise
-                print(f"  ray start outlasted Ray's 30 s registration wait (attempt {attempt}): starting again", flush=True)
+                print(f"  ray start outlasted the {REGISTRATION_WAIT_S:.0f} s registration wait (attempt {attempt}): starting again", flush=True)
 
     def _start_all(self, extra_env: dict[str, str]) -> None:
         self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")

@@ -13,7 +13,7 @@ from harness import Harness, JobRun, Variant
 from job_checks import check_ran_the_plan, unapplied
 from job_log import last
 from spill_control import SpillControl
-from tune_loop import REPO, cli
+from tune_loop import REPO, cli, verdict_problems
 
 from ray_gpu.run_record import RUN_RECORD_PREFIX
 
@@ -60,15 +60,20 @@ def test_the_same_data_held_at_once_spills(harness: Harness, embedding_job_name:
     assert run.control.spilled_bytes > 0, "holding the whole dataset spilled nothing: the no-spill check cannot tell"
 
 
-def test_tune_changes_nothing_on_the_plans_own_run(harness: Harness, embedding_job_name: str) -> None:
-    """``ray-gpu tune`` on the record of the job's own run (its plan, nothing spilled): no change to propose."""
+def test_tune_reads_the_jobs_own_record_of_the_plan_it_ran(harness: Harness, embedding_job_name: str) -> None:
+    """``ray-gpu tune`` on the record of the job's own run: it accepts it (the plan digest the runtime stamped is the
+    plan the CLI renders now, of the same workload, kind and environment), the workers' store in it is the store the
+    harness gave the worker node (Ray's node table, the head's left out), and the verdict agrees with the record's own
+    shares. Which stage, if any, binds the run is a share of busy seconds: ``npm test`` checks it on a recorded run."""
     run = smoke_run(harness, embedding_job_name)
     record = last(run.log, RUN_RECORD_PREFIX)
     assert record is not None, f"the job wrote no run record: {run.tail()}"
+    assert run.control is not None, run.tail()
+    assert record["objectStore"]["workerCapacityBytes"] == run.control.store_bytes, record["objectStore"]
     path = os.path.join(harness.work, f"{embedding_job_name}-run-record.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(record, f)
     done = cli("tune", "-C", str(REPO), "--stack", "dev", "--from", path, "--json")
     assert done.returncode == 0, done.stderr
-    diagnosis = json.loads(done.stdout)["diagnosis"]
-    assert diagnosis["changes"] == [], diagnosis
+    result = json.loads(done.stdout)
+    assert verdict_problems(result, record) == [], result["diagnosis"]

@@ -32,8 +32,8 @@ STORE_SCALE = 256
 
 @dataclass(frozen=True)
 class BadSetting:
-    """One bad setting: the line added to the workload's entry, the stage tune must name on its run, and the field
-    its change must set or take out."""
+    """One bad setting: the line added to the workload's entry, the stage it binds (as tune names it on the runs
+    recorded in test/data/run-records, when the shares show it), and the field tune's change sets or takes out."""
 
     name: str
     line: str
@@ -102,3 +102,28 @@ def tune(stack: str, record: dict[str, Any], work: str, write: bool) -> dict[str
 
 def rows_per_second(record: dict[str, Any]) -> float:
     return float(record["data"]["rows"] / record["data"]["wallSeconds"])
+
+
+def stage_shares(record: dict[str, Any]) -> dict[str, float]:
+    """Each pipeline stage's busiest operator in ``record``: its busy seconds over its slots' time in the run."""
+    data = record["data"]
+    shares: dict[str, float] = {}
+    for op in data["operators"]:
+        share = min(1.0, op["busySeconds"] / (op["slots"] * data["wallSeconds"]))
+        shares[op["stage"]] = max(share, shares.get(op["stage"], 0.0))
+    return {s: shares[s] for s in ("read", "preprocess", "gpu") if s in shares}
+
+
+def verdict_problems(result: dict[str, Any], record: dict[str, Any]) -> list[str]:
+    """Where tune's verdict on ``record`` disagrees with the record's own numbers: a pipeline stage named as the bound
+    must be the busiest with at least the bound share; a run with no such stage must be named healthy with no bound
+    (``none``) or by a rule that reads no time (the store spilled). Holds however fast the machine ran the job."""
+    diagnosis, bound = result["diagnosis"], result["boundShare"]
+    shares = stage_shares(record)
+    busiest = max(shares, key=lambda s: shares[s])
+    stage = diagnosis["stage"]
+    if stage in shares and not (stage == busiest and shares[stage] >= bound):
+        return [f"tune names {stage} (busy {shares[stage]:.2f}), but the busiest stage is {busiest} at {shares[busiest]:.2f}, bound at {bound}"]
+    if shares[busiest] < bound and stage not in ("none", "objectStore"):
+        return [f"no stage reached {bound} (busiest {busiest} {shares[busiest]:.2f}), yet tune names {stage}"]
+    return []

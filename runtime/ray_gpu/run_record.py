@@ -10,7 +10,8 @@ to that file. The sections:
 
 - ``data``: Ray Data's execution stats of the pipeline (:func:`data_section`), one entry per operator in execution
   order, each with its stage (read, preprocess, gpu, write) and the slots the plan gave that stage;
-- ``objectStore``: the object store's capacity and what spilled during the run (:func:`object_store_section`);
+- ``objectStore``: the object stores' capacity, all nodes' and the workers', and what spilled during the run
+  (:func:`object_store_section`);
 - ``train``: the training loop's :class:`~ray_gpu.telemetry.StepTelemetry` of every worker (:func:`train_section`);
 - ``gpuMemory``: the peak memory each GPU held (:func:`gpu_memory_section`).
 
@@ -164,12 +165,30 @@ def spilled_bytes() -> int:
 
 
 def object_store_section(spilled_before: int) -> dict[str, int]:
-    """The ``objectStore`` section: the cluster's object-store capacity, and the bytes spilled since
-    ``spilled_before`` (:func:`spilled_bytes` taken when the run started)."""
+    """The ``objectStore`` section: the cluster's object-store capacity (every node's, the head's included), that of
+    the nodes that run tasks and actors (:func:`worker_store_bytes`), and the bytes spilled since ``spilled_before``
+    (:func:`spilled_bytes` taken when the run started)."""
     import ray
 
     capacity = int(ray.cluster_resources()["object_store_memory"])
-    return {"capacityBytes": capacity, "spilledBytes": max(0, spilled_bytes() - int(spilled_before))}
+    workers = worker_store_bytes(ray.nodes())
+    return {"capacityBytes": capacity, "workerCapacityBytes": workers, "spilledBytes": max(0, spilled_bytes() - int(spilled_before))}
+
+
+def worker_store_bytes(nodes: Iterable[Mapping[str, Any]]) -> int:
+    """Object-store memory of the live nodes that offer CPUs or GPUs (``ray.nodes()``): the nodes Ray Data's tasks
+    and actors run on, so the plan's head (``num-cpus: 0``) does not count; on a single-node Ray, that node.
+
+    :raises ValueError: no live node offers CPUs or GPUs (nothing could have run the pipeline)
+    """
+    total = 0
+    for node in nodes:
+        resources = node.get("Resources", {})
+        if node.get("Alive") and (resources.get("CPU", 0) > 0 or resources.get("GPU", 0) > 0):
+            total += int(resources.get("object_store_memory", 0))
+    if total <= 0:
+        raise ValueError("no live Ray node offers CPUs or GPUs with an object store: nothing could run the pipeline")
+    return total
 
 
 def train_section(summaries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

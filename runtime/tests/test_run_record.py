@@ -101,6 +101,8 @@ def test_a_record_of_a_real_run_validates_and_is_printed(pipeline_run, tuning, c
     _, _, spilled_before = pipeline_run
     store = run_record.object_store_section(spilled_before)
     assert store["capacityBytes"] > 0 and store["spilledBytes"] >= 0
+    # a single-node Ray: its one node runs the tasks, so the workers' store is the cluster's
+    assert store["workerCapacityBytes"] == store["capacityBytes"]
     record = run_record.write(tuning(), data=_data(pipeline_run), objectStore=store, gpuMemory=run_record.gpu_memory_section([]))
     assert run_record.validate_record(record) == []
     assert "gpuMemory" not in record  # nothing measured: the section is left out
@@ -139,7 +141,7 @@ def _valid() -> dict[str, Any]:
             "operators": [{"name": "ReadParquet", "stage": "read", "slots": 2, "tasks": 1, "busySeconds": 0.1, "rowsOut": 10, "maxBlockBytes": 100}],
         },
         "train": {"workers": 2, "steps": 5, "dataWaitFraction": 0.25, "samplesPerSecond": 12.0},
-        "objectStore": {"capacityBytes": 1000, "spilledBytes": 0},
+        "objectStore": {"capacityBytes": 1000, "workerCapacityBytes": 800, "spilledBytes": 0},
         "gpuMemory": {"peakGiB": [1.5, 2.0]},
     }
 
@@ -222,6 +224,18 @@ def test_the_train_and_gpu_memory_sections():
     assert run_record.gpu_memory_section([1.23456, 2]) == {"peakGiB": [1.235, 2.0]}
     with pytest.raises(ValueError, match="at least one worker"):
         run_record.train_section([])
+
+
+def test_the_workers_store_counts_the_live_nodes_that_run_tasks():
+    """A KubeRay cluster's head offers no CPU (num-cpus 0): its store is not where Ray Data's blocks live."""
+    store = {"object_store_memory": 100}
+    head = {"Alive": True, "Resources": {**store, "CPU": 0.0, "node:__internal_head__": 1.0}}
+    cpu = {"Alive": True, "Resources": {**store, "CPU": 8.0}}
+    gpu = {"Alive": True, "Resources": {"object_store_memory": 300, "GPU": 1.0}}
+    gone = {"Alive": False, "Resources": {**store, "CPU": 8.0}}
+    assert run_record.worker_store_bytes([head, cpu, gpu, gone]) == 400
+    with pytest.raises(ValueError, match="no live Ray node offers CPUs or GPUs"):
+        run_record.worker_store_bytes([head, gone])
 
 
 def test_the_schema_file_is_the_packaged_one():

@@ -3,6 +3,10 @@
  * setting and as planned, and the dev stack's embedding job, run on local Ray clusters by runtime/e2e/tune_loop.py
  * and test_job_runs.py on 2026-12-03). Each record's plan digest is the plan's at recording time; these tests are about
  * the diagnosis of the numbers Ray measured, so the digest is set to the stack's current plan before tune reads it.
+ * `objectStore.workerCapacityBytes` (added to the record on 2026-12-04) was written into these records from the
+ * harness's store sizes, the one number the runtime did not yet report: the tune stack's worker store is 80 MiB
+ * (13 GiB / 256, raised to Ray's 80 MiB least; runtime/e2e/tune_loop.py), the dev job's 832 MiB (13 GiB / 16;
+ * runtime/e2e/cluster.py); each record's `capacityBytes` is that plus the head's store, as Ray measured it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -41,13 +45,14 @@ describe("ray-gpu tune on runs recorded on real Ray", () => {
     expect(diagnosis.changes.map((c) => c.field)).toEqual([field]);
   });
 
-  it("sizes the blocks of the spilled run to the measured 160 MiB of stores", async () => {
+  it("sizes the blocks of the spilled run to the worker's measured 80 MiB store, not the head's", async () => {
     const dir = folders.make("tune", withLine(TUNE_STACK, "embed-tune", "blockSizeMiB: 96"));
     const { diagnosis } = await tuneRecorded("huge-blocks", dir, "tune");
-    // 40% of 160 MiB over 2 x (5 tasks + 2 actors x 2) = 18 blocks in flight: 3.6 MiB
-    expect(diagnosis.changes[0]!.to).toBe(3);
+    // 40% of the worker's 80 MiB over 2 x (5 tasks + 2 actors x 2) = 18 blocks in flight: 1.8 MiB (3.6 MiB had the
+    // head's 80 MiB counted, where no block of the pipeline lives)
+    expect(diagnosis.changes[0]!.to).toBe(1);
     expect(diagnosis.evidence[1]).toBe(
-      "the cluster's object stores hold 0.16 GiB (the plan counted 13.00 GiB on its workers)",
+      "the workers' object stores hold 0.08 GiB (0.16 GiB with the head's; the plan counted 13.00 GiB on its workers)",
     );
   });
 
@@ -57,15 +62,29 @@ describe("ray-gpu tune on runs recorded on real Ray", () => {
     expect(diagnosis.evidence.at(-1)).toMatch(/^also: 0\.06 GiB spilled to disk/);
   });
 
-  it("proposes no change for the tune stack's job run as planned", async () => {
+  it("names no bound on the tune stack's job run as planned (its busiest stage 21%), and changes nothing", async () => {
     const dir = folders.make("tune", TUNE_STACK);
     const { diagnosis } = await tuneRecorded("as-planned", dir, "tune");
-    expect(diagnosis.changes).toEqual([]);
+    expect(diagnosis).toMatchObject({ stage: "none", healthy: true, changes: [] });
+    expect(diagnosis.evidence).toContain("  MapBatches(Tokenize): 5 slots busy 21% of the 43.2 s run");
+    expect(diagnosis.evidence.at(-1)).toMatch(/^the run lasted 43\.2 s, under 120 s/);
   });
 
-  it("proposes no change for the dev stack's embedding job run as planned", async () => {
+  it("names no bound on the dev stack's embedding job run as planned (its busiest stage 45%)", async () => {
     const dir = folders.make("dev", readFileSync(join(repoRoot, "Pulumi.dev.yaml"), "utf8"));
     const { diagnosis } = await tuneRecorded("dev-embed-chunks", dir, "dev");
-    expect(diagnosis.changes).toEqual([]);
+    expect(diagnosis).toMatchObject({ stage: "none", healthy: true, changes: [] });
+    expect(diagnosis.evidence).toContain("  MapBatches(Tokenize): 6 slots busy 45% of the 175.6 s run");
+  });
+
+  it("names the bound of each bad setting's run only with a share that shows it", async () => {
+    for (const [name, line] of [
+      ["starved-preprocessing", "preprocessConcurrency: 1"],
+      ["tiny-batch", "batchSize: 4"],
+    ] as const) {
+      const dir = folders.make("tune", withLine(TUNE_STACK, "embed-tune", line));
+      const { diagnosis } = await tuneRecorded(name, dir, "tune");
+      expect(diagnosis.evidence[0]).toMatch(/ busy 67% of the [\d.]+ s run \(a stage binds at 50%\)$/);
+    }
   });
 });

@@ -33,8 +33,16 @@ function writeRecord(dir: string, file: string, workload: { name: string; kind: 
   return path;
 }
 
-/** A record of levers-embed: the preprocessing and GPU stages busy for the given seconds of a 100 s run. */
-function record(dir: string, busy: { preprocess: number; gpu: number; preprocessSlots: number }, spilled = 0) {
+/**
+ * A record of levers-embed: the preprocessing and GPU stages busy for the given seconds of a 100 s run, `spilled`
+ * bytes spilled, the worker's store `workerStore` bytes beside the head's 64 MiB.
+ */
+function record(
+  dir: string,
+  busy: { preprocess: number; gpu: number; preprocessSlots: number },
+  spilled = 0,
+  workerStore = 192 * MIB,
+) {
   const op = (name: string, stage: string, slots: number, busySeconds: number) => ({
     name,
     stage,
@@ -58,7 +66,7 @@ function record(dir: string, busy: { preprocess: number; gpu: number; preprocess
           op("MapBatches(Embedder)", "gpu", 8, busy.gpu),
         ],
       },
-      objectStore: { capacityBytes: 256 * MIB, spilledBytes: spilled },
+      objectStore: { capacityBytes: workerStore + 64 * MIB, workerCapacityBytes: workerStore, spilledBytes: spilled },
     },
   );
 }
@@ -103,8 +111,34 @@ describe("ray-gpu tune", () => {
     const change = result.diagnosis.changes[0];
     expect(change).toMatchObject({ field: "blockSizeMiB", from: 64 });
     expect(change.to).toBeLessThan(64);
-    expect(result.diff.slice(2)).toEqual(["-  blockSizeMiB: 64", `+  blockSizeMiB: ${change.to}`]);
-    expect(readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8")).toContain(`      blockSizeMiB: ${change.to}\n`);
+    const mark = "  # set by ray-gpu tune";
+    expect(result.diff.slice(2)).toEqual(["-  blockSizeMiB: 64", `+  blockSizeMiB: ${change.to}${mark}`]);
+    expect(readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8")).toContain(
+      `      blockSizeMiB: ${change.to}${mark}\n`,
+    );
+  });
+
+  it("takes back its own block size on a later healthy run whose workers' stores fit the plan's blocks", async () => {
+    const dir = stack(withSetting("blockSizeMiB: 64"));
+    const busy = { preprocess: 500, gpu: 700, preprocessSlots: 16 };
+    const spilled = await tune(dir, "--from", record(dir, busy, 900 * MIB), "--write");
+    expect(spilled.code).toBe(0);
+    const pinned = readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8");
+    expect(pinned).toMatch(/ {6}blockSizeMiB: \d+ {2}# set by ray-gpu tune\n/);
+    // The next run, on the pinned plan and larger stores: nothing spilled, and the plan's own blocks fit.
+    const calm = await tune(dir, "--from", record(dir, busy, 0, 16 * 1024 * MIB), "--write");
+    expect(calm.err).toBe("");
+    expect(calm.out).toContain("Healthy: the GPU stage bounds the job, at the plan's own settings.");
+    expect(calm.out).toContain("taking back ray-gpu tune's own earlier pins, which this run shows unneeded");
+    expect(readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8")).toBe(LEVERS);
+  });
+
+  it("never takes back a block size the user pinned", async () => {
+    const dir = stack(withSetting("blockSizeMiB: 4"));
+    const busy = { preprocess: 500, gpu: 700, preprocessSlots: 16 };
+    const r = await tune(dir, "--from", record(dir, busy, 0, 16 * 1024 * MIB), "--write");
+    expect(r.out).toContain("No change proposed.");
+    expect(readFileSync(join(dir, "Pulumi.levers.yaml"), "utf8")).toBe(withSetting("blockSizeMiB: 4")(LEVERS));
   });
 
   it("proposes no change for a healthy run of the plan's own settings, and writes nothing", async () => {
