@@ -26,6 +26,12 @@ to the workers by the reporter; never set in a real job, each logs a warning whe
 - :data:`STALL_AFTER_ENV` (``RAY_GPU_TEST_STALL_AFTER_SECONDS=S``): replaces the planned window with ``S`` seconds.
 - :data:`HANG_AT_STEP_ENV` (``RAY_GPU_TEST_HANG_AT_STEP=N``): the rank-0 worker blocks forever once it reported
   step ``N``, as a hung collective would; the other ranks then block in their next collective.
+
+A third hook, a parameter rather than a variable: ``StepWatchdog.start(..., clock=c)`` gives the board the clock
+``c`` (a picklable callable returning seconds, run inside the board's actor) instead of ``time.monotonic``. The
+watchdog's tests hand it a logical clock their driver advances by its step count, so whether a job counts as
+stalled follows from its steps, not from how fast a loaded machine runs them (``tests/watchdog_driver.py``). Only
+the board's clock changes: the driver still reads the board every few (real) seconds.
 """
 
 from __future__ import annotations
@@ -192,10 +198,11 @@ class StepWatchdog:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def start(cls, workload: str, stall_after_seconds: float | None, hang_at_step: int | None = None) -> StepWatchdog:
+    def start(cls, workload: str, stall_after_seconds: float | None, hang_at_step: int | None = None, clock: Callable[[], float] | None = None) -> StepWatchdog:
         """Creates the board on this (the driver's) node and starts watching it. Without ``stall_after_seconds``, no
         watchdog (a plan without ``train.stallAfterSeconds``), and the reporter does nothing. ``hang_at_step``: the
-        hang hook (default: :func:`hang_step`)."""
+        hang hook (default: :func:`hang_step`). ``clock``: the board's clock, a test hook (default: ``time.monotonic``
+        on the board's node; see the module's docstring)."""
         hang = hang_step() if hang_at_step is None else hang_at_step
         if stall_after_seconds is None:
             log.info("watchdog: %s: off (no train.stallAfterSeconds in the plan)", workload)
@@ -211,7 +218,10 @@ class StepWatchdog:
         name = f"ray-gpu-watchdog-{workload}-{context.get_job_id()}-{uuid.uuid4().hex[:8]}"
         # On the driver's node: a lost GPU node does not take the board with it.
         here = NodeAffinitySchedulingStrategy(node_id=context.get_node_id(), soft=False)
-        board = ray.remote(num_cpus=0)(StepBoard).options(name=name, namespace=NAMESPACE, scheduling_strategy=here).remote()
+        if clock is not None:
+            log.warning("watchdog: %s: test hook, the step board runs on the clock %r instead of time.monotonic", workload, clock)
+        board_args = () if clock is None else (clock,)
+        board = ray.remote(num_cpus=0)(StepBoard).options(name=name, namespace=NAMESPACE, scheduling_strategy=here).remote(*board_args)
         dog = cls(workload, stall_after_seconds, board, StepReporter(name, hang), min(POLL_SECONDS, max(0.25, stall_after_seconds / 4)))
         dog._thread = threading.Thread(target=dog._watch, name="ray-gpu-watchdog", daemon=True)
         dog._thread.start()

@@ -1,8 +1,11 @@
-"""What the runtime hands to Ray, checked against the rendered plans (real Ray objects, no cluster needed)."""
+"""What the runtime hands to Ray, checked against the rendered plans: each planned value is checked by what Ray,
+PyTorch or peft decide with it (placement, checkpoints kept, retries, blocks, parameters, the optimizer step that
+runs), never by reading back the constructor argument it became."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -48,16 +51,40 @@ def _deprecations_logged(build) -> list[str]:
     return messages
 
 
-def test_data_jobs_get_ray_data_arguments_of_the_current_api(tuning_docs, write_doc):
-    """Which argument carries each planned value (their effects are measured on a cluster: runtime/e2e/levers)."""
+def _block_sizes(ray_local, ctx: Any, rows: int, row_values: int) -> list[int]:
+    """The bytes of each block Ray Data produces when one read task makes ``rows`` int64 tensors of ``row_values``
+    values under the DataContext ``ctx``."""
     import ray.data
 
+    current = ray.data.DataContext.get_current()
+    ray.data.DataContext._set_current(ctx)  # a Dataset takes the current context when it is created
+    try:
+        ds = ray_local.data.range_tensor(rows, shape=(row_values,), override_num_blocks=1).materialize()
+    finally:
+        ray.data.DataContext._set_current(current)
+    return [block.metadata.size_bytes for bundle in ds.iter_internal_ref_bundles() for block in bundle.blocks]
+
+
+def test_data_jobs_get_ray_data_arguments_of_the_current_api(ray_local, tuning_docs, write_doc):
+    """The planned block size is what Ray Data cuts blocks at: one read task making three planned blocks of rows
+    yields blocks Ray cut once they passed the planned size (each but the last at least that size, none beyond Ray's
+    1.5x bound), where Ray's default context (128 MiB) keeps them as one block. The other arguments: which one
+    carries each planned value, with no deprecated one (their effects are measured on a cluster: runtime/e2e/levers)."""
+    import ray.data
+    from ray.data.context import MAX_SAFE_BLOCK_SIZE_FACTOR
+
     doc = tuning_docs["prod/embed-chunks"]
+    planned = doc["data"]["blockSizeBytes"]
     ctx = ray.data.DataContext()
     default_limit = ctx.execution_options.resource_limits.object_store_memory
     tuning = load(write_doc, doc, apply_data_context=False)
     tuning.apply_data_context(ctx)
-    assert ctx.target_max_block_size == doc["data"]["blockSizeBytes"]
+    row_values = 1024  # 8 KiB rows
+    rows = 3 * planned // (8 * row_values)
+    blocks = _block_sizes(ray_local, ctx, rows, row_values)
+    assert len(blocks) >= 2 and min(blocks[:-1]) >= planned and max(blocks) < MAX_SAFE_BLOCK_SIZE_FACTOR * planned, (blocks, planned)
+    unplanned = _block_sizes(ray_local, ray.data.DataContext(), rows, row_values)
+    assert unplanned == [sum(blocks)], "without the plan, Ray Data keeps the read as one block"
     assert ctx.execution_options.resource_limits.object_store_memory == default_limit, "Ray Data's own limit is left alone"
     pool = tuning.actor_pool_kwargs()
     assert isinstance(pool["compute"], ray.data.ActorPoolStrategy) and pool["compute"].min_size == pool["compute"].max_size
@@ -73,47 +100,11 @@ def test_data_jobs_get_ray_data_arguments_of_the_current_api(tuning_docs, write_
     assert _deprecations_logged(lambda: ray.data.range(1).map_batches(lambda b: b, concurrency=4))
 
 
-def test_cpu_stand_in_replaces_gpus_and_says_so(tuning_docs, write_doc):
-    tuning = load(write_doc, tuning_docs["dev/llm-pretrain"], env={"RAY_GPU_CPU_STANDIN": "1"})
-    scaling = tuning.scaling_config()
-    assert scaling.use_gpu is False and scaling.resources_per_worker == {"CPU": 11}
-    entry = next(e for e in tuning.applied if e["key"] == "train.resourcesPerWorker")
-    assert entry["value"] == {"CPU": 11, "GPU": 1} and entry["applied"] == {"CPU": 11} and "gloo" in entry["standin"]
-    assert tuning.train_loop_config()["backend"] == "gloo"
-
-
-def test_train_configs_on_gpus(tuning_docs, write_doc):
-    doc = tuning_docs["prod/llm-pretrain"]
-    tuning = load(write_doc, doc, env={"RAY_GPU_STORAGE_BUCKET": "stack-bucket"}, deepspeed={"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}})
-    scaling = tuning.scaling_config()
-    assert scaling.use_gpu is True and scaling.num_workers == doc["train"]["numWorkers"]
-    assert scaling.resources_per_worker == doc["train"]["resourcesPerWorker"]
-    run = tuning.run_config()
-    assert run.storage_path == "s3://stack-bucket/ray/checkpoints" and run.name == "llm-pretrain"
-    assert run.checkpoint_config.num_to_keep == doc["train"]["checkpointsToKeep"] == 3
-    assert run.failure_config.max_failures == doc["train"]["maxFailures"] == 3
-    assert tuning.deepspeed_config() == {"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}}
-    loop = tuning.train_loop_config()
-    assert (loop["micro_batch_size"], loop["gradient_accumulation_steps"], loop["backend"]) == (
-        doc["knobs"]["microBatchSize"],
-        doc["knobs"]["gradientAccumulationSteps"],
-        "nccl",
-    )
-
-
 def test_deepspeed_file_must_agree_with_the_plan(tuning_docs, write_doc):
     doc = tuning_docs["dev/llm-pretrain"]
     tuning = load(write_doc, doc, deepspeed={"zero_optimization": {"stage": 3}})
     with pytest.raises(ray_gpu.TuningError, match=r"zero_optimization\.stage: is 3, the plan's zeroStage is 1"):
         tuning.deepspeed_config()
-
-
-def test_storage_needs_the_bucket_or_a_path(tuning_docs, write_doc):
-    tuning = load(write_doc, tuning_docs["dev/llm-pretrain"])
-    with pytest.raises(ray_gpu.TuningError, match=r"\$RAY_GPU_STORAGE_BUCKET and \$RAY_GPU_STORAGE_PATH are both unset"):
-        tuning.run_config()
-    local = load(write_doc, tuning_docs["dev/llm-pretrain"], env={"RAY_GPU_STORAGE_PATH": "/mnt/fsx/"})
-    assert local.run_config().storage_path == "/mnt/fsx/ray/checkpoints"
 
 
 def test_environment_must_agree_with_the_file(tuning_docs, write_doc):
@@ -147,8 +138,27 @@ def test_methods_of_another_kind_fail_clearly(tuning_docs, write_doc):
 
 
 def test_lora_sweep_and_report(tuning_docs, write_doc, capsys):
-    lora = load(write_doc, tuning_docs["dev/sft-qwen2-vl"]).lora_config_kwargs()
-    assert lora == {"r": 16, "lora_alpha": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "lora_dropout": 0.05, "quantization": "nf4"}
+    """peft, given the planned LoRA arguments by the fine-tuning example on a tiny model of the planned family (no
+    download), wraps exactly the planned modules, trains only their adapters, r x (in + out) parameters each, and
+    scales them by alpha / r. Then the sweep's grid, output path and report line."""
+    import torch
+    from peft.tuners.lora import LoraLayer
+
+    from ray_gpu.examples import common, sft
+
+    doc = tuning_docs["dev/sft-qwen2-vl"]
+    tuning = load(write_doc, doc, apply_data_context=False)
+    planned = doc["lora"]
+    model = sft.build(tuning.model, tuning.model_family, tuning.lora_config_kwargs(), True, False, "sdpa")
+    wrapped = {name.removeprefix("base_model.model."): m for name, m in model.named_modules() if isinstance(m, LoraLayer)}
+    base = common.causal_lm(tuning.model, tuning.model_family, True)
+    targets = {name for name, m in base.named_modules() if isinstance(m, torch.nn.Linear) and name.rsplit(".", 1)[-1] in planned["targetModules"]}
+    assert set(wrapped) == targets and targets, sorted(wrapped)
+    trainable = {name: p.numel() for name, p in model.named_parameters() if p.requires_grad}
+    assert all(".lora_" in name for name in trainable), sorted(trainable)
+    rank = planned["rank"]
+    assert sum(trainable.values()) == sum(rank * (m.base_layer.in_features + m.base_layer.out_features) for m in wrapped.values())
+    assert {m.scaling["default"] for m in wrapped.values()} == {planned["alpha"] / rank}
     sweep = load(write_doc, tuning_docs["dev/llm-sweep"], env={"RAY_GPU_STORAGE_BUCKET": "b"}, apply_data_context=False)
     assert sweep.sweep_grid() == tuning_docs["dev/llm-sweep"]["sweep"]["grid"] and len(sweep.sweep_grid()) == 6
     assert sweep.output_path() == "s3://b/ray/results/llm-sweep/"
@@ -183,19 +193,3 @@ def test_a_malformed_deepspeed_file_is_a_tuning_error_with_its_path(tuning_docs,
     with pytest.raises(ray_gpu.TuningError) as err:
         tuning.deepspeed_config()
     assert err.value.source.endswith("deepspeed.json") and any(p.startswith(problem) for p in err.value.problems), err.value.problems
-
-
-def test_adamw_is_constructed_as_the_plan_counts_its_step() -> None:
-    """optimizerStep picks the AdamW flags; a fused plan on the CPU stand-in steps one parameter at a time."""
-    import torch
-
-    from ray_gpu.examples.loop import adamw
-
-    params = [torch.nn.Parameter(torch.zeros(4))]
-    assert adamw(params, 1e-3, "foreach").defaults["foreach"] is True
-    assert adamw(params, 1e-3, "for-loop").defaults["foreach"] is False
-    fused = adamw(params, 1e-3, "fused").defaults
-    if torch.cuda.is_available():
-        assert fused["fused"] is True
-    else:
-        assert fused["foreach"] is False and not fused["fused"]

@@ -1,12 +1,16 @@
 """The watchdog that fails a training job whose steps stopped: the stall decision and the board's state as plain
-Python, then real Ray Train drivers (``watchdog_driver.py``, each its own process on the session's small Ray): one
-whose rank 0 hangs at a step (the test hook) is ended with the watchdog's exit status, one whose steps keep coming
-finishes normally. Timeouts here only guard against a hang; nothing asserts how long anything took."""
+Python, then real Ray Train drivers (``watchdog_driver.py``, each its own process on the session's small Ray: workers,
+reporter, named board actor, the driver's watch thread and its exit): one whose rank 0 hangs at a step (the test
+hook) is ended with the watchdog's exit status, one whose steps keep coming finishes normally. The drivers' board
+runs on a logical clock their steps advance (the ``clock`` hook of ``StepWatchdog.start``), so each verdict is
+decided by the steps, whatever the machine's load. Timeouts here only guard against a hang; nothing asserts how
+long anything took."""
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -124,20 +128,30 @@ def _drive(ray_local, tmp_path: Path, hooks: dict[str, str], steps: int, step_se
 
 
 def test_a_job_whose_rank_0_hangs_is_ended_by_the_watchdog(ray_local, tmp_path: Path) -> None:
+    """Rank 0 hangs after step 3 (the hook), rank 1 then waits in its next all-reduce. Steps 1 to 3 each take half a
+    logical second and the board holds each report before the next step, so the 5 s window cannot pass before step
+    3, however slow the machine; after it the driver lets the clock run on, so it must pass. Decided: exit status 86,
+    one watchdog line naming step 3 and a silence of at least the window, and the driver never gets to finish."""
     # Steps without end: only the watchdog ends this driver.
-    run = _drive(ray_local, tmp_path, {STALL_AFTER_ENV: "5", HANG_AT_STEP_ENV: "3"}, steps=1_000_000, step_seconds=0.05, planned_window=3600)
+    run = _drive(ray_local, tmp_path, {STALL_AFTER_ENV: "5", HANG_AT_STEP_ENV: "3"}, steps=1_000_000, step_seconds=0.5, planned_window=3600)
     output = run.stdout + run.stderr
     assert run.returncode == STALLED_EXIT_STATUS, output
     lines = [line for line in run.stdout.splitlines() if line.startswith(LOG_PREFIX)]
     assert len(lines) == 1, output
-    assert lines[0].startswith(f"{LOG_PREFIX}watchdog-test: no training step for ") and " since step 3 (window 5s); " in lines[0], lines[0]
+    match = re.fullmatch(rf"{LOG_PREFIX}watchdog-test: no training step for (\d+)s since step 3 \(window 5s\); failing the job .*", lines[0])
+    assert match is not None, lines[0]
+    assert int(match[1]) >= 5, lines[0]
     assert "watchdog driver: finished" not in output
 
 
 def test_a_job_whose_steps_keep_coming_finishes(ray_local, tmp_path: Path) -> None:
-    # The run lasts longer than the window; each step comes well inside it, and the end of the run is not a stall.
-    run = _drive(ray_local, tmp_path, {}, steps=30, step_seconds=0.5, planned_window=10)
+    """30 steps of half a logical second: the run lasts 15 s on the board's clock, nearly four 4 s windows, and each
+    step comes one step's seconds after the last (the board holds each report before the next step). After the
+    loop said it stopped, the driver adds two windows of silence and waits for two reads of the board by the
+    watchdog: a board that still watched the finished run would be judged stalled there. Decided: exit status 0, no
+    watchdog line, and the clock the driver reports is 30 steps plus the silence (30 x 0.5 + 2 x 4 = 23 s)."""
+    run = _drive(ray_local, tmp_path, {}, steps=30, step_seconds=0.5, planned_window=4)
     output = run.stdout + run.stderr
     assert run.returncode == 0, output
     assert LOG_PREFIX not in output
-    assert 'watchdog driver: finished {"steps": 30}' in run.stdout
+    assert 'watchdog driver: finished {"steps": 30, "clock": 23.0}' in run.stdout, output
