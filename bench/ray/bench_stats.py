@@ -109,12 +109,18 @@ def summary(measure: Measure, counted: Runs) -> dict[str, Any]:
 
 
 def verdict(row: dict[str, Any]) -> str:
-    """In words, which side the medians favour (a report, never a pass or fail)."""
+    """In words, which side the runs favour (a report, never a pass or fail). A side is called better only when its
+    runs do not overlap the other's (every run of one beats every run of the other); runs that overlap are "no clear
+    difference", however the medians fall."""
     a, b, better = row["medianA"], row["medianB"], row["better"]
     if a is None or b is None:
         return "not measured"
-    if better == "neither" or a == b:
-        return "A = B" if a == b else ("A > B" if a > b else "A < B")
+    runs_a, runs_b = row.get("a") or [a], row.get("b") or [b]
+    apart = max(runs_a) < min(runs_b) or max(runs_b) < min(runs_a)
+    if not apart:
+        return "no clear difference (the runs overlap)"
+    if better == "neither":
+        return "A > B" if a > b else "A < B"
     a_wins = a < b if better == "lower" else a > b
     return "A better" if a_wins else "B better"
 
@@ -130,7 +136,7 @@ def markdown(report: dict[str, Any]) -> str:
     head = (
         f"Measured {report['date']} on {report['machine']['cpus']} CPUs, Ray {report['ray']}, {report['runsPerSide']} runs a side "
         f"after one warm-up run each, in ABBA order; medians.\n\n"
-        "| lever | plan key | metric | A: planned | B: default | median A | median B | B / A | medians say | load (1-min, min-median-max) |\n"
+        "| lever | plan key | metric | A: planned | B: default | median A | median B | B / A | the runs say | load (1-min, min-median-max) |\n"
         "|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]

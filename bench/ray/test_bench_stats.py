@@ -44,13 +44,16 @@ def test_the_summary_reports_medians_the_ratio_and_the_load() -> None:
     json.dumps(row)  # the JSON the bench writes
 
 
-def test_verdicts_follow_the_metrics_direction() -> None:
-    def row(a: float, b: float, better: str) -> dict[str, object]:
-        return {"medianA": a, "medianB": b, "better": better}
+def test_verdicts_follow_the_metrics_direction_and_call_overlapping_runs_unclear() -> None:
+    def row(a: list[float], b: list[float], better: str) -> dict[str, object]:
+        return {"a": a, "b": b, "medianA": sorted(a)[len(a) // 2], "medianB": sorted(b)[len(b) // 2], "better": better}
 
-    assert verdict(row(1, 2, "higher")) == "B better"
-    assert verdict(row(1, 1, "lower")) == "A = B"
-    assert verdict(row(3, 2, "neither")) == "A > B"
+    assert verdict(row([1, 1.1], [2, 2.1], "higher")) == "B better"
+    assert verdict(row([1, 1.1], [2, 2.1], "lower")) == "A better"
+    assert verdict(row([3, 3.2], [2, 2.2], "neither")) == "A > B"
+    unclear = "no clear difference (the runs overlap)"
+    assert verdict(row([1, 1], [1, 1], "lower")) == unclear
+    assert verdict(row([0.0038, 0.0051], [0.0046, 0.005], "lower")) == unclear  # medians differ, runs overlap
     assert verdict({"medianA": None, "medianB": 1, "better": "lower"}) == "not measured"
 
 

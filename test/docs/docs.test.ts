@@ -89,6 +89,31 @@ describe("docs", () => {
     expect(plan.queue!.admission.queued.map((q) => q.waitsFor)).toEqual(Array(Number(waiting)).fill(pool));
   });
 
+  it("shows no placeholder: every page's text is written, and every section the bench fills holds its table", () => {
+    // A positive grammar for a measured section: the bench's "Measured <date> ..." line first, then at least a table.
+    const section = /<!-- bench:ray (\w+) -->\n([\s\S]*?)<!-- \/bench:ray \1 -->/g;
+    const measured = /^\nMeasured \d{4}-\d{2}-\d{2} [^\n]+\n[\s\S]*^\|( ?-+ ?\|)+$[\s\S]*\n\n$/m;
+    const placeholder = /^\s*[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\s*$|\b(TODO|TBD|FIXME|XXX)\b/;
+    const filled: string[] = [];
+    for (const page of pages()) {
+      const text = readPage(page);
+      const hits = text
+        .split("\n")
+        .map((line, i) => `${page}:${i + 1}: ${line}`)
+        .filter((l) => placeholder.test(l.slice(l.indexOf(": ") + 2)));
+      expect(hits, page).toEqual([]);
+      for (const [, part, body] of text.matchAll(section)) {
+        expect(body, `${page}: the bench:ray ${part} section`).toMatch(measured);
+        filled.push(`${page} ${part}`);
+      }
+    }
+    expect(filled.sort()).toEqual([
+      "docs/runtime-levers.md embed",
+      "docs/runtime-levers.md levers",
+      "docs/tune.md tune",
+    ]);
+  });
+
   it("keeps notes about the development machine out of user pages (benchmarks name theirs, in the README only)", () => {
     const banned =
       /offline index|local index|this machine|2[- ]cores?\b|2-CPU machine|no GPU (here|was available)|sandbox|the shared folder|\.\.\/shared\//i;
