@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { repoRoot } from "../../helpers/fixtures";
 import { runMain } from "../../helpers/run-main";
+import { codeBlocks } from "../../docs/markdown";
 import { digestOf, StackFolders, withLine } from "./helpers";
 
 const TUNE_STACK = readFileSync(join(repoRoot, "runtime/e2e/tune-stack/Pulumi.tune.yaml"), "utf8");
@@ -20,15 +21,20 @@ const RECORDS = join(repoRoot, "test/data/run-records");
 const folders = new StackFolders();
 afterEach(() => folders.removeAll());
 
-/** `tune --json` on the recorded run `name`, against `dir`'s `stack`, the record's digest set to the current plan's. */
-async function tuneRecorded(name: string, dir: string, stack: string) {
+/** `tune` (text, or `--json`) on the recorded run `name`, against `dir`'s `stack`, the digest set to the current plan's. */
+async function tuneRecordedText(name: string, dir: string, stack: string, ...flags: string[]) {
   const record = JSON.parse(readFileSync(join(RECORDS, `${name}.json`), "utf8"));
   record.workload.planDigest = digestOf(dir, stack, record.workload.name);
   const file = join(dir, "run.json");
   writeFileSync(file, JSON.stringify(record));
-  const r = await runMain(["tune", "-C", dir, "--stack", stack, "--from", file, "--json"]);
+  const r = await runMain(["tune", "-C", dir, "--stack", stack, "--from", file, ...flags]);
   expect(r.err).toBe("");
-  return JSON.parse(r.out) as {
+  return r.out;
+}
+
+/** `tune --json` on the recorded run `name`, against `dir`'s `stack`, the record's digest set to the current plan's. */
+async function tuneRecorded(name: string, dir: string, stack: string) {
+  return JSON.parse(await tuneRecordedText(name, dir, stack, "--json")) as {
     diagnosis: { stage: string; healthy: boolean; evidence: string[]; changes: { field: string; to?: number }[] };
   };
 }
@@ -86,5 +92,17 @@ describe("ray-gpu tune on runs recorded on real Ray", () => {
       const { diagnosis } = await tuneRecorded(name, dir, "tune");
       expect(diagnosis.evidence[0]).toMatch(/ busy 67% of the [\d.]+ s run \(a stage binds at 50%\)$/);
     }
+  });
+
+  it("prints what docs/tune.md shows for the starved pool and the run as planned", async () => {
+    const shown = codeBlocks("docs/tune.md")
+      .filter((b) => b.info.includes("text"))
+      .map((b) => b.body);
+    const starved = folders.make("tune", withLine(TUNE_STACK, "embed-tune", "preprocessConcurrency: 1"));
+    const out = (await tuneRecordedText("starved-preprocessing", starved, "tune")).replaceAll(`${starved}/`, "");
+    expect(shown).toContain(out.trimEnd());
+    const planned = folders.make("tune", TUNE_STACK);
+    const healthy = await tuneRecordedText("as-planned", planned, "tune");
+    expect(shown.some((b) => b.startsWith("Healthy:") && healthy.includes(b))).toBe(true);
   });
 });
