@@ -18,7 +18,9 @@
 #      --checks jobs,outputs,resume,tune,preempt picks among them (default: all), --only among the RayJobs; extra
 #      arguments to this script go to that pytest (its options: runtime/e2e/conftest.py; runtime/e2e/run_jobs.py runs
 #      the same by hand)
-#   levers: every tuned lever checked against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack)
+#   levers: every tuned lever checked against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack);
+#      then, when this script is given no arguments, the tune checks (test_tune_loop.py, --checks tune), moved here
+#      from the rayjobs lane, which is the longer one
 # Every check asserts what Ray, PyTorch or the job decided (placement, counts, sizes, bytes, refusals), never a
 # duration: how fast the levers run is measured by npm run bench:ray (scripts/bench-ray.sh), which never fails. So the
 # lanes may share the cores, with each other and with npm test (CI runs both at once): a busier machine slows them and
@@ -56,18 +58,38 @@ checks() { # every check runs, whatever an earlier one found; the lane fails if 
   return $rc
 }
 
+# The tune checks run in the levers lane, which ends sooner: the RayJobs lane sets test:ray's length. Arguments to
+# this script (--checks, --only) keep every check of runtime/e2e in the RayJobs lane, as asked.
+if [ $# -eq 0 ]; then
+  RAYJOBS_CHECKS=(--checks jobs,outputs,resume,preempt)
+  TUNE_IN_LEVERS=1
+else
+  RAYJOBS_CHECKS=()
+  TUNE_IN_LEVERS=0
+fi
+
 rayjobs() {
   node bin/ray-gpu.js render --stack dev --out "$work/rendered" >/dev/null &&
     echo "test:ray: running the rendered dev RayJobs on local Ray clusters" &&
     phase "test:ray: the dev RayJobs" python -m pytest -p no:cacheprovider -s -W ignore::DeprecationWarning runtime/e2e \
-      --rendered "$work/rendered" --work "$work/run" "$@"
+      --rendered "$work/rendered" --work "$work/run" "${RAYJOBS_CHECKS[@]}" "$@"
+}
+
+tune_checks() {
+  node bin/ray-gpu.js render --stack dev --out "$work/tune-rendered" >/dev/null &&
+    echo "test:ray: ray-gpu tune on each bad setting's run of the tune stack" &&
+    phase "test:ray: the tune checks" python -m pytest -p no:cacheprovider -s -W ignore::DeprecationWarning \
+      runtime/e2e/test_tune_loop.py --rendered "$work/tune-rendered" --work "$work/tune-run" --checks tune
 }
 
 levers() {
+  local rc=0
   node bin/ray-gpu.js render -C runtime/e2e/levers-stack --stack levers --out "$work/levers-rendered" >/dev/null &&
     echo "test:ray: checking every tuned lever against Ray's default" &&
     phase "test:ray: the levers" python runtime/e2e/levers.py --rendered "$work/levers-rendered" --work "$work/levers" \
-      --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}"
+      --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}" || rc=1
+  if [ "$TUNE_IN_LEVERS" = 1 ]; then tune_checks || rc=1; fi
+  return $rc
 }
 
 status=0
