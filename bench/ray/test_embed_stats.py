@@ -12,6 +12,13 @@ from embed_stats import BASELINE, markdown, round_ratios, schedule, summary
 NAMES = ["tuned", "defaults", "+a", "+b"]
 
 
+def report(configs: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    """A bench report of ``configs`` as embed_bench.py writes it, with ``fields`` set over its defaults."""
+    data = {"rows": 10, "files": 2, "textBytes": 2**20, "meanChars": 2000.0}
+    base = {"date": "2026-12-04", "machine": {"cpus": 2}, "ray": "2.58.0", "runsPerConfig": 1, "cluster": "local", "data": data, "levers": []}
+    return {**base, "configs": configs, **fields}
+
+
 def test_every_config_runs_once_a_round() -> None:
     order = schedule(NAMES, 3)
     assert len(order) == 12
@@ -75,17 +82,7 @@ def test_the_table_has_a_row_per_config_and_says_what_failed() -> None:
         {"name": "+b", "levers": "b", "error": "RuntimeError('x')"},
     ]
     lever = {"lever": "Batch size", "planKey": "actorPool.batchSize", "planned": "1024 rows", "default": "1024 rows", "note": "A/A"}
-    report = {
-        "date": "2026-12-04",
-        "machine": {"cpus": 2},
-        "ray": "2.58.0",
-        "runsPerConfig": 1,
-        "cluster": "local",
-        "data": {"rows": 10, "files": 2, "textBytes": 2**20, "meanChars": 2000.0},
-        "levers": [lever],
-        "configs": configs,
-    }
-    table = markdown(report)
+    table = markdown(report(configs, levers=[lever]))
     assert "| Batch size | `actorPool.batchSize` | 1024 rows | 1024 rows | A/A |" in table
     assert "| `tuned` | all four | 150 | 1.5x | 1 of 1 | 150 | 1 | 0.0 MiB | 16.0 MiB | 8 |" in table
     assert "| `defaults` | none | 100 | 1.0x | - |" in table
@@ -96,16 +93,6 @@ def test_an_aa_pair_reports_the_benchs_noise() -> None:
     base = [run(0, 100.0), run(1, 200.0)]
     same = {"levers": "b", **summary("+b", [run(0, 80.0), run(1, 230.0)], base)}
     assert round_ratios(same, {"runs": base}) == [0.8, 1.15]
-    report = {
-        "date": "d",
-        "machine": {"cpus": 2},
-        "ray": "r",
-        "runsPerConfig": 2,
-        "cluster": "c",
-        "data": {"rows": 1, "files": 1, "textBytes": 1, "meanChars": 1.0},
-        "levers": [],
-        "configs": [{"levers": "none", **summary(BASELINE, base, base)}, same],
-        "aaControl": "+b",
-    }
-    assert "were 0.8, 1.15 (0.8-1.15x)" in markdown(report)
-    assert "A/A" not in markdown({**report, "aaControl": None})
+    configs = [{"levers": "none", **summary(BASELINE, base, base)}, same]
+    assert "were 0.8, 1.15 (0.8-1.15x)" in markdown(report(configs, runsPerConfig=2, aaControl="+b"))
+    assert "A/A" not in markdown(report(configs, runsPerConfig=2, aaControl=None))

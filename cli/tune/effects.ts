@@ -1,5 +1,5 @@
 /** The planned values a re-plan changes, named as `ray-gpu plan` shows them. */
-import { GIB, MIB } from "../../core/quantity";
+import { gib, mib } from "../../core/tune/words";
 import type { DataJobTuning } from "../../workloads/kinds/api/plans";
 import type { WorkloadPlan } from "../../workloads/workload";
 
@@ -20,8 +20,8 @@ function plannedValues(plan: WorkloadPlan): Record<string, string> {
     const { pool, data } = (tuning as DataJobTuning).data;
     out["actorPool.preprocessConcurrency"] = count(pool.preprocessConcurrency, "task");
     out["actorPool.batchSize"] = count(pool.batchSize, "row");
-    out["data.blockSizeBytes"] = `${(data.blockSizeBytes / MIB).toFixed(1)} MiB`;
-    out["data.workingSetBytes"] = `${(data.workingSetBytes / GIB).toFixed(2)} GiB`;
+    out["data.blockSizeBytes"] = mib(data.blockSizeBytes);
+    out["data.workingSetBytes"] = gib(data.workingSetBytes);
   }
   const knobs: object = plan.memory.knobs;
   for (const k of ["microBatchSize", "gradientAccumulationSteps"] as const)

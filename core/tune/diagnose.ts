@@ -6,7 +6,7 @@
  * (`BOUND_SHARE`, `occupancy.ts`). A run no rule finds bound is healthy: it changes nothing, except that it takes back
  * `tune`'s own earlier pins it shows unneeded (`take-back.ts`).
  */
-import { GIB, MIB } from "../quantity";
+import { MIB } from "../quantity";
 import type { DataStage, RunRecord } from "./run-record";
 import {
   BOUND_SHARE,
@@ -19,14 +19,12 @@ import {
   type Stage,
   type TuneFacts,
 } from "./model";
-import { bottleneck, busyLine, occupancy, pct, unboundEvidence } from "./occupancy";
+import { bottleneck, busyLine, occupancy, unboundEvidence } from "./occupancy";
+import { gib, mib, pct } from "./words";
 import { takeBacks } from "./take-back";
 
 type Finding = Omit<Diagnosis, "healthy" | "stage"> & { readonly stage: Stage; readonly healthy?: boolean };
 type Rule = (record: RunRecord, facts: TuneFacts) => Finding | undefined;
-
-const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
-const gib = (bytes: number) => `${(bytes / GIB).toFixed(2)} GiB`;
 
 const objectStore: Rule = (record, facts) => {
   const store = record.objectStore;

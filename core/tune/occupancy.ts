@@ -5,6 +5,7 @@
  */
 import type { DataStage, RunRecord } from "./run-record";
 import { BOUND_SHARE } from "./model";
+import { pct } from "./words";
 
 /** A stage's busiest operator over the run. */
 export interface StageBusy {
@@ -43,8 +44,6 @@ export function bottleneck(record: RunRecord): DataStage | undefined {
   const stage = busiest(record);
   return stage !== undefined && occupancy(record)[stage]!.share >= BOUND_SHARE ? stage : undefined;
 }
-
-export const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** "MapBatches(Tokenize): 1 slot busy 97% of the 51.8 s run" */
 export function busyLine(record: RunRecord, stage: DataStage): string | undefined {

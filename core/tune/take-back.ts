@@ -4,13 +4,11 @@
  * user wrote (no mark) is never taken back. One rule per field `tune` may set; a field `tune` only ever takes out
  * (the preprocessing pool, the batch) has none.
  */
-import { GIB, MIB } from "../quantity";
 import type { RunRecord } from "./run-record";
 import { GPU_MEMORY_HEADROOM, type Change, type TunableField, type TuneFacts } from "./model";
+import { gib, mib } from "./words";
 
 type TakeBack = (record: RunRecord, facts: TuneFacts) => Change | undefined;
-
-const gib = (bytes: number) => `${(bytes / GIB).toFixed(2)} GiB`;
 
 /**
  * The block size: unneeded when nothing spilled and the plan's own blocks, as many as it counts in flight, fit the
@@ -24,7 +22,7 @@ const blockSizeMiB: TakeBack = (record, facts) => {
   const budget = store.workerCapacityBytes * data.workingSetShare;
   if (data.blocksInFlight * own > budget) return undefined;
   const reason =
-    `nothing spilled, and the plan's own ${(own / MIB).toFixed(1)} MiB blocks, ${data.blocksInFlight} in flight, ` +
+    `nothing spilled, and the plan's own ${mib(own)} blocks, ${data.blocksInFlight} in flight, ` +
     `fit ${gib(budget)} of the workers' measured ${gib(store.workerCapacityBytes)}: tune's earlier pin is not needed`;
   return { field: "blockSizeMiB", from: facts.set.blockSizeMiB, to: undefined, reason };
 };
