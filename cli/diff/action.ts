@@ -5,7 +5,14 @@ import { ConfigError, namingSource } from "../../core/errors";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import type { RuntimePackage } from "../../workloads/contract/configmaps";
 import { planStack } from "../../workloads/stack";
-import { baseSource, baseStackNames, baseStackText, type BaseSource } from "./base";
+import {
+  baseProjectText as baseProjectTextOf,
+  baseSource,
+  baseStackNames,
+  baseStackText,
+  type BaseSource,
+} from "./base";
+import { DEFAULT_PROJECT, projectFromText, type ProjectFile } from "../input/project-file";
 import { diffPlans, type PlanDocument, type StackDiff } from "./compare";
 import { diffMarkdown } from "./markdown";
 import { previewDir, previewText } from "./preview-child";
@@ -43,11 +50,14 @@ export function parseFailOn(text: string | undefined): FailRule[] {
   });
 }
 
-/** A stack's config text, validated; a base that no longer validates is named as the base. */
-function configOf(text: string | undefined, file: string): StackConfig | undefined {
+/**
+ * A stack's config text merged with its project's config (the base's `Pulumi.yaml`, as `pulumi up` at the base would
+ * read it), validated; a base that no longer validates is named as the base.
+ */
+function configOf(text: string | undefined, file: string, project: ProjectFile): StackConfig | undefined {
   if (text === undefined) return undefined;
   try {
-    return stackConfigFromText(text, file);
+    return stackConfigFromText(text, file, project);
   } catch (e) {
     if (e instanceof ConfigError) throw new ConfigError(e.issues, file);
     throw e;
@@ -77,6 +87,8 @@ function stacksToDiff(ctx: CommandContext, opts: DiffOptions, source: BaseSource
 interface StackSides {
   readonly stack: string;
   readonly baseText: string | undefined;
+  /** The base's `Pulumi.yaml`, where it has one. */
+  readonly baseProjectText: string | undefined;
   readonly baseLabel: string;
   readonly existsNow: boolean;
   readonly cluster: { readonly before?: string; readonly after?: string };
@@ -85,10 +97,13 @@ interface StackSides {
 
 function planSides(ctx: CommandContext, opts: DiffOptions, source: BaseSource, runtime: RuntimePackage) {
   const now = new Set(listStacks(ctx.dir()));
+  const baseProjectText = baseProjectTextOf(source);
+  const project =
+    baseProjectText === undefined ? DEFAULT_PROJECT : projectFromText(baseProjectText, `${opts.base}:Pulumi.yaml`);
   return stacksToDiff(ctx, opts, source).map((stack): StackSides => {
     const baseLabel = `${opts.base}:Pulumi.${stack}.yaml`;
     const baseText = baseStackText(source, stack);
-    const baseConfig = configOf(baseText, baseLabel);
+    const baseConfig = configOf(baseText, baseLabel, project);
     const existsNow = now.has(stack);
     const head = existsNow ? loadStackConfig(ctx.dir(), stack) : undefined;
     const headConfig = head?.config;
@@ -99,7 +114,7 @@ function planSides(ctx: CommandContext, opts: DiffOptions, source: BaseSource, r
       ...(baseConfig ? { before: clusterOf(baseConfig) } : {}),
       ...(headConfig ? { after: clusterOf(headConfig) } : {}),
     };
-    return { stack, baseText, baseLabel, existsNow, cluster, diff: diffPlans(before, after) };
+    return { stack, baseText, baseProjectText, baseLabel, existsNow, cluster, diff: diffPlans(before, after) };
   });
 }
 
@@ -123,7 +138,7 @@ async function stackResources(ctx: CommandContext, s: StackSides, run: Run): Pro
     (side: string) =>
     <T>(r: T): T => (ctx.io.progress?.(`previewed ${s.stack} ${side}`), r);
   const [before, after] = await Promise.all([
-    run(() => previewText(s.baseText!, s.stack, s.baseLabel))
+    run(() => previewText({ stack: s.baseText!, project: s.baseProjectText }, s.stack, s.baseLabel))
       .then(said("at the base"))
       .catch((e: unknown) => previewProblem("at the base", e)),
     run(() => previewDir(ctx.dir(), s.stack))

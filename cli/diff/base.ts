@@ -1,6 +1,6 @@
 /**
- * The base of `ray-gpu diff`: a stack file as it is at a git ref (read with `git show <ref>:<path>`, nothing checked out)
- * or in a folder holding the base's `Pulumi.<stack>.yaml`.
+ * The base of `ray-gpu diff`: a stack file (and the project's `Pulumi.yaml`) as it is at a git ref (read with `git show
+ * <ref>:<path>`, nothing checked out) or in a folder holding the base's `Pulumi.<stack>.yaml`.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
@@ -92,31 +92,43 @@ const atRef = (source: BaseSource & { kind: "git" }, name: string) =>
   `${source.ref}:${source.prefix ? `${source.prefix}/` : ""}${name}`;
 
 /**
- * The text of `Pulumi.<stack>.yaml` at the base, or undefined when the base has no such stack. Anything else (a file
+ * The text of `name` in the base's stacks folder, or undefined when the base has no such file. Anything else (a file
  * over the input cap, a link loop, a git failure) is an error: a stack must never count as new because it could not
  * be read.
  */
-export function baseStackText(source: BaseSource, stack: string): string | undefined {
-  const name = `Pulumi.${stack}.yaml`;
+function baseFileText(source: BaseSource, name: string, what: string): string | undefined {
   if (source.kind === "folder") {
     const file = join(source.dir, name);
-    return entryExists(file) ? readInputFile(file, "base stack file") : undefined;
+    return entryExists(file) ? readInputFile(file, what) : undefined;
   }
   const object = atRef(source, name);
   try {
     const found = objectAt(source.top, object);
     if (!found) return undefined;
     const { type, bytes } = found;
-    if (type !== "blob") throw new UsageError(`base stack file ${object} is a ${type}, not a file`);
+    if (type !== "blob") throw new UsageError(`${what} ${object} is a ${type}, not a file`);
     if (bytes > MAX_INPUT_BYTES)
       throw new UsageError(
-        `base stack file ${object} is ${bytes} bytes, over the ${MAX_INPUT_BYTES / 1024 / 1024} MiB input limit`,
+        `${what} ${object} is ${bytes} bytes, over the ${MAX_INPUT_BYTES / 1024 / 1024} MiB input limit`,
       );
     return git(["show", object], source.top);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot read base stack file ${object}: ${(err as Error).message.split("\n")[0]}`);
+    throw new UsageError(`cannot read ${what} ${object}: ${(err as Error).message.split("\n")[0]}`);
   }
+}
+
+/** The text of `Pulumi.<stack>.yaml` at the base, or undefined when the base has no such stack. */
+export function baseStackText(source: BaseSource, stack: string): string | undefined {
+  return baseFileText(source, `Pulumi.${stack}.yaml`, "base stack file");
+}
+
+/**
+ * The text of the base's `Pulumi.yaml`, or undefined when it has none: its project config is part of every stack's
+ * config at the base (cli/input/project-file.ts reads it).
+ */
+export function baseProjectText(source: BaseSource): string | undefined {
+  return baseFileText(source, "Pulumi.yaml", "base project file");
 }
 
 /** Stack names at the base (for `--all-stacks`); none when the stacks' folder did not exist at the ref. */

@@ -86,11 +86,19 @@ function previewIn(dir: string, stack: string, label: string): Promise<PreviewRe
   });
 }
 
-/** The preview of a stack file's text (the base's), from a temporary folder that is removed afterwards. */
-export async function previewText(text: string, stack: string, label: string): Promise<PreviewResource[]> {
+/**
+ * The preview of a stack file's text (the base's), with its project file's where the base has one, from a temporary
+ * folder that is removed afterwards.
+ */
+export async function previewText(
+  texts: { readonly stack: string; readonly project: string | undefined },
+  stack: string,
+  label: string,
+): Promise<PreviewResource[]> {
   const dir = mkdtempSync(join(tmpdir(), "ray-gpu-diff-base-"));
   try {
-    writeFileSync(join(dir, `Pulumi.${stack}.yaml`), text);
+    writeFileSync(join(dir, `Pulumi.${stack}.yaml`), texts.stack);
+    if (texts.project !== undefined) writeFileSync(join(dir, "Pulumi.yaml"), texts.project);
     return await cachedPreview(dir, stack, label);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,18 @@
 /**
- * Reads `Pulumi.<stack>.yaml` the way Pulumi would hand it to `stacks/index.ts`: the `config:` map, of which
- * the `ray-gpu:` keys are validated with the same schema the program uses.
+ * Reads `Pulumi.<stack>.yaml` the way Pulumi would hand it to `stacks/index.ts`: read as go-yaml v3 reads it
+ * (pulumi-yaml.ts), its `config:` map with `Pulumi.yaml`'s project config merged in (config-map.ts), of which the
+ * `ray-gpu:` keys are validated with the same schema the program uses.
  */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { namespaceKeys, parseStackConfig, type StackConfig } from "../../core/config/stack";
 import { ConfigError, namingSource } from "../../core/errors";
 import { planStack, type PlanStackOptions, type StackPlan } from "../../workloads/stack";
 import { UsageError } from "../io";
 import { checkInputDir, isErrnoError, readInputFile } from "./file";
-import { parseYamlText } from "./yaml";
+import { stackConfigMap, type ConfigMap } from "./config-map";
+import { DEFAULT_PROJECT, projectFromText, type ProjectFile } from "./project-file";
+import { parsePulumiYamlText } from "./pulumi-yaml";
 import { pulumiConfigSecrets, SECRETS_NAMESPACE } from "../../workloads/security/secrets";
 
 /** The stack names among file names: `Pulumi.<name>.yaml` gives `<name>`; other files none. Sorted. */
@@ -25,42 +28,30 @@ export function listStacks(dir: string): string[] {
   return stackNames(readdirSync(checkInputDir(dir)));
 }
 
-/** The `ray-gpu:` keys of a stack file's `config:` map, namespace stripped. */
-export function rayGpuKeys(doc: unknown, file: string): Record<string, unknown> {
-  const config = doc && typeof doc === "object" ? (doc as Record<string, unknown>)["config"] : undefined;
-  if (!config || typeof config !== "object" || Array.isArray(config)) {
-    throw new ConfigError(
-      [{ path: `${file}: config`, message: "the file needs a `config:` map with the ray-gpu: keys" }],
-      file,
-    );
-  }
-  const raw = namespaceKeys(config as Record<string, unknown>);
-  const awsRegion = (config as Record<string, unknown>)["aws:region"];
-  if (awsRegion !== undefined && raw["region"] !== undefined && awsRegion !== raw["region"]) {
-    throw new ConfigError(
-      [
-        {
-          path: "aws:region",
-          message:
-            `differs from ray-gpu:region (${JSON.stringify(raw["region"])}); the stack uses ray-gpu:region, ` +
-            `so drop aws:region or make them equal`,
-          value: awsRegion,
-        },
-      ],
-      file,
-    );
-  }
-  return raw;
+/** The project of `dir`: its `Pulumi.yaml`, or this package's project with no config when the folder has none. */
+export function projectIn(dir: string): ProjectFile {
+  if (!existsIn(dir, "Pulumi.yaml")) return DEFAULT_PROJECT;
+  const file = join(dir, "Pulumi.yaml");
+  return projectFromText(readInputFile(file, "project file"), file);
+}
+
+/** The stack's name in a `Pulumi.<stack>.yaml` file name (for Pulumi's own messages). */
+const stackOf = (file: string) => /Pulumi\.(.+)\.yaml$/.exec(basename(file))?.[1] ?? basename(file);
+
+/** A stack file's text as Pulumi's config map, with the project's config merged in. */
+function configMapOf(text: string, file: string, project: ProjectFile): ConfigMap {
+  return stackConfigMap(parsePulumiYamlText(text, file), file, stackOf(file), project);
 }
 
 /**
- * The `config:` map of a stack file as the Pulumi runtime hands it to a program: plain values as strings,
- * structured values as JSON text.
+ * The config map of a stack file as the Pulumi runtime hands it to a program, `Pulumi.yaml`'s project config
+ * merged in: plain values as strings, structured values as JSON text (config/object.go, MarshalString; a project
+ * default as fmt's %v of it: pkg/workspace/config.go, createConfigValue, which is the same text).
  */
 export function pulumiConfigMap(file: string): Record<string, string> {
-  const doc = parseYamlText(readInputFile(file, "stack file"), file) as { config?: Record<string, unknown> };
+  const { entries } = configMapOf(readInputFile(file, "stack file"), file, projectIn(dirname(file)));
   return Object.fromEntries(
-    Object.entries(doc.config ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+    Object.entries(entries).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
   );
 }
 
@@ -83,16 +74,36 @@ export function loadStackConfig(dir: string, stack: string): { config: StackConf
     }
     throw err;
   }
-  return { config: stackConfigFromText(text, file), file, text };
+  return { config: stackConfigFromText(text, file, projectIn(dir)), file, text };
 }
 
-/** Validates the text of a `Pulumi.<stack>.yaml` (read from a file, or from git by `ray-gpu diff`). */
-export function stackConfigFromText(text: string, file: string): StackConfig {
-  const doc = parseYamlText(text, file);
-  const config = parseStackConfig(rayGpuKeys(doc, file), file);
-  const problems = secretKeyProblems(config, (doc as { config?: Record<string, unknown> } | null)?.config ?? {});
+/**
+ * Validates the text of a `Pulumi.<stack>.yaml` (read from a file, or from git by `ray-gpu diff`) with `project`'s
+ * config merged in: by default the `Pulumi.yaml` beside `file` when `file` is a file on disk, else none (a caller
+ * reading a stack file from elsewhere passes its project: {@link projectFromText}).
+ */
+export function stackConfigFromText(
+  text: string,
+  file: string,
+  project: ProjectFile = existsSync(file) ? projectIn(dirname(file)) : DEFAULT_PROJECT,
+): StackConfig {
+  const { entries, origin } = configMapOf(text, file, project);
+  const config = namingProjectKeys(origin, file, () => parseStackConfig(namespaceKeys(entries), file));
+  const problems = secretKeyProblems(config, entries);
   if (problems.length > 0) throw new ConfigError(problems, file);
   return config;
+}
+
+/** Runs `fn`; the problems of `ray-gpu:` keys that came from `Pulumi.yaml` are named with that file. */
+function namingProjectKeys<T>(origin: Readonly<Record<string, string>>, file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    const from = (path: string) => origin[/^[^.[]*/.exec(path)![0]] ?? file;
+    const issues = e.issues.map((i) => (from(i.path) === file ? i : { ...i, path: `${from(i.path)}: ${i.path}` }));
+    throw new ConfigError(issues, e.source);
+  }
 }
 
 /**

@@ -14,14 +14,14 @@ import { ConfigError } from "../../core/errors";
 import { CpuNodeGroupSchema, PlatformSchema } from "../../core/config/platform";
 import { parseStackConfig } from "../../core/config/stack";
 import { readInputFile } from "./file";
-import { parseYamlText } from "./yaml";
+import { parsePulumiYamlText } from "./pulumi-yaml";
 
 /** Default g5 size when neither the workload nor a stack names one. */
 export const DEFAULT_WORKLOAD_INSTANCE_TYPE = "g5.12xlarge" as const;
 
 /** Reads and validates a workload file. */
 export function loadWorkloadFile(file: string): WorkloadSpec {
-  const raw = parseYamlText(readInputFile(file, "workload file"), file);
+  const raw = parsePulumiYamlText(readInputFile(file, "workload file"), file);
   const result = WorkloadSpecSchema.safeParse(raw);
   if (!result.success)
     throw new ConfigError(

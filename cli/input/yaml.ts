@@ -13,13 +13,13 @@ import { ConfigError, type ConfigIssue } from "../../core/errors";
 export const MAX_ALIAS_EXPANSIONS = 10_000;
 
 /** `file:line` of a node, for messages. */
-function at(file: string, lines: LineCounter, node: Node | null | undefined): string {
+export function at(file: string, lines: LineCounter, node: Node | null | undefined): string {
   const offset = node?.range?.[0];
   return offset === undefined ? file : `${file}:${lines.linePos(offset).line}`;
 }
 
 /** A mapping key as the user wrote it, for comparing and for messages. */
-function keyText(key: unknown): string {
+export function keyText(key: unknown): string {
   if (isScalar(key)) return String(key.value);
   return String(key);
 }
@@ -107,20 +107,42 @@ function toValue(doc: Document, file: string): unknown {
         file,
       );
     }
+    // A merge key (`<<`) whose value is not a mapping: go-yaml v3 refuses it too ("map merge requires map").
+    if (err instanceof Error && /^Merge sources must be/.test(err.message))
+      throw new ConfigError([{ path: file, message: `${err.message}: give << a mapping or an alias of one` }], file);
     throw err;
   }
 }
 
+/** How a caller wants its YAML read, beyond the checks every file gets. */
+export interface YamlReading {
+  /**
+   * Read with YAML 1.2's core schema even under a `%YAML 1.1` directive (go-yaml v3 accepts the directive and keeps
+   * its own rules; the `yaml` library would switch to 1.1's, where `yes` is true and `0:30` is 30).
+   * @default false
+   */
+  readonly coreSchema?: boolean;
+  /** More problems of the parsed document (run when it has no syntax errors). @default none */
+  readonly moreIssues?: (doc: Document, lines: LineCounter) => ConfigIssue[];
+}
+
 /**
  * Parses YAML text (JSON is YAML too) with merge keys; syntax errors, duplicate keys and aliases used inside their
- * own anchor become one {@link ConfigError} with line numbers.
+ * own anchor (and what `reading.moreIssues` finds) become one {@link ConfigError} with line numbers.
  */
-export function parseYamlText(text: string, file: string): unknown {
+export function parseYamlText(text: string, file: string, reading: YamlReading = {}): unknown {
   const lines = new LineCounter();
   // Merge keys (`<<: *base`) as Pulumi reads stack files (go-yaml v3 merges them).
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines, merge: true });
+  const doc = parseDocument(text, {
+    prettyErrors: true,
+    uniqueKeys: false,
+    lineCounter: lines,
+    merge: true,
+    ...(reading.coreSchema ? { schema: "core", resolveKnownTags: true } : {}),
+  });
   const issues = syntaxIssues(doc, file);
-  if (issues.length === 0) issues.push(...structureIssues(doc, file, lines));
+  if (issues.length === 0)
+    issues.push(...structureIssues(doc, file, lines), ...(reading.moreIssues?.(doc, lines) ?? []));
   if (issues.length > 0) throw new ConfigError(issues, file);
   return toValue(doc, file);
 }

@@ -5,41 +5,24 @@
  * golang-gopkg-yaml.v2-dev, built with Debian's Go) reads the trial's examples and a fuzz of number-like strings.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emitYaml } from "../../core/yaml-emit";
-import { findTool, missingReason } from "../helpers/tools";
+import { buildGoTool, goYamlSkip } from "../helpers/go-yaml";
+import { mulberry32 } from "../helpers/random";
 
-const GOPATH = process.env["GOYAML_GOPATH"] ?? "/usr/share/gocode";
-const go = findTool("go", "GO");
-const skip =
-  missingReason("go", go, "apt-get install golang-go golang-gopkg-yaml.v2-dev") ??
-  (existsSync(join(GOPATH, "src/gopkg.in/yaml.v2"))
-    ? undefined
-    : missingReason("gopkg.in/yaml.v2", undefined, "apt-get install golang-gopkg-yaml.v2-dev"));
+const skip = goYamlSkip("v2");
 
 /** What go-yaml v2 decodes each document's `v` to: `string "<json>"` or a Go type name. */
 function goYaml(docs: readonly string[]): string[] {
-  const bin = join(mkdtempSync(join(tmpdir(), "goyaml-")), "goyaml");
-  // GOCACHE set here too: Go refuses to build without one when neither HOME nor XDG_CACHE_HOME is set (some CI).
-  const GOCACHE = process.env["GOCACHE"] ?? join(tmpdir(), "ray-gpu-go-cache");
-  const env = { ...process.env, GO111MODULE: "off", GOPATH, GOFLAGS: "", CGO_ENABLED: "0", GOCACHE };
-  execFileSync(go!, ["build", "-o", bin, resolve(__dirname, "../helpers/goyaml/main.go")], { env });
+  const bin = buildGoTool(resolve(__dirname, "../helpers/goyaml/main.go"));
   const out = execFileSync(bin, { input: docs.map((d) => JSON.stringify(d)).join("\n") + "\n", encoding: "utf8" });
   return out.trimEnd().split("\n");
 }
 
 /** Strings of number-like characters, from a fixed seed (mulberry32). */
 function numberLike(count: number, seed: number): string[] {
-  let a = seed;
-  const random = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = mulberry32(seed);
   const alphabet = "0123456789_+-.eExXoObB:aAfF";
   return Array.from({ length: count }, () =>
     Array.from({ length: 1 + Math.floor(random() * 7) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(

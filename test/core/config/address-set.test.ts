@@ -9,6 +9,7 @@ import { parseStackConfig } from "../../../core/config/stack";
 import { namespacePolicies } from "../../../workloads/security/namespace";
 import { configProblems, minimalConfig } from "../../helpers/fixtures";
 import type { NetworkPolicy } from "../../../workloads/k8s/types";
+import { mulberry32 } from "../../helpers/random";
 
 /** Problems of a prod stack whose API endpoint admits `cidrs`. */
 function prodEndpoint(cidrs: unknown[]): string {
@@ -19,16 +20,8 @@ function prodEndpoint(cidrs: unknown[]): string {
   });
 }
 
-/** A deterministic generator (mulberry32), so a failure names its seed. */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic generator, so a failure names its seed. */
+const rng = mulberry32;
 
 /** `0.0.0.0/0` split at random into 2 to ~40 CIDRs that cover it exactly, in random order. */
 function randomSplit(random: () => number): string[] {
@@ -72,7 +65,7 @@ describe("address sets", () => {
   it("accepts a prod endpoint narrowed to a few networks", () => {
     const raw = minimalConfig();
     raw.environment = "prod";
-    raw.platform.cluster = { mode: "create", name: "t", publicAccessCidrs: ["198.51.100.0/24", "203.0.113.0/24"] };
+    raw.platform.cluster = { mode: "create", name: "t", publicAccessCidrs: ["44.192.0.0/24", "52.94.76.0/22"] };
     expect(() => parseStackConfig(raw)).not.toThrow();
   });
 
