@@ -9,7 +9,13 @@ import type { ClusterConfig } from "../core/config/platform";
 import { addonsOfStage, EKS_ADDON_CONFIG, type AddonStage } from "../core/platform/addons";
 import type { SecurityPlan } from "../core/platform/security";
 import { firstOf, listOf } from "./outputs";
-import { CLUSTER_ROLE_MANAGED_POLICIES, NODE_ROLE_MANAGED_POLICIES, serviceTrustPolicy } from "../core/platform/iam";
+import {
+  CLUSTER_ROLE_MANAGED_POLICIES,
+  creatorAdminEntry,
+  creatorAdminMessage,
+  NODE_ROLE_MANAGED_POLICIES,
+  serviceTrustPolicy,
+} from "../core/platform/iam";
 
 /** Arguments of {@link EksCluster}. */
 export interface EksClusterArgs {
@@ -178,7 +184,8 @@ export class EksCluster extends pulumi.ComponentResource {
     });
     this.created = cluster;
     const ready = this.managedAddons("beforeNodes", []);
-    for (const arn of c.adminRoleArns) this.adminAccess(cluster, arn);
+    const checked = c.adminRoleArns.length > 0 ? this.notTheCreator(c.adminRoleArns) : undefined;
+    for (const arn of c.adminRoleArns) this.adminAccess(cluster, arn, checked);
     return {
       clusterName: cluster.name,
       nodeSubnetIds: listOf(args.privateSubnetIds),
@@ -208,12 +215,25 @@ export class EksCluster extends pulumi.ComponentResource {
     return { role, attachments };
   }
 
-  /** One admin role's access entry and its cluster-admin policy association. */
-  private adminAccess(cluster: aws.eks.Cluster, arn: string): void {
+  /**
+   * Resolves once the deploying identity (`sts:GetCallerIdentity`, read in preview too) is known not to be one of the
+   * admin roles; fails the program, before any access entry is created, when it is (`creatorAdminEntry`).
+   */
+  private notTheCreator(adminRoleArns: readonly string[]): pulumi.Output<true> {
+    return aws.getCallerIdentityOutput({}, { parent: this }).arn.apply((caller) => {
+      // Unknown under preview mocks that answer the account only.
+      const entry = caller ? creatorAdminEntry(adminRoleArns, caller) : undefined;
+      if (entry) throw new pulumi.RunError(creatorAdminMessage(entry, caller));
+      return true as const;
+    });
+  }
+
+  /** One admin role's access entry (created once `checked` resolves) and its cluster-admin policy association. */
+  private adminAccess(cluster: aws.eks.Cluster, arn: string, checked: pulumi.Output<true> | undefined): void {
     const role = arn.split("/").pop()!;
     const entry = new aws.eks.AccessEntry(
       `${this.name}-admin-${role}`,
-      { clusterName: cluster.name, principalArn: arn, type: "STANDARD" },
+      { clusterName: cluster.name, principalArn: checked ? checked.apply(() => arn) : arn, type: "STANDARD" },
       { parent: this },
     );
     new aws.eks.AccessPolicyAssociation(

@@ -9,7 +9,7 @@ import { kueueRelease, type QueuePlan } from "../core/platform/queueing";
 import { queueObjects } from "../workloads/queue/kueue";
 import { MANAGED_BY } from "../workloads/rayjob/render";
 import { helmRelease } from "./addons";
-import { childOptions } from "./child-options";
+import { childOptions, nameChecks, withOrdering, type OrderingSource } from "./child-options";
 
 /** Arguments of {@link JobQueue}. */
 export interface JobQueueArgs {
@@ -20,6 +20,11 @@ export interface JobQueueArgs {
    * @default - any node
    */
   readonly cpuPool?: string;
+  /**
+   * The platform it runs on: its provider, and the nodes and CoreDNS Kueue's pods need (`platform.addonOptions()`).
+   * @default - none: they come through the resource options
+   */
+  readonly platform?: Pick<OrderingSource, "addonOptions">;
 }
 
 /**
@@ -33,9 +38,12 @@ export class JobQueue extends pulumi.ComponentResource {
   /** Name of the LocalQueue in the workload namespace. */
   public readonly localQueueName: string;
 
-  constructor(name: string, args: JobQueueArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: JobQueueArgs, options?: pulumi.ComponentResourceOptions) {
+    const names = nameChecks(withOrdering(args.platform?.addonOptions(), options));
+    const opts = names.opts;
     super("ray-gpu:index:JobQueue", name, {}, opts);
-    this.release = helmRelease(name, kueueRelease(args.cpuPool), childOptions(this, opts));
+    names.own(this);
+    this.release = helmRelease(name, kueueRelease(args.cpuPool, args.queue.namespace), childOptions(this, opts));
     for (const obj of queueObjects(args.queue, MANAGED_BY)) {
       new k8s.apiextensions.CustomResource(
         `${name}-${obj.kind.toLowerCase()}-${obj.metadata.name}`,
@@ -44,6 +52,7 @@ export class JobQueue extends pulumi.ComponentResource {
       );
     }
     this.localQueueName = args.queue.name;
+    names.report(`JobQueue ${name}`);
     this.registerOutputs({ releaseName: this.release.name, localQueueName: this.localQueueName });
   }
 }

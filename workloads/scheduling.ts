@@ -44,9 +44,11 @@ const WITHOUT_DAEMONSET: Readonly<Record<string, string>> = {
 function platformIssues(platform: PlatformPlan): ConfigIssue[] {
   const unplaced = platform.layout.unplaced.map((u) => ({
     path: "ray-gpu:platform.cpuNodeGroup",
-    message:
-      `platform pod ${u.pod.name} cannot be scheduled while pulumi up waits for it (the pools at minNodes, beside ` +
-      `the platform's other pods): ${u.why}; ${CPU_POOL_FIX}`,
+    message: u.pod.notAwaited
+      ? `platform pod ${u.pod.name} cannot be scheduled on the pools at minNodes beside the platform's other pods: ` +
+        `${u.why}; ${u.pod.notAwaited}; ${CPU_POOL_FIX}`
+      : `platform pod ${u.pod.name} cannot be scheduled while pulumi up waits for it (the pools at minNodes, beside ` +
+        `the platform's other pods): ${u.why}, so the deploy fails; ${CPU_POOL_FIX}`,
   }));
   const missing = platform.layout.missingDaemonSets.map((m) => ({
     path: `ray-gpu:platform.gpuNodeGroups[${platform.pools.gpu.findIndex((p) => p.name === m.pool)}]`,

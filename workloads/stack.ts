@@ -5,7 +5,9 @@
 import type { StackConfig } from "../core/config/stack";
 import { ConfigError, type ConfigIssue } from "../core/errors";
 import { POOL_LABEL, type PoolsPlan } from "../core/pools";
-import { planPlatform } from "../core/platform/plan";
+import { planPlatform, type PlatformPlan } from "../core/platform/plan";
+import type { DestroyLeftover } from "../core/platform/destroy";
+import { apiEndpointNote } from "../core/config/api-endpoint";
 import { schedulingIssues } from "./scheduling";
 import {
   planAdmission,
@@ -16,6 +18,7 @@ import {
 } from "../core/platform/queueing";
 import { monitoringObjects } from "./observability/monitoring";
 import { queueObjects } from "./queue/kueue";
+import { neverAdmittedIssues } from "./queue/never-admitted";
 import { runtimeConfigMap, type RuntimePackage } from "./contract/configmaps";
 import { MANAGED_BY } from "./rayjob/render";
 import { namespacePolicies } from "./security/namespace";
@@ -55,6 +58,10 @@ export interface StackPlan {
   readonly queue:
     | { readonly plan: QueuePlan; readonly demands: readonly QueueDemand[]; readonly admission: AdmissionPlan }
     | undefined;
+  /** Where `pulumi up` reaches the API of a cluster the stack creates; undefined when it adopts one. */
+  readonly apiEndpoint: string | undefined;
+  /** What `pulumi destroy` leaves behind or blocks on (`core/platform/destroy.ts`). */
+  readonly destroy: readonly DestroyLeftover[];
 }
 
 /** A workload that planned but cannot render yet: its problems, and the same as one line. */
@@ -152,9 +159,26 @@ export function queueDemand(plan: WorkloadPlan): QueueDemand {
 }
 
 /**
+ * Why planned jobs would never run: pods no node takes (alone or beside the jobs Kueue admits with them), and jobs
+ * Kueue can never admit. A job whose pods never fit is reported once, for its pods: the quota it would never get
+ * either adds nothing.
+ */
+function runProblems(
+  platform: PlatformPlan,
+  fitting: readonly WorkloadPlan[],
+  queued: { readonly demands: readonly QueueDemand[]; readonly admission: AdmissionPlan | undefined },
+  jobPath: (workload: string) => string,
+): ConfigIssue[] {
+  const jobs = fitting.map((plan) => ({ plan, path: jobPath(plan.name) }));
+  const unschedulable = schedulingIssues(platform, jobs, queued.admission);
+  const stuck = platform.queue ? neverAdmittedIssues(platform.queue, queued.demands, jobPath) : [];
+  return [...unschedulable, ...stuck.filter((s) => !unschedulable.some((u) => u.path === s.path))];
+}
+
+/**
  * Plans the stack.
- * @throws ConfigError listing every workload problem (placement, KubeRay rules, and with `requireRender` the
- *   fields rendering needs and memory fit) at once.
+ * @throws ConfigError listing every workload problem (placement, KubeRay rules, jobs Kueue can never admit, and
+ *   with `requireRender` the fields rendering needs and memory fit) at once.
  */
 export function planStack(config: StackConfig, options: PlanStackOptions): StackPlan {
   const platform = planPlatform(config);
@@ -185,9 +209,8 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
   const demands = fitting.map(queueDemand);
   const admission = queue && planAdmission(queue, demands);
   const indexOf = new Map(config.workloads.map((w, i) => [w.name, i]));
-  const jobs = fitting.map((plan) => ({ plan, path: pathOf(indexOf.get(plan.name)!) }));
-  const unschedulable = schedulingIssues(platform, jobs, admission);
-  if (unschedulable.length > 0) throw new ConfigError(unschedulable);
+  const problems = runProblems(platform, fitting, { demands, admission }, (name) => pathOf(indexOf.get(name)!));
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     environment: config.environment,
     region: config.region,
@@ -198,5 +221,7 @@ export function planStack(config: StackConfig, options: PlanStackOptions): Stack
     shared: rendered.length > 0 ? sharedObjects(config, options.runtime, queue, pools) : [],
     notRendered: results.flatMap((r) => (r.notRendered ? [r.notRendered] : [])),
     queue: queue && admission && { plan: queue, demands, admission },
+    apiEndpoint: apiEndpointNote(config.platform.cluster),
+    destroy: platform.destroy,
   };
 }

@@ -13,12 +13,14 @@ function queueLines(queue: StackPlan["queue"]): string[] {
   const examples = new Set(queue.demands.filter((d) => d.example).map((d) => d.workload));
   const name = (w: string) => (examples.has(w) ? `${w} [example]` : w);
   const out = [
-    `Queue ${plan.name} (Kueue; quota = maxNodes x Ray pod per node; every planned job submitted at once, in order;` +
+    `Queue ${plan.name} (Kueue; quota: a GPU pool's maxNodes x Ray pod per node, the CPU pool's room left after the ` +
+      `platform's pods, to the millicore; every planned job submitted at once, in order;` +
       ` [example] jobs are not submitted by pulumi up)`,
   ];
+  const cpus = (n: number) => String(Number(n.toFixed(3)));
   const rows = [["POOL", "GPUS ASKED/QUOTA", "CPUS ASKED/QUOTA"]];
   for (const p of admission.pools)
-    rows.push([p.pool, `${p.askedGpus}/${p.quotaGpus}`, `${p.askedCpus}/${p.quotaCpus}`]);
+    rows.push([p.pool, `${p.askedGpus}/${p.quotaGpus}`, `${cpus(p.askedCpus)}/${cpus(p.quotaCpus)}`]);
   out.push(...table(rows));
   out.push(`  run at once: ${admission.admitted.length ? admission.admitted.map(name).join(", ") : "none"}`);
   for (const q of admission.queued)
@@ -30,6 +32,34 @@ function queueLines(queue: StackPlan["queue"]): string[] {
     "",
   );
   return out;
+}
+
+/** Where pulumi up reaches the cluster's API, and what `pulumi destroy` leaves behind or blocks on. */
+export function deployLines(plan: Pick<StackPlan, "apiEndpoint" | "destroy">): string[] {
+  return [
+    ...(plan.apiEndpoint ? [...wrapped(`API endpoint: ${plan.apiEndpoint}`, ""), ""] : []),
+    "What pulumi destroy leaves or blocks on:",
+    ...(plan.destroy.length === 0 ? ["  nothing"] : []),
+    ...plan.destroy.flatMap((d) => [...wrapped(`${d.what}: ${d.why}`, "  "), ...wrapped(`check: ${d.check}`, "    ")]),
+    "",
+  ];
+}
+
+/** Most columns a wrapped line takes: a common terminal's. */
+const COLUMNS = 120;
+
+/** `text` after `indent`, broken at spaces into lines of at most {@link COLUMNS}; later lines indented 2 more. */
+function wrapped(text: string, indent: string): string[] {
+  const lines: string[] = [];
+  let line = indent;
+  for (const word of text.split(" ")) {
+    const start = lines.length === 0 ? indent : `${indent}  `;
+    if (line.trim() !== "" && line.length + 1 + word.length > COLUMNS) {
+      lines.push(line);
+      line = `${indent}  ${word}`;
+    } else line = line.trim() === "" ? `${start}${word}` : `${line} ${word}`;
+  }
+  return [...lines, line];
 }
 
 function table(rows: string[][]): string[] {
@@ -115,6 +145,7 @@ export function planText(stack: string | undefined, plan: StackPlan): string {
     "",
     ...poolLines(plan),
     ...queueLines(plan.queue),
+    ...deployLines(plan),
     ...(plan.workloads.length === 0 ? ["Workloads: none (add entries under ray-gpu:workloads)"] : []),
     ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name))),
     ...plan.notRendered.map((n) => `Not rendered: ${n.workload}: ${n.reason}`),

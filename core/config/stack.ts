@@ -20,6 +20,7 @@ import { ENVIRONMENT_PROFILES } from "../environments";
 import { checkCapacity } from "./capacity";
 import { EVERY_ADDRESS, PlatformSchema } from "./platform";
 import { publicAddressCount } from "./address-set";
+import { unroutableEntries, unroutableMessage } from "./api-endpoint";
 import { RegionSchema } from "./aws-rules";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
@@ -146,7 +147,9 @@ export const StackConfigSchema = z
 
 /**
  * A prod API endpoint open to the internet is refused: narrow it to known networks, or make it private. Ranges given
- * for a private endpoint are refused too: EKS applies them to the public endpoint only, so they would be ignored.
+ * for a private endpoint are refused too: EKS applies them to the public endpoint only, so they would be ignored. In
+ * every environment, a range with no public address (documentation, private, loopback...: `./api-endpoint.ts`)
+ * is refused: it admits nobody, and the deploy fails once the cluster exists.
  */
 function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
   const c = cfg.platform.cluster;
@@ -158,7 +161,10 @@ function checkApiEndpoint(cfg: StackShape, addIssue: AddIssue): void {
       "applies to a public API endpoint only, and publicEndpoint is false: EKS would ignore it; drop it, or set " +
         "publicEndpoint: true",
     );
-  if (!c.publicEndpoint || ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint) return;
+  if (!c.publicEndpoint) return;
+  for (const e of unroutableEntries(c.publicAccessCidrs))
+    addIssue(["platform", "cluster", "publicAccessCidrs", e.index], unroutableMessage(e));
+  if (ENVIRONMENT_PROFILES[cfg.environment].platform.openApiEndpoint) return;
   const open = publicAddressCount(c.publicAccessCidrs);
   if (open >= MAX_PUBLIC_API_ADDRESSES)
     addIssue(

@@ -14,7 +14,10 @@ import { copyNodes, matches, place, poolNodes, type NodeSlot, type PoolNodes, ty
 export interface PlatformLayout {
   /** Every node of every pool at max size, with what is left on it. */
   readonly nodes: readonly NodeSlot[];
-  /** Platform pods no node at min size can take: the deploy waits for them and fails. */
+  /**
+   * Platform pods no node at min size can take. `pulumi up` fails on those it waits for (see `awaitedBy` in
+   * `./platform-pods.ts`); the others (Prometheus) stay Pending after a deploy that succeeds.
+   */
   readonly unplaced: readonly Unschedulable[];
   /** GPU DaemonSets that a GPU pool's nodes would not run (selector, affinity or the GPU taint), by pool. */
   readonly missingDaemonSets: readonly { readonly pool: string; readonly daemonSet: string }[];
@@ -59,12 +62,16 @@ export function planLayout(input: LayoutInput): PlatformLayout {
   });
 }
 
-/** Whole CPUs and GiB left for Ray pods on a pool at max size, summed node by node. */
+/**
+ * CPUs (to the millicore) and GiB (to the MiB) left for Ray pods on a pool at max size, summed node by node: the
+ * queue's quota is a Kubernetes quantity, so nothing is floored to whole CPUs (Kueue counts a 6.5-CPU head and
+ * submitter against it exactly).
+ */
 export function poolRoomLeft(layout: PlatformLayout, pool: string): { cpus: number; memoryGiB: number } {
   const nodes = layout.nodes.filter((n) => n.pool === pool);
   return {
-    cpus: nodes.reduce((s, n) => s + Math.max(0, Math.floor(n.cpuMillis / 1000)), 0),
-    memoryGiB: nodes.reduce((s, n) => s + Math.max(0, Math.floor(n.memoryMiB / 1024)), 0),
+    cpus: nodes.reduce((s, n) => s + Math.max(0, Math.round(n.cpuMillis)), 0) / 1000,
+    memoryGiB: nodes.reduce((s, n) => s + Math.max(0, Math.round(n.memoryMiB)), 0) / 1024,
   };
 }
 

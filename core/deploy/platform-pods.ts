@@ -19,6 +19,11 @@ export interface PodRequest {
   readonly tolerates: readonly string[];
   /** Required node affinity: for each key, the values a node's label may have (`In`). */
   readonly affinityIn?: readonly { readonly key: string; readonly values: readonly string[] }[];
+  /**
+   * Why `pulumi up` does not wait for this pod, when it does not: unscheduled, it stays Pending after a deploy that
+   * succeeds. @default - `pulumi up` waits for it, and fails when it cannot be scheduled
+   */
+  readonly notAwaited?: string;
 }
 
 /** One platform workload: its replicas and where its figures come from. */
@@ -36,6 +41,8 @@ interface PlatformWorkload {
       }
     | { readonly cpuMillis: number; readonly memoryMiB: number };
   readonly source: string;
+  /** Why `pulumi up` does not wait for its pods. @default - it waits for them */
+  readonly notAwaited?: string;
 }
 
 /** The value at `path` of a Helm values tree, or undefined. */
@@ -70,6 +77,17 @@ interface PlatformContext {
   readonly plan: PlatformPodsInput;
   readonly queueRelease: HelmReleasePlan | undefined;
 }
+
+/**
+ * Why `pulumi up` does not wait for Prometheus: the Helm release waits for what the chart renders (pulumi-kubernetes
+ * provider/pkg/provider/helm_release.go: `client.Wait = !SkipAwait`; Helm waits on the resources of the release's
+ * manifest), that is the operator's Deployment, not the StatefulSet the Prometheus Operator makes from the Prometheus
+ * resource afterwards.
+ */
+export const PROMETHEUS_NOT_AWAITED =
+  "pulumi up does not wait for it (Helm waits for what the chart renders, the Prometheus Operator's Deployment, not " +
+  "the StatefulSet the operator then makes), so the deploy succeeds and Prometheus stays Pending: no metrics are " +
+  "scraped and no alert fires";
 
 /** Each platform workload that requests room, or undefined where the plan does not run it; one entry per workload. */
 const PLATFORM_WORKLOADS: readonly ((c: PlatformContext) => PlatformWorkload | undefined)[] = [
@@ -116,6 +134,7 @@ const PLATFORM_WORKLOADS: readonly ((c: PlatformContext) => PlatformWorkload | u
       replicas: 1,
       from: { release: plan.observability.helm.kubePrometheusStack, path: ["prometheus", "prometheusSpec"] },
       source: "our kube-prometheus-stack values (prometheusSpec.resources)",
+      notAwaited: PROMETHEUS_NOT_AWAITED,
     },
 ];
 
@@ -140,6 +159,7 @@ export function platformPods(plan: PlatformPodsInput, queueRelease: HelmReleaseP
       ...pod,
       gpus: 0,
       tolerates: [],
+      ...(w.notAwaited ? { notAwaited: w.notAwaited } : {}),
     }));
   });
 }

@@ -113,6 +113,9 @@ function prometheusSpec(c: ObservabilityConfig, cpuPool: string, storageClass: s
     nodeSelector: { [POOL_LABEL]: cpuPool },
     retention: `${c.retentionDays}d`,
     retentionSize: `${Math.floor(c.storageGiB * RETENTION_SIZE_SHARE)}GiB`,
+    // The operator copies it to the StatefulSet (prometheus-operator v0.93 pkg/prometheus/server/statefulset.go): the
+    // claim, and with a Delete StorageClass its EBS volume, go when the release does (`core/platform/destroy.ts`).
+    persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
     storageSpec: {
       volumeClaimTemplate: {
         spec: {

@@ -139,3 +139,32 @@ export const NODE_ROLE_MANAGED_POLICIES = [
 
 /** AWS managed policy of the cluster role. */
 export const CLUSTER_ROLE_MANAGED_POLICIES = ["arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"] as const;
+
+/** `<account>/<role name>` of a role ARN (any path) or of an STS assumed-role session ARN; undefined for others. */
+function roleKey(arn: string): string | undefined {
+  const role = /^arn:aws[a-z-]*:iam::(\d{12}):role\/(?:[^/]*\/)*([^/]+)$/.exec(arn);
+  const session = /^arn:aws[a-z-]*:sts::(\d{12}):assumed-role\/([^/]+)\/[^/]+$/.exec(arn);
+  const m = role ?? session;
+  return m ? `${m[1]}/${m[2]}` : undefined;
+}
+
+/**
+ * The `adminRoleArns` entry that names the identity deploying the cluster, if any. With
+ * `bootstrapClusterCreatorAdminPermissions: true` EKS gives the creating principal (for an assumed role, its role) an
+ * access entry when it creates the cluster, and a principal can have only one: a second `CreateAccessEntry` fails
+ * with `ResourceInUseException: The specified access entry resource is already in use on this cluster` (EKS API
+ * reference, CreateAccessEntry; terraform-aws-modules/terraform-aws-eks issues #2968, #3293). Roles are matched by
+ * account and name (role names are unique in an account, whatever their path), so an SSO role written with or
+ * without its `aws-reserved/sso.amazonaws.com/` path is found.
+ * @param callerArn - `sts:GetCallerIdentity`'s ARN: an assumed-role session, a role or a user
+ */
+export function creatorAdminEntry(adminRoleArns: readonly string[], callerArn: string): string | undefined {
+  const caller = roleKey(callerArn);
+  return caller ? adminRoleArns.find((a) => roleKey(a) === caller) : undefined;
+}
+
+/** Why an `adminRoleArns` entry naming the deploying identity is refused, and the fix. */
+export const creatorAdminMessage = (entry: string, callerArn: string) =>
+  `ray-gpu:platform.cluster.adminRoleArns: ${entry} is the identity running pulumi (${callerArn}); EKS already ` +
+  `gives the cluster's creator an access entry with cluster admin, and creating a second one fails ` +
+  `(ResourceInUseException) once the cluster exists: drop it from adminRoleArns, or deploy as another identity`;

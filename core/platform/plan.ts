@@ -19,6 +19,7 @@ import { planSecurity, type SecurityPlan } from "./security";
 import { planQueue, type QueuePlan } from "./queueing";
 import { planLayout, poolRoomLeft, type PlatformLayout } from "../deploy/layout";
 import { planObservability, type ObservabilityPlan } from "../observability/charts";
+import { destroyLeftovers, type DestroyLeftover } from "./destroy";
 
 /** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
 export interface PlatformPlan {
@@ -46,6 +47,8 @@ export interface PlatformPlan {
   readonly observability: ObservabilityPlan | undefined;
   /** Where the platform's own pods land on the pools, and what they leave for Ray pods (the deploy simulation). */
   readonly layout: PlatformLayout;
+  /** What `pulumi destroy` leaves behind or blocks on (`./destroy.ts`). */
+  readonly destroy: readonly DestroyLeftover[];
 }
 
 /** Plans the platform of a stack. */
@@ -79,7 +82,7 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     observability,
     queueing: platform.queueing.enabled,
   });
-  return {
+  const plan: Omit<PlatformPlan, "destroy"> = {
     environment,
     region,
     cluster: platform.cluster,
@@ -98,4 +101,5 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     observability,
     layout,
   };
+  return { ...plan, destroy: destroyLeftovers(plan) };
 }

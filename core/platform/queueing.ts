@@ -14,7 +14,18 @@
  * - KubeRay resets a RayJob's `status.startTime` when Kueue unsuspends it, so activeDeadlineSeconds and
  *   preRunningDeadlineSeconds count from admission (ray-operator/controllers/ray/rayjob_controller.go);
  * - `waitForPodsReady` requeues an admitted job whose pods are not ready in time, releasing its quota
- *   (apis/config/v1beta2/configuration_types.go).
+ *   (apis/config/v1beta2/configuration_types.go);
+ * - a RayJob's pod sets are its head (one pod), each worker group, and with `submissionMode: K8sJobMode` the submitter
+ *   pod (pkg/controller/jobs/rayjob/rayjob_controller.go `PodSets` and `addSubmitterPodSet`;
+ *   pkg/controller/jobs/raycluster/common.go `BuildPodSets`): the head and submitter both count against the CPU pool's
+ *   flavor, so its quota is kept to the millicore (a quota floored to whole CPUs would refuse a 6.5-CPU head and
+ *   submitter on 6.83 CPUs of room forever);
+ * - the chart's job webhooks (failurePolicy Fail) select namespaces by `managedJobsNamespaceSelector` when the
+ *   Configuration has one, and otherwise every namespace but kube-system and the release's own
+ *   (charts/kueue/templates/webhook/manifests.yaml). While Kueue's controller is not ready they refuse every new
+ *   Job there, such as kube-prometheus-stack's pre-install hook Job, and nothing orders the two releases. Kueue's
+ *   "Opt-in Namespace Management" page (site/content/en/docs/tasks/manage/enforce_job_management/) recommends
+ *   selecting the namespaces Kueue manages explicitly in production: the selector names the workload namespace only.
  *
  * A spot-with-fallback pool keeps one flavor, selected by the pool label alone, over its spot and on-demand node
  * groups, with the pool's quota once: Kueue never moves a job to another flavor for want of nodes, so a flavor per
@@ -49,7 +60,9 @@ export interface PoolQuota {
   readonly pool: string;
   readonly role: "system" | "gpu";
   readonly gpus: number;
+  /** CPUs, to the millicore (the CPU pool's room left is rarely whole CPUs). */
   readonly cpus: number;
+  /** GiB, to the MiB. */
   readonly memoryGiB: number;
 }
 
@@ -92,8 +105,18 @@ export function planQueue(
   };
 }
 
+/**
+ * The namespaces Kueue's job webhooks and reconcilers see: the workload namespace alone, by the label Kubernetes sets
+ * on every namespace (`kubernetes.io/metadata.name`), so no other release's Job (a chart's hook) waits on Kueue.
+ */
+export function managedJobsNamespaceSelector(workloadNamespace: string) {
+  return {
+    matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: [workloadNamespace] }],
+  };
+}
+
 /** Kueue's controller configuration (the chart takes it as one YAML string, replaced whole). */
-function managerConfig(): string {
+function managerConfig(workloadNamespace: string | undefined): string {
   return stableYaml({
     apiVersion: "config.kueue.x-k8s.io/v1beta2",
     kind: "Configuration",
@@ -102,6 +125,7 @@ function managerConfig(): string {
     webhook: { port: 9443 },
     leaderElection: { leaderElect: true, resourceName: "c1f6bfd2.kueue.x-k8s.io" },
     manageJobsWithoutQueueName: false,
+    ...(workloadNamespace ? { managedJobsNamespaceSelector: managedJobsNamespaceSelector(workloadNamespace) } : {}),
     waitForPodsReady: {
       timeout: `${WAIT_FOR_PODS_READY_MINUTES}m`,
       recoveryTimeout: `${WAIT_FOR_PODS_READY_MINUTES}m`,
@@ -113,8 +137,13 @@ function managerConfig(): string {
   });
 }
 
-/** The Kueue release: on the CPU pool (never on GPU nodes), managing only labelled jobs. */
-export function kueueRelease(cpuPool?: string): HelmReleasePlan {
+/**
+ * The Kueue release: on the CPU pool (never on GPU nodes), managing only labelled jobs of the workload namespace.
+ * @param cpuPool - pool of Kueue's controller. @default - any node
+ * @param workloadNamespace - the one namespace Kueue's webhooks and controller see.
+ *   @default - the chart's: every namespace but kube-system and Kueue's own (other charts' hook Jobs then wait on Kueue)
+ */
+export function kueueRelease(cpuPool?: string, workloadNamespace?: string): HelmReleasePlan {
   return {
     ...KUEUE_CHART,
     namespace: ADDON_NAMESPACES.kueue,
@@ -130,7 +159,7 @@ export function kueueRelease(cpuPool?: string): HelmReleasePlan {
           resources: { requests: { cpu: "500m", memory: "512Mi" }, limits: { memory: "1Gi" } },
         },
       },
-      managerConfig: { controllerManagerConfigYaml: managerConfig() },
+      managerConfig: { controllerManagerConfigYaml: managerConfig(workloadNamespace) },
     },
   };
 }
@@ -168,27 +197,36 @@ export interface AdmissionPlan {
   readonly queued: readonly { readonly workload: string; readonly waitsFor: string }[];
 }
 
+/** Millicores and MiB: the admission arithmetic is done in whole units, as Kueue does with quantities. */
+const milli = (cpus: number) => Math.round(cpus * 1000);
+const mebi = (gib: number) => Math.round(gib * 1024);
+
 /** Plays the queue once: each job in order is admitted if its pool and the CPU pool still have room. */
 export function planAdmission(queue: QueuePlan, demands: readonly QueueDemand[]): AdmissionPlan {
-  const left = new Map(queue.quotas.map((q) => [q.pool, { ...q }]));
+  const left = new Map(
+    queue.quotas.map((q) => [q.pool, { gpus: q.gpus, cpuMillis: milli(q.cpus), memoryMiB: mebi(q.memoryGiB) }]),
+  );
   const system = queue.quotas.find((q) => q.role === "system")!;
   const admitted: string[] = [];
   const queued: { workload: string; waitsFor: string }[] = [];
   for (const d of demands) {
     const gpu = left.get(d.gpuPool);
     const cpu = left.get(system.pool)!;
-    const gpuFits = gpu && gpu.gpus >= d.gpus && gpu.cpus >= d.workerCpus && gpu.memoryGiB >= d.workerMemoryGiB;
-    const headFits = cpu.cpus >= d.headCpus && cpu.memoryGiB >= d.headMemoryGiB;
+    const worker = { gpus: d.gpus, cpuMillis: milli(d.workerCpus), memoryMiB: mebi(d.workerMemoryGiB) };
+    const head = { cpuMillis: milli(d.headCpus), memoryMiB: mebi(d.headMemoryGiB) };
+    const gpuFits =
+      gpu && gpu.gpus >= worker.gpus && gpu.cpuMillis >= worker.cpuMillis && gpu.memoryMiB >= worker.memoryMiB;
+    const headFits = cpu.cpuMillis >= head.cpuMillis && cpu.memoryMiB >= head.memoryMiB;
     if (!gpu || !gpuFits || !headFits) {
       queued.push({ workload: d.workload, waitsFor: !gpuFits ? d.gpuPool : system.pool });
       continue;
     }
     Object.assign(gpu, {
-      gpus: gpu.gpus - d.gpus,
-      cpus: gpu.cpus - d.workerCpus,
-      memoryGiB: gpu.memoryGiB - d.workerMemoryGiB,
+      gpus: gpu.gpus - worker.gpus,
+      cpuMillis: gpu.cpuMillis - worker.cpuMillis,
+      memoryMiB: gpu.memoryMiB - worker.memoryMiB,
     });
-    Object.assign(cpu, { cpus: cpu.cpus - d.headCpus, memoryGiB: cpu.memoryGiB - d.headMemoryGiB });
+    Object.assign(cpu, { cpuMillis: cpu.cpuMillis - head.cpuMillis, memoryMiB: cpu.memoryMiB - head.memoryMiB });
     admitted.push(d.workload);
   }
   const pools = queue.quotas.map((q) => ({
@@ -196,10 +234,57 @@ export function planAdmission(queue: QueuePlan, demands: readonly QueueDemand[])
     quotaGpus: q.gpus,
     askedGpus: demands.filter((d) => d.gpuPool === q.pool).reduce((n, d) => n + d.gpus, 0),
     quotaCpus: q.cpus,
-    askedCpus: demands.reduce(
-      (n, d) => n + (q.role === "system" ? d.headCpus : d.gpuPool === q.pool ? d.workerCpus : 0),
-      0,
-    ),
+    askedCpus:
+      demands.reduce(
+        (n, d) => n + milli(q.role === "system" ? d.headCpus : d.gpuPool === q.pool ? d.workerCpus : 0),
+        0,
+      ) / 1000,
   }));
   return { pools, admitted, queued };
+}
+
+/** A job Kueue can never admit: on one flavor it asks more than the flavor's whole quota. */
+export interface NeverAdmitted {
+  readonly workload: string;
+  readonly pool: string;
+  readonly role: PoolQuota["role"];
+  readonly resource: "nvidia.com/gpu" | "cpu" | "memory";
+  /** What the job asks of the flavor, in the resource's unit (GPUs, CPUs, GiB). */
+  readonly asked: number;
+  /** The flavor's whole nominal quota, in the same unit. */
+  readonly quota: number;
+}
+
+/**
+ * Jobs whose demand on some flavor exceeds that flavor's whole nominal quota: Kueue keeps them pending forever, however
+ * long the queue drains (a queue waits only for quota other jobs hold). Their head and submitter on the CPU pool's
+ * flavor, their workers on their GPU pool's.
+ */
+export function neverAdmitted(queue: QueuePlan, demands: readonly QueueDemand[]): NeverAdmitted[] {
+  const system = queue.quotas.find((q) => q.role === "system")!;
+  return demands.flatMap((d) => {
+    const gpu = queue.quotas.find((q) => q.pool === d.gpuPool);
+    const asks = [
+      ...(gpu
+        ? [
+            { q: gpu, resource: "nvidia.com/gpu" as const, asked: d.gpus, quota: gpu.gpus },
+            { q: gpu, resource: "cpu" as const, asked: d.workerCpus, quota: gpu.cpus },
+            { q: gpu, resource: "memory" as const, asked: d.workerMemoryGiB, quota: gpu.memoryGiB },
+          ]
+        : []),
+      { q: system, resource: "cpu" as const, asked: d.headCpus, quota: system.cpus },
+      { q: system, resource: "memory" as const, asked: d.headMemoryGiB, quota: system.memoryGiB },
+    ];
+    const scale = (r: NeverAdmitted["resource"], n: number) => (r === "cpu" ? milli(n) : r === "memory" ? mebi(n) : n);
+    return asks
+      .filter((a) => scale(a.resource, a.asked) > scale(a.resource, a.quota))
+      .map((a) => ({
+        workload: d.workload,
+        pool: a.q.pool,
+        role: a.q.role,
+        resource: a.resource,
+        asked: a.asked,
+        quota: a.quota,
+      }));
+  });
 }

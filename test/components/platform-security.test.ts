@@ -48,7 +48,9 @@ describe("RayGpuPlatform, prod stack: secure by default", () => {
     expect(eks["encryptionConfig"]).toMatchObject({ resources: ["secrets"] });
     expect(eks["upgradePolicy"]).toEqual({ supportType: "STANDARD" });
     expect(eks["version"]).toBe("1.36");
-    expect(eks["vpcConfig"]).toMatchObject({ publicAccessCidrs: ["203.0.113.0/24"], endpointPrivateAccess: true });
+    // Prod ships with a private endpoint (Pulumi.prod.yaml): no public access, so no public ranges either.
+    expect(eks["vpcConfig"]).toMatchObject({ endpointPublicAccess: false, endpointPrivateAccess: true });
+    expect(eks["vpcConfig"]).not.toHaveProperty("publicAccessCidrs");
     const cni = ofType(rs, "aws:eks/addon:Addon").find((a) => a.inputs["addonName"] === "vpc-cni")!;
     expect(JSON.parse(cni.inputs["configurationValues"] as string)).toEqual({ enableNetworkPolicy: "true" });
   });

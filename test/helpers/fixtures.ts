@@ -33,7 +33,7 @@ export function minimalConfig(): RawConfig {
     environment: "dev",
     region: "us-east-1",
     platform: {
-      cluster: { mode: "create", name: "test", publicAccessCidrs: ["203.0.113.0/24"] },
+      cluster: { mode: "create", name: "test", publicAccessCidrs: ["44.192.0.0/24"] },
       gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
     },
     workloads: [

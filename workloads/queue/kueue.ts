@@ -28,10 +28,22 @@ function flavor(queue: QueuePlan, q: PoolQuota, labels: Record<string, string>):
   };
 }
 
+/** CPUs as a quantity: whole CPUs as a number, else millicores (`6830m`), never floored. */
+export function cpuQuantity(cpus: number): string {
+  const millis = Math.round(cpus * 1000);
+  return millis % 1000 === 0 ? String(millis / 1000) : `${millis}m`;
+}
+
+/** GiB as a quantity: whole GiB as `Gi`, else MiB (`34262Mi`), never floored. */
+export function memoryQuantity(gib: number): string {
+  const mib = Math.round(gib * 1024);
+  return mib % 1024 === 0 ? `${mib / 1024}Gi` : `${mib}Mi`;
+}
+
 /** Quota as Kubernetes quantities, in {@link COVERED_RESOURCES} order (Kueue requires the same order). */
 const quotaResources = (q: PoolQuota) => [
-  { name: "cpu", nominalQuota: String(q.cpus) },
-  { name: "memory", nominalQuota: `${q.memoryGiB}Gi` },
+  { name: "cpu", nominalQuota: cpuQuantity(q.cpus) },
+  { name: "memory", nominalQuota: memoryQuantity(q.memoryGiB) },
   { name: "nvidia.com/gpu", nominalQuota: String(q.gpus) },
 ];
 

@@ -170,6 +170,8 @@ describe("ray-gpu diff", () => {
       { name: "infer-a10g-1x", instanceType: "g5.2xlarge", maxNodes: 400 },
       ...(platform(base)["gpuNodeGroups"] as object[]).slice(0, 1),
     ];
+    // Without the queue: Kueue would admit more heads than the CPU pool's nodes pack (its quota is a sum over nodes).
+    platform(base)["queueing"] = { enabled: false };
     base.config["ray-gpu:workloads"] = Array.from({ length: 200 }, (_, i) => ({
       ...template,
       name: `embed-${i}`,
@@ -178,6 +180,7 @@ describe("ray-gpu diff", () => {
     const head = structuredClone(base);
     for (const w of workloads(head)) w["gpus"] = 2;
     const r = await diff(repo(base, head), "--format", "markdown", "--no-preview");
+    expect(r.err).toBe("");
     expect(r.out.length).toBeLessThanOrEqual(COMMENT_LIMIT + 1);
     expect(r.out.split("\n")[0]).toBe(
       "**+200 GPUs, +$242.40/h for jobs, +$0.00/h for pools at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting, resources not previewed**",

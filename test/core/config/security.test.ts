@@ -110,7 +110,7 @@ describe("the prod API endpoint", () => {
 
   it("is accepted narrowed, or private; dev may leave it open", () => {
     for (const cluster of [
-      { mode: "create", name: "test", publicAccessCidrs: ["198.51.100.0/24"] },
+      { mode: "create", name: "test", publicAccessCidrs: ["44.192.0.0/24"] },
       { mode: "create", name: "test", publicEndpoint: false },
     ]) {
       const raw = minimalConfig();

@@ -25,7 +25,7 @@ describe("stack config schema", () => {
       kubernetesVersion: "1.36",
       adminRoleArns: [],
       publicEndpoint: true,
-      publicAccessCidrs: ["203.0.113.0/24"],
+      publicAccessCidrs: minimalConfig().platform.cluster["publicAccessCidrs"],
     });
     expect(c.platform.network).toEqual({ cidrBlock: "10.0.0.0/16" });
     expect(c.platform.storage).toEqual({ prefix: "", checkpointRetentionDays: 30 });

@@ -11,7 +11,7 @@ const config: StackConfigInput = {
   environment: "prod",
   region,
   platform: {
-    cluster: { mode: "create", name: "ml-prod", publicAccessCidrs: ["198.51.100.0/24"] },
+    cluster: { mode: "create", name: "ml-prod", publicAccessCidrs: ["44.192.0.0/24"] }, // your public range
     gpuNodeGroups: [{ name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 4 }],
   },
 };

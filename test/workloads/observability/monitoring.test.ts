@@ -115,7 +115,9 @@ describe("observability charts", () => {
   it("sets only keys the pinned charts' values files have", () => {
     const kps = yamlFile(join(KPS, "values.yaml"));
     const ksm = yamlFile(join(KPS, "kube-state-metrics-8.4.0-values.yaml"));
-    const opaque = ["nodeSelector", "resources", "storageSpec", "sigv4"];
+    // persistentVolumeClaimRetentionPolicy is the StatefulSet's field: the values file sets `{}` and documents
+    // whenDeleted and whenScaled as comments.
+    const opaque = ["nodeSelector", "resources", "storageSpec", "sigv4", "persistentVolumeClaimRetentionPolicy"];
     // kube-state-metrics is a subchart: its keys are in its own values file
     const { "kube-state-metrics": ksmValues, ...kpsValues } = plan.helm.kubePrometheusStack.values;
     // grafana is a subchart too (12.11.1): `rbac.namespaced` is in its own values.yaml (grafana-community/helm-charts tag

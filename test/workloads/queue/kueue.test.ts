@@ -12,6 +12,7 @@ import { POOL_LABEL } from "../../../core/pools";
 import {
   kueueRelease,
   KUEUE_CHART,
+  neverAdmitted,
   planAdmission,
   QUEUE_NAME_LABEL,
   WAIT_FOR_PODS_READY_MINUTES,
@@ -19,6 +20,8 @@ import {
 } from "../../../core/platform/queueing";
 import type { ClusterQueue, KubeObject, RayJob, ResourceFlavor } from "../../../workloads/k8s/types";
 import { POD_ANNOTATIONS } from "../../../workloads/rayjob/render";
+import { cpuQuantity, memoryQuantity } from "../../../workloads/queue/kueue";
+import { neverAdmittedIssues } from "../../../workloads/queue/never-admitted";
 import { planStack } from "../../../workloads/stack";
 import { CrdConformance } from "../../helpers/crd-conformance";
 import { configWith, repoStack, runtime } from "../../helpers/fixtures";
@@ -230,7 +233,7 @@ describe("queue objects against Kueue v0.19.2", () => {
 
   it("sets only keys the chart's values file has, the pinned version, and a config with only documented fields", () => {
     const values = parse(readFileSync(join(FIXTURES, "values.yaml"), "utf8")) as Record<string, unknown>;
-    const ours = kueueRelease("system").values;
+    const ours = kueueRelease("system", "ray-jobs").values;
     expect(keysNotInChart(values, ours, ["nodeSelector"])).toEqual([]);
     expect(KUEUE_CHART.version).toBe("0.19.2");
     // The controller configuration replaces the chart's default string: every key we set is one the default
@@ -242,5 +245,75 @@ describe("queue objects against Kueue v0.19.2", () => {
     const keys = (o: unknown): string[] =>
       o && typeof o === "object" && !Array.isArray(o) ? Object.entries(o).flatMap(([k, v]) => [k, ...keys(v)]) : [];
     for (const key of keys(config)) expect(documented, key).toMatch(new RegExp(`^\\s*#?\\s*${key}:`, "m"));
+  });
+});
+
+describe("first deploy and quotas Kueue can keep", () => {
+  const config = (namespace?: string) =>
+    parse(
+      (kueueRelease("system", namespace).values["managerConfig"] as { controllerManagerConfigYaml: string })
+        .controllerManagerConfigYaml,
+    ) as Record<string, unknown>;
+
+  it("scopes Kueue's job webhooks to the workload namespace, so another chart's hook Job never waits on Kueue", () => {
+    // charts/kueue/templates/webhook/manifests.yaml: every job webhook's namespaceSelector is this selector when set.
+    expect(config("ray-jobs")["managedJobsNamespaceSelector"]).toEqual({
+      matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["ray-jobs"] }],
+    });
+    expect(config()).not.toHaveProperty("managedJobsNamespaceSelector");
+  });
+
+  it("keeps the CPU pool's quota to the millicore and MiB, never floored", () => {
+    expect([cpuQuantity(6.83), cpuQuantity(94), cpuQuantity(0.5)]).toEqual(["6830m", "94", "500m"]);
+    expect([memoryQuantity(33.5), memoryQuantity(336)]).toEqual(["34304Mi", "336Gi"]);
+    const cq = kinds(prod.shared, "ClusterQueue")[0] as ClusterQueue;
+    const system = cq.spec.resourceGroups[0]!.flavors.find((f) => f.name === "ray-jobs.system")!.resources;
+    const planned = prod.queue!.plan.quotas[0]!;
+    expect(system.find((r) => r.name === "cpu")!.nominalQuota).toBe(cpuQuantity(planned.cpus));
+    expect(planned.cpus % 1).not.toBe(0);
+  });
+
+  const queue = {
+    name: "q",
+    namespace: "ns",
+    waitForPodsReadyMinutes: 15,
+    quotas: [
+      { pool: "system", role: "system" as const, gpus: 0, cpus: 6.83, memoryGiB: 26.5 },
+      { pool: "gpu", role: "gpu" as const, gpus: 8, cpus: 94, memoryGiB: 336 },
+    ],
+  };
+  const job = (headCpus: number, gpus = 4): QueueDemand => ({
+    workload: "train",
+    example: false,
+    gpuPool: "gpu",
+    gpus,
+    workerCpus: 47,
+    workerMemoryGiB: 168,
+    headCpus,
+    headMemoryGiB: 24.5,
+  });
+
+  it("admits a 6.5-CPU head and submitter on 6.83 CPUs (a whole-CPU quota of 6 never would)", () => {
+    expect(planAdmission(queue, [job(6.5)]).admitted).toEqual(["train"]);
+    expect(neverAdmitted(queue, [job(6.5)])).toEqual([]);
+  });
+
+  it("refuses at plan time a job that asks more of a flavor than its whole quota, naming pool, demand, quota and fix", () => {
+    expect(neverAdmittedIssues(queue, [job(7), job(1, 16)], () => "ray-gpu:workloads[0]")).toEqual([
+      {
+        path: "ray-gpu:workloads[0]",
+        message:
+          "Kueue can never admit train: its head and submitter pods ask 7 CPUs of pool system (flavor ns.system), " +
+          "whose whole quota is 6.83 CPUs, so it would wait in the queue forever; raise " +
+          "platform.cpuNodeGroup.maxNodes or choose a larger instanceType (the CPU pool's quota is what its nodes at " +
+          "maxNodes have left after the platform's pods), or give the job fewer GPUs (its head grows with its workers)",
+      },
+      {
+        path: "ray-gpu:workloads[0]",
+        message:
+          "Kueue can never admit train: its workers ask 16 GPUs of pool gpu (flavor ns.gpu), whose whole quota is " +
+          "8 GPUs, so it would wait in the queue forever; raise the pool's maxNodes, or give the job fewer GPUs",
+      },
+    ]);
   });
 });
