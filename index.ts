@@ -11,3 +11,5 @@
 export * from "./core";
 export * from "./workloads";
 export * from "./components";
+export { simulateDeploy, type SimulateDeployOptions, type SimulatedDeploy } from "./cli/preview/simulate";
+export type { PreviewResource } from "./cli/preview/run";

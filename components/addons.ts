@@ -19,10 +19,20 @@ import {
 } from "../core/platform/addons";
 import { sortKeys } from "../core/serialize";
 import type { SpotFallbackPlan } from "../core/platform/spot-fallback";
-import { childOptions } from "./child-options";
+import { childOptions, nameChecks, withOrdering, type OrderingSource } from "./child-options";
 
-/** Arguments of a Helm add-on. Its Kubernetes provider and what it waits for come through the resource options. */
+/**
+ * Arguments of a Helm add-on. Its Kubernetes provider and what it waits for come from `platform`, or through the
+ * resource options on a cluster you run yourself.
+ */
 export interface HelmAddonArgs {
+  /**
+   * The platform the add-on runs on: its Kubernetes provider, and the cluster, the CPU nodes and CoreDNS the release's
+   * pods need (`platform.addonOptions()`), added to the resource options. Without it, a release given only
+   * `{ provider }` on a cluster the same program makes is created before any node can run its pods.
+   * @default - none: the provider and what to wait for come through the resource options
+   */
+  readonly platform?: Pick<OrderingSource, "addonOptions">;
   /**
    * The pinned chart and the values to install.
    * @default - the add-on's own plan (`kuberayOperatorRelease()`, `nvidiaDevicePluginRelease()`)
@@ -64,8 +74,9 @@ export interface KubeRayOperatorArgs extends HelmAddonArgs {
 }
 
 /**
- * The KubeRay operator (chart 1.7.0) with its CRDs; RayJobs depend on it. Give it the cluster's Kubernetes provider in
- * the resource options: `new KubeRayOperator("kuberay", {}, { provider })`.
+ * The KubeRay operator (chart 1.7.0) with its CRDs; RayJobs depend on it. On a platform,
+ * `new KubeRayOperator("kuberay", { platform })` takes the provider and the order from it; on a cluster the program
+ * does not make, give the provider in the resource options: `new KubeRayOperator("kuberay", {}, { provider })`.
  */
 export class KubeRayOperator extends pulumi.ComponentResource {
   /** The Helm release; pass the operator (or this release) to a RayWorkload's `dependsOn`. */
@@ -74,10 +85,13 @@ export class KubeRayOperator extends pulumi.ComponentResource {
   public readonly namespace: string;
 
   constructor(name: string, args: KubeRayOperatorArgs = {}, opts?: pulumi.ComponentResourceOptions) {
-    super("ray-gpu:index:KubeRayOperator", name, {}, opts);
+    const names = nameChecks(withOrdering(args.platform?.addonOptions(), opts));
+    super("ray-gpu:index:KubeRayOperator", name, {}, names.opts);
+    names.own(this);
     const release = args.release ?? kuberayOperatorRelease(args.cpuPool);
-    this.release = helmRelease(name, release, childOptions(this, opts));
+    this.release = helmRelease(name, release, childOptions(this, names.opts));
     this.namespace = release.namespace;
+    names.report(`KubeRayOperator ${name}`);
     this.registerOutputs({ releaseName: this.release.name });
   }
 }
@@ -88,8 +102,11 @@ export class NvidiaDevicePlugin extends pulumi.ComponentResource {
   public readonly release: k8s.helm.v3.Release;
 
   constructor(name: string, args: HelmAddonArgs = {}, opts?: pulumi.ComponentResourceOptions) {
-    super("ray-gpu:index:NvidiaDevicePlugin", name, {}, opts);
-    this.release = helmRelease(name, args.release ?? nvidiaDevicePluginRelease(), childOptions(this, opts));
+    const names = nameChecks(withOrdering(args.platform?.addonOptions(), opts));
+    super("ray-gpu:index:NvidiaDevicePlugin", name, {}, names.opts);
+    names.own(this);
+    this.release = helmRelease(name, args.release ?? nvidiaDevicePluginRelease(), childOptions(this, names.opts));
+    names.report(`NvidiaDevicePlugin ${name}`);
     this.registerOutputs({ releaseName: this.release.name });
   }
 }
@@ -119,6 +136,11 @@ export interface ClusterAutoscalerArgs {
    * @default - none: least-waste expander, 15-minute provision time
    */
   readonly spotFallback?: SpotFallbackPlan | undefined;
+  /**
+   * The platform it runs on: its provider, and the nodes and CoreDNS its pods need (`platform.addonOptions()`).
+   * @default - none: they come through the resource options
+   */
+  readonly platform?: Pick<OrderingSource, "addonOptions">;
 }
 
 /** Cluster Autoscaler with its own role, bound to its service account through EKS Pod Identity. */
@@ -128,8 +150,11 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
   /** The autoscaler's IAM role. */
   public readonly roleArn: pulumi.Output<string>;
 
-  constructor(name: string, args: ClusterAutoscalerArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: ClusterAutoscalerArgs, options?: pulumi.ComponentResourceOptions) {
+    const names = nameChecks(withOrdering(args.platform?.addonOptions(), options));
+    const opts = names.opts;
     super("ray-gpu:index:ClusterAutoscaler", name, {}, opts);
+    names.own(this);
     const child = { parent: this };
     const clusterName = pulumi.output(args.clusterName);
     const account = SERVICE_ACCOUNTS.clusterAutoscaler;
@@ -157,6 +182,7 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
     });
     this.release = helmRelease(name, release(""), childOptions(this, opts, [association]), values);
     this.roleArn = role.arn;
+    names.report(`ClusterAutoscaler ${name}`);
     this.registerOutputs({ releaseName: this.release.name, roleArn: this.roleArn });
   }
 }

@@ -18,7 +18,7 @@ import { CpuNodeGroup, GpuNodeGroup } from "./node-group";
 import { Storage } from "./storage";
 import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
-import { keptOptions, planOrRunError } from "./child-options";
+import { keptOptions, nameChecks, planOrRunError, type OrderingSource } from "./child-options";
 import { firstOf } from "./outputs";
 import { WorkloadSecurity } from "./security";
 import { GpuObservability } from "./observability";
@@ -38,7 +38,7 @@ export interface RayGpuPlatformArgs {
  * The whole platform from the typed stack config. Pass an AWS provider for the region in the resource options
  * (`{ providers: [awsProvider] }`); the platform makes its own Kubernetes provider for the cluster.
  */
-export class RayGpuPlatform extends pulumi.ComponentResource {
+export class RayGpuPlatform extends pulumi.ComponentResource implements OrderingSource {
   /** The pure plan the platform was built from (pools with their labels and taints, chart pins, …). */
   public readonly plan: PlatformPlan;
   /** Name of the EKS cluster. */
@@ -69,15 +69,20 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
   public readonly security: WorkloadSecurity;
   /** DCGM exporter, Prometheus, Grafana, the Ray PodMonitor, rules and dashboard, when `observability.enabled`. */
   public readonly observability: GpuObservability | undefined;
+  /** What an in-cluster add-on waits for: the cluster, the CPU nodes and CoreDNS (see {@link addonOptions}). */
+  private readonly addonOrdering: pulumi.ComponentResourceOptions;
 
   constructor(name: string, args: RayGpuPlatformArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("ray-gpu:index:RayGpuPlatform", name, {}, opts);
+    const names = nameChecks(opts);
+    super("ray-gpu:index:RayGpuPlatform", name, {}, names.opts);
+    names.own(this);
     const plan = planOrRunError("RayGpuPlatform", () =>
       planPlatform(parseStackConfig(args.config, "RayGpuPlatform config")),
     );
     const key = this.dataKey(name, plan);
     const cluster = this.cluster(name, plan, key);
     const { gpu, inCluster } = this.nodeGroups(name, plan, cluster);
+    this.addonOrdering = { providers: inCluster.providers, dependsOn: inCluster.dependsOn };
     this.gpuNodeGroups = gpu;
     this.kuberayOperator = this.clusterAddons(name, plan, cluster, inCluster);
     const fsx = { fsxSubnetId: firstOf(cluster.nodeSubnetIds, ""), vpcId: cluster.vpcId };
@@ -104,6 +109,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     this.serviceAccountName = this.storage.serviceAccountName;
     this.bucketName = this.storage.bucketName;
     this.podRoleArn = this.storage.roleArn;
+    // Every child's name against its limit (Helm's 53 characters, AWS's), for the name this platform was given.
+    names.report(`RayGpuPlatform ${name}`);
     this.registerOutputs({ clusterName: this.clusterName, bucketName: this.bucketName, podRoleArn: this.podRoleArn });
   }
 
@@ -203,7 +210,20 @@ export class RayGpuPlatform extends pulumi.ComponentResource {
     );
   }
 
-  /** What a RayWorkload's resource options need on this platform: its provider, the operator and the namespace. */
+  /**
+   * What an add-on's resource options need on this platform (a Helm release of yours, a `KubeRayOperator`): the
+   * Kubernetes provider, and the cluster, the CPU nodes and CoreDNS its pods need, so `pulumi up` creates it after
+   * them. `new KubeRayOperator(name, { platform })` takes them by itself.
+   */
+  addonOptions(): pulumi.ComponentResourceOptions {
+    return { providers: this.addonOrdering.providers, dependsOn: this.addonOrdering.dependsOn };
+  }
+
+  /**
+   * What a RayWorkload's resource options need on this platform: its provider, the operator (whose chart installs the
+   * RayJob kind), the namespace, the service account, the NetworkPolicies, the queue and the monitoring CRDs.
+   * `new RayWorkload(name, { objects, platform })` takes them by itself.
+   */
   workloadOptions(): pulumi.ComponentResourceOptions {
     return {
       providers: [this.provider],

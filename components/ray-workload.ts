@@ -10,7 +10,7 @@ import { runtimeConfigMap, type RuntimePackage } from "../workloads/contract/con
 import type { KubeObject } from "../workloads/k8s/types";
 import { MANAGED_BY } from "../workloads/rayjob/render";
 import { workloadSecretName } from "../workloads/security/secrets";
-import { childOptions } from "./child-options";
+import { childOptions, nameChecks, withOrdering, type OrderingSource } from "./child-options";
 
 /** Arguments of {@link RayWorkload}. */
 export interface RayWorkloadArgs {
@@ -26,18 +26,30 @@ export interface RayWorkloadArgs {
    * @default {} (no Secret is created)
    */
   readonly secrets?: Readonly<Record<string, pulumi.Input<string>>>;
+  /**
+   * The platform the job runs on: its Kubernetes provider, and what a job waits for there (the KubeRay operator whose
+   * chart installs the RayJob kind, the namespace, the service account, the NetworkPolicies, the queue, the monitoring
+   * CRDs: `platform.workloadOptions()`), added to the resource options. Given only `{ providers }`, the RayJob is
+   * created before the operator's CRD and refused.
+   * @default - none: the provider and what to wait for come through the resource options
+   */
+  readonly platform?: Pick<OrderingSource, "workloadOptions">;
 }
 
 /**
- * One workload on the cluster. `new RayWorkload("sft", { objects }, { provider, dependsOn: [kuberayOperator, namespace] })`:
- * every object waits for `dependsOn`, and the RayJob also for its ConfigMaps.
+ * One workload on the cluster. On a platform: `new RayWorkload("sft", { objects, platform })`; on a cluster you run:
+ * `new RayWorkload("sft", { objects }, { provider, dependsOn: [kuberayOperator, namespace] })`. Every object waits for
+ * `dependsOn`, and the RayJob also for its ConfigMaps.
  */
 export class RayWorkload extends pulumi.ComponentResource {
   /** Name of the RayJob. */
   public readonly rayJobName: pulumi.Output<string>;
 
-  constructor(name: string, args: RayWorkloadArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: RayWorkloadArgs, options?: pulumi.ComponentResourceOptions) {
+    const names = nameChecks(withOrdering(args.platform?.workloadOptions(), options));
+    const opts = names.opts;
     super("ray-gpu:index:RayWorkload", name, {}, opts);
+    names.own(this);
     const jobs = args.objects.filter((o) => o.kind === "RayJob");
     if (jobs.length !== 1)
       throw new pulumi.RunError(`RayWorkload ${name} needs exactly one RayJob among its objects, got ${jobs.length}`);
@@ -59,6 +71,7 @@ export class RayWorkload extends pulumi.ComponentResource {
       },
     );
     this.rayJobName = rayJob.metadata.apply((m) => m.name ?? name);
+    names.report(`RayWorkload ${name}`);
     this.registerOutputs({ rayJobName: this.rayJobName });
   }
 

@@ -104,3 +104,4 @@ export {
 export { jobDashboard, JOB_PANELS, type DashboardPanel } from "./observability/dashboards";
 export { METRICS, type MetricDef } from "./observability/metrics";
 export { RAY_IMAGE, RAY_VERSION } from "./ray";
+export { checkProgram, type DeployNode, type DeployProblem } from "./deploy/program";

@@ -3,7 +3,7 @@
  * `./rules.ts`, mandatory. Needs `@pulumi/policy` (an optional peer dependency) in the pack's folder.
  */
 import { PolicyPack, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
-import { networkPolicyViolations, RULES, STACK_RULE_NAME } from "./rules";
+import { DEPLOY_RULE_NAME, deploySimulationViolations, networkPolicyViolations, RULES, STACK_RULE_NAME } from "./rules";
 
 /** Each rule as a resource policy of `@pulumi/policy`. */
 export function resourcePolicies(): ResourceValidationPolicy[] {
@@ -38,7 +38,26 @@ export function stackPolicy(): StackValidationPolicy {
   };
 }
 
+/**
+ * The deploy simulation (`core/deploy/program.ts`) over the stack: `pulumi preview` refuses a stack whose `pulumi up`
+ * would create a release before any node runs its pods, a custom resource before its CRD, a Ray pod no node group
+ * takes, or a name over its service's limit.
+ */
+export function deploySimulationPolicy(): StackValidationPolicy {
+  return {
+    name: DEPLOY_RULE_NAME,
+    description:
+      "pulumi up can create every resource in the order it would: add-ons and releases after the nodes and CoreDNS they need, custom resources after their CRD's chart, Ray pods on some node group, names within their limits.",
+    enforcementLevel: "mandatory",
+    validateStack: (args, report) => {
+      for (const v of deploySimulationViolations(args.resources)) report(v);
+    },
+  };
+}
+
 /** Creates (and serves) the pack; call it from the pack folder's entry point only. */
 export function createPolicyPack(): PolicyPack {
-  return new PolicyPack("pulumi-ray-gpu", { policies: [...resourcePolicies(), stackPolicy()] });
+  return new PolicyPack("pulumi-ray-gpu", {
+    policies: [...resourcePolicies(), stackPolicy(), deploySimulationPolicy()],
+  });
 }

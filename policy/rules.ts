@@ -16,6 +16,7 @@ import { RAY_RULES } from "./ray-rules";
 
 export type { PolicyInput, ResourceRule } from "./inputs";
 export { networkPolicyViolations, notDefaultDeny } from "./network-policy";
+export { DEPLOY_RULE_NAME, deployNode, deploySimulationViolations, type StackResourceInput } from "./deploy-simulation";
 export { RAY_TYPES, type RayKind } from "./ray-pods";
 export { imageProblem } from "./ray-rules";
 export { adminPolicy, ADMIN_POLICIES, policyStatements, wildcardAction } from "./iam-rules";

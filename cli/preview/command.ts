@@ -12,7 +12,11 @@ export function registerPreview(program: Command, ctx: CommandContext): void {
     .description(
       "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted) and what each waits for, offline under Pulumi's mock runtime; exit 1 when the deploy simulation finds a wait that never ends or a pod no node can take.",
     )
-    .requiredOption("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview")
+    .option("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview (with --program: its config, if present)")
+    .option(
+      "-p, --program <dir>",
+      "run your own Pulumi program (a Node.js project folder with its packages installed) instead of the bundled one",
+    )
     .option("--json", 'print { "resources": [ { "type", "name", "parent", "dependsOn", "inputs" } ] }')
     .option("--wide", "one line per resource with its full type token, whole name and parent (wider than 120 columns)")
     .action(async (opts: PreviewOptions) => {

@@ -102,6 +102,17 @@ function placeholderCall(token: string, inputs: Record<string, unknown>): Record
   }
 }
 
+/** What the monitor's registration says of a resource that the mock's `newResource` does not see. */
+type Seen = {
+  parent: string;
+  dependencies: string[];
+  provider: string;
+  protect: boolean;
+  retainOnDelete: boolean;
+  replaceOnChanges: string[];
+  ignoreChanges: string[];
+};
+
 // The mock monitor's request object (protobuf RegisterResourceRequest): the part we read.
 interface RegisterRequest {
   getType(): string;
@@ -119,24 +130,36 @@ interface Monitor {
 }
 
 /**
+ * The Pulumi SDK the mocks go on: the program's own `@pulumi/pulumi` (a project's node_modules has its own copy, and
+ * mocks set on another copy are never seen), with its internal settings module (the monitor the mocks install).
+ */
+export interface PulumiSdk {
+  readonly runtime: Pick<typeof pulumi.runtime, "setAllConfig" | "setMocks">;
+  readonly settings: { getMonitor(): Monitor; waitForRPCs(): Promise<void> };
+}
+
+/** The `@pulumi/pulumi` this package resolves (the program bundled with the CLI, a team's unit tests). */
+export function ownSdk(): PulumiSdk {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- internal module of the pinned @pulumi/pulumi
+  const settings = require("@pulumi/pulumi/runtime/settings") as PulumiSdk["settings"];
+  return { runtime: pulumi.runtime, settings };
+}
+
+/**
  * Sets `config` (as `pulumi up` hands it over: structured values as JSON text) and the mocks; returns the list
  * that fills as the program registers resources. Pulumi's mock `newResource` does not see the parent, so the
  * monitor's `registerResource` is wrapped to note it first (internal module of the pinned @pulumi/pulumi).
  */
-export async function installPreviewMocks(config: Record<string, string>, stack: string): Promise<RecordedResource[]> {
+export async function installPreviewMocks(
+  config: Record<string, string>,
+  stack: string,
+  sdk: PulumiSdk = ownSdk(),
+  project = "ray-gpu",
+): Promise<RecordedResource[]> {
   const recorded: RecordedResource[] = [];
-  type Seen = {
-    parent: string;
-    dependencies: string[];
-    provider: string;
-    protect: boolean;
-    retainOnDelete: boolean;
-    replaceOnChanges: string[];
-    ignoreChanges: string[];
-  };
   const parents = new Map<string, Seen>();
-  pulumi.runtime.setAllConfig(config);
-  await pulumi.runtime.setMocks(
+  sdk.runtime.setAllConfig(config);
+  await sdk.runtime.setMocks(
     {
       newResource(args) {
         const inputs = args.inputs as Record<string, unknown>;
@@ -160,13 +183,11 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
         return placeholderCall(args.token, args.inputs as Record<string, unknown>);
       },
     },
-    "ray-gpu",
+    project,
     stack,
     true,
   );
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- internal module of the pinned @pulumi/pulumi
-  const settings = require("@pulumi/pulumi/runtime/settings") as { getMonitor(): Monitor };
-  const monitor = settings.getMonitor();
+  const monitor = sdk.settings.getMonitor();
   const register = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req, callback) => {
     parents.set(`${req.getType()}::${req.getName()}`, {
@@ -184,8 +205,6 @@ export async function installPreviewMocks(config: Record<string, string>, stack:
 }
 
 /** Waits until every registration and call the program started has finished. */
-export async function settlePreview(): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- internal module of the pinned @pulumi/pulumi
-  const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
-  await settings.waitForRPCs();
+export async function settlePreview(sdk: PulumiSdk = ownSdk()): Promise<void> {
+  await sdk.settings.waitForRPCs();
 }

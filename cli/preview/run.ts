@@ -6,8 +6,9 @@
 import { byCodePoint, sortKeys } from "../../core/serialize";
 import { planStackFile, pulumiConfigMap } from "../input/stack-file";
 import { loadRuntimePackage } from "../../io/runtime-package";
-import { checkDeployOrder } from "../../core/deploy/order";
+import { checkProgram } from "../../core/deploy/program";
 import { ConfigError } from "../../core/errors";
+import type { StackPlan } from "../../workloads/stack";
 import { installPreviewMocks, settlePreview, type RecordedResource } from "./mocks";
 
 /** One resource of the preview. */
@@ -46,7 +47,8 @@ export function redact(value: unknown, key = ""): unknown {
   return value;
 }
 
-function toPreview(r: RecordedResource): PreviewResource {
+/** A recorded resource as the preview lists it (and the deploy simulation reads it): names instead of URNs. */
+export function toPreview(r: RecordedResource): PreviewResource {
   return {
     type: r.type,
     name: r.name,
@@ -67,22 +69,31 @@ const protectionOf = (r: RecordedResource): ("protect" | "retainOnDelete")[] => 
  * Previews `Pulumi.<stack>.yaml` of `dir`.
  * @throws ConfigError when the config or a workload is invalid (before anything runs); UsageError for an unknown stack.
  */
-export async function previewStack(dir: string, stack: string): Promise<{ resources: PreviewResource[] }> {
-  const { file } = planStackFile(dir, stack, { runtime: loadRuntimePackage(), requireRender: true });
+export async function previewStack(
+  dir: string,
+  stack: string,
+): Promise<{ resources: PreviewResource[]; deploy: Pick<StackPlan, "apiEndpoint" | "destroy"> }> {
+  const { file, plan } = planStackFile(dir, stack, { runtime: loadRuntimePackage(), requireRender: true });
   const recorded = await installPreviewMocks(pulumiConfigMap(file), stack);
   // The Pulumi program: in the CLI's bundle, or from source under a TypeScript loader (tests).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS module run for its side effects
   require("../../stacks/index");
   await settlePreview();
-  const resources = recorded
-    .map(toPreview)
-    // By code point: the order never depends on the machine's locale.
-    .sort((a, b) => byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name));
-  const problems = checkDeployOrder(resources);
+  return { ...simulated(recorded, file), deploy: { apiEndpoint: plan.apiEndpoint, destroy: plan.destroy } };
+}
+
+/**
+ * The recorded resources, sorted by type then name (code point: the order never depends on the machine's locale),
+ * through the deploy simulation.
+ * @throws ConfigError naming each resource whose create cannot finish, its problem and the fix.
+ */
+export function simulated(recorded: readonly RecordedResource[], source: string): { resources: PreviewResource[] } {
+  const resources = recorded.map(toPreview).sort((a, b) => byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name));
+  const problems = checkProgram(resources);
   if (problems.length)
     throw new ConfigError(
       problems.map((p) => ({ path: p.resource, message: p.message })),
-      `the deploy simulation of ${file} (the order pulumi up creates resources in)`,
+      `the deploy simulation of ${source} (the order pulumi up creates resources in, names, pod placement)`,
     );
   return { resources };
 }

@@ -4,6 +4,8 @@
  * gives the flat table with full type tokens and parents instead.
  */
 import { byCodePoint } from "../../core/serialize";
+import type { StackPlan } from "../../workloads/stack";
+import { deployLines } from "../plan/text";
 import type { PreviewResource } from "./run";
 
 /** The width the default view fits: a common terminal's. */
@@ -101,8 +103,14 @@ const header = (stack: string, doc: { resources: readonly PreviewResource[] }) =
   "",
 ];
 
+/** What a preview shows: the resources and, for a stack's preview, what its plan says of the deploy and destroy. */
+export interface PreviewDocument {
+  readonly resources: readonly PreviewResource[];
+  readonly deploy?: Pick<StackPlan, "apiEndpoint" | "destroy">;
+}
+
 /** The tree, every line at most {@link PREVIEW_COLUMNS} columns. */
-export function previewText(stack: string, doc: { resources: readonly PreviewResource[] }): string {
+export function previewText(stack: string, doc: PreviewDocument): string {
   const rows = treeRows(doc.resources);
   const typeWidth = Math.max("TYPE".length, ...rows.map((r) => r.type.length));
   const nameWidth = PREVIEW_COLUMNS - typeWidth - 2;
@@ -113,11 +121,12 @@ export function previewText(stack: string, doc: { resources: readonly PreviewRes
     ...rows.map((r) => line(r.type, fitName(r, nameWidth))),
     "",
     ...rayJobNote(doc),
+    ...(doc.deploy ? deployLines(doc.deploy) : []),
   ].join("\n");
 }
 
 /** `--wide`: one line per resource with its full type token, whole name and parent. */
-export function previewWideText(stack: string, doc: { resources: readonly PreviewResource[] }): string {
+export function previewWideText(stack: string, doc: PreviewDocument): string {
   const rows = doc.resources.map((r) => [r.type, `${r.name}${marks(r)}`, r.parent ?? "-"]);
   const widths = [0, 1, 2].map((i) => Math.max(...[["TYPE", "NAME", "PARENT"], ...rows].map((row) => row[i]!.length)));
   const line = (row: string[]) =>
@@ -125,7 +134,12 @@ export function previewWideText(stack: string, doc: { resources: readonly Previe
       .map((c, i) => c.padEnd(widths[i]!))
       .join("  ")
       .trimEnd();
-  return [...header(stack, doc), line(["TYPE", "NAME", "PARENT"]), ...rows.map(line), "", ...rayJobNote(doc)].join(
-    "\n",
-  );
+  return [
+    ...header(stack, doc),
+    line(["TYPE", "NAME", "PARENT"]),
+    ...rows.map(line),
+    "",
+    ...rayJobNote(doc),
+    ...(doc.deploy ? deployLines(doc.deploy) : []),
+  ].join("\n");
 }

@@ -35,6 +35,7 @@ export interface DeployProblem {
 const ADDON = "aws:eks/addon:Addon";
 const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
+const EKS_CLUSTER = "aws:eks/cluster:Cluster";
 
 /** Managed add-ons that run a Deployment: ACTIVE only once a node runs their pods. */
 export const DEPLOYMENT_ADDONS: readonly string[] = [
@@ -91,6 +92,11 @@ interface Graph {
   readonly hosts: readonly DeployNode[];
   /** The managed CoreDNS add-on, where the stack creates it. */
   readonly coredns: DeployNode | undefined;
+  /**
+   * Whether the program makes the cluster's nodes (an EKS cluster or a node group). On a cluster it does not make
+   * (a kubeconfig of someone else's), nodes are there before the program runs and nothing can wait for them.
+   */
+  readonly makesNodes: boolean;
 }
 
 /** A wait rule: which resources it covers, and the problem with one of them, if any. */
@@ -125,20 +131,29 @@ function deploymentAddon(n: DeployNode, g: Graph): string | undefined {
 function helmRelease(n: DeployNode, g: Graph): string | undefined {
   const chart = String(n.inputs["chart"]);
   const missing: string[] = [];
-  if (!g.hosts.some((h) => waitsOn(g, n, h.name))) missing.push(`a node group that runs its pods (${hostNames(g)})`);
+  if (g.makesNodes && !g.hosts.some((h) => waitsOn(g, n, h.name)))
+    missing.push(`a node group that runs its pods (${hostNames(g)})`);
   const dns = g.coredns;
   if (dns && !waitsOn(g, n, dns.name)) missing.push(`CoreDNS (${dns.name}), which its pods need to resolve services`);
   if (!missing.length) return undefined;
-  return `release ${chart} waits for its pods to be ready (atomic, 5-minute timeout) but is not ordered after ${missing.join(" and ")}`;
+  return (
+    `release ${chart} waits for its pods to be ready (atomic, 5-minute timeout) but is not ordered after ` +
+    `${missing.join(" and ")}: it fails if they are not there in time; make it depend on them (on a RayGpuPlatform, ` +
+    `pass \`{ platform }\` or \`platform.addonOptions()\`)`
+  );
 }
 
-/** An object of a CRD our charts install: the API server refuses its kind until the chart's CRDs exist. */
+/** An object of a CRD our charts install: the API server refuses its kind until a release of the chart exists. */
 function customObject(n: DeployNode, g: Graph): string | undefined {
   const group = apiGroup(n.type);
   const chart = CRD_CHARTS[group]!;
-  const release = g.nodes.find((m) => m.type === HELM_RELEASE && String(m.inputs["chart"]).endsWith(chart));
-  if (!release || waitsOn(g, n, release.name)) return undefined;
-  return `its kind (${group}) exists only once the ${chart} chart installs its CRDs, but it does not wait for ${release.name}`;
+  const releases = g.nodes.filter((m) => m.type === HELM_RELEASE && String(m.inputs["chart"]).endsWith(chart));
+  if (!releases.length || releases.some((r) => waitsOn(g, n, r.name))) return undefined;
+  return (
+    `its kind (${group}) exists only once the ${chart} chart installs its CRDs, but it does not wait for ` +
+    `${releases.map((r) => r.name).join(" or ")}: the API server refuses it (no matches for kind); make it depend on the release (a RayWorkload ` +
+    `on a RayGpuPlatform: pass \`{ platform }\` or \`platform.workloadOptions()\`)`
+  );
 }
 
 /** The readiness rules, each with the source of the behaviour it models. */
@@ -168,6 +183,7 @@ export function checkDeployOrder(nodes: readonly DeployNode[]): DeployProblem[] 
     waits: waitsFor(nodes),
     hosts: nodes.filter(hostsPlatformPods),
     coredns: nodes.find((m) => m.type === ADDON && m.inputs["addonName"] === "coredns"),
+    makesNodes: nodes.some((m) => m.type === NODE_GROUP || m.type === EKS_CLUSTER),
   };
   return nodes.flatMap((n) =>
     Object.values(WAIT_RULES)

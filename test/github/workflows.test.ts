@@ -4,7 +4,7 @@
  * executed here exactly as written in the YAML.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -161,44 +161,8 @@ describe("GitHub workflows", () => {
 
   it("count the allow-replace label only when its latest application was by someone with write access", async () => {
     const step = workflow("plan-diff.yml").jobs["diff"]!.steps.find((s) => s.id === "label")!;
-    const decide = async (
-      labeled: string,
-      events: { actor: string; label: string }[],
-      roles: Record<string, string>,
-    ) => {
-      const dir = mkdtempSync(join(tmpdir(), "ray-gpu-label-"));
-      // A stand-in for `gh api`: the events and permissions GitHub's REST API would return, filtered by the real jq.
-      writeFileSync(
-        join(dir, "events.json"),
-        JSON.stringify(events.map((e) => ({ event: "labeled", actor: { login: e.actor }, label: { name: e.label } }))),
-      );
-      for (const [user, permission] of Object.entries(roles))
-        writeFileSync(join(dir, `${user}.json`), JSON.stringify({ permission }));
-      writeFileSync(
-        join(dir, "gh"),
-        [
-          "#!/usr/bin/env bash",
-          'path=""; jq_expr="."',
-          'while [ $# -gt 0 ]; do case "$1" in api|--paginate) ;; --jq) jq_expr="$2"; shift ;; *) path="$1" ;; esac; shift; done',
-          'case "$path" in repos/acme/ml/issues/7/events) file=events.json ;; repos/acme/ml/collaborators/*/permission) user=${path#repos/acme/ml/collaborators/}; file=${user%/permission}.json ;; *) exit 1 ;; esac',
-          `jq -r "$jq_expr" "${dir}/$file"`,
-        ].join("\n"),
-        { mode: 0o755 },
-      );
-      const output = join(dir, "github-output");
-      await run("bash", ["-e", "-o", "pipefail", "-c", step.run!], {
-        cwd: dir,
-        env: {
-          ...process.env,
-          PATH: `${dir}:${process.env["PATH"]}`,
-          GITHUB_OUTPUT: output,
-          REPO: "acme/ml",
-          NUMBER: "7",
-          LABELED: labeled,
-        },
-      });
-      return readFileSync(output, "utf8");
-    };
+    const decide = (labeled: string, events: LabelEvent[], roles: Record<string, string>) =>
+      labelDecision(step.run!, { labeled, events, roles });
     const label = "ray-gpu/allow-replace";
     const roles = { maintainer: "write", author: "read", owner: "admin" };
     expect(await decide("true", [{ actor: "maintainer", label }], roles)).toBe("allowed=true\n");
@@ -265,4 +229,40 @@ function fixtureCheckouts(edit: (prod: string) => string, code: boolean): string
     "bin/ray-gpu.js": "throw new Error('the pull request's own tool must never run');\n",
   });
   return root;
+}
+
+/** An application of a label, as the issue's events list it. */
+type LabelEvent = { actor: string; label: string };
+
+/**
+ * What the label step writes to GITHUB_OUTPUT when the pull request's events are `events` and each user's permission is
+ * in `roles`: `gh` is a stand-in serving the answers GitHub's REST API would give, filtered by the real jq.
+ */
+async function labelDecision(
+  script: string,
+  given: { labeled: string; events: LabelEvent[]; roles: Record<string, string> },
+): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "ray-gpu-label-"));
+  const events = given.events.map((e) => ({ event: "labeled", actor: { login: e.actor }, label: { name: e.label } }));
+  writeFileSync(join(dir, "events.json"), JSON.stringify(events));
+  for (const [user, permission] of Object.entries(given.roles))
+    writeFileSync(join(dir, `${user}.json`), JSON.stringify({ permission }));
+  writeFileSync(
+    join(dir, "gh"),
+    [
+      "#!/usr/bin/env bash",
+      'path=""; jq_expr="."',
+      'while [ $# -gt 0 ]; do case "$1" in api|--paginate) ;; --jq) jq_expr="$2"; shift ;; *) path="$1" ;; esac; shift; done',
+      'case "$path" in repos/acme/ml/issues/7/events) file=events.json ;; repos/acme/ml/collaborators/*/permission) user=${path#repos/acme/ml/collaborators/}; file=${user%/permission}.json ;; *) exit 1 ;; esac',
+      `jq -r "$jq_expr" "${dir}/$file"`,
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  const output = join(dir, "github-output");
+  const env = { PATH: `${dir}:${process.env["PATH"]}`, GITHUB_OUTPUT: output, REPO: "acme/ml", NUMBER: "7" };
+  await run("bash", ["-e", "-o", "pipefail", "-c", script], {
+    cwd: dir,
+    env: { ...process.env, ...env, LABELED: given.labeled },
+  });
+  return readFileSync(output, "utf8");
 }

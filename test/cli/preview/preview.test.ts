@@ -24,7 +24,13 @@ describe("ray-gpu preview (offline)", () => {
       const r = await preview("--stack", stack, "--json");
       expect(r.status, r.stderr).toBe(0);
       const doc = JSON.parse(r.stdout) as Doc;
-      expect(Object.keys(doc)).toEqual(["resources"]);
+      // The resources, and what the plan says of the API endpoint and of what pulumi destroy leaves.
+      expect(Object.keys(doc)).toEqual(["deploy", "resources"]);
+      const deploy = (doc as unknown as { deploy: { apiEndpoint: string; destroy: { what: string }[] } }).deploy;
+      expect(deploy.apiEndpoint).toMatch(stack === "prod" ? /^private only/ : /^public, from 0\.0\.0\.0\/0/);
+      expect(deploy.destroy.map((d) => d.what.split(" ")[0])).toEqual(
+        stack === "prod" ? ["Prometheus's", "network", "the"] : ["Prometheus's", "network"],
+      );
       for (const res of doc.resources) {
         const keys = ["dependsOn", "inputs", "name", "parent", ...("protection" in res ? ["protection"] : []), "type"];
         expect(Object.keys(res).sort()).toEqual(keys);

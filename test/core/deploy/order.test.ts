@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { checkDeployOrder, waitsFor, type DeployNode } from "../../../core/deploy/order";
+import { checkDeployOrder, waitsFor } from "../../../core/deploy/order";
+import { deployNode } from "../../helpers/deploy-graph";
 
 /** A small graph shaped like the platform's: cluster, add-ons, a CPU node group in its component, a release. */
 function graph(over: { cpuGroupWaitsFor?: string[]; corednsWaitsFor?: string[]; releaseWaitsFor?: string[] } = {}) {
-  const node = (type: string, name: string, extra: Partial<DeployNode> = {}): DeployNode => ({
-    type,
-    name,
-    parent: null,
-    dependsOn: [],
-    inputs: {},
-    ...extra,
-  });
+  const node = deployNode;
   const addon = (addonName: string, dependsOn: string[] = ["eks"]) =>
     node("aws:eks/addon:Addon", addonName, { dependsOn, inputs: { addonName } });
   return [
