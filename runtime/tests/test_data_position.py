@@ -84,7 +84,8 @@ ROWS, BATCH, WORKERS, STEPS, EVERY, FAIL_AFTER = 400, 10, 2, 30, 7, 15
 
 def _loop(cfg: dict) -> None:
     """One batch per step; checkpoints every EVERY steps with each rank's data position; the first attempt dies one
-    step after its second checkpoint (step 14), having trained on the batch of step 15."""
+    step after its second checkpoint (step 14), having trained on the batch of step 15. Ray restores step 14's
+    checkpoint, or step 7's where its controller had not yet taken step 14's report: the test accepts either."""
     import tempfile
 
     import ray.train
@@ -137,15 +138,22 @@ def test_ray_train_resumes_the_data_of_every_worker_after_a_failure(tmp_path, ra
     assert trainer.fit().metrics["step"] == STEPS
     per_epoch = ROWS // WORKERS // BATCH
     epoch0: list[int] = []
+    resumed_from: set[int] = set()
     for rank in range(WORKERS):
         records = [json.loads(line) for line in (log / f"rank{rank}.jsonl").read_text().splitlines()]
         first = {r["step"]: r["ids"] for r in records if not r["resumed"]}
         second = {r["step"]: r["ids"] for r in records if r["resumed"]}
-        assert sorted(first) == list(range(1, FAIL_AFTER + 1)) and sorted(second) == list(range(2 * EVERY + 1, STEPS + 1)), rank
-        # The interrupted attempt trained on step 15's batch and died before checkpointing it: the resumed attempt
-        # starts exactly there, the row after the last one the checkpoint counted.
-        assert second[2 * EVERY + 1] == first[2 * EVERY + 1], rank
-        trained = [first[s] for s in range(1, 2 * EVERY + 1)] + [second[s] for s in range(2 * EVERY + 1, STEPS + 1)]
+        # Ray Train restores the latest checkpoint its controller registered before the failure: step 14's, or step 7's
+        # when the worker died before the controller took step 14's report (the report is queued, not awaited).
+        restored = min(second) - 1
+        resumed_from.add(restored)
+        assert restored in (EVERY, 2 * EVERY), (rank, restored)
+        assert sorted(first) == list(range(1, FAIL_AFTER + 1)) and sorted(second) == list(range(restored + 1, STEPS + 1)), rank
+        # The resumed attempt starts exactly at the row after the last one the restored checkpoint counted: the batch
+        # the interrupted attempt trained on right after it.
+        assert second[restored + 1] == first[restored + 1], rank
+        trained = [first[s] for s in range(1, restored + 1)] + [second[s] for s in range(restored + 1, STEPS + 1)]
         epoch0 += [i for ids in trained[:per_epoch] for i in ids]
         assert trained[per_epoch:] == trained[: STEPS - per_epoch], f"rank {rank}: epoch 1 repeats epoch 0's order"
+    assert len(resumed_from) == 1, f"every worker resumes from the same checkpoint: {resumed_from}"
     assert sorted(epoch0) == list(range(ROWS)), "epoch 0 trained every row exactly once across the interruption"
