@@ -8,8 +8,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { parse } from "yaml";
 import { ConfigError } from "../../core/errors";
+import { parsePulumiYamlText } from "../input/pulumi-yaml";
 import { pulumiConfigMap } from "../input/stack-file";
 import { UsageError } from "../io";
 import { installPreviewMocks, settlePreview, type PulumiSdk } from "./mocks";
@@ -29,7 +29,8 @@ interface ProjectFile {
 function readProject(root: string): ProjectFile {
   const file = ["Pulumi.yaml", "Pulumi.yml"].map((f) => join(root, f)).find(existsSync);
   if (!file) throw new UsageError(`${root} has no Pulumi.yaml: --program takes the folder of a Pulumi project`);
-  const doc = (parse(readFileSync(file, "utf8")) ?? {}) as {
+  // Read as Pulumi reads it (go-yaml v3): a value the two readers read apart is refused.
+  const doc = (parsePulumiYamlText(readFileSync(file, "utf8"), file) ?? {}) as {
     name?: string;
     main?: string;
     runtime?: string | { name?: string; options?: { typescript?: boolean } };
