@@ -7,32 +7,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
+import { KINDS } from "./kinds";
 import { once, table, timeCommand, timePair, type Run } from "./measure";
 
 const root = resolve(__dirname, "..");
 const cli = join(root, "bin/ray-gpu.js");
 const work = mkdtempSync(join(tmpdir(), "ray-gpu-bench-"));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 7);
-
-/** Every kind in turn, on pools large enough for all of them. */
-const KINDS = [
-  { kind: "TrainingJob", model: "meta-llama/Llama-3.2-1B", gpus: 4, nodePool: "a10g-4x", globalBatchSize: 64 },
-  {
-    kind: "EmbeddingPipeline",
-    model: "BAAI/bge-large-en-v1.5",
-    gpus: 1,
-    nodePool: "a10g-1x",
-    dataset: { uri: "s3://bench-data/docs/", rows: 1e6 },
-  },
-  {
-    kind: "BatchInference",
-    model: "meta-llama/Llama-3.1-8B-Instruct",
-    gpus: 1,
-    nodePool: "a10g-1x",
-    sweep: { temperature: [0.2, 0.7] },
-  },
-  { kind: "LoRAFineTune", model: "meta-llama/Llama-3.1-8B", gpus: 4, nodePool: "a10g-4x", globalBatchSize: 64 },
-];
 
 /** A stack file with `n` workloads. */
 function generatedStack(n: number): string {

@@ -7,7 +7,7 @@
 import type { ConfigIssue } from "../core/errors";
 import { layoutNodes } from "../core/deploy/layout";
 import type { PodRequest } from "../core/deploy/platform-pods";
-import { place } from "../core/deploy/schedule";
+import { indexNodes, type NodeIndex } from "../core/deploy/schedule";
 import type { AdmissionPlan } from "../core/platform/queueing";
 import { SUBMITTER_REQUEST } from "../core/platform/queueing";
 import type { PlatformPlan } from "../core/platform/plan";
@@ -59,10 +59,10 @@ function platformIssues(platform: PlatformPlan): ConfigIssue[] {
   return [...unplaced, ...missing];
 }
 
-/** Jobs with a pod that no node takes even with the pools at max size and no other job running. */
-function aloneIssues(platform: PlatformPlan, jobs: readonly { plan: WorkloadPlan; path: string }[]): ConfigIssue[] {
+/** Jobs with a pod that no node takes even with the pools at max size (`nodes`) and no other job running. */
+function aloneIssues(nodes: NodeIndex, jobs: readonly { plan: WorkloadPlan; path: string }[]): ConfigIssue[] {
   return jobs.flatMap(({ plan, path }) =>
-    place(jobPods(plan), layoutNodes(platform.layout), "firstFit").map((u) => ({
+    nodes.trial(jobPods(plan), "firstFit").map((u) => ({
       path,
       message:
         `pod ${u.pod.name} can never be scheduled, even with every pool at maxNodes and no other job: ${u.why} ` +
@@ -71,16 +71,15 @@ function aloneIssues(platform: PlatformPlan, jobs: readonly { plan: WorkloadPlan
   );
 }
 
-/** The jobs Kueue admits at once: their pods placed together on the pools at max size. */
+/** The jobs Kueue admits at once: their pods placed together on the pools at max size (`nodes`). */
 function togetherIssues(
-  platform: PlatformPlan,
+  nodes: NodeIndex,
   jobs: readonly { plan: WorkloadPlan; path: string }[],
   admission: AdmissionPlan,
 ): ConfigIssue[] {
   const admitted = jobs.filter((j) => admission.admitted.includes(j.plan.name));
-  const left = place(
+  const left = nodes.trial(
     admitted.flatMap((j) => jobPods(j.plan)),
-    layoutNodes(platform.layout),
     "firstFit",
   );
   return left.map((u) => ({
@@ -93,15 +92,17 @@ function togetherIssues(
 
 /**
  * Every scheduling problem of a planned stack: platform pods at deploy, job pods that never fit, and jobs admitted
- * together that do not fit together. A job already refused alone is not reported again for the admitted set.
+ * together that do not fit together. A job already refused alone is not reported again for the admitted set. The
+ * pools at max size are indexed once; each job, and the admitted set, is a trial placement on them that is undone.
  */
 export function schedulingIssues(
   platform: PlatformPlan,
   jobs: readonly { plan: WorkloadPlan; path: string }[],
   admission: AdmissionPlan | undefined,
 ): ConfigIssue[] {
-  const alone = aloneIssues(platform, jobs);
+  const nodes = indexNodes(layoutNodes(platform.layout));
+  const alone = aloneIssues(nodes, jobs);
   const refused = new Set(alone.map((i) => i.path));
   const fitting = jobs.filter((j) => !refused.has(j.path));
-  return [...platformIssues(platform), ...alone, ...(admission ? togetherIssues(platform, fitting, admission) : [])];
+  return [...platformIssues(platform), ...alone, ...(admission ? togetherIssues(nodes, fitting, admission) : [])];
 }

@@ -31,9 +31,8 @@ export function platformLayout(
 ): PlatformLayout {
   const atMin = poolNodes(pools, groups, "minNodes");
   const unplaced = place(pods.platform, atMin, "spread");
-  const added = poolNodes(pools, groups, "maxNodes").filter(
-    (n) => !atMin.some((m) => m.pool === n.pool && m.index === n.index),
-  );
+  const existing = new Set(atMin.map((m) => `${m.pool}/${m.index}`));
+  const added = poolNodes(pools, groups, "maxNodes").filter((n) => !existing.has(`${n.pool}/${n.index}`));
   const oneOfEach = poolNodes({ ...pools, cpu: { ...pools.cpu, maxNodes: 0 } }, groups, "maxNodes");
   const missingDaemonSets = pools.gpu.flatMap((p) => {
     const node = oneOfEach.find((n) => n.pool === p.name);
