@@ -9,6 +9,10 @@ import type { GpuPoolPlan } from "../core/pools";
 import type { WorkloadKind } from "../core/config/workloads";
 import type { MemoryPlanOf } from "./kinds/api/strategy";
 
+/** CPU offload fits the worker's heap: none is needed, or it needs no more than the heap. The one definition. */
+export const hostMemoryFits = (offloadGiBPerNode: number, heapGiB: number) =>
+  offloadGiBPerNode === 0 || offloadGiBPerNode <= heapGiB;
+
 /**
  * CPU offload must fit in the worker pod's heap (memory outside /dev/shm), or the node swaps and dies. When it does not,
  * the advice re-plans: the smallest GPU count whose offload fits the heap, and the g5 sizes with more RAM per GPU.
@@ -21,14 +25,14 @@ export function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
 ): M {
   const need = m.memory.cpuOffloadGiBPerNode;
   const heap = shape.worker.heapGiB;
-  if (need === 0 || need <= heap) return m;
+  if (hostMemoryFits(need, heap)) return m;
   const advice = [
     `does not fit in host memory: offloading needs ${need} GiB per node (DeepSpeed's estimate) but the worker has ${heap} GiB ` +
       `outside /dev/shm`,
   ];
   for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > m.knobs.gpus)) {
     const alt = replan(gpus);
-    if (!alt.fits || alt.memory.cpuOffloadGiBPerNode > heap) continue;
+    if (!alt.fits || !hostMemoryFits(alt.memory.cpuOffloadGiBPerNode, heap)) continue;
     advice.push(`use gpus: ${gpus} (offload then needs ${alt.memory.cpuOffloadGiBPerNode} GiB per node)`);
     break;
   }

@@ -6,6 +6,7 @@
 import { capacityCostNote } from "../../core/pools";
 import { round3 } from "../../core/quantity";
 import type { planDocument } from "../plan/document";
+import { noFits, type NoFit } from "./fit";
 
 /** A plan document, as `plan --json` prints it. */
 export type PlanDocument = ReturnType<typeof planDocument>;
@@ -27,6 +28,8 @@ export interface WorkloadChange {
   readonly changes: readonly ValueChange[];
   readonly fitsBefore: boolean;
   readonly fitsAfter: boolean;
+  /** The memories it does not fit in (GPU memory, host memory), before and after; empty where it fits. */
+  readonly doesNotFitIn: { readonly before: readonly NoFit[]; readonly after: readonly NoFit[] };
   /** GiB left per GPU (usable minus required), before and after. */
   readonly headroomGiB: { readonly before: number; readonly after: number };
   /** The job's GPU nodes at on-demand price, USD per hour, before and after. */
@@ -59,8 +62,10 @@ export interface StackDiff {
   readonly usdPerHourAtMax: { readonly before: number; readonly after: number };
   /** Sum of every job's cost while it runs (its GPU nodes at on-demand price), USD per hour, before and after. */
   readonly jobsUsdPerHour: { readonly before: number; readonly after: number };
-  /** Workloads that do not fit in GPU memory after the change (new ones included) but did before, or are new. */
+  /** Workloads that do not fit (GPU or host memory) after the change but did before, or are new. */
   readonly stopsFitting: readonly string[];
+  /** For each workload of `stopsFitting`, the memories it does not fit in (GPU memory, host memory, or both). */
+  readonly stopsFittingIn: { readonly [workload: string]: readonly NoFit[] };
 }
 
 /** `{ a: { b: 1 } }` as `[["a.b", 1]]`; arrays and scalars are leaves. */
@@ -103,6 +108,7 @@ function workloadChange(b: WorkloadDoc, a: WorkloadDoc, base: PlanDocument, head
     changes: valueChanges(plannedValues(b), plannedValues(a), reasons),
     fitsBefore: b.fits,
     fitsAfter: a.fits,
+    doesNotFitIn: { before: noFits(b), after: noFits(a) },
     headroomGiB: { before: headroom(b), after: headroom(a) },
     usdPerHour: { before: jobUsdPerHour(b, base.pools), after: jobUsdPerHour(a, head.pools) },
   };
@@ -165,6 +171,10 @@ export function diffPlans(baseDoc: PlanDocument | undefined, headDoc: PlanDocume
     .filter((c) => c.changes.length > 0);
   const added = [...a.keys()].filter((n) => !b.has(n));
   const sum = (xs: readonly number[]) => round3(xs.reduce((n, x) => n + x, 0));
+  const stopsFitting = [
+    ...changed.filter((c) => c.fitsBefore && !c.fitsAfter).map((c) => c.name),
+    ...added.filter((n) => !a.get(n)!.fits),
+  ];
   return {
     environment: (headDoc ?? base).environment,
     added,
@@ -180,9 +190,7 @@ export function diffPlans(baseDoc: PlanDocument | undefined, headDoc: PlanDocume
       before: sum(base.workloads.map((w) => jobUsdPerHour(w, base.pools))),
       after: sum(head.workloads.map((w) => jobUsdPerHour(w, head.pools))),
     },
-    stopsFitting: [
-      ...changed.filter((c) => c.fitsBefore && !c.fitsAfter).map((c) => c.name),
-      ...added.filter((n) => !a.get(n)!.fits),
-    ],
+    stopsFitting,
+    stopsFittingIn: Object.fromEntries(stopsFitting.map((n) => [n, noFits(a.get(n)!)])),
   };
 }

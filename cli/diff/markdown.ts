@@ -3,7 +3,15 @@
  * the replacements and deletions of stateful resources (loud, never cut), then per stack one collapsible section per
  * re-planned workload and one for the platform's resources. Cut, with a note, to stay under GitHub's comment limit.
  */
-import { describe, resourceHeadline, resourceLines, summaryLine, workloadLines, type StackReport } from "./summary";
+import {
+  addedNoFit,
+  describe,
+  resourceHeadline,
+  resourceLines,
+  summaryLine,
+  workloadLines,
+  type StackReport,
+} from "./summary";
 import { statefulLosses, type ResourceChange } from "./resources";
 
 /**
@@ -39,7 +47,7 @@ function resourcesFold(resources: readonly ResourceChange[] | null, notPreviewed
 function stackMarkdown({ stack, diff, resources, notPreviewed }: StackReport): string[] {
   return [
     `### Stack \`${stack}\``,
-    ...diff.added.map((n) => `- added workload \`${n}\``),
+    ...diff.added.map((n) => `- added workload \`${n}\`${addedNoFit(diff, n)}`),
     ...diff.removed.map((n) => `- removed workload \`${n}\``),
     ...diff.changed.map((c) => {
       const [first, ...rest] = workloadLines(c);

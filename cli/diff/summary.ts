@@ -2,8 +2,10 @@
  * The words of `ray-gpu diff`: a summary line a PR title could carry, the `--fail-on` rules, and the text and JSON
  * views (the Markdown view is in ./markdown).
  */
+import { round3 } from "../../core/quantity";
 import { stableJson } from "../../core/serialize";
 import type { StackDiff, ValueChange, WorkloadChange } from "./compare";
+import { noFitDetail, noFitWhere } from "./fit";
 import { statefulLosses, type InputChange, type ResourceChange } from "./resources";
 
 /** One stack's diff: the plan's, and the platform resources' (null when they were not previewed, with why). */
@@ -100,7 +102,12 @@ export function lifecycleLosses(c: WorkloadChange): ValueChange[] {
 const RULES: { readonly [K in FailRule["kind"]]: (s: readonly StackReport[], r: FailRule & { kind: K }) => string[] } =
   {
     "no-fit": (stacks) =>
-      stacks.flatMap((s) => s.diff.stopsFitting.map((w) => `no-fit: ${w} does not fit in GPU memory`)),
+      stacks.flatMap((s) =>
+        s.diff.stopsFitting.map((w) => {
+          const fits = s.diff.stopsFittingIn[w] ?? [];
+          return `no-fit: ${w} does not fit in ${noFitWhere(fits)}${fits.length ? ` (${noFitDetail(fits)})` : ""}`;
+        }),
+      ),
     replace: (stacks) => [
       ...stacks.flatMap((s) =>
         statefulLosses(s.resources ?? []).map(
@@ -136,15 +143,30 @@ export function firedRules(stacks: readonly StackReport[], rules: readonly FailR
   );
 }
 
-const show = (v: unknown) => (v === undefined ? "(none)" : typeof v === "string" ? v : JSON.stringify(v));
+/**
+ * A number as plan documents and reports carry it: at most 3 decimals ({@link round3}), so a raw estimate such as
+ * 11.570047502628572 s reads 11.57.
+ */
+export const numberText = (n: number) => String(round3(n));
+
+/** A planned value in words: strings as they are, numbers (also inside lists and objects) at {@link numberText}. */
+const show = (v: unknown) =>
+  v === undefined
+    ? "(none)"
+    : typeof v === "string"
+      ? v
+      : typeof v === "number"
+        ? numberText(v)
+        : JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" ? round3(x) : x));
 export const describe = (ch: ValueChange | InputChange) =>
   `${"key" in ch ? ch.key : ch.path}: ${show(ch.before)} → ${show(ch.after)}`;
 
 /** The lines of one re-planned workload: a headline, then each changed value with its reason. */
 export function workloadLines(c: WorkloadChange): string[] {
-  const flip = c.fitsBefore !== c.fitsAfter ? (c.fitsAfter ? " NOW FITS" : " STOPS FITTING IN GPU MEMORY") : "";
+  const stops = ` STOPS FITTING IN ${noFitWhere(c.doesNotFitIn.after).toUpperCase()} (${noFitDetail(c.doesNotFitIn.after)});`;
+  const flip = c.fitsBefore !== c.fitsAfter ? (c.fitsAfter ? " NOW FITS" : stops) : "";
   return [
-    `${c.name}:${flip} headroom ${c.headroomGiB.before} → ${c.headroomGiB.after} GiB per GPU; ` +
+    `${c.name}:${flip} headroom ${numberText(c.headroomGiB.before)} → ${numberText(c.headroomGiB.after)} GiB per GPU; ` +
       `${usd(c.usdPerHour.after - c.usdPerHour.before)}/h (${c.usdPerHour.before.toFixed(2)} → ${c.usdPerHour.after.toFixed(2)})`,
     ...c.changes.map((ch) => `  ${describe(ch)}${ch.reason ? ` (${ch.reason})` : ""}`),
   ];
@@ -170,9 +192,15 @@ export function resourceLines(c: ResourceChange): string[] {
   return [resourceHeadline(c), ...c.inputs.map((i) => `  ${describe(i)}`)];
 }
 
+/** ": DOES NOT FIT IN HOST MEMORY (…)" after a new workload that does not fit; empty when it fits. */
+export function addedNoFit(diff: StackDiff, name: string): string {
+  const fits = diff.stopsFittingIn[name];
+  return fits ? `: DOES NOT FIT IN ${noFitWhere(fits).toUpperCase()} (${noFitDetail(fits)})` : "";
+}
+
 function stackText({ stack, diff, resources, notPreviewed }: StackReport): string[] {
   const out = [`Stack ${stack}:`];
-  for (const n of diff.added) out.push(`  added workload ${n}`);
+  for (const n of diff.added) out.push(`  added workload ${n}${addedNoFit(diff, n)}`);
   for (const n of diff.removed) out.push(`  removed workload ${n}`);
   for (const c of diff.changed) out.push(...workloadLines(c).map((l) => `  ${l}`));
   for (const p of diff.pools)

@@ -11,7 +11,10 @@ import { parse, stringify } from "yaml";
 import { repoRoot } from "../../helpers/fixtures";
 
 export type StackFile = { config: Record<string, unknown> };
-export const prod = () => parse(readFileSync(join(repoRoot, "Pulumi.prod.yaml"), "utf8")) as StackFile;
+/** A shipped stack file (Pulumi.<stack>.yaml at the repository root), parsed. */
+export const shipped = (stack: string) =>
+  parse(readFileSync(join(repoRoot, `Pulumi.${stack}.yaml`), "utf8")) as StackFile;
+export const prod = () => shipped("prod");
 export const workloads = (f: StackFile) => f.config["ray-gpu:workloads"] as Record<string, unknown>[];
 export const platform = (f: StackFile) => f.config["ray-gpu:platform"] as Record<string, unknown>;
 export const gpuPools = (f: StackFile) => platform(f)["gpuNodeGroups"] as Record<string, unknown>[];
