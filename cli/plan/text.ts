@@ -4,62 +4,81 @@ import { capacityCostNote } from "../../core/pools";
 import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
 import { allDecisions } from "./document";
+import { COLUMNS, wrapped } from "../output/columns";
+
+/** `text` after `indent`, wrapped with a hanging indent (2 more spaces unless `hang` says) at the plan's width. */
+type Wrap = (text: string, indent?: string, hang?: string) => string[];
+
+/** A {@link Wrap} at `columns`. */
+const wrapAt =
+  (columns: number): Wrap =>
+  (text, indent = "", hang = `${indent}  `) =>
+    wrapped(text, indent, hang, columns);
+
+/** A heading's later lines: deeper than the lines under it (2 spaces), so they do not read as one of them. */
+const HEADING_HANG = "    ";
+
+/** Each line wrapped after its own leading spaces; a line at the margin is a heading ({@link HEADING_HANG}). */
+function fit(lines: readonly string[], wrap: Wrap): string[] {
+  return lines.flatMap((line) => {
+    const indent = /^ */.exec(line)![0];
+    return line === "" ? [""] : wrap(line.slice(indent.length), indent, indent === "" ? HEADING_HANG : undefined);
+  });
+}
 
 /** Lines on the queue: per pool the GPUs (and CPUs) asked against the quota, then who would wait for what. */
-function queueLines(queue: StackPlan["queue"]): string[] {
+function queueLines(queue: StackPlan["queue"], wrap: Wrap): string[] {
   if (!queue)
-    return ["Queue: off (platform.queueing.enabled: false): jobs start at once and may fail their deadline", ""];
+    return [
+      ...wrap("Queue: off (platform.queueing.enabled: false): jobs start at once and may fail their deadline"),
+      "",
+    ];
   const { admission, plan } = queue;
   const examples = new Set(queue.demands.filter((d) => d.example).map((d) => d.workload));
   const name = (w: string) => (examples.has(w) ? `${w} [example]` : w);
-  const out = [
+  const out = wrap(
     `Queue ${plan.name} (Kueue; quota: a GPU pool's maxNodes x Ray pod per node, the CPU pool's room left after the ` +
       `platform's pods, to the millicore; every planned job submitted at once, in order;` +
       ` [example] jobs are not submitted by pulumi up)`,
-  ];
+    "",
+    HEADING_HANG,
+  );
   const cpus = (n: number) => String(Number(n.toFixed(3)));
   const rows = [["POOL", "GPUS ASKED/QUOTA", "CPUS ASKED/QUOTA"]];
   for (const p of admission.pools)
     rows.push([p.pool, `${p.askedGpus}/${p.quotaGpus}`, `${cpus(p.askedCpus)}/${cpus(p.quotaCpus)}`]);
   out.push(...table(rows));
-  out.push(`  run at once: ${admission.admitted.length ? admission.admitted.map(name).join(", ") : "none"}`);
+  out.push(
+    ...wrap(`run at once: ${admission.admitted.length ? admission.admitted.map(name).join(", ") : "none"}`, "  "),
+  );
   for (const q of admission.queued)
-    out.push(`  ${name(q.workload)} would queue: waits for quota on pool ${q.waitsFor}`);
+    out.push(...wrap(`${name(q.workload)} would queue: waits for quota on pool ${q.waitsFor}`, "  "));
   if (admission.queued.length === 0) out.push("  nothing would queue");
   out.push(
-    `  (a job admitted but not running within ${plan.waitForPodsReadyMinutes} min goes back to the queue; its ` +
-      `deadlines count from admission)`,
+    ...wrap(
+      `(a job admitted but not running within ${plan.waitForPodsReadyMinutes} min goes back to the queue; its ` +
+        `deadlines count from admission)`,
+      "  ",
+    ),
     "",
   );
   return out;
 }
 
-/** Where pulumi up reaches the cluster's API, and what `pulumi destroy` leaves behind or blocks on. */
-export function deployLines(plan: Pick<StackPlan, "apiEndpoint" | "destroy">): string[] {
+/**
+ * Where pulumi up reaches the cluster's API, and what `pulumi destroy` leaves behind or blocks on.
+ *
+ * @param columns - the most columns a line takes. @default {@link COLUMNS}
+ */
+export function deployLines(plan: Pick<StackPlan, "apiEndpoint" | "destroy">, columns = COLUMNS): string[] {
+  const wrap = wrapAt(columns);
   return [
-    ...(plan.apiEndpoint ? [...wrapped(`API endpoint: ${plan.apiEndpoint}`, ""), ""] : []),
+    ...(plan.apiEndpoint ? [...wrap(`API endpoint: ${plan.apiEndpoint}`), ""] : []),
     "What pulumi destroy leaves or blocks on:",
     ...(plan.destroy.length === 0 ? ["  nothing"] : []),
-    ...plan.destroy.flatMap((d) => [...wrapped(`${d.what}: ${d.why}`, "  "), ...wrapped(`check: ${d.check}`, "    ")]),
+    ...plan.destroy.flatMap((d) => [...wrap(`${d.what}: ${d.why}`, "  "), ...wrap(`check: ${d.check}`, "    ")]),
     "",
   ];
-}
-
-/** Most columns a wrapped line takes: a common terminal's. */
-const COLUMNS = 120;
-
-/** `text` after `indent`, broken at spaces into lines of at most {@link COLUMNS}; later lines indented 2 more. */
-function wrapped(text: string, indent: string): string[] {
-  const lines: string[] = [];
-  let line = indent;
-  for (const word of text.split(" ")) {
-    const start = lines.length === 0 ? indent : `${indent}  `;
-    if (line.trim() !== "" && line.length + 1 + word.length > COLUMNS) {
-      lines.push(line);
-      line = `${indent}  ${word}`;
-    } else line = line.trim() === "" ? `${start}${word}` : `${line} ${word}`;
-  }
-  return [...lines, line];
 }
 
 function table(rows: string[][]): string[] {
@@ -67,7 +86,7 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join("  ")}`.trimEnd());
 }
 
-/** One line on a workload's GPU memory: the verdict, the requirement, and the breakdown of its peak. */
+/** The line on a workload's GPU memory: the verdict, the requirement, and the breakdown of its peak. */
 function memoryLine(mem: WorkloadPlan["memory"]["memory"]): string {
   const parts = Object.entries(mem.breakdownGiB)
     .filter(([k, v]) => v > 0 && k !== "modelStates")
@@ -82,7 +101,7 @@ function memoryLine(mem: WorkloadPlan["memory"]["memory"]): string {
 }
 
 /** The pools table: allocatable per node, what one Ray pod may request, and the price at max. */
-function poolLines(plan: StackPlan): string[] {
+function poolLines(plan: StackPlan, wrap: Wrap): string[] {
   const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H AT MAX"]];
   for (const p of [plan.pools.cpu, ...plan.pools.gpu]) {
     const gpus = p.allocatable.gpus ? `, ${p.allocatable.gpus} GPU` : "";
@@ -100,16 +119,21 @@ function poolLines(plan: StackPlan): string[] {
   // A spot-with-fallback pool's price depends on where its nodes come from: say what it is at most.
   const fallback = plan.pools.gpu.filter((p) => p.capacityType === "spot-with-fallback");
   return [
-    "Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after DaemonSets)",
+    ...wrap(
+      "Node pools (allocatable per node after kube-reserved and eviction; Ray pod = what one Ray pod may request after " +
+        "DaemonSets)",
+      "",
+      HEADING_HANG,
+    ),
     ...table(rows),
-    "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)",
-    ...fallback.map((p) => `  ${p.name}: ${capacityCostNote(p)}`),
+    ...wrap("(prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)", "  "),
+    ...fallback.flatMap((p) => wrap(`${p.name}: ${capacityCostNote(p)}`, "  ")),
     "",
   ];
 }
 
 /** One workload's block: pool and GPUs, memory verdict, knobs, advice, head and worker, alerts, and every reason. */
-function workloadLines(w: WorkloadPlan, alerted: boolean): string[] {
+function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap): string[] {
   const s = w.shape;
   const example = w.example ? " [example: rendered, not submitted by pulumi up]" : "";
   const knobs = Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`);
@@ -131,23 +155,32 @@ function workloadLines(w: WorkloadPlan, alerted: boolean): string[] {
     );
   if ("interruptions" in w.tuning) out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
   out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");
-  return out;
+  return fit(out, wrap);
 }
 
-/** The text of `ray-gpu plan`: the stack, its pools, the queue, each workload, and what is not rendered. */
-export function planText(stack: string | undefined, plan: StackPlan): string {
+/**
+ * The text of `ray-gpu plan`: the stack, its pools, the queue, each workload, and what is not rendered, every line
+ * but a table row wrapped to `columns`.
+ *
+ * @param columns - the most columns a line takes. @default {@link COLUMNS}
+ */
+export function planText(stack: string | undefined, plan: StackPlan, columns = COLUMNS): string {
+  const wrap = wrapAt(columns);
   // Jobs rendered with their PrometheusRule (the stack has observability).
   const alerted = new Set(
     plan.objects.filter((o) => o.objects.some((k) => k.kind === "PrometheusRule")).map((o) => o.workload),
   );
   return [
-    `Stack ${stack ?? "(workload file)"}: environment ${plan.environment}, region ${plan.region}, namespace ${plan.namespace}`,
+    ...wrap(
+      `Stack ${stack ?? "(workload file)"}: environment ${plan.environment}, region ${plan.region}, namespace ` +
+        plan.namespace,
+    ),
     "",
-    ...poolLines(plan),
-    ...queueLines(plan.queue),
-    ...deployLines(plan),
-    ...(plan.workloads.length === 0 ? ["Workloads: none (add entries under ray-gpu:workloads)"] : []),
-    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name))),
-    ...plan.notRendered.map((n) => `Not rendered: ${n.workload}: ${n.reason}`),
+    ...poolLines(plan, wrap),
+    ...queueLines(plan.queue, wrap),
+    ...deployLines(plan, columns),
+    ...(plan.workloads.length === 0 ? wrap("Workloads: none (add entries under ray-gpu:workloads)") : []),
+    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name), wrap)),
+    ...plan.notRendered.flatMap((n) => wrap(`Not rendered: ${n.workload}: ${n.reason}`)),
   ].join("\n");
 }

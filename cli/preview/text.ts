@@ -5,11 +5,12 @@
  */
 import { byCodePoint } from "../../core/serialize";
 import type { StackPlan } from "../../workloads/stack";
+import { COLUMNS } from "../output/columns";
 import { deployLines } from "../plan/text";
 import type { PreviewResource } from "./run";
 
-/** The width the default view fits: a common terminal's. */
-export const PREVIEW_COLUMNS = 120;
+/** The width the default view fits: the CLI's text width. */
+export const PREVIEW_COLUMNS = COLUMNS;
 
 /**
  * A type token as Pulumi prints it in a preview: `aws:eks/nodeGroup:NodeGroup` → `aws:eks:NodeGroup` (the module's

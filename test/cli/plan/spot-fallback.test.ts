@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { planDocument } from "../../../cli/plan/document";
 import { planHtml } from "../../../cli/plan/html";
+import { wrapped } from "../../../cli/output/columns";
 import { planText } from "../../../cli/plan/text";
 import { planStack } from "../../../workloads/stack";
 import { repoStack, runtime } from "../../helpers/fixtures";
@@ -22,8 +23,9 @@ describe("ray-gpu plan with a spot-with-fallback pool", () => {
     const footnote = text.indexOf(
       "  (prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)",
     );
-    expect(text[footnote + 1]).toBe(`  ${FALLBACK_POOL}: ${NOTE}`);
-    expect(text[footnote + 2]).toBe("");
+    const note = wrapped(`${FALLBACK_POOL}: ${NOTE}`, "  ");
+    expect(text.slice(footnote + 1, footnote + 1 + note.length)).toEqual(note);
+    expect(text[footnote + 1 + note.length]).toBe("");
     const plain = planText("prod", planStack(repoStack("prod"), { runtime })).split("\n");
     expect(plain[plain.indexOf(text[footnote]!) + 1]).toBe("");
   });
