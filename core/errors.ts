@@ -18,6 +18,12 @@ export class ConfigError extends Error {
   readonly issues: readonly ConfigIssue[];
   /** The file or object the issues are about, named in the message's header. */
   readonly source: string | undefined;
+  /**
+   * Marks the error as one Pulumi's Node.js host prints as its message alone, without a stack trace, when a program
+   * (a construct or a component) throws it (`@pulumi/pulumi` cmd/run/run.js, as `pulumi.RunError` is marked); the core
+   * still imports nothing of Pulumi.
+   */
+  readonly __pulumiRunError = true as const;
 
   constructor(issues: readonly ConfigIssue[], source?: string) {
     super(formatIssues(issues, source));

@@ -37,7 +37,7 @@ export interface WorkloadContext {
   readonly alerts?: boolean;
   /**
    * Config path of the workload for error messages.
-   * @default "workload"
+   * @default - its kind and name, e.g. `TrainingJob "llama-ddp"`
    */
   readonly path?: string;
 }

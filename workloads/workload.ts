@@ -13,7 +13,7 @@ import { planClusterShape, type ClusterShapePlan } from "../core/cluster/shape";
 import type { Environment } from "../core/config/stack";
 import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../core/config/workloads";
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
-import { ConfigError, IssueCollector } from "../core/errors";
+import { ConfigError, IssueCollector, showValue } from "../core/errors";
 import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
 import type { GpuPoolPlan } from "../core/pools";
 import type { z } from "zod";
@@ -74,14 +74,19 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const schema: z.ZodType = kind === undefined ? WorkloadSpecSchema : strategyOf(kind).schema;
     const result = schema.safeParse(spec);
     if (!result.success) {
-      const kind = (spec as { kind?: unknown }).kind;
+      const { kind: given, name } = spec as { kind?: unknown; name?: unknown };
+      const prefix = workloadLabel(typeof given === "string" ? given : kind, name);
       throw new ConfigError(
-        toConfigIssues(result.error, schema, spec, (p) => joinPath(p) || "(root)"),
-        typeof kind === "string" ? kind : "workload",
+        toConfigIssues(result.error, schema, spec, (p) => (p.length > 0 ? `${prefix}.${joinPath(p)}` : prefix)),
       );
     }
     this.spec = result.data as SpecOf<K>;
     this.strategy = strategyOf(this.spec.kind as K);
+  }
+
+  /** Config path of the workload in error messages: the context's, else its kind and name. */
+  private pathIn(ctx: WorkloadContext): string {
+    return ctx.path ?? workloadLabel(this.spec.kind, this.spec.name);
   }
 
   /**
@@ -90,7 +95,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
    *   plans, with `memory.fits` false and the ways out in `memory.advice`.
    */
   plan(ctx: WorkloadContext): WorkloadPlanOf<K> {
-    const path = ctx.path ?? "workload";
+    const path = this.pathIn(ctx);
     const pool = resolveGpuPool(this.spec, ctx.pools, path);
     const shape = this.shapeOn(pool, ctx, path);
     const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape, pool, (gpus) =>
@@ -119,7 +124,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
    * @throws ConfigError when `image` or `entrypoint` is missing, or the job does not fit in GPU memory.
    */
   render(ctx: WorkloadContext, plan: WorkloadPlanOf<K> = this.plan(ctx)): KubeObject[] {
-    const path = ctx.path ?? "workload";
+    const path = this.pathIn(ctx);
     const { image, entrypoint } = this.renderable(plan, path);
     const target: ConfigMapTarget = {
       workload: this.spec.name,
@@ -179,8 +184,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   /** The kind's own rules and the cluster shape, all problems reported together. */
   private shapeOn(pool: GpuPoolPlan, ctx: WorkloadContext, path: string): ClusterShapePlan {
     const issues = new IssueCollector();
-    this.strategy.check(this.spec, pool, path, issues);
     const { spec } = this;
+    this.strategy.check(spec, pool, path, issues);
     const input = {
       environment: ctx.environment,
       gpus: spec.gpus,
@@ -192,6 +197,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       path,
     };
     const shape = collectIssues(() => planClusterShape(input), issues);
+    // Hints computed from a refused gpus count would be refused again once gpus is fixed: they wait for a valid one.
+    if (!issues.issues.some((i) => i.path === `${path}.gpus`)) this.strategy.checkGpus?.(spec, pool, path, issues);
     if (shape && issues.issues.length === 0) return shape;
     throw new ConfigError(issues.issues);
   }
@@ -238,6 +245,15 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const digest = planDigest({ document: body, files: kindDoc.files, shape: plan.shape });
     return { ...body, workload: { ...workload, planDigest: digest } } as TuningDocument;
   }
+}
+
+/**
+ * How errors name a workload built outside a stack: `TrainingJob "llama-ddp"`, its kind and name (`TrainingJob` while it
+ * has no name, `workload` while it has no kind either).
+ */
+function workloadLabel(kind: unknown, name: unknown): string {
+  const base = typeof kind === "string" && kind !== "" ? kind : "workload";
+  return typeof name === "string" ? `${base} ${showValue(name)}` : base;
 }
 
 /** Runs `fn`; a ConfigError's issues go to `issues` instead of propagating. */

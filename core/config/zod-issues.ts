@@ -230,9 +230,7 @@ export function toConfigIssues(
       issue.code === "unrecognized_keys" ? [[issue, unknownKeys(issue, schema, input)] as const] : [],
     ),
   );
-  const required = new Set(
-    issues.filter((i) => i.code === "invalid_type" && valueAt(input, i.path) === undefined).map((i) => label(i.path)),
-  );
+  const required = new Set(issues.filter((i) => isMissing(i, input)).map((i) => label(i.path)));
   // Required keys the input lacks but gives under a near name (`nmae` for a missing `name`): reported once, there.
   const misspelt = new Set(
     [...unknown.values()]
@@ -248,12 +246,20 @@ export function toConfigIssues(
       continue;
     }
     const value = valueAt(input, issue.path);
-    if (issue.code === "invalid_type" && value === undefined && misspelt.has(label(issue.path))) continue;
+    if (isMissing(issue, input) && misspelt.has(label(issue.path))) continue;
     // A value that looks like a secret is never echoed back (errors end up in CI logs).
     const shown = issue.code === "custom" && issue.params?.["redact"] ? REDACTED : value;
     out.push({ path: label(issue.path), message: describe(issue, value), value: shown });
   }
   return out;
+}
+
+/**
+ * A required key the input lacks: a plain type reports `invalid_type`, a union (a model name or its architecture)
+ * `invalid_union`.
+ */
+function isMissing(issue: z.core.$ZodIssue, input: unknown): boolean {
+  return (issue.code === "invalid_type" || issue.code === "invalid_union") && valueAt(input, issue.path) === undefined;
 }
 
 /** A key the schema does not allow: the object it is in, the keys allowed there, and the one it may mean. */

@@ -100,7 +100,7 @@ describe("TrainingJob", () => {
     expect(
       () => new TrainingJob({ ...base, env: { NCCL_SOCKET_IFNAME: "ens5", RAY_GPU_STORAGE_BUCKET: "b" } }),
     ).toThrow(
-      "TrainingJob: 2 problems\n  ✖ env.NCCL_SOCKET_IFNAME: NCCL_* is set by pulumi-ray-gpu (the NCCL settings of the plan) on every Ray container (docs/tuning.md); choose another name",
+      '2 problems\n  ✖ TrainingJob "ddp".env.NCCL_SOCKET_IFNAME: NCCL_* is set by pulumi-ray-gpu (the NCCL settings of the plan) on every Ray container (docs/tuning.md); choose another name',
     );
   });
 
@@ -119,7 +119,7 @@ describe("TrainingJob", () => {
           strategy: "fsdp",
         } as never),
     ).toThrow(
-      'TrainingJob: 3 problems\n  ✖ model: required (got (missing))\n  ✖ gpus: expected int (got 1.5)\n  ✖ strategy: must be one of "ddp", "deepspeed", "auto" (got "fsdp")',
+      '3 problems\n  ✖ TrainingJob "ok".model: required (got (missing))\n  ✖ TrainingJob "ok".gpus: expected int (got 1.5)\n  ✖ TrainingJob "ok".strategy: must be one of "ddp", "deepspeed", "auto" (got "fsdp")',
     );
   });
 
@@ -145,7 +145,7 @@ describe("TrainingJob", () => {
         nodePool: "h100",
       }).plan(ctx),
     ).toThrow(
-      'workload.nodePool: no GPU pool has this name; pools are "a10g-4x" (g5.12xlarge), "a10g-1x" (g5.2xlarge) (got "h100")',
+      'TrainingJob "t".nodePool: no GPU pool has this name; pools are "a10g-4x" (g5.12xlarge), "a10g-1x" (g5.2xlarge) (got "h100")',
     );
   });
 

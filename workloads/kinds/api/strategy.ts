@@ -59,6 +59,12 @@ export interface KindStrategy<K extends WorkloadKind> {
   readonly needs: WorkerNeeds;
   /** Rules that need the pool or the model: batch arithmetic, tensor parallelism, context length. */
   check(spec: SpecOf<K>, pool: GpuPoolPlan, path: string, issues: IssueCollector): void;
+  /**
+   * Rules computed from `gpus` (the global batch splits over them, tensor parallelism divides them). Run only once the
+   * cluster shape accepts the count: a hint computed from a refused count would no longer hold after its fix.
+   * @default - none
+   */
+  checkGpus?(spec: SpecOf<K>, pool: GpuPoolPlan, path: string, issues: IssueCollector): void;
   /** Memory and knobs for one GPU of `pool`. */
   planMemory(spec: SpecOf<K>, pool: GpuPoolPlan): MemoryPlanOf<K>;
   /** Ray Train or Ray Data settings, from the memory plan and the cluster shape. */

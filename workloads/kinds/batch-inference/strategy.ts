@@ -33,9 +33,16 @@ export function sweepGrid(
   return grid;
 }
 
+/** Tensor parallelism that fits a node divides the GPUs (once the cluster shape accepts them): every replica is whole. */
+function checkGpus(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
+  const tp = spec.tensorParallelSize;
+  if (tp !== undefined && tp <= GPU_INSTANCES[pool.instanceType].gpus && spec.gpus % tp !== 0)
+    issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
+}
+
 /**
- * Tensor parallelism stays inside a node and divides the GPUs; prompt and generation fit the model's context; the
- * memory share leaves room for the CUDA context.
+ * Tensor parallelism stays inside a node; prompt and generation fit the model's context; the memory share leaves room
+ * for the CUDA context.
  */
 function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
   const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
@@ -46,8 +53,6 @@ function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues
       `must be at most ${gpusPerNode}, the GPUs of one ${pool.instanceType} node (tensor parallelism stays inside a node)`,
       tp,
     );
-  } else if (tp !== undefined && spec.gpus % tp !== 0) {
-    issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
   }
   checkContextLength(
     resolveModel(spec.model),
@@ -93,6 +98,7 @@ export const BATCH_INFERENCE: KindStrategy<"BatchInference"> = {
   schema: BatchInferenceSpecSchema,
   needs: NEEDS,
   check,
+  checkGpus,
   planMemory,
   tune({ spec, memory, shape, environment, path }) {
     const grid = sweepGrid(spec.sweep); // at most MAX_SWEEP_SETTINGS combinations (schema)

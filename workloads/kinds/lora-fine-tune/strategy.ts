@@ -2,7 +2,7 @@
 import { defaultLoraTargets } from "../../../core/memory/lora";
 import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
 import type { LoRAKnobs } from "../../contract/document";
-import { checkTrainingSpec } from "../ray-train/checks";
+import { checkBatchArithmetic, checkTrainingSpec } from "../ray-train/checks";
 import { planTrainingKindMemory } from "../ray-train/memory";
 import { TRAINING_NEEDS } from "../ray-train/needs";
 import { trainSection, tuneTraining } from "../ray-train/tune";
@@ -12,6 +12,7 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
   schema: LoRAFineTuneSpecSchema,
   needs: TRAINING_NEEDS,
   check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
+  checkGpus: (spec, _pool, path, issues) => checkBatchArithmetic(spec, path, issues),
   planMemory(spec, pool) {
     const plan = planTrainingKindMemory(spec, pool);
     const { rank, alpha, quantization } = spec.lora;

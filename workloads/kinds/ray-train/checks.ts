@@ -9,13 +9,15 @@ import { hasCausalLmLoss } from "../../../core/memory/loss";
 import type { IssueCollector } from "../../../core/errors";
 import { checkContextLength } from "../shared/context-length";
 
-/** The rules of a training spec: batch arithmetic, the transformers pin, a sequence length within the model's context. */
+/**
+ * The rules of a training spec that hold whatever `gpus` is: the transformers pin, a sequence length within the model's
+ * context. The batch arithmetic ({@link checkBatchArithmetic}) runs once the cluster shape accepts `gpus`.
+ */
 export function checkTrainingSpec(
   spec: TrainingJobSpec | LoRAFineTuneSpec,
   path: string,
   issues: IssueCollector,
 ): void {
-  checkBatchArithmetic(spec, path, issues);
   checkTransformersPin(spec, path, issues);
   checkContextLength(
     resolveModel(spec.model),

@@ -1,6 +1,6 @@
 /** TrainingJob: multi-node data-parallel training (DDP or DeepSpeed ZeRO) with Ray Train. */
 import { TrainingJobSpecSchema } from "../../../core/config/workloads";
-import { checkTrainingSpec } from "../ray-train/checks";
+import { checkBatchArithmetic, checkTrainingSpec } from "../ray-train/checks";
 import { planTrainingKindMemory } from "../ray-train/memory";
 import { TRAINING_NEEDS } from "../ray-train/needs";
 import { trainSection, tuneTraining } from "../ray-train/tune";
@@ -10,6 +10,7 @@ export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
   schema: TrainingJobSpecSchema,
   needs: TRAINING_NEEDS,
   check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
+  checkGpus: (spec, _pool, path, issues) => checkBatchArithmetic(spec, path, issues),
   planMemory: (spec, pool) => planTrainingKindMemory(spec, pool),
   tune: (input) => tuneTraining({ ...input, knobs: input.memory.knobs }),
   document({ tuning }) {
