@@ -1,6 +1,6 @@
 /**
  * Example: add an A10G pool, the NVIDIA device plugin and the KubeRay operator to a stack that already has an EKS
- * cluster. Copy into your own Pulumi program; replace the inputs at the top with your cluster's. (Run under Pulumi's
+ * cluster. Copy into your own Pulumi program as it is (it imports the package by name); replace the inputs at the top with your cluster's. (Run under Pulumi's
  * mocks in test/components/import-example.test.ts.)
  */
 import * as k8s from "@pulumi/kubernetes";
@@ -12,7 +12,7 @@ import {
   parsePlatformConfig,
   planGpuNodeGroup,
   planPools,
-} from "../index";
+} from "pulumi-ray-gpu";
 
 // Your cluster's values (from your own stack, e.g. `new pulumi.StackReference(...)`).
 const clusterName = "my-eks";

@@ -5,7 +5,7 @@ import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { UsageError, type CommandContext } from "../io";
 import { jobLifetime, measureJob, utilizationTimeline } from "./prometheus";
-import { httpQuery, httpRangeQuery, type Query } from "./prometheus-http";
+import { httpQuery, httpRangeQuery, prometheusBaseUrl, type Query } from "./prometheus-http";
 import { reportHtml } from "./html";
 import { jobReport, type Promised } from "./job-report";
 import { reportText } from "./text";
@@ -86,14 +86,15 @@ async function windowOf(q: Query, p: Promised, opts: ReportOptions, step: number
 
 /** Measures the job on Prometheus and prints its report next to its plan. */
 export async function runReport(ctx: CommandContext, opts: ReportOptions): Promise<void> {
-  const query: Query = httpQuery(opts.prometheus);
+  const prometheus = prometheusBaseUrl(opts.prometheus);
+  const query: Query = httpQuery(prometheus);
   const p = promised(ctx, opts);
   const step = 60;
   const { fromSeconds, toSeconds } = await windowOf(query, p, opts, step);
   const window = { namespace: p.namespace, workload: p.workload, fromSeconds, toSeconds, stepSeconds: step };
   const [measured, timeline] = await Promise.all([
     measureJob(query, window),
-    utilizationTimeline(httpRangeQuery(opts.prometheus), window),
+    utilizationTimeline(httpRangeQuery(prometheus), window),
   ]);
   if (measured.averagePercent === undefined)
     throw new UsageError(

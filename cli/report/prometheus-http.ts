@@ -102,6 +102,30 @@ async function fetchAnswer(url: string, target: string, limits: Required<QueryLi
   }
 }
 
+/**
+ * The Prometheus base URL `--prometheus` gives, checked before any query: an `http:` or `https:` URL with a host and
+ * without a user or password (which would be echoed in messages). `localhost:9090` (no scheme) parses as a URL of
+ * scheme `localhost:`, so the scheme is checked by name.
+ * @throws UsageError naming the value and the form to give.
+ */
+export function prometheusBaseUrl(raw: string): string {
+  const example = "give the server's base URL, e.g. http://localhost:9090 (kubectl port-forward)";
+  const shown = JSON.stringify(raw.slice(0, 200));
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--prometheus ${shown} is not a URL; ${example}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`--prometheus ${shown} is not an http or https URL; ${example}`);
+  if (url.username !== "" || url.password !== "")
+    throw new UsageError(
+      `--prometheus carries a user or password in the URL, which would be printed in messages; ${example}`,
+    );
+  return raw;
+}
+
 /** Reads a Prometheus API answer of the given shape, or says why it is not one. */
 async function api<T>(
   url: string,

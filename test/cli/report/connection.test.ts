@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { connectionCause, httpQuery, httpRangeQuery } from "../../../cli/report/prometheus-http";
+import { connectionCause, httpQuery, httpRangeQuery, prometheusBaseUrl } from "../../../cli/report/prometheus-http";
 
 const listen = (server: Server) =>
   new Promise<number>((resolve) =>
@@ -11,6 +11,19 @@ const listen = (server: Server) =>
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 describe("report: a Prometheus it cannot use", () => {
+  it("takes only an http or https base URL without a password, naming the value and the form to give", () => {
+    expect(prometheusBaseUrl("http://127.0.0.1:9090")).toBe("http://127.0.0.1:9090");
+    expect(prometheusBaseUrl("https://prom.example.com/prometheus")).toBe("https://prom.example.com/prometheus");
+    const form = "give the server's base URL, e.g. http://localhost:9090";
+    expect(() => prometheusBaseUrl("127.0.0.1:9090")).toThrow(`--prometheus "127.0.0.1:9090" is not a URL; ${form}`);
+    expect(() => prometheusBaseUrl("localhost")).toThrow(`--prometheus "localhost" is not a URL; ${form}`);
+    expect(() => prometheusBaseUrl("localhost:9090")).toThrow(`"localhost:9090" is not an http or https URL; ${form}`);
+    expect(() => prometheusBaseUrl("ftp://h/")).toThrow("is not an http or https URL");
+    const secret = () => prometheusBaseUrl("http://admin:hunter2@prom:9090");
+    expect(secret).toThrow("carries a user or password");
+    expect(secret).not.toThrow(/hunter2/);
+  });
+
   it("says the connection was refused when nothing listens at the port", async () => {
     const server = createServer();
     const port = await listen(server);
