@@ -54,6 +54,20 @@ function queueLines(queue: StackPlan["queue"], wrap: Wrap): string[] {
   for (const q of admission.queued)
     out.push(...wrap(`${name(q.workload)} would queue: waits for quota on pool ${q.waitsFor}`, "  "));
   if (admission.queued.length === 0) out.push("  nothing would queue");
+  const queuedExamples = admission.queued.filter((q) => examples.has(q.workload)).length;
+  if (queuedExamples > 0) {
+    const who =
+      queuedExamples === admission.queued.length
+        ? "every waiting job is an [example], on purpose"
+        : `${queuedExamples} of the ${admission.queued.length} waiting jobs are [example] jobs`;
+    out.push(
+      ...wrap(
+        `(${who}: pulumi up submits no [example] job, so none of them waits; they show how the pools' quota would ` +
+          `share out if they were submitted together)`,
+        "  ",
+      ),
+    );
+  }
   out.push(
     ...wrap(
       `(a job admitted but not running within ${plan.waitForPodsReadyMinutes} min goes back to the queue; its ` +
