@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runMain } from "../../helpers/run-main";
 import { repoRoot } from "../../helpers/fixtures";
+import { stackLines } from "../../helpers/stack-lines";
 
 /** A dev stack with one submitted job whose HF_TOKEN comes from `ray-gpu-secrets:hfToken`, set as `secretLine`. */
 function stackDir(secretLine: string): string {
@@ -15,13 +16,7 @@ function stackDir(secretLine: string): string {
   cpSync(join(repoRoot, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
   writeFileSync(
     join(dir, "Pulumi.dev.yaml"),
-    [
-      "config:",
-      "  ray-gpu:environment: dev",
-      "  ray-gpu:region: us-east-1",
-      "  ray-gpu:platform:",
-      "    cluster: { mode: create, name: t }",
-      "    gpuNodeGroups: [{ name: a10g-4x, instanceType: g5.12xlarge, maxNodes: 2 }]",
+    stackLines(
       "  ray-gpu:workloads:",
       "    - kind: TrainingJob",
       "      name: train",
@@ -30,7 +25,7 @@ function stackDir(secretLine: string): string {
       "      secretEnv: { HF_TOKEN: { pulumiConfig: hfToken } }",
       secretLine,
       "",
-    ].join("\n"),
+    ).join("\n"),
   );
   return dir;
 }

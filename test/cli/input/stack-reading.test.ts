@@ -9,17 +9,7 @@ import { describe, expect, it } from "vitest";
 import { goYamlV3Scalar } from "../../../cli/input/go-yaml-scalars";
 import { pulumiConfigMap } from "../../../cli/input/stack-file";
 import { runMain } from "../../helpers/run-main";
-
-/** A valid dev stack's lines, with `extra` lines appended under `config:`. */
-const stackLines = (...extra: string[]) => [
-  "config:",
-  "  ray-gpu:environment: dev",
-  "  ray-gpu:region: us-east-1",
-  "  ray-gpu:platform:",
-  "    cluster: { mode: create, name: t }",
-  "    gpuNodeGroups: [{ name: a10g-4x, instanceType: g5.12xlarge, maxNodes: 2 }]",
-  ...extra,
-];
+import { stackLines } from "../../helpers/stack-lines";
 
 /** A folder with `Pulumi.dev.yaml` (the given lines) and, when given, `Pulumi.yaml`. */
 function stackDir(stack: readonly string[], project?: readonly string[]): string {
