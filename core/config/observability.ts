@@ -13,6 +13,46 @@ import { z } from "zod";
 export const AMP_REMOTE_WRITE =
   /^https:\/\/aps-workspaces\.([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com\/workspaces\/(ws-[A-Za-z0-9-]+)\/api\/v1\/remote_write$/;
 
+/**
+ * A remote-write URL as it may be written to the Helm values and Pulumi's state: `https://`, a DNS host name (labels
+ * of letters, digits and `-`, at least two), an optional port, a path of RFC 3986 path characters and a query; no user
+ * or password, no fragment. Any other shape, and a query key that carries a credential, is refused.
+ */
+const REMOTE_WRITE_URL =
+  /^https:\/\/[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(?:\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/;
+
+/** Query keys that carry a credential (`token`, `api_key`, `X-Amz-Signature`, `sig`, `password`, `auth`): case and separators ignored. */
+const CREDENTIAL_QUERY_KEY = /token|key|secret|passw|signature|^sig$|auth|credential|^x-?amz-/i;
+
+/** Where a remote-write URL carries a credential, in words, or undefined. */
+function remoteWriteCredential(url: string): string | undefined {
+  const authority = url.slice("https://".length).split(/[/?#]/, 1)[0] ?? "";
+  if (authority.includes("@")) return "carries a user or password";
+  const query = url.includes("?") ? url.slice(url.indexOf("?") + 1).split("#", 1)[0]! : "";
+  const keys = [...new URLSearchParams(query).keys()].map((k) => k.replace(/[-_.]/g, ""));
+  return keys.some((k) => CREDENTIAL_QUERY_KEY.test(k)) ? "carries a credential in its query" : undefined;
+}
+
+/** `observability.remoteWrite.url`: {@link REMOTE_WRITE_URL}, with no credential in it, and never echoed when it has one. */
+const remoteWriteUrl = z.string().superRefine((url, ctx) => {
+  const credential = url.startsWith("https://") ? remoteWriteCredential(url) : undefined;
+  if (credential)
+    ctx.addIssue({
+      code: "custom",
+      message:
+        `${credential}, which would be written to the Helm values and Pulumi's state in clear text: give the ` +
+        "endpoint alone; Amazon Managed Service for Prometheus is signed with SigV4 by Prometheus's own role",
+      params: { redact: true },
+    });
+  else if (!REMOTE_WRITE_URL.test(url))
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "must be https://<DNS host name>[:port][/path][?query] (no user, password or fragment), e.g. an Amazon " +
+        "Managed Service for Prometheus remote_write URL",
+    });
+});
+
 /** @internal */
 export const ObservabilitySchema = z.strictObject({
   /**
@@ -40,12 +80,7 @@ export const ObservabilitySchema = z.strictObject({
   remoteWrite: z
     .strictObject({
       /** The remote-write endpoint (HTTPS). */
-      url: z
-        .string()
-        .regex(
-          /^https:\/\/[^\s/]+(\/\S*)?$/,
-          "must be an https:// URL, e.g. an Amazon Managed Service for Prometheus remote_write URL",
-        ),
+      url: remoteWriteUrl,
     })
     .optional(),
 });

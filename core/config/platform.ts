@@ -12,6 +12,7 @@ import {
   VpcCidrSchema,
   WorkloadNamespaceSchema,
 } from "./aws-rules";
+import { cidrRange } from "./address-set";
 import { distinctEntries } from "./distinct";
 
 /** The IPv4 range of every address: the default of the public API endpoint's and the pods' HTTPS egress ranges. */
@@ -303,6 +304,28 @@ export const NetworkSchema = z.strictObject({
     .optional(),
 });
 
+/** Link-local 169.254.0.0/16: the instance metadata service (169.254.169.254) and the Pod Identity agent live there. */
+const LINK_LOCAL = cidrRange("169.254.0.0/16")!;
+
+/**
+ * Each HTTPS egress range reaches something outside link-local: a range inside 169.254.0.0/16 can only name the
+ * metadata service, which the policy always cuts out of a wider range and which a range of its own alone would open
+ * (a /32 cannot be cut from itself), or the Pod Identity agent, which is always allowed on its own port.
+ */
+function outsideLinkLocal(cidrs: readonly string[], ctx: z.RefinementCtx): void {
+  cidrs.forEach((cidr, i) => {
+    const range = cidrRange(cidr);
+    if (range && range.first >= LINK_LOCAL.first && range.last <= LINK_LOCAL.last)
+      ctx.addIssue({
+        code: "custom",
+        path: [i],
+        message:
+          "is inside link-local 169.254.0.0/16, where the only HTTPS endpoint is the instance metadata service; pods " +
+          "get AWS credentials from EKS Pod Identity (always allowed), never from it: give ranges outside 169.254.0.0/16",
+      });
+  });
+}
+
 /**
  * What the workload namespace's pods may reach outside the cluster (see docs/security.md).
  * @internal
@@ -317,6 +340,7 @@ export const SecuritySchema = z.strictObject({
     .array(CIDR)
     .min(1)
     .superRefine(distinctEntries("a range given twice allows nothing more; give each once"))
+    .superRefine(outsideLinkLocal)
     .default([EVERY_ADDRESS]),
 });
 

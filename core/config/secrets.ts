@@ -5,6 +5,10 @@
  */
 import { z } from "zod";
 import { dnsLabel } from "./platform";
+import { credentialIn } from "./secret-scan";
+import { shellWords } from "./shell-words";
+
+export { credentialIn } from "./secret-scan";
 
 /**
  * Names that say "secret", as a whole `_`-separated part: `HF_TOKEN`, `WANDB_API_KEY`, `DB_PASSWORD`; not
@@ -12,31 +16,6 @@ import { dnsLabel } from "./platform";
  */
 const SECRET_NAME =
   /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH|AUTH_TOKEN)(_|$)/i;
-
-/** A credential may sit anywhere in a text: not glued to letters or digits on either side. */
-const inText = (body: string) => new RegExp(`(?<![A-Za-z0-9])(?:${body})(?![A-Za-z0-9])`);
-
-/** Prefixes and shapes of well-known credentials, by issuer (with its article), found anywhere in a value or a command line. */
-const SECRET_VALUES: readonly { readonly issuer: string; readonly pattern: RegExp }[] = [
-  { issuer: "a Hugging Face token", pattern: inText("hf_[A-Za-z0-9]{20,}") },
-  { issuer: "an OpenAI-style API key", pattern: inText("sk-[A-Za-z0-9_-]{20,}") },
-  {
-    issuer: "a GitHub token",
-    pattern: inText("(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"),
-  },
-  { issuer: "a GitLab token", pattern: inText("glpat-[A-Za-z0-9_-]{20,}") },
-  { issuer: "a Slack token", pattern: inText("xox[abprs]-[A-Za-z0-9-]{10,}") },
-  { issuer: "an AWS access key id", pattern: inText("(?:AKIA|ASIA)[A-Z0-9]{16}") },
-  { issuer: "a private key", pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
-  { issuer: "a JSON Web Token", pattern: inText("eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}") },
-  { issuer: "a bearer credential", pattern: /\bBearer\s+[A-Za-z0-9._~+/=-]{16,}/i },
-  { issuer: "a URL with a password", pattern: /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:[^\s/@]+@/i },
-];
-
-/** Which credential a text holds, by issuer, or undefined. */
-export function credentialIn(text: string): string | undefined {
-  return SECRET_VALUES.find((s) => s.pattern.test(text))?.issuer;
-}
 
 /**
  * A whole value of 40 base64 characters with both cases and a digit, '/' or '+': an AWS secret access key under any
@@ -52,25 +31,85 @@ const KEY_LIKE = /^(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9_+/=.-]{20,}$/;
 export function secretLooking(name: string, value: string): string | undefined {
   const issuer = credentialIn(value);
   if (issuer) return `its value holds ${issuer}`;
-  if (AWS_SECRET_KEY.test(value.trim())) return "its value looks like an AWS secret access key";
+  const trimmed = value.trim();
+  if (trimmed.length === 40 && AWS_SECRET_KEY.test(trimmed)) return "its value looks like an AWS secret access key";
   if (SECRET_NAME.test(name) && value !== "") return `its name says it holds a secret`;
-  if (KEY_NAME.test(name) && KEY_LIKE.test(value.trim()))
+  if (KEY_NAME.test(name) && trimmed.length >= 20 && KEY_LIKE.test(trimmed))
     return `its name says it is a key, and its value looks like one`;
   return undefined;
 }
 
+/** The words a flag's or header's name ends in when it carries a secret (`--hf_token`, `--secret-key`, `X-Api-Key`). */
+const SECRET_ENDINGS: readonly (readonly string[])[] = [
+  ["token"],
+  ["password"],
+  ["passwd"],
+  ["secret"],
+  ["apikey"],
+  ["accesskey"],
+  ["credentials"],
+  ["api", "key"],
+  ["access", "key"],
+  ["secret", "key"],
+  ["private", "key"],
+];
+
+/** Whether a flag or header name (`--hf-token`, `secret_key`, `X-Api-Key`) says it carries a secret. */
+function secretName(name: string): boolean {
+  // Only the last parts decide (an ending is at most 12 characters): read the name's last 40 characters, less the
+  // first part when that was cut.
+  const tail = name.slice(-40).toLowerCase().split(/[-_]+/);
+  const parts = (name.length > 40 ? tail.slice(1) : tail).filter(Boolean);
+  return SECRET_ENDINGS.some((end) => end.every((p, k) => parts[parts.length - end.length + k] === p));
+}
+
+/** A value given in clear text: not empty, and not a variable the shell expands (`$HF_TOKEN`, `${HF_TOKEN}`). */
+const clearText = (value: string | undefined) => value !== undefined && value !== "" && !value.startsWith("$");
+
+/** A flag word's name and value (`--token=x`, or `--token` and the next word when that is not a flag). */
+function flagValue(words: readonly string[], i: number): { name: string; value: string | undefined } | undefined {
+  const m = /^(--?[A-Za-z0-9][A-Za-z0-9_-]*)(?:=([^]*))?$/.exec(words[i]!);
+  if (!m) return undefined;
+  const next = words[i + 1];
+  return { name: m[1]!, value: m[2] ?? (next !== undefined && !next.startsWith("-") ? next : undefined) };
+}
+
+/** An HTTP header word (`Authorization: Bearer x`, or `X-Api-Key:` and the next word) whose credential is clear text. */
+function headerSecret(words: readonly string[], i: number): string | undefined {
+  const m = /^([A-Za-z0-9][A-Za-z0-9-]*):(.*)$/s.exec(words[i]!);
+  if (!m) return undefined;
+  const name = m[1]!;
+  const auth = /^(proxy-)?authorization$/i.test(name);
+  if (!auth && !secretName(name)) return undefined;
+  const value = m[2]!.trim() === "" ? words.slice(i + 1, i + (auth ? 3 : 2)).join(" ") : m[2]!.trim();
+  const parts = value.split(/\s+/);
+  const credential = auth && parts.length > 1 ? parts[1] : parts[0];
+  return clearText(credential) ? `it gives the ${name} header a credential in clear text` : undefined;
+}
+
 /**
- * A secret given on a command line: a credential anywhere in it, or a value after a flag named like a secret
- * (`--hf-token abc`, `--password=abc`; a `$VARIABLE` is fine: that is how a secretEnv value reaches a command).
+ * A secret given on a command line, read as the shell splits it into words (quotes removed): a credential anywhere in
+ * it; a value after a flag named like a secret (`--hf-token abc`, `--secret_key=abc`, `--password "a b"`); an HTTP
+ * header carrying one (`-H 'Authorization: Basic ...'`, `X-Api-Key: ...`); or a secret-looking `NAME=value`
+ * assignment. A `$VARIABLE` value is fine: that is how a secretEnv value reaches a command. Linear in its length.
  */
 export function secretInCommand(command: string): string | undefined {
   const issuer = credentialIn(command);
   if (issuer) return `it holds ${issuer}`;
-  const flag =
-    /(?:^|\s)(--?(?:[A-Za-z0-9]+-)*(?:token|password|passwd|secret|api-?key|access-?key))(?:=|\s+)(["']?)([^\s"']+)\2/i.exec(
-      command,
-    );
-  if (flag && !flag[3]!.startsWith("$")) return `it gives ${flag[1]} a value in clear text`;
+  const words = shellWords(command);
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const flag = word.startsWith("-") ? flagValue(words, i) : undefined;
+    if (flag && secretName(flag.name.replace(/^-+/, "")) && clearText(flag.value))
+      return `it gives ${flag.name} a value in clear text`;
+    const header = word.includes(":") ? headerSecret(words, i) : undefined;
+    if (header) return header;
+    const assignment = word.includes("=") ? /^([A-Za-z_][A-Za-z0-9_]*)=([^]*)$/.exec(word) : null;
+    if (assignment && clearText(assignment[2])) {
+      const why = secretLooking(assignment[1]!, assignment[2]!);
+      if (why) return `it sets ${assignment[1]} in clear text, and ${why}`;
+    }
+  }
   return undefined;
 }
 
