@@ -54,8 +54,8 @@ export class RayWorkload extends pulumi.ComponentResource {
     if (jobs.length !== 1)
       throw new pulumi.RunError(`RayWorkload ${name} needs exactly one RayJob among its objects, got ${jobs.length}`);
     const job = jobs[0]!;
-    const configMaps = this.configMaps(name, args.objects, opts);
-    this.sideObjects(name, args.objects, opts);
+    const configMaps = this.configMaps(name, job, args.objects, opts);
+    this.sideObjects(name, job, args.objects, opts);
     const secrets =
       args.secrets && Object.keys(args.secrets).length ? [this.secret(name, job, args.secrets, opts)] : [];
     const rayJob = new k8s.apiextensions.CustomResource(
@@ -76,42 +76,50 @@ export class RayWorkload extends pulumi.ComponentResource {
   }
 
   /** The ConfigMaps the RayJob mounts (it waits for them). */
-  private configMaps(name: string, objects: readonly KubeObject[], opts?: pulumi.ComponentResourceOptions) {
+  private configMaps(name: string, job: KubeObject, objects: readonly KubeObject[], opts?: ChildOpts) {
     return objects
       .filter((o) => o.kind === "ConfigMap")
-      .map(
-        (o) =>
-          new k8s.core.v1.ConfigMap(
-            `${name}-${o.metadata.name}-configmap`,
-            { metadata: o.metadata, data: o.data },
-            childOptions(this, opts),
-          ),
-      );
+      .map((o) => {
+        const child = objectChild(name, job, o, "configmap");
+        return new k8s.core.v1.ConfigMap(child.name, { metadata: o.metadata, data: o.data }, this.options(child, opts));
+      });
   }
 
   /** The job's PodDisruptionBudget, its NetworkPolicy (its Ray pods reach each other, no other job's), its alerts. */
-  private sideObjects(name: string, objects: readonly KubeObject[], opts?: pulumi.ComponentResourceOptions): void {
+  private sideObjects(name: string, job: KubeObject, objects: readonly KubeObject[], opts?: ChildOpts): void {
     for (const o of objects) {
-      if (o.kind === "PodDisruptionBudget")
+      if (o.kind === "PodDisruptionBudget") {
+        const child = objectChild(name, job, o, "pdb");
         new k8s.policy.v1.PodDisruptionBudget(
-          `${name}-${o.metadata.name}-pdb`,
+          child.name,
           { metadata: o.metadata, spec: o.spec },
-          childOptions(this, opts),
+          this.options(child, opts),
         );
-      if (o.kind === "NetworkPolicy")
+      }
+      if (o.kind === "NetworkPolicy") {
+        const child = objectChild(name, job, o, "networkpolicy");
         new k8s.networking.v1.NetworkPolicy(
-          `${name}-${o.metadata.name}-networkpolicy`,
+          child.name,
           { metadata: o.metadata, spec: o.spec },
-          childOptions(this, opts),
+          this.options(child, opts),
         );
+      }
     }
     // The job's alerts (rendered when the platform has observability): a PrometheusRule, as it is.
-    for (const o of objects.filter((k) => k.kind === "PrometheusRule"))
+    for (const o of objects.filter((k) => k.kind === "PrometheusRule")) {
+      const child = objectChild(name, job, o, "prometheusrule");
       new k8s.apiextensions.CustomResource(
-        `${name}-${o.metadata.name}-prometheusrule`,
+        child.name,
         { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, spec: o.spec },
-        childOptions(this, opts),
+        this.options(child, opts),
       );
+    }
+  }
+
+  /** A child's options: the component's, and its former name as an alias when it had another one. */
+  private options(child: ObjectChildName, opts?: ChildOpts): pulumi.CustomResourceOptions {
+    const own = childOptions(this, opts);
+    return child.formerName === undefined ? own : { ...own, aliases: [{ name: child.formerName }] };
   }
 
   /** The Secret `<workload>-secrets` with the values of its `secretEnv` variables (secret in Pulumi's state too). */
@@ -135,6 +143,32 @@ export class RayWorkload extends pulumi.ComponentResource {
       { ...childOptions(this, opts), additionalSecretOutputs: ["stringData", "data"] },
     );
   }
+}
+
+type ChildOpts = pulumi.ComponentResourceOptions;
+
+/** The resource name of a child made from one rendered object, and the name it had before, if it differs. */
+interface ObjectChildName {
+  readonly name: string;
+  readonly formerName: string | undefined;
+}
+
+/**
+ * `<component>-<role>-<kind>`, the role being the object's name without the workload's (`llama-ddp-tuning` is the
+ * ConfigMap `llama-ddp-tuning-configmap`; the PodDisruptionBudget `llama-ddp` is `llama-ddp-pdb`). Children were named
+ * `<component>-<object name>-<kind>` before (`llama-ddp-llama-ddp-tuning-configmap`): that name becomes an alias with
+ * the same parent, so `pulumi up` after an upgrade renames them in place. Without it the new name is created first and
+ * the old one deleted after, and both are the same `metadata.name`: the delete would take the object away. Pulumi's
+ * alias spec: a `name` alone keeps the current parent (pulumi/pulumi sdk/nodejs/resource.ts `Alias`).
+ */
+function objectChild(component: string, job: KubeObject, o: KubeObject, kind: string): ObjectChildName {
+  const workload = job.metadata.name;
+  const object = o.metadata.name;
+  const role =
+    object === workload ? "" : object.startsWith(`${workload}-`) ? object.slice(workload.length + 1) : object;
+  const name = role === "" ? `${component}-${kind}` : `${component}-${role}-${kind}`;
+  const formerName = `${component}-${object}-${kind}`;
+  return { name, formerName: formerName === name ? undefined : formerName };
 }
 
 /** Arguments of {@link RayGpuRuntime}. */

@@ -108,8 +108,22 @@ const lost = (steps: number, stepSeconds: number, gpus: number): LostWork => ({
   gpuMinutes: Math.round(((steps * stepSeconds * gpus) / 60) * 10) / 10,
 });
 
-/** Seconds as reasons and alerts print them: one decimal below 10, whole above. */
-export const secondsText = (s: number) => (s < 10 ? s.toFixed(1) : String(Math.round(s)));
+/** The smallest time one decimal shows as 0.1 rather than 0.0. */
+const TENTH_ROUNDS_UP = 0.05;
+
+/**
+ * Seconds as reasons and alerts print them: one decimal below 10, whole from 10 (9.96 s is "10", not "10.0"); `<0.1`
+ * for a time one decimal would show as 0.0 (a small adapter's checkpoint takes milliseconds to write). After "about",
+ * use {@link aboutSeconds}.
+ */
+export const secondsText = (s: number) =>
+  s < TENTH_ROUNDS_UP ? "<0.1" : s < 9.95 ? s.toFixed(1) : String(Math.round(s));
+
+/** "about 5.9 s", or "under 0.1 s" for a time one decimal would show as 0.0. */
+export const aboutSeconds = (s: number) => (s < TENTH_ROUNDS_UP ? "under 0.1 s" : `about ${secondsText(s)} s`);
+
+/** GPU-minutes of lost work as the reasons print them: "under 0.1" for work that rounds to 0 (a step is seconds). */
+const gpuMinutesText = (m: LostWork) => (m.gpuMinutes === 0 && m.steps > 0 ? "under 0.1" : String(m.gpuMinutes));
 
 /** Steps between checkpoints: within the capacity's lost-work target unless writing that often costs too much. */
 function cadence(i: InterruptionInput, stepSeconds: number, writeSeconds: number) {
@@ -119,7 +133,7 @@ function cadence(i: InterruptionInput, stepSeconds: number, writeSeconds: number
   if (cheapest > targetMinutes * 60) {
     const steps = Math.max(1, Math.ceil(cheapest / stepSeconds));
     const why =
-      `a checkpoint takes about ${secondsText(writeSeconds)} s to write; more often than every ${steps} steps ` +
+      `a checkpoint takes ${aboutSeconds(writeSeconds)} to write; more often than every ${steps} steps ` +
       `would spend over ${MAX_CHECKPOINT_OVERHEAD * 100}% of the run writing (above the ${targetMinutes}-minute ` +
       `${capacity} target)`;
     return { steps, why };
@@ -127,7 +141,7 @@ function cadence(i: InterruptionInput, stepSeconds: number, writeSeconds: number
   const steps = Math.max(1, Math.floor((targetMinutes * 60) / stepSeconds));
   const why =
     `keeps the work an interruption without notice loses within ${targetMinutes} minutes on ${capacity} ` +
-    `(a step is about ${secondsText(stepSeconds)} s, a checkpoint about ${secondsText(writeSeconds)} s to write)`;
+    `(a step is ${aboutSeconds(stepSeconds)}, a checkpoint ${aboutSeconds(writeSeconds)} to write)`;
   return { steps, why };
 }
 
@@ -152,15 +166,15 @@ export function planInterruptions(i: InterruptionInput): InterruptionPlan {
 
 /** The bound as `ray-gpu plan` prints it. */
 export function lostWorkText(p: InterruptionPlan, spot: boolean): string {
-  const without = `${p.lostWithoutNotice.steps} steps (${p.lostWithoutNotice.gpuMinutes} GPU-min)`;
+  const without = `${p.lostWithoutNotice.steps} steps (${gpuMinutesText(p.lostWithoutNotice)} GPU-min)`;
   if (!spot) return `an interruption loses at most ${without}, the checkpoint cadence`;
   if (p.lostWithNotice)
     return (
-      `a spot interruption loses at most the step in flight, ${p.lostWithNotice.gpuMinutes} GPU-min: the notice ` +
+      `a spot interruption loses at most the step in flight, ${gpuMinutesText(p.lostWithNotice)} GPU-min: the notice ` +
       `checkpoint fits in the ${SPOT_WORKER_GRACE_SECONDS} s grace; without notice at most ${without}`
     );
   return (
-    `the step in flight and its checkpoint (about ${secondsText(p.stepSeconds + p.checkpointWriteSeconds)} s) do not ` +
+    `the step in flight and its checkpoint (${aboutSeconds(p.stepSeconds + p.checkpointWriteSeconds)}) do not ` +
     `fit in the ${SPOT_WORKER_GRACE_SECONDS} s notice: an interruption loses at most ${without}`
   );
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  aboutSeconds,
+  lostWorkText,
   LOST_WORK_TARGET_MINUTES,
   MAX_CHECKPOINT_OVERHEAD,
   planInterruptions,
+  secondsText,
   SPOT_WORKER_GRACE_SECONDS,
   STALL_FLOOR_SECONDS,
   type InterruptionInput,
@@ -59,5 +62,37 @@ describe("planInterruptions", () => {
     expect(planInterruptions(base).stallAfterSeconds).toBe(STALL_FLOOR_SECONDS);
     const slow = planInterruptions({ ...base, tokensPerStep: base.tokensPerStep * 100 });
     expect(slow.stallAfterSeconds).toBeGreaterThan(STALL_FLOOR_SECONDS);
+  });
+});
+
+describe("times and lost work in the reasons", () => {
+  it("prints no quantity that rounds to zero", () => {
+    expect([0, 0.004, 0.049, 0.05, 0.94, 9.96, 12.4].map(secondsText)).toEqual([
+      "<0.1",
+      "<0.1",
+      "<0.1",
+      "0.1",
+      "0.9",
+      "10",
+      "12",
+    ]);
+    expect([0, 0.049, 0.05, 5.9].map(aboutSeconds)).toEqual([
+      "under 0.1 s",
+      "under 0.1 s",
+      "about 0.1 s",
+      "about 5.9 s",
+    ]);
+  });
+
+  it("says a small LoRA adapter's checkpoint takes under 0.1 s to write, and its step under 0.1 GPU-min", () => {
+    // 8 MB of adapters and their states over 40 Gbps take milliseconds; a step of 4k tokens on 4 GPUs, a quarter second.
+    const p = planInterruptions({ ...base, trainableParameters: 2e6, checkpointBytes: 2e6 * 4, tokensPerStep: 4096 });
+    expect(p.checkpointWriteSeconds).toBeLessThan(0.05);
+    expect(p.whyCadence).toMatch(/a checkpoint under 0\.1 s to write\)$/);
+    expect(p.whyCadence).not.toMatch(/0\.0 s/);
+    expect(p.lostWithNotice?.gpuMinutes).toBe(0);
+    expect(lostWorkText(p, true)).toMatch(
+      /^a spot interruption loses at most the step in flight, under 0\.1 GPU-min: /,
+    );
   });
 });
