@@ -1,14 +1,14 @@
 /**
- * Benchmark (not a test): the `ray-gpu` CLI as a user runs it (compiled; `npm run bench` builds first), and `render` of
- * generated stacks of 10, 100 and 1000 workloads next to cdk8s synthesizing the very same objects. Whole processes,
- * medians over repeated runs; prints Markdown tables.
+ * Benchmark (not a test): the `ray-gpu` CLI as a user runs it (compiled; `npm run bench` builds first), through `npx`
+ * and as plain node, and `render` of generated stacks of 10, 100 and 1000 workloads next to cdk8s synthesizing the very
+ * same objects. Whole processes, medians over repeated runs; prints Markdown tables.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, tmpdir } from "node:os";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { KINDS } from "./kinds";
-import { once, table, timeCommand, timePair, type Run } from "./measure";
+import { costRounds, once, table, timeCommand, timePair, userEnv, type Run } from "./measure";
 
 const root = resolve(__dirname, "..");
 const cli = join(root, "bin/ray-gpu.js");
@@ -58,7 +58,11 @@ function renderVersusCdk8s(): string[][] {
   });
 }
 
-/** Median seconds of the CLI's commands on the repository's stacks. */
+/**
+ * The CLI's commands on the repository's stacks, started as the README has users type them (`npx ray-gpu`, here in the
+ * repository) and as plain `node bin/ray-gpu.js`, in rounds: median CPU seconds (user + system, npm and all it starts)
+ * of each, the median per-round ratio, and median wall seconds. bench/startup.bench.ts compares every way to start it.
+ */
 function cliCommands(): string[][] {
   const commands: [string, string[]][] = [
     ["--help", ["--help"]],
@@ -68,10 +72,19 @@ function cliCommands(): string[][] {
     ["render --stack prod", ["-C", root, "render", "--stack", "prod", "--out", join(work, "render-prod")]],
     ["preview --stack prod", ["-C", root, "preview", "--stack", "prod"]],
   ];
-  return commands.map(([label, args]) => [
-    `\`ray-gpu ${label}\``,
-    timeCommand([process.execPath, [cli, ...args]], RUNS).toFixed(3),
-  ]);
+  const options = { cwd: root, env: userEnv() };
+  return commands.map(([label, args]) => {
+    const [node, npx] = costRounds(
+      [
+        { run: [process.execPath, [cli, ...args]], options },
+        { run: ["npx", ["ray-gpu", ...args]], options },
+      ],
+      RUNS,
+    );
+    const s = (x: number) => x.toFixed(3);
+    const ratio = npx!.cpuRatio.toFixed(2);
+    return [`\`ray-gpu ${label}\``, s(npx!.cpuS), s(node!.cpuS), ratio, s(npx!.wallS), s(node!.wallS)];
+  });
 }
 
 /**
@@ -116,9 +129,11 @@ function hostileInputs(): string[][] {
 }
 
 const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
+const load = loadavg().map((l) => l.toFixed(2));
 console.log(
-  `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machine}: median wall time of ${RUNS} runs ` +
-    `(whole processes; ours and cdk8s alternate, the ratio is the median of per-pair ratios)\n`,
+  `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machine}, load average ${load.join(", ")}: ` +
+    `medians of ${RUNS} runs of whole processes (wall time, but CPU time for the commands; alternating runs, each ` +
+    `ratio the median of per-pair ratios)\n`,
 );
 const sections = new Set((process.env["BENCH_SECTIONS"] ?? "cli,render,yaml,hostile").split(","));
 try {
@@ -131,7 +146,15 @@ try {
     console.log();
   }
   if (sections.has("cli")) {
-    console.log(table(["command", "median s"], cliCommands()));
+    const header = [
+      "command",
+      "`npx ray-gpu` CPU s",
+      "`node bin/ray-gpu.js` CPU s",
+      "npx / node",
+      "npx wall s",
+      "node wall s",
+    ];
+    console.log(table(header, cliCommands()));
     console.log();
   }
   if (sections.has("render"))
