@@ -12,6 +12,7 @@ import { registerRender } from "./render/command";
 import { registerReport } from "./report/command";
 import { registerTune } from "./tune/command";
 import { describeErrno, isErrnoError } from "./input/file";
+import { terminalSafe } from "./output/terminal-text";
 import { defaultIo, EXIT, UsageError, type CommandContext, type Io } from "./io";
 
 export { EXIT, UsageError, type Io } from "./io";
@@ -38,8 +39,23 @@ function build(io: Io, setCode: (c: number) => void): Command {
   return program;
 }
 
-/** Runs the CLI with `argv` (without `node` and the script) and returns the exit code. */
-export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
+/** `io` with everything written through it made safe for a terminal ({@link terminalSafe}). */
+function safeIo(io: Io): Io {
+  const { progress } = io;
+  return {
+    ...io,
+    out: (s) => io.out(terminalSafe(s)),
+    err: (s) => io.err(terminalSafe(s)),
+    ...(progress ? { progress: (s: string) => progress(terminalSafe(s)) } : {}),
+  };
+}
+
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit code. Whatever it prints passes
+ * {@link terminalSafe}: a control character from a file, a server or an argument is shown, never acted on.
+ */
+export async function main(argv: readonly string[], rawIo: Io = defaultIo()): Promise<number> {
+  const io = safeIo(rawIo);
   let code: number = EXIT.ok;
   const program = build(io, (c) => (code = c));
   try {

@@ -8,9 +8,11 @@
  * - from the zod schemas of the configuration, the specs and the contract: their plain TypeScript types, which the
  *   public API exposes instead of zod's (scripts/public-types);
  * - from the diff fixture (test/cli/diff/fixture.ts): the pull-request comment shown in docs/cli.md, as `ray-gpu diff`
- *   renders it (builds nothing itself: run it after `npm run build`, since the diff previews through bin/ray-gpu.js).
+ *   renders it (builds nothing itself: run it after `npm run build`, since the diff previews through bin/ray-gpu.js);
+ * - from the tune stack and the runs recorded on real Ray (test/cli/tune/samples.ts): the samples docs/tune.md runs
+ *   `ray-gpu tune` on, in examples/tune/ (the records with their plan digest set to the current plan's).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stableJson } from "../core/serialize";
 import { contractMarkdown, tuningJsonSchema } from "../workloads/contract/json-schema";
@@ -18,6 +20,7 @@ import { publishedTable } from "../test/core/memory/published-cases";
 import { docsComment } from "../test/cli/diff/fixture";
 import { publicTypeFiles } from "./public-types/generate";
 import { runRecordJsonSchema } from "../core/tune/run-record";
+import { SAMPLES_DIR, tuneSamples } from "../test/cli/tune/samples";
 
 const root = resolve(__dirname, "..");
 export const SCHEMA_FILE = join(root, "runtime/ray_gpu/tuning.schema.json");
@@ -53,8 +56,12 @@ async function generate(): Promise<void> {
   writeFileSync(CLI_DOC, withSection(readFileSync(CLI_DOC, "utf8"), `${await docsComment()}\n`, DIFF_BEGIN, DIFF_END));
   const types = await publicTypeFiles();
   for (const [path, text] of types) writeFileSync(join(root, path), text);
+  const samples = tuneSamples();
+  mkdirSync(join(root, SAMPLES_DIR), { recursive: true });
+  for (const [path, text] of samples) writeFileSync(join(root, path), text);
   console.log(`wrote ${SCHEMA_FILE}, the tables of ${CONTRACT_DOC} and ${MEMORY_DOC}, the comment of ${CLI_DOC}`);
   console.log(`and the public types in ${[...types.keys()].join(", ")}`);
+  console.log(`and the tune samples ${[...samples.keys()].join(", ")}`);
 }
 
 if (require.main === module) void generate();

@@ -251,7 +251,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
  * How errors name a workload built outside a stack: `TrainingJob "llama-ddp"`, its kind and name (`TrainingJob` while it
  * has no name, `workload` while it has no kind either).
  */
-function workloadLabel(kind: unknown, name: unknown): string {
+export function workloadLabel(kind: unknown, name: unknown): string {
   const base = typeof kind === "string" && kind !== "" ? kind : "workload";
   return typeof name === "string" ? `${base} ${showValue(name)}` : base;
 }

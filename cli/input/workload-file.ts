@@ -8,27 +8,29 @@ import { defaultDaemonSetReserve } from "../../core/catalog/daemonsets";
 import { headSize } from "../../core/cluster/head";
 import { podBudget } from "../../core/pools";
 import type { StackConfig, Environment } from "../../core/config/stack";
-import { WorkloadSpecSchema, type WorkloadSpec } from "../../core/config/workloads";
-import { joinPath, toConfigIssues } from "../../core/config/zod-issues";
+import type { WorkloadSpec } from "../../core/config/workloads";
 import { ConfigError } from "../../core/errors";
 import { CpuNodeGroupSchema, PlatformSchema } from "../../core/config/platform";
 import { parseStackConfig } from "../../core/config/stack";
 import { readInputFile } from "./file";
 import { parsePulumiYamlText } from "./pulumi-yaml";
+import { Workload } from "../../workloads/workload";
 
 /** Default g5 size when neither the workload nor a stack names one. */
 export const DEFAULT_WORKLOAD_INSTANCE_TYPE = "g5.12xlarge" as const;
 
-/** Reads and validates a workload file. */
+/**
+ * Reads and validates a workload file. Its problems name the file and, as a workload construct's do, the workload by
+ * its kind and name (`TrainingJob "llama-ddp".gpus`): the construct validates it.
+ */
 export function loadWorkloadFile(file: string): WorkloadSpec {
   const raw = parsePulumiYamlText(readInputFile(file, "workload file"), file);
-  const result = WorkloadSpecSchema.safeParse(raw);
-  if (!result.success)
-    throw new ConfigError(
-      toConfigIssues(result.error, WorkloadSpecSchema, raw, (p) => joinPath(p) || "(root)"),
-      file,
-    );
-  return result.data;
+  try {
+    return new Workload(raw as WorkloadSpec).spec;
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(e.issues, file);
+    throw e;
+  }
 }
 
 /** The CPU pool's default size: the platform schema's own `cpuNodeGroup.instanceType` default. */

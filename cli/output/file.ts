@@ -1,26 +1,41 @@
 /**
  * One output file (`plan --html`, `report --html`), written the way `render` writes its folder: never through a
- * link, never into a FIFO, device or folder, never over a file `ray-gpu` did not write, and atomically (a temporary
- * file beside it, renamed over it), so a failed write leaves the old file whole. Every refusal names the path.
+ * link, never into a FIFO, device or folder, never over a file `ray-gpu` did not write (the whole file is checked,
+ * not a mark that could be quoted in it), and atomically (a temporary file beside it, renamed over it), so a failed
+ * write leaves the old file whole. Every refusal names the path.
  */
 import { closeSync, lstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { describeErrno, isErrnoError } from "../input/file";
 import { UsageError } from "../io";
 
-/** The first bytes of `path` (enough to find a generator mark near the top of a page). */
-function head(path: string, bytes = 1024): string {
+/**
+ * A kind of file this tool writes, and how to tell one from any other file: `owns` reads the whole of what is there.
+ * Only a file it owns is ever replaced.
+ */
+export interface OwnedFormat {
+  /** What such a file is, for the refusal ("a page ray-gpu wrote (unchanged since)"). */
+  readonly what: string;
+  owns(text: string): boolean;
+}
+
+/** The most of an existing file read to decide whether it is ours: larger, it is not one we wrote. */
+const MAX_OWNED_BYTES = 64 * 1024 * 1024;
+
+/** The whole text of `path` when it is at most `MAX_OWNED_BYTES`, else undefined. */
+function wholeText(path: string, size: number): string | undefined {
+  if (size > MAX_OWNED_BYTES) return undefined;
   const fd = openSync(path, "r");
   try {
-    const buf = Buffer.alloc(bytes);
-    return buf.subarray(0, readSync(fd, buf, 0, bytes, 0)).toString("utf8");
+    const buf = Buffer.alloc(size);
+    return buf.subarray(0, readSync(fd, buf, 0, size, 0)).toString("utf8");
   } finally {
     closeSync(fd);
   }
 }
 
-/** Why `path` may not be written, or undefined: what is there now, if anything, must be a page we wrote. */
-function refusal(flag: string, path: string, mark: string): string | undefined {
+/** Why `path` may not be written, or undefined: what is there now, if anything, must be a file of `format`. */
+function refusal(flag: string, path: string, format: OwnedFormat): string | undefined {
   let stats;
   try {
     stats = lstatSync(path);
@@ -31,8 +46,9 @@ function refusal(flag: string, path: string, mark: string): string | undefined {
   if (stats.isSymbolicLink())
     return `${flag} ${path} is a symbolic link; give the real file (outputs never follow links)`;
   if (!stats.isFile()) return `${flag} ${path} exists and is not a regular file`;
-  if (!head(path).includes(mark))
-    return `${flag} ${path} exists and was not written by ray-gpu; remove it or give another name`;
+  const text = wholeText(path, stats.size);
+  if (text === undefined || !format.owns(text))
+    return `${flag} ${path} exists and is not ${format.what}; remove it or give another name`;
   return undefined;
 }
 
@@ -45,13 +61,13 @@ export interface OutputTarget {
 }
 
 /**
- * Writes `text` to the target file, replacing only a file that holds `mark`.
+ * Writes `text` to the target file, replacing only a file of `format` (one this tool wrote).
  * @throws UsageError for an empty name, a link, a FIFO, a device, a folder, someone else's file, or a failed write
  */
-export function writeOutputFile({ flag, file, cwd }: OutputTarget, text: string, mark: string): void {
+export function writeOutputFile({ flag, file, cwd }: OutputTarget, text: string, format: OwnedFormat): void {
   if (file.trim() === "") throw new UsageError(`${flag} needs a file name`);
   const path = resolve(cwd, file);
-  const why = refusal(flag, path, mark);
+  const why = refusal(flag, path, format);
   if (why) throw new UsageError(why);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {

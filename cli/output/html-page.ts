@@ -3,6 +3,8 @@
  * SVG, no script, nothing fetched), escaped text, and numbers marked with the JSON path they come from
  * (`data-key`), so a test can check every number shown against the JSON document.
  */
+import { createHash } from "node:crypto";
+import type { OwnedFormat } from "./file";
 
 /** Text made safe for HTML. */
 export const esc = (s: string) =>
@@ -26,17 +28,53 @@ svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; } .muted { color: #5
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; border-radius: 2px; vertical-align: middle; }
 `;
 
-/** The mark of a page `ray-gpu` wrote: only a file holding it is ever replaced by `--html`. */
-export const GENERATOR_META = '<meta name="generator" content="ray-gpu">';
+/** The mark of a page `ray-gpu` wrote, with the page's own digest in it (see {@link HTML_PAGE}). */
+const GENERATOR = '<meta name="generator" content="ray-gpu" data-sha256="';
+const DIGEST_HEX = 64;
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** The whole page around `body`. */
+/** `text` with its digest blanked (64 zeros), the form the digest is taken of; undefined when it has no mark. */
+function blanked(text: string): string | undefined {
+  const at = text.indexOf(GENERATOR);
+  if (at < 0) return undefined;
+  const start = at + GENERATOR.length;
+  return `${text.slice(0, start)}${"0".repeat(DIGEST_HEX)}${text.slice(start + DIGEST_HEX)}`;
+}
+
+/**
+ * The pages `--html` writes, and how a file is known to be one: its generator mark carries the SHA-256 of the whole
+ * page (taken with the digest blanked), so only a page ray-gpu wrote, unchanged since, is ever replaced. A file that
+ * merely quotes the mark (docs/cli.md does, and so could a stack file's comment) or a page edited by hand is not.
+ */
+export const HTML_PAGE: OwnedFormat = {
+  what: "a page ray-gpu wrote (unchanged since)",
+  owns(text: string): boolean {
+    const at = text.indexOf(GENERATOR);
+    if (at < 0) return false;
+    const digest = text.slice(at + GENERATOR.length, at + GENERATOR.length + DIGEST_HEX);
+    return (
+      /^[0-9a-f]{64}$/.test(digest) &&
+      text.startsWith('">', at + GENERATOR.length + DIGEST_HEX) &&
+      sha256(blanked(text)!) === digest
+    );
+  },
+};
+
+/** `page` with its digest filled in. */
+function stamped(page: string): string {
+  const digest = sha256(page);
+  const at = page.indexOf(GENERATOR) + GENERATOR.length;
+  return `${page.slice(0, at)}${digest}${page.slice(at + DIGEST_HEX)}`;
+}
+
+/** The whole page around `body`, stamped with its digest. */
 export function page(title: string, body: string): string {
-  return `<!doctype html>
+  return stamped(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${GENERATOR_META}
+${GENERATOR}${"0".repeat(DIGEST_HEX)}">
 <title>${esc(title)}</title>
 <style>${STYLE}</style>
 </head>
@@ -44,7 +82,7 @@ ${GENERATOR_META}
 ${body}
 </body>
 </html>
-`;
+`);
 }
 
 /** A legend: a swatch and a label per series. */

@@ -1,6 +1,6 @@
 /** What `ray-gpu plan` does, loaded only when it runs (the schemas and planners are not needed for `--help`). */
 import { writeOutputFile } from "../output/file";
-import { GENERATOR_META } from "../output/html-page";
+import { HTML_PAGE } from "../output/html-page";
 import { planHtml } from "./html";
 import { parseStackConfig, type Environment, type StackConfig } from "../../core/config/stack";
 import { ConfigError, namingSource } from "../../core/errors";
@@ -8,6 +8,7 @@ import { adviceText } from "../../core/memory/advice-text";
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { planStack, type StackPlan } from "../../workloads/stack";
+import { workloadLabel } from "../../workloads/workload";
 import { EXIT, UsageError, type CommandContext } from "../io";
 import { planDocument } from "./document";
 import { planText } from "./text";
@@ -55,15 +56,20 @@ function configFor(
   return { config, stack: opts.stack, file: opts.workload, source: opts.workload };
 }
 
-/** Plans; problems are reported against the stack file, or a workload file's against it, as `workload.<field>`. */
+/**
+ * Plans; problems are reported against the stack file, or a workload file's against it, naming the workload as its
+ * construct does (`TrainingJob "llama-ddp".gpus`).
+ */
 function planOrThrow(config: StackConfig, workloadFile: string | undefined, stackFile: string): StackPlan {
   const runtime = loadRuntimePackage();
   if (workloadFile === undefined) return namingSource(stackFile, () => planStack(config, { runtime }));
+  const spec = config.workloads[0]!;
+  const path = workloadLabel(spec.kind, spec.name);
   try {
-    const plan = planStack(config, { runtime, workloadPath: () => "workload" });
+    const plan = planStack(config, { runtime, workloadPath: () => path });
     // A workload file is planned before its image exists: only other reasons not to render are worth a line.
     const notRendered = plan.notRendered.filter(
-      (n) => !n.issues.every((i) => i.path === "workload.image" || i.path === "workload.entrypoint"),
+      (n) => !n.issues.every((i) => i.path === `${path}.image` || i.path === `${path}.entrypoint`),
     );
     return { ...plan, notRendered };
   } catch (e) {
@@ -76,9 +82,9 @@ function planOrThrow(config: StackConfig, workloadFile: string | undefined, stac
 export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   const { config, stack, file, source } = configFor(ctx.dir(), opts);
   const plan = planOrThrow(config, file, source);
-  const doc = opts.html || opts.json ? planDocument(stack, plan) : undefined;
+  const doc = opts.html !== undefined || opts.json ? planDocument(stack, plan) : undefined;
   if (opts.html !== undefined)
-    writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, planHtml(doc!), GENERATOR_META);
+    writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, planHtml(doc!), HTML_PAGE);
   ctx.io.out(opts.json ? stableJson(doc) : `${planText(stack, plan)}\n`);
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;

@@ -1,7 +1,8 @@
 /**
- * `ray-gpu plan --html`: the plan as one page. Each workload's GPU memory budget per GPU as a stacked bar (weights,
- * gradients, optimizer states, activations, logits, KV cache, communication buffers, framework, then the headroom up
- * to what an A10G offers), and each pool's nodes, GPUs and cost at max. Numbers carry their `plan --json` path.
+ * `ray-gpu plan --html`: the plan as one page. Each workload's GPU memory budget per GPU as bars on one scale (weights,
+ * gradients, optimizer states, activations, logits, KV cache, communication buffers, framework, each at its own peak;
+ * then the planned requirement and the headroom up to what an A10G offers), and each pool's nodes, GPUs and cost at
+ * max. Numbers carry their `plan --json` path.
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
 import { capacityCostNote } from "../../core/pools";
@@ -9,7 +10,7 @@ import type { planDocument } from "./document";
 
 type PlanDoc = ReturnType<typeof planDocument>;
 
-/** The parts of the budget, in stacking order, with their colors; headroom last. */
+/** The parts of the budget, in drawing order, with their colors; headroom last. */
 const PARTS = [
   ["weights", "weights"],
   ["gradients", "gradients"],
@@ -25,34 +26,42 @@ const HEADROOM = "#e6f4ea";
 const W = 960;
 const SCALE = 780;
 
+/** Height of one part's bar, and the step from one to the next. */
+const PART_PX = 6;
+const PART_STEP_PX = 8;
+/** Where the bars start, right of the labels. */
+const X0 = 160;
+
 /**
- * One workload's two bars: its memory parts per GPU stacked (each at its own peak: they are not all held at once, so
- * they may add up to more than the plan's peak), and under them the planned requirement (the peak, the CUDA context,
- * NCCL buffers and allocator headroom) with the headroom left to what an A10G offers, or the overflow, in red.
+ * One workload's bars, all on one scale and from one zero, so the line (the usable memory per GPU) cuts them where it
+ * would cut the GPU: each memory part at its own peak, one bar each (they are not all held at once, so stacked they
+ * would add up to more than the plan's peak and cross the line of a job that fits), and under them the planned
+ * requirement (the peak, the CUDA context, NCCL buffers and allocator headroom) with the headroom left to what an A10G
+ * offers, or the overflow, in red.
  */
 function budgetBar(w: PlanDoc["workloads"][number], i: number): string {
   const m = w.memory;
-  const partsSum = PARTS.reduce((n, [key]) => n + m.breakdownGiB[key], 0);
-  const max = Math.max(m.usableGiB, m.requiredGiB, partsSum) * 1.02;
+  const shown = PARTS.map(([key], p) => ({ key, p, gib: m.breakdownGiB[key] })).filter((part) => part.gib > 0);
+  const max = Math.max(m.usableGiB, m.requiredGiB, ...shown.map((part) => part.gib)) * 1.02;
   const px = (gib: number) => (gib / max) * SCALE;
-  let x = 160;
-  const parts = PARTS.map(([key], p) => {
-    const gib = m.breakdownGiB[key];
-    if (gib <= 0) return "";
-    const rect = `<rect class="budget" data-part="${key}" x="${x.toFixed(1)}" y="2" width="${px(gib).toFixed(1)}" height="16" fill="${PALETTE[p % PALETTE.length]}"><title>${esc(key)} ${gib} GiB</title></rect>`;
-    x += px(gib);
-    return rect;
-  }).join("");
+  const parts = shown
+    .map(
+      ({ key, p, gib }, row) =>
+        `<rect class="budget" data-part="${key}" x="${X0}" y="${2 + row * PART_STEP_PX}" width="${px(gib).toFixed(1)}" height="${PART_PX}" fill="${PALETTE[p % PALETTE.length]}"><title>${esc(key)} ${gib} GiB</title></rect>`,
+    )
+    .join("");
+  const y = 2 + shown.length * PART_STEP_PX + 4;
+  const height = y + 20;
   const free = m.usableGiB - m.requiredGiB;
-  const required = `<rect class="required" x="160" y="22" width="${px(m.requiredGiB).toFixed(1)}" height="16" fill="${m.fits ? "#57606a" : "#cf222e"}"><title>planned ${m.requiredGiB} GiB</title></rect>`;
+  const required = `<rect class="required" x="${X0}" y="${y}" width="${px(m.requiredGiB).toFixed(1)}" height="16" fill="${m.fits ? "#57606a" : "#cf222e"}"><title>planned ${m.requiredGiB} GiB</title></rect>`;
   const headroom =
     free > 0
-      ? `<rect class="budget" data-part="headroom" x="${(160 + px(m.requiredGiB)).toFixed(1)}" y="22" width="${px(free).toFixed(1)}" height="16" fill="${HEADROOM}" stroke="#9ad0a8"/>`
+      ? `<rect class="budget" data-part="headroom" x="${(X0 + px(m.requiredGiB)).toFixed(1)}" y="${y}" width="${px(free).toFixed(1)}" height="16" fill="${HEADROOM}" stroke="#9ad0a8"/>`
       : "";
-  const limitX = (160 + px(m.usableGiB)).toFixed(1);
-  const limit = `<line x1="${limitX}" x2="${limitX}" y1="0" y2="40" stroke="${m.fits ? "#1b1f24" : "#cf222e"}" stroke-width="2"/>`;
-  const labels = `<text x="0" y="15">${esc(w.name)}</text><text x="0" y="35" class="muted">planned / A10G</text>`;
-  return `<svg class="workload-budget" id="budget-${i}" viewBox="0 0 ${W} 42" width="${W}" height="42">${labels}${parts}${required}${headroom}${limit}</svg>`;
+  const limitX = (X0 + px(m.usableGiB)).toFixed(1);
+  const limit = `<line class="usable" x1="${limitX}" x2="${limitX}" y1="0" y2="${height}" stroke="${m.fits ? "#1b1f24" : "#cf222e"}" stroke-width="2"/>`;
+  const labels = `<text x="0" y="12">${esc(w.name)}</text><text x="0" y="${y + 13}" class="muted">planned / A10G</text>`;
+  return `<svg class="workload-budget" id="budget-${i}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}">${labels}${parts}${required}${headroom}${limit}</svg>`;
 }
 
 function workloadRows(doc: PlanDoc): string {
@@ -62,7 +71,7 @@ function workloadRows(doc: PlanDoc): string {
         `<tr><td>${esc(w.name)}</td><td>${esc(w.kind)}</td><td>${num(`workloads.${i}.gpus`, w.gpus)}</td><td>${num(`workloads.${i}.memory.requiredGiB`, w.memory.requiredGiB, "GiB")}</td><td>${num(`workloads.${i}.memory.usableGiB`, w.memory.usableGiB, "GiB")}</td><td>${w.memory.fits ? "fits" : "<strong>does not fit</strong>"}</td></tr>`,
     )
     .join("");
-  return `<table><tr><th>workload</th><th>kind</th><th>GPUs</th><th>planned per GPU</th><th>A10G usable</th><th></th></tr>${rows}</table>`;
+  return `<table><tr><th>workload</th><th>kind</th><th>GPUs</th><th>planned per GPU</th><th>A10G usable</th><th>verdict</th></tr>${rows}</table>`;
 }
 
 /** Under a spot-with-fallback pool's capacity: where its nodes come from, and what it costs at most. */
@@ -90,8 +99,9 @@ export function planHtml(doc: PlanDoc): string {
     `<h1>${esc(title)}</h1>`,
     `<div class="muted">${esc(doc.region)}, namespace ${esc(doc.namespace)}</div>`,
     `<h2>GPU memory per GPU</h2>`,
-    `<div class="muted">Upper bar: each part at its own peak (they are not all held at once). Lower bar: the planned ` +
-      `requirement and the headroom to the A10G's usable memory (the line).</div>`,
+    `<div class="muted">Thin bars: each part at its own peak, one bar each from the same zero (they are not all held ` +
+      `at once, so they are not stacked). Thick bar: the planned requirement and the headroom to the A10G's usable ` +
+      `memory (the line).</div>`,
     parts,
     ...doc.workloads.map(budgetBar),
     workloadRows(doc),

@@ -1,27 +1,50 @@
 /** What `ray-gpu report` does, loaded only when it runs. */
+import { resolve } from "node:path";
 import { writeOutputFile } from "../output/file";
-import { GENERATOR_META } from "../output/html-page";
+import { HTML_PAGE } from "../output/html-page";
+import { printableJson } from "../output/terminal-text";
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { UsageError, type CommandContext } from "../io";
 import { jobLifetime, measureJob, utilizationTimeline } from "./prometheus";
-import { httpQuery, httpRangeQuery, prometheusBaseUrl, type Query } from "./prometheus-http";
+import { instantQuery, rangeQuery, type Query, type Transport } from "./prometheus-api";
+import { httpTransport, prometheusBaseUrl } from "./prometheus-http";
+import {
+  readRecording,
+  recordedFlags,
+  recorder,
+  RECORDING_FILE,
+  recordingText,
+  replayTransport,
+  SAVED_SOURCE,
+} from "./recording";
 import { reportHtml } from "./html";
 import { jobReport, type Promised } from "./job-report";
 import { reportText } from "./text";
 import { planStackFile } from "../input/stack-file";
 
-/** The options of `ray-gpu report`. */
+/** The options of `ray-gpu report`: exactly one of `prometheus` and `recording`. */
 export interface ReportOptions {
   job: string;
-  prometheus: string;
   stack: string;
+  /** A live server's base URL. */
+  prometheus?: string;
+  /** A file `saveRecording` wrote: every answer comes from it. */
+  recording?: string;
+  /** Where to write the live server's answers (with `prometheus` only), once the report is made. */
+  saveRecording?: string;
+  /** @default - the job's lifetime (or the recording's `fromSeconds`) */
   from?: string;
+  /** @default - now (or the recording's `toSeconds`) */
   to?: string;
-  lookback: string;
+  /** @default "7d" (or the recording's) */
+  lookback?: string;
   json?: boolean;
   html?: string;
 }
+
+/** How far back `report` looks for the job's pods when neither `--lookback` nor a recording says. */
+export const DEFAULT_LOOKBACK = "7d";
 
 /** Seconds since the epoch of an RFC 3339 time or a number of seconds. */
 export function parseTime(text: string, flag: string): number {
@@ -59,50 +82,114 @@ function promised(ctx: CommandContext, opts: ReportOptions): Promised {
     gpus: w.gpus,
     workers: w.shape.worker.replicas,
     usdPerNodeHour: pool.usdPerHourAtMax / pool.maxNodes,
+    capacityType: pool.capacityType,
   };
 }
 
+/** Where the answers come from, the window's flags (given, or the recording's), and how to save a recording. */
+interface Source {
+  readonly transport: Transport;
+  readonly fromSeconds: number | undefined;
+  readonly toSeconds: number;
+  readonly lookback: string;
+  /** Writes every answer read to `--save-recording`'s file; absent without the flag. */
+  readonly save?: () => void;
+}
+
+/** `--from`/`--to` as given, or undefined. */
+const givenTime = (text: string | undefined, flag: string) => (text === undefined ? undefined : parseTime(text, flag));
+
+/** A live Prometheus, its answers kept for `--save-recording` when given. */
+function liveSource(ctx: CommandContext, opts: ReportOptions & { prometheus: string }): Source {
+  const http = httpTransport(prometheusBaseUrl(opts.prometheus));
+  const fromSeconds = givenTime(opts.from, "--from");
+  const toSeconds = givenTime(opts.to, "--to") ?? Math.floor(Date.now() / 1000);
+  const lookback = opts.lookback ?? DEFAULT_LOOKBACK;
+  const file = opts.saveRecording;
+  if (file === undefined) return { transport: http, fromSeconds, toSeconds, lookback };
+  const tap = recorder(http);
+  const meta = { source: SAVED_SOURCE, stack: opts.stack, job: opts.job, fromSeconds, toSeconds, lookback };
+  const target = { flag: "--save-recording", file, cwd: ctx.io.cwd };
+  const save = () => writeOutputFile(target, recordingText(meta, tap.answers()), RECORDING_FILE);
+  return { transport: tap.transport, fromSeconds, toSeconds, lookback, save };
+}
+
+/** A recording of the same stack and job; the window's flags default to the ones it was made with. */
+function replaySource(ctx: CommandContext, opts: ReportOptions & { recording: string }): Source {
+  if (opts.saveRecording !== undefined)
+    throw new UsageError(
+      "--save-recording saves what a live Prometheus answers: give it with --prometheus <url>, not with --recording",
+    );
+  const rec = readRecording(resolve(ctx.io.cwd, opts.recording), opts.recording);
+  if (rec.stack !== opts.stack || rec.job !== opts.job)
+    throw new UsageError(
+      `recording ${opts.recording} was made with ${recordedFlags(rec)}: give the same --stack and --job to replay ` +
+        `it, or record the job you want from a live server with --prometheus <url> --save-recording <file>`,
+    );
+  return {
+    transport: replayTransport(rec, opts.recording),
+    fromSeconds: givenTime(opts.from, "--from") ?? rec.fromSeconds,
+    toSeconds: givenTime(opts.to, "--to") ?? rec.toSeconds,
+    lookback: opts.lookback ?? rec.lookback,
+  };
+}
+
+/** The source `--prometheus` or `--recording` names: exactly one of them. */
+function sourceOf(ctx: CommandContext, opts: ReportOptions): Source {
+  const { prometheus, recording } = opts;
+  if (prometheus !== undefined && recording !== undefined)
+    throw new UsageError(
+      "give --prometheus <url> or --recording <file>, not both: a recording answers every query itself",
+    );
+  if (prometheus !== undefined) return liveSource(ctx, { ...opts, prometheus });
+  if (recording !== undefined) return replaySource(ctx, { ...opts, recording });
+  throw new UsageError(
+    "give --prometheus <url> (a live server, e.g. http://localhost:9090 through kubectl port-forward) or " +
+      "--recording <file> (answers saved with --save-recording, e.g. examples/report/prod-llm-pretrain.recording.json)",
+  );
+}
+
 /** The window: --from/--to when given, else the job's lifetime within --lookback before --to (or now). */
-async function windowOf(q: Query, p: Promised, opts: ReportOptions, step: number) {
-  const to = opts.to === undefined ? Math.floor(Date.now() / 1000) : parseTime(opts.to, "--to");
-  if (opts.from !== undefined) {
-    const from = parseTime(opts.from, "--from");
-    if (from >= to) throw new UsageError("--from must be before --to");
-    return { fromSeconds: from, toSeconds: to };
+async function windowOf(src: Source, p: Promised, step: number) {
+  const { fromSeconds, toSeconds } = src;
+  if (fromSeconds !== undefined) {
+    if (fromSeconds >= toSeconds) throw new UsageError("--from must be before --to");
+    return { fromSeconds, toSeconds };
   }
-  const life = await jobLifetime(q, {
-    namespace: p.namespace,
-    workload: p.workload,
-    nowSeconds: to,
-    lookbackSeconds: parseLookback(opts.lookback),
-    stepSeconds: step,
-  });
+  const lookbackSeconds = parseLookback(src.lookback);
+  const q: Query = instantQuery(src.transport);
+  const search = { namespace: p.namespace, workload: p.workload, nowSeconds: toSeconds, lookbackSeconds };
+  const life = await jobLifetime(q, { ...search, stepSeconds: step });
   if (!life)
     throw new UsageError(
-      `Prometheus has no pods of job ${p.workload} in namespace ${p.namespace} in the ${opts.lookback} before ${new Date(to * 1000).toISOString()}`,
+      `${src.transport.name} has no pods of job ${p.workload} in namespace ${p.namespace} in the ${src.lookback} ` +
+        `before ${new Date(toSeconds * 1000).toISOString()}`,
     );
   return life;
 }
 
-/** Measures the job on Prometheus and prints its report next to its plan. */
+/**
+ * Measures the job on Prometheus (or replays a recording of it) and prints its report next to its plan; with
+ * `--save-recording`, also writes every answer it read.
+ */
 export async function runReport(ctx: CommandContext, opts: ReportOptions): Promise<void> {
-  const prometheus = prometheusBaseUrl(opts.prometheus);
-  const query: Query = httpQuery(prometheus);
+  const src = sourceOf(ctx, opts);
   const p = promised(ctx, opts);
   const step = 60;
-  const { fromSeconds, toSeconds } = await windowOf(query, p, opts, step);
+  const { fromSeconds, toSeconds } = await windowOf(src, p, step);
   const window = { namespace: p.namespace, workload: p.workload, fromSeconds, toSeconds, stepSeconds: step };
   const [measured, timeline] = await Promise.all([
-    measureJob(query, window),
-    utilizationTimeline(httpRangeQuery(prometheus), window),
+    measureJob(instantQuery(src.transport), window),
+    utilizationTimeline(rangeQuery(src.transport), window),
   ]);
   if (measured.averagePercent === undefined)
     throw new UsageError(
-      `Prometheus has no GPU metrics of job ${p.workload} in namespace ${p.namespace} between ` +
+      `${src.transport.name} has no GPU metrics of job ${p.workload} in namespace ${p.namespace} between ` +
         `${new Date(fromSeconds * 1000).toISOString()} and ${new Date(toSeconds * 1000).toISOString()}`,
     );
   const report = jobReport(p, measured, { fromSeconds, toSeconds }, timeline);
+  src.save?.();
   if (opts.html !== undefined)
-    writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, reportHtml(report), GENERATOR_META);
-  ctx.io.out(opts.json ? stableJson(report) : reportText(report));
+    writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, reportHtml(report), HTML_PAGE);
+  ctx.io.out(opts.json ? printableJson(stableJson(report)) : reportText(report));
 }

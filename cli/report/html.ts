@@ -3,7 +3,7 @@
  * utilization over the job's lifetime against the target (SVG), and the peak GPU memory against the plan and the device.
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
-import type { JobReport } from "./job-report";
+import { PRICE_OF, type JobReport } from "./job-report";
 
 const W = 1000;
 const H = 260;
@@ -66,13 +66,13 @@ function table(r: JobReport): string {
     ],
     [
       "bytes spilled",
-      num("spilledBytes.peak", r.spilledBytes.peak),
-      num("spilledBytes.planned", r.spilledBytes.planned),
+      num("spilledBytes.peak", r.spilledBytes.peak, "bytes"),
+      num("spilledBytes.planned", r.spilledBytes.planned, "bytes"),
     ],
     ["data-wait fraction", num("dataWaitFraction", r.dataWaitFraction), ""],
     ["GPU-hours", num("usage.gpuHours", r.usage.gpuHours), `${num("usage.plannedGpus", r.usage.plannedGpus)} GPUs`],
     [
-      "cost, GPU nodes on demand",
+      `cost, ${PRICE_OF[r.usage.capacityType].label}`,
       `$${num("usage.usd", r.usage.usd)}`,
       `$${num("usage.usdPerNodeHour", r.usage.usdPerNodeHour)} a node-hour`,
     ],

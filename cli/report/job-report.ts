@@ -2,6 +2,7 @@
  * One job's report: what Prometheus measured over its lifetime next to what its plan promised, and a verdict line.
  * Pure: the measurements come in, the document goes out (text and JSON views in ./view).
  */
+import type { GpuCapacityType } from "../../core/config/platform";
 import { GIB, round2, round3 } from "../../core/quantity";
 import type { Measured } from "./prometheus";
 
@@ -18,9 +19,28 @@ export interface Promised {
   readonly usableGiB: number;
   readonly gpus: number;
   readonly workers: number;
-  /** On-demand price of one of the job's GPU nodes, USD per hour. */
+  /**
+   * Price of one of the job's GPU nodes, USD per hour: the catalog's approximate us-east-1 on-demand price
+   * (core/catalog/instances.ts), the only price it knows, whatever the pool's capacity type (see {@link PRICE_OF}).
+   */
   readonly usdPerNodeHour: number;
+  /** Where the job's GPU pool gets its nodes. */
+  readonly capacityType: GpuCapacityType;
 }
+
+/**
+ * What the report's node price is, by the pool's capacity type. The catalog has on-demand prices only, and plan prices
+ * every pool at them (core/pools.ts `usdPerHourAtMax`); a spot node costs at most that (EC2's default maximum spot
+ * price is the on-demand price), so for a spot pool the cost is an upper bound, and said to be one.
+ */
+export const PRICE_OF: Readonly<Record<GpuCapacityType, { readonly upperBound: boolean; readonly label: string }>> = {
+  "on-demand": { upperBound: false, label: "GPU nodes, on demand" },
+  spot: { upperBound: true, label: "GPU nodes, spot: at the on-demand price, an upper bound" },
+  "spot-with-fallback": {
+    upperBound: true,
+    label: "GPU nodes, spot with fallback: at the on-demand price, an upper bound",
+  },
+};
 
 /** The report document (`ray-gpu report --json`). */
 export interface JobReport {
@@ -48,9 +68,15 @@ export interface JobReport {
   readonly usage: {
     readonly gpuHours: number;
     readonly nodeHours: number;
+    /** The catalog's on-demand price of a node, USD per hour. */
     readonly usdPerNodeHour: number;
+    /** Node-hours at `usdPerNodeHour`: what it cost on demand, at most what it cost on spot. */
     readonly usd: number;
     readonly plannedGpus: number;
+    /** The job's GPU pool's capacity type. */
+    readonly capacityType: GpuCapacityType;
+    /** Whether `usd` is an upper bound (a spot pool priced at on demand) rather than the price. */
+    readonly usdIsUpperBound: boolean;
   };
   readonly verdict: { readonly kept: boolean; readonly line: string; readonly shortfalls: readonly string[] };
   /** Each worker's average GPU utilization over the window, `[unix seconds, %]` every `stepSeconds`. */
@@ -128,6 +154,8 @@ export function jobReport(
       usdPerNodeHour: p.usdPerNodeHour,
       usd: round2(m.nodeHours * p.usdPerNodeHour),
       plannedGpus: p.gpus,
+      capacityType: p.capacityType,
+      usdIsUpperBound: PRICE_OF[p.capacityType].upperBound,
     },
     verdict: { kept: short.length === 0, line: verdictLine(p, m, short), shortfalls: short },
     timeline,

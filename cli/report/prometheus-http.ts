@@ -1,25 +1,12 @@
 /**
- * The Prometheus HTTP API as `ray-gpu report` uses it: instant and range queries, each bounded in time and size, its
- * answer checked against the API's JSON shapes, and every failure a usage error that says why (a refused connection,
- * a server that is not Prometheus, an answer too slow or too large).
+ * The Prometheus HTTP API as `ray-gpu report` uses it: a {@link Transport} whose every request is bounded in time and
+ * size, and every failure a usage error that says why (a refused connection, a server that is not Prometheus, an
+ * answer too slow or too large, a query it refused). The answers' shapes and values are read in ./prometheus-api.
  */
 import { z } from "zod";
+import { printable } from "../output/terminal-text";
 import { UsageError } from "../io";
-
-/** An instant vector: labels and value per series. */
-export type Vector = { readonly metric: Readonly<Record<string, string>>; readonly value: number }[];
-
-/** Runs an instant query at a time; the CLI's is HTTP, tests may pass their own. */
-export type Query = (expr: string, timeSeconds: number) => Promise<Vector>;
-
-/** A range query's series: labels and `[seconds, value]` points. */
-export type Matrix = {
-  readonly metric: Readonly<Record<string, string>>;
-  readonly points: readonly [number, number][];
-}[];
-
-/** Runs a range query over `[from, to]` every `step` seconds. */
-export type RangeQuery = (expr: string, fromSeconds: number, toSeconds: number, stepSeconds: number) => Promise<Matrix>;
+import { instantQuery, rangeQuery, type Query, type RangeQuery, type Transport } from "./prometheus-api";
 
 /** What a failed connection's system error code means, in words. */
 const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
@@ -57,13 +44,6 @@ export interface QueryLimits {
 
 const DEFAULT_LIMITS = { timeoutMs: 60_000, maxAnswerBytes: 64 * 1024 * 1024 } as const;
 
-/** Prometheus's JSON API envelope, and the two result shapes we read: instant vectors and range matrices. */
-const Envelope = z.object({ status: z.string(), error: z.string().optional(), data: z.unknown().optional() });
-const SampleValue = z.tuple([z.number(), z.string()]);
-const Labels = z.record(z.string(), z.string());
-const VectorResult = z.object({ result: z.array(z.object({ metric: Labels, value: SampleValue })) });
-const MatrixResult = z.object({ result: z.array(z.object({ metric: Labels, values: z.array(SampleValue) })) });
-
 /** The body of `response`, read up to `max` bytes; undefined when it is longer. */
 async function boundedText(response: Response, max: number): Promise<string | undefined> {
   const reader = response.body?.getReader();
@@ -92,25 +72,29 @@ async function fetchAnswer(url: string, target: string, limits: Required<QueryLi
     if (text === undefined)
       throw new UsageError(
         `Prometheus at ${url} answered more than ${limits.maxAnswerBytes / 1024 / 1024} MiB for one query; ` +
-          `give a shorter window (--from, --to) or a coarser --step`,
+          `give a shorter window (--from, --to)`,
       );
     return [response, text];
   } catch (e) {
     if (e instanceof UsageError) throw e;
     if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) throw new UsageError(timedOut);
-    throw new UsageError(`cannot query Prometheus at ${url}: ${connectionCause(e)}`);
+    throw new UsageError(`cannot query Prometheus at ${url}: ${printable(connectionCause(e))}`);
   }
 }
 
+/** The userinfo (`user:password@`) of a URL-like text, masked: what a message may show of a refused `--prometheus`. */
+const withoutUserinfo = (raw: string) => raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, "$1***@");
+
 /**
  * The Prometheus base URL `--prometheus` gives, checked before any query: an `http:` or `https:` URL with a host and
- * without a user or password (which would be echoed in messages). `localhost:9090` (no scheme) parses as a URL of
- * scheme `localhost:`, so the scheme is checked by name.
+ * without a user or password (which would be echoed in messages, and which no message shows: a refused value is
+ * shown with its `user:password@` masked). `localhost:9090` (no scheme) parses as a URL of scheme `localhost:`, so the
+ * scheme is checked by name.
  * @throws UsageError naming the value and the form to give.
  */
 export function prometheusBaseUrl(raw: string): string {
   const example = "give the server's base URL, e.g. http://localhost:9090 (kubectl port-forward)";
-  const shown = JSON.stringify(raw.slice(0, 200));
+  const shown = printable(JSON.stringify(withoutUserinfo(raw).slice(0, 200)));
   let url: URL;
   try {
     url = new URL(raw);
@@ -126,52 +110,41 @@ export function prometheusBaseUrl(raw: string): string {
   return raw;
 }
 
-/** Reads a Prometheus API answer of the given shape, or says why it is not one. */
-async function api<T>(
-  url: string,
-  request: { path: string; params: Record<string, string>; expr: string },
-  shape: z.ZodType<T>,
-  limits: QueryLimits,
-): Promise<T> {
-  const target = `${url.replace(/\/+$/, "")}${request.path}?${new URLSearchParams(request.params)}`;
-  const [response, text] = await fetchAnswer(url, target, { ...DEFAULT_LIMITS, ...limits });
-  const notApi = new UsageError(
-    `${url} answered HTTP ${response.status} with something that is not Prometheus's JSON API; give the ` +
-      `Prometheus server's base URL (e.g. http://localhost:9090)`,
-  );
-  let body: z.infer<typeof Envelope>;
-  try {
-    body = Envelope.parse(JSON.parse(text));
-  } catch {
-    throw notApi;
-  }
-  if (body.status !== "success" || body.data === undefined)
-    throw new UsageError(`Prometheus at ${url} refused a query (${body.error ?? "no data"}): ${request.expr}`);
-  const data = shape.safeParse(body.data);
-  if (!data.success) throw notApi;
-  return data.data;
-}
-
-/** The Prometheus HTTP API's range queries (`/api/v1/query_range`) at `url`. */
-export function httpRangeQuery(url: string, limits: QueryLimits = {}): RangeQuery {
-  return async (expr, from, to, step) => {
-    const params = { query: expr, start: String(from), end: String(to), step: String(step) };
-    const { result } = await api(url, { path: "/api/v1/query_range", params, expr }, MatrixResult, limits);
-    return result.map((s) => ({
-      metric: s.metric,
-      points: s.values.map(([t, v]): [number, number] => [t, Number(v)]),
-    }));
-  };
-}
+/** Prometheus's JSON API envelope: the answer's `data` is read by ./prometheus-api. */
+const Envelope = z.object({ status: z.string(), error: z.string().optional(), data: z.unknown().optional() });
 
 /**
- * The Prometheus HTTP API (`/api/v1/query`) at `url`. Unreachable, refusing, too slow, too large or not Prometheus's
- * JSON, it is a usage error with the reason.
+ * The Prometheus HTTP API at `url` (a base URL {@link prometheusBaseUrl} accepted). Unreachable, refusing, too slow,
+ * too large or not Prometheus's JSON, it is a usage error with the reason; the server's own words are made printable.
  */
-export function httpQuery(url: string, limits: QueryLimits = {}): Query {
-  return async (expr, time) => {
-    const params = { query: expr, time: String(time) };
-    const { result } = await api(url, { path: "/api/v1/query", params, expr }, VectorResult, limits);
-    return result.map((s) => ({ metric: s.metric, value: Number(s.value[1]) }));
+export function httpTransport(url: string, limits: QueryLimits = {}): Transport {
+  const name = `Prometheus at ${url}`;
+  return {
+    name,
+    async answer(request) {
+      const target = `${url.replace(/\/+$/, "")}${request.path}?${new URLSearchParams(request.params)}`;
+      const [response, text] = await fetchAnswer(url, target, { ...DEFAULT_LIMITS, ...limits });
+      const notApi =
+        `${url} answered HTTP ${response.status} with something that is not Prometheus's JSON API; give the ` +
+        `Prometheus server's base URL (e.g. http://localhost:9090)`;
+      let body: z.infer<typeof Envelope>;
+      try {
+        body = Envelope.parse(JSON.parse(text));
+      } catch {
+        throw new UsageError(notApi);
+      }
+      if (body.status !== "success" || body.data === undefined)
+        throw new UsageError(
+          `${name} refused a query (${printable(body.error ?? "no data")}): ${request.params["query"]}`,
+        );
+      return { data: body.data, notApi };
+    },
   };
 }
+
+/** Instant queries (`/api/v1/query`) of the Prometheus HTTP API at `url`. */
+export const httpQuery = (url: string, limits: QueryLimits = {}): Query => instantQuery(httpTransport(url, limits));
+
+/** Range queries (`/api/v1/query_range`) of the Prometheus HTTP API at `url`. */
+export const httpRangeQuery = (url: string, limits: QueryLimits = {}): RangeQuery =>
+  rangeQuery(httpTransport(url, limits));

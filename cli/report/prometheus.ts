@@ -2,12 +2,14 @@
  * What `ray-gpu report` asks Prometheus about one job, over one window: GPU utilization (average and 10th percentile,
  * per worker and overall), peak GPU memory, bytes spilled, Ray Data throughput, and the GPU- and node-seconds the job
  * held. Every query reads the recording rules the stack installs (core/observability/rules) or the exporters' own
- * metrics; the tests run them on a real Prometheus.
+ * metrics; the tests run them on a real Prometheus. Every value read is checked against its quantity's range (a
+ * utilization from 0 to 100%, amounts never negative): outside it is a usage error naming the query, never a verdict.
  */
 import { ksmLabel, METRICS, RECORDED } from "../../core/observability/metrics";
 import { round3 } from "../../core/quantity";
 import { byCodePoint } from "../../core/serialize";
-import type { Query, RangeQuery, Vector } from "./prometheus-http";
+import { UsageError } from "../io";
+import { seriesText, type Query, type RangeQuery, type Vector } from "./prometheus-api";
 
 /** One job over one window: `[fromSeconds, toSeconds]`, sampled every `stepSeconds` for the percentiles. */
 export interface JobWindow {
@@ -45,6 +47,52 @@ export function jobQueries(w: JobWindow) {
   };
 }
 
+/** What a measure's values are; each kind has its range. */
+type Quantity = "percent" | "amount";
+
+/** The range of each kind of value, and how a message names it. */
+const QUANTITIES: Readonly<Record<Quantity, { readonly max: number; readonly what: string }>> = {
+  percent: { max: 100, what: "a GPU utilization, from 0 to 100%" },
+  amount: { max: Infinity, what: "an amount (MiB, bytes, seconds, rows, samples or a time), never negative" },
+};
+
+/** The kind of each query's values. */
+const QUANTITY_OF: { readonly [K in keyof ReturnType<typeof jobQueries>]: Quantity } = {
+  perWorkerAverage: "percent",
+  average: "percent",
+  perWorkerP10: "percent",
+  p10: "percent",
+  peakMemoryMiB: "amount",
+  spilledBytes: "amount",
+  rowsByOperator: "amount",
+  inputWaitSeconds: "amount",
+  computeSeconds: "amount",
+  samples: "amount",
+  tokens: "amount",
+  gpuSeconds: "amount",
+  nodeSeconds: "amount",
+  heldSeconds: "amount",
+};
+
+/**
+ * `value` when it lies in the range of `quantity`; else a usage error naming the query, the series and the value (a
+ * negative utilization or byte count is a broken exporter or rule, not a measurement).
+ */
+function inRange(value: number, quantity: Quantity, expr: string, metric: Readonly<Record<string, string>>): number {
+  const { max, what } = QUANTITIES[quantity];
+  if (value >= 0 && value <= max) return value;
+  throw new UsageError(
+    `the answer to the query ${expr} holds ${value} for ${seriesText(metric)}, and it is ${what}: the report ` +
+      `gives no verdict on it; check the job's exporters and the stack's recording rules`,
+  );
+}
+
+/** The instant query's answer, every value checked against `quantity`'s range. */
+async function measure(q: Query, expr: string, timeSeconds: number, quantity: Quantity): Promise<Vector> {
+  const v = await q(expr, timeSeconds);
+  return v.map((s) => ({ metric: s.metric, value: inRange(s.value, quantity, expr, s.metric) }));
+}
+
 /** Where {@link jobLifetime} looks for a job's pods: its namespace and name, back from `nowSeconds`. */
 export interface LifetimeSearch {
   readonly namespace: string;
@@ -54,7 +102,10 @@ export interface LifetimeSearch {
   readonly stepSeconds: number;
 }
 
-/** When the job's pods existed in the last `lookbackSeconds` before `nowSeconds`, or undefined if never. */
+/**
+ * When the job's pods existed in the last `lookbackSeconds` before `nowSeconds`, or undefined if never.
+ * @throws UsageError for a time that is negative, or a first sighting after the last
+ */
 export async function jobLifetime(
   q: Query,
   { namespace, workload, nowSeconds, lookbackSeconds, stepSeconds }: LifetimeSearch,
@@ -66,11 +117,17 @@ export async function jobLifetime(
     `${METRICS.podLabels.name}{namespace="${namespace}", ${ksmLabel("ray-gpu.io/workload")}="${workload}", ` +
     `${ksmLabel("ray.io/node-type")}=~"head|worker"}`;
   const window = `[${lookbackSeconds}s:${stepSeconds}s]`;
+  const firstSeen = `min(min_over_time(timestamp(${pods})${window}))`;
   const [first, last] = await Promise.all([
-    q(`min(min_over_time(timestamp(${pods})${window}))`, nowSeconds),
-    q(`max(max_over_time(timestamp(${pods})${window}))`, nowSeconds),
+    measure(q, firstSeen, nowSeconds, "amount"),
+    measure(q, `max(max_over_time(timestamp(${pods})${window}))`, nowSeconds, "amount"),
   ]);
-  if (!first[0] || !last[0] || !Number.isFinite(first[0].value)) return undefined;
+  if (!first[0] || !last[0]) return undefined;
+  if (first[0].value > last[0].value)
+    throw new UsageError(
+      `the job's pods were first seen at ${first[0].value}, after they were last seen (${last[0].value}): the ` +
+        `answers to ${firstSeen} and its max contradict each other`,
+    );
   return { fromSeconds: first[0].value, toSeconds: last[0].value };
 }
 
@@ -93,10 +150,10 @@ export interface Measured {
 /** The queries of {@link jobQueries}, each one's answer under its own name. */
 type Answers = { readonly [K in keyof ReturnType<typeof jobQueries>]: Vector };
 
-/** Runs every query at `timeSeconds`, at once; each answer is looked up by the query's name. */
+/** Runs every query at `timeSeconds`, at once, each answer checked; each is looked up by the query's name. */
 async function askAll(q: Query, queries: ReturnType<typeof jobQueries>, timeSeconds: number): Promise<Answers> {
   const names = Object.keys(queries) as (keyof Answers)[];
-  const answers = await Promise.all(names.map((name) => q(queries[name], timeSeconds)));
+  const answers = await Promise.all(names.map((name) => measure(q, queries[name], timeSeconds, QUANTITY_OF[name])));
   return Object.fromEntries(names.map((name, i) => [name, answers[i]!])) as unknown as Answers;
 }
 
@@ -147,16 +204,20 @@ function telemetry(a: Answers, seconds: number) {
   };
 }
 
-/** Each worker's average GPU utilization over the window, about 200 points: the report's timeline. */
+/**
+ * Each worker's average GPU utilization over the window, about 200 points: the report's timeline. A point outside
+ * 0-100% is a usage error naming the query, as for the instant queries.
+ */
 export async function utilizationTimeline(rq: RangeQuery, w: JobWindow) {
   const step = Math.max(w.stepSeconds, Math.ceil((w.toSeconds - w.fromSeconds) / 200 / w.stepSeconds) * w.stepSeconds);
-  const m = await rq(`avg by (pod) (${RECORDED.gpuUtilization}${sel(w)})`, w.fromSeconds, w.toSeconds, step);
+  const expr = `avg by (pod) (${RECORDED.gpuUtilization}${sel(w)})`;
+  const m = await rq(expr, w.fromSeconds, w.toSeconds, step);
   return {
     stepSeconds: step,
     perWorker: m
       .map((s) => ({
         pod: s.metric["pod"] ?? "",
-        points: s.points.map(([t, v]): [number, number] => [t, round3(v)]),
+        points: s.points.map(([t, v]): [number, number] => [t, round3(inRange(v, "percent", expr, s.metric))]),
       }))
       .sort((a, b) => byCodePoint(a.pod, b.pod)),
   };

@@ -1,5 +1,10 @@
-/** The text view of `ray-gpu report`: the verdict first, then each measured value next to its plan. */
-import type { JobReport } from "./job-report";
+/**
+ * The text view of `ray-gpu report`: the verdict first, then each measured value next to its plan. Names that come
+ * from Prometheus (pods, Ray Data operators) are made printable: a control character in a label is shown, not acted on.
+ */
+import { GIB } from "../../core/quantity";
+import { printable } from "../output/terminal-text";
+import { PRICE_OF, type JobReport } from "./job-report";
 
 const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}%`);
 
@@ -9,6 +14,7 @@ function table(rows: readonly (readonly [string, string, string])[]): string[] {
   return rows.map(([a, b, c]) => `  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`.trimEnd());
 }
 
+/** The report as text, ending with a newline. */
 export function reportText(r: JobReport): string {
   const rows: [string, string, string][] = [
     ["", "MEASURED", "PLANNED"],
@@ -19,9 +25,9 @@ export function reportText(r: JobReport): string {
       r.gpuMemory.peakGiB === null ? "-" : `${r.gpuMemory.peakGiB} GiB`,
       `${r.gpuMemory.plannedGiB} GiB of ${r.gpuMemory.usableGiB}`,
     ],
-    ["bytes spilled", String(r.spilledBytes.peak), "0"],
+    ["bytes spilled", `${(r.spilledBytes.peak / GIB).toFixed(2)} GiB`, "0 GiB"],
     ...Object.entries(r.rayDataRowsPerSecond).map(([op, v]): [string, string, string] => [
-      `rows/s ${op}`,
+      `rows/s ${printable(op)}`,
       v.toFixed(1),
       "",
     ]),
@@ -30,10 +36,14 @@ export function reportText(r: JobReport): string {
       ? []
       : [["samples/s", r.samplesPerSecond.toFixed(1), ""] as [string, string, string]]),
     ["GPU-hours", r.usage.gpuHours.toFixed(2), `${r.usage.plannedGpus} GPUs`],
-    ["cost (GPU nodes, on demand)", `$${r.usage.usd.toFixed(2)}`, `$${r.usage.usdPerNodeHour.toFixed(3)}/node-hour`],
+    [
+      `cost (${PRICE_OF[r.usage.capacityType].label})`,
+      `$${r.usage.usd.toFixed(2)}`,
+      `$${r.usage.usdPerNodeHour.toFixed(3)}/node-hour`,
+    ],
   ];
   const workers = r.gpuUtilization.perWorker.map(
-    (w) => `  ${w.pod}: average ${pct(w.averagePercent)}, p10 ${pct(w.p10Percent)}`,
+    (w) => `  ${printable(w.pod)}: average ${pct(w.averagePercent)}, p10 ${pct(w.p10Percent)}`,
   );
   return [
     r.verdict.line,

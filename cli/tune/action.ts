@@ -89,8 +89,12 @@ function replan(stack: { text: string; file: string }, before: WorkloadPlan, cha
   return { text: next, expected: expectedEffects(before, after) };
 }
 
-/** Diagnoses the run, proposes the re-plan, and with `--write` applies it to the stack file. */
-export function runTune(ctx: CommandContext, opts: TuneOptions): void {
+/**
+ * Diagnoses the run, proposes the re-plan, and with `--write` applies it to the stack file.
+ * @param givenDir - the `-C` folder as the user gave it, which the printed command that applies the change repeats;
+ *   undefined when `-C` was not given
+ */
+export function runTune(ctx: CommandContext, opts: TuneOptions, givenDir?: string): void {
   const record = readRunRecord(opts.from);
   const name = opts.workload ?? record.workload.name;
   const { config, file, text } = loadStackConfig(ctx.dir(), opts.stack);
@@ -127,5 +131,6 @@ export function runTune(ctx: CommandContext, opts: TuneOptions): void {
     expected: next.expected,
     written,
   };
-  ctx.io.out(opts.json ? stableJson(result) : tuneText(result));
+  const invocation = { dir: givenDir, stack: opts.stack, from: opts.from, workload: opts.workload };
+  ctx.io.out(opts.json ? stableJson(result) : tuneText(result, invocation));
 }

@@ -19,8 +19,10 @@ export function registerTune(program: Command, ctx: CommandContext): void {
     .option("-w, --workload <name>", "the workload (default: the record's)")
     .option("--write", "apply the proposed change to the stack file")
     .option("--json", "print the diagnosis and the change as JSON")
-    .action(async (opts: TuneOptions) => {
+    .action(async (opts: TuneOptions, command: Command) => {
       const { runTune } = await import("./action.js");
-      runTune(ctx, opts);
+      // `-C` as the user gave it (not its default, the current folder), which the printed apply command repeats.
+      const given = command.parent?.getOptionValueSource("dir") === "cli" ? ctx.dir() : undefined;
+      runTune(ctx, opts, given);
     });
 }

@@ -58,7 +58,7 @@ describe("edge cases", () => {
       ),
     );
     expect(r.code).toBe(1);
-    expect(r.err).toContain("✖ offload: optimizer offload needs ZeRO 2 or 3 (zeroStage is 0)");
+    expect(r.err).toContain('✖ TrainingJob "w".offload: optimizer offload needs ZeRO 2 or 3 (zeroStage is 0)');
   });
 
   it("rejects a tensor-parallel size larger than a node or not dividing the GPUs", async () => {
@@ -70,7 +70,9 @@ describe("edge cases", () => {
       ),
     );
     expect(r.code).toBe(1);
-    expect(r.err).toContain("✖ workload.tensorParallelSize: must be at most 4, the GPUs of one g5.12xlarge node");
+    expect(r.err).toContain(
+      '✖ BatchInference "w".tensorParallelSize: must be at most 4, the GPUs of one g5.12xlarge node',
+    );
   });
 
   it("rejects sequences longer than the model's context", async () => {
@@ -81,7 +83,7 @@ describe("edge cases", () => {
     );
     expect(r.code).toBe(1);
     expect(r.err).toContain(
-      "✖ workload.sequenceLength: 8192 tokens exceed the model's context of 512 tokens (got 8192)",
+      `✖ EmbeddingPipeline "w".sequenceLength: 8192 tokens exceed the model's context of 512 tokens (got 8192)`,
     );
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -83,7 +83,7 @@ describe("ray-gpu plan --workload --json", () => {
     const misfit = await run(big);
     expect(misfit.code).toBe(1);
     // The reason is wrapped at 120 columns: its continuation lines joined back.
-    expect(misfit.out.replace(/\n +/g, " ")).toMatch(/Not rendered: big: .*workload\.gpus: does not fit/);
+    expect(misfit.out.replace(/\n +/g, " ")).toMatch(/Not rendered: big: .*TrainingJob "big"\.gpus: does not fit/);
   });
 
   it("keeps pinned knobs and says so", async () => {
@@ -146,6 +146,20 @@ describe("ray-gpu plan --workload --json", () => {
     expect(err).toMatch(/✖ huge: does not fit: needs [\d.]+ GiB per GPU/);
   });
 
+  it("names the file and the workload in a plan's problem, as a stack file does its entry", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(file, readFileSync(example("training-pinned.yaml"), "utf8").replace("gpus: 8", "gpus: 6"));
+    let err = "";
+    const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
+    expect(code).toBe(1);
+    expect(err).toBe(
+      `ray-gpu: invalid input\n${file}: 1 problem\n` +
+        '  ✖ TrainingJob "pretrain-1b".gpus: must be a multiple of 4 (GPUs per g5.12xlarge node of pool "gpu"): use 4 ' +
+        "or 8, or a pool of 1-GPU instances (got 6)\n",
+    );
+  });
+
   it("rejects a global batch that does not split over the GPUs", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
     const file = join(dir, "w.yaml");
@@ -154,7 +168,7 @@ describe("ray-gpu plan --workload --json", () => {
     const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
     expect(code).toBe(1);
     expect(err).toContain(
-      "✖ workload.globalBatchSize: must be a multiple of gpus (8) so every GPU gets the same share; use 64 (got 60)",
+      '✖ LoRAFineTune "w".globalBatchSize: must be a multiple of gpus (8) so every GPU gets the same share; use 64 (got 60)',
     );
   });
 
@@ -170,7 +184,7 @@ describe("ray-gpu plan --workload --json", () => {
     const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
     expect(code).toBe(1);
     expect(err).toContain(
-      "✖ workload.gpuMemoryUtilization: gives vLLM 21.55 GiB of the 21.99 GiB GPU and leaves 0.44 GiB",
+      '✖ BatchInference "v".gpuMemoryUtilization: gives vLLM 21.55 GiB of the 21.99 GiB GPU and leaves 0.44 GiB',
     );
     expect(err).toContain("use at most 0.97 (got 0.98)");
   });
@@ -208,7 +222,7 @@ describe("ray-gpu plan --workload --json", () => {
     expect(code).toBe(want);
     if (want === 1)
       expect(err).toContain(
-        "✖ workload.runtimeEnv.pip[0]: transformers 4.40.2 computes the loss on a shifted fp32 copy of the logits",
+        '✖ LoRAFineTune "w".runtimeEnv.pip[0]: transformers 4.40.2 computes the loss on a shifted fp32 copy of the logits',
       );
   });
 

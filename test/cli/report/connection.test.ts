@@ -22,6 +22,24 @@ describe("report: a Prometheus it cannot use", () => {
     const secret = () => prometheusBaseUrl("http://admin:hunter2@prom:9090");
     expect(secret).toThrow("carries a user or password");
     expect(secret).not.toThrow(/hunter2/);
+    // refused for another reason, the value is still shown without its user and password
+    for (const [raw, shown] of [
+      ["http://admin:hunter2@prom:99999", "http://***@prom:99999"],
+      ["admin:hunter2@prom:9090", "***@prom:9090"],
+      ["ftp://admin:hunter2@prom/", "ftp://***@prom/"],
+    ]) {
+      expect(() => prometheusBaseUrl(raw!)).toThrow(`--prometheus "${shown}" is not`);
+      expect(() => prometheusBaseUrl(raw!)).not.toThrow(/hunter2/);
+    }
+  });
+
+  it("shows the server's own words with their control characters escaped", async () => {
+    const error = "bad query\\u001b[2J\\r\\u009b"; // JSON escapes: the server sends the controls
+    await answering(`{"status": "error", "error": "${error}"}`, (url) =>
+      expect(httpQuery(url)("up", 0)).rejects.toThrow(
+        `Prometheus at ${url} refused a query (bad query\\x1b[2J\\x0d\\x9b): up`,
+      ),
+    );
   });
 
   it("says the connection was refused when nothing listens at the port", async () => {

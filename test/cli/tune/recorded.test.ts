@@ -94,13 +94,11 @@ describe("ray-gpu tune on runs recorded on real Ray", () => {
     }
   });
 
-  it("prints what docs/tune.md shows for the starved pool and the run as planned", async () => {
+  it("prints what docs/tune.md shows for the run as planned", async () => {
+    // The worked example of the starved pool runs as the page prints it: test/docs/commands.test.ts.
     const shown = codeBlocks("docs/tune.md")
       .filter((b) => b.info.includes("text"))
       .map((b) => b.body);
-    const starved = folders.make("tune", withLine(TUNE_STACK, "embed-tune", "preprocessConcurrency: 1"));
-    const out = (await tuneRecordedText("starved-preprocessing", starved, "tune")).replaceAll(`${starved}/`, "");
-    expect(shown).toContain(out.trimEnd());
     const planned = folders.make("tune", TUNE_STACK);
     const healthy = await tuneRecordedText("as-planned", planned, "tune");
     expect(shown.some((b) => b.startsWith("Healthy:") && healthy.includes(b))).toBe(true);

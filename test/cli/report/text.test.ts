@@ -1,0 +1,72 @@
+/** The report's views: spilled bytes in GiB, and the cost said to be an upper bound where the pool runs on spot. */
+import { describe, expect, it } from "vitest";
+import { printable, printableJson } from "../../../cli/output/terminal-text";
+import { jobReport, type Promised } from "../../../cli/report/job-report";
+import type { Measured } from "../../../cli/report/prometheus";
+import { reportText } from "../../../cli/report/text";
+import { GIB } from "../../helpers/report-fixtures";
+
+const promised: Promised = {
+  workload: "llm-pretrain",
+  kind: "TrainingJob",
+  namespace: "ray-jobs",
+  gpuUtilizationTargetPercent: 90,
+  requiredGiB: 17.591,
+  usableGiB: 21.99,
+  gpus: 32,
+  workers: 8,
+  usdPerNodeHour: 5.672,
+  capacityType: "on-demand",
+};
+const measured: Measured = {
+  perWorker: [{ pod: "w-0", averagePercent: 95, p10Percent: 90 }],
+  averagePercent: 95,
+  p10Percent: 90,
+  peakMemoryMiB: 17300,
+  spilledBytes: 1.5 * GIB,
+  rowsPerSecond: {},
+  gpuHours: 32,
+  nodeHours: 8,
+  dataWaitFraction: undefined,
+  samplesPerSecond: undefined,
+  tokensPerSecond: undefined,
+};
+const reportOf = (p: Promised) =>
+  jobReport(p, measured, { fromSeconds: 0, toSeconds: 3600 }, { stepSeconds: 60, perWorker: [] });
+
+describe("report text", () => {
+  it("shows bytes spilled in GiB with two decimals", () => {
+    expect(reportText(reportOf(promised))).toMatch(/\n {2}bytes spilled {2,}1\.50 GiB {2,}0 GiB\n/);
+  });
+
+  it.each([
+    ["on-demand", "cost (GPU nodes, on demand)", false],
+    ["spot", "cost (GPU nodes, spot: at the on-demand price, an upper bound)", true],
+    ["spot-with-fallback", "cost (GPU nodes, spot with fallback: at the on-demand price, an upper bound)", true],
+  ] as const)(
+    "prices a %s pool at the catalog's on-demand price and says what that is",
+    (capacityType, label, bound) => {
+      const r = reportOf({ ...promised, capacityType });
+      expect(r.usage).toMatchObject({ usd: 45.38, capacityType, usdIsUpperBound: bound });
+      expect(reportText(r)).toMatch(
+        new RegExp(`\\n  ${label.replace(/[()]/g, "\\$&")} +\\$45\\.38 +\\$5\\.672/node-hour\\n`),
+      );
+    },
+  );
+});
+
+describe("text from a server, made printable", () => {
+  it("shows C0, DEL, C1 and bidirectional controls as escapes and leaves the rest alone", () => {
+    expect(printable("pod-1\u001b[31m\r\n\t\u007f\u0085\u009b\u202e\u2066é✓")).toBe(
+      "pod-1\\x1b[31m\\x0d\\x0a\\x09\\x7f\\x85\\x9b\\u202e\\u2066é✓",
+    );
+  });
+
+  it("escapes in JSON text what JSON.stringify leaves raw, keeping its lines and its meaning", () => {
+    const value = { pod: "a\u001b\u009b\u202eb", n: [1] };
+    const json = printableJson(JSON.stringify(value, null, 2));
+    expect(json).not.toMatch(/[\u007f-\u009f\u202e]/);
+    expect(json.split("\n")).toHaveLength(6);
+    expect(JSON.parse(json)).toEqual(value);
+  });
+});
