@@ -5,6 +5,7 @@
  * digest and no per-operator busy time, so it writes no record.
  */
 import { z } from "zod";
+import { GPU_INSTANCES } from "../catalog/instances";
 import { withoutSafeIntegerBounds } from "../json-schema";
 
 /** The record's version. */
@@ -16,8 +17,16 @@ export const DATA_STAGES = ["read", "preprocess", "gpu", "write"] as const;
 export type DataStage = (typeof DATA_STAGES)[number];
 
 const count = z.number().int().min(0);
-const seconds = z.number().min(0);
 const fraction = z.number().min(0).max(1);
+
+/** The longest a job may run: `maxRuntimeMinutes` is at most 43,200 (30 days). */
+const MAX_RUN_SECONDS = 30 * 24 * 3600;
+/** Tasks or actors an operator may run at once: a Ray cluster's CPUs and GPUs, 2,000 nodes of 192 vCPUs at most. */
+const MAX_SLOTS = 384_000;
+/** The most device memory one GPU of the catalog has, in GiB: PyTorch's peak allocation cannot exceed it. */
+const MAX_GPU_GIB = Math.max(...Object.values(GPU_INSTANCES).map((g) => g.gpuMemoryMiBPerGpu)) / 1024;
+/** How far an operator's busy time may exceed its slots' time in the run (clocks of tasks and driver differ a little). */
+const BUSY_TOLERANCE = 1.1;
 
 /**
  * One Ray Data operator as its stats summary gives it (fused operators count as the last stage they hold).
@@ -28,11 +37,11 @@ export const OperatorRecordSchema = z.strictObject({
   name: z.string().min(1),
   stage: z.enum(DATA_STAGES),
   /** How many of its tasks or actors could run at once: the plan's pool, or the cluster's CPUs for a read. */
-  slots: z.number().int().min(1),
+  slots: z.number().int().min(1).max(MAX_SLOTS),
   /** Tasks that produced blocks. */
   tasks: count,
-  /** Sum of its tasks' wall time. */
-  busySeconds: seconds,
+  /** Sum of its tasks' wall time: at most its slots times the run's wall time (checked with the run). */
+  busySeconds: z.number().min(0),
   /** Rows it produced. */
   rowsOut: count,
   /** Its largest output block. */
@@ -44,8 +53,8 @@ export const OperatorRecordSchema = z.strictObject({
  * @internal
  */
 export const DataRecordSchema = z.strictObject({
-  /** From the first read to the last write. */
-  wallSeconds: z.number().positive(),
+  /** From the first read to the last write: a millisecond to 30 days (the longest a job may run). */
+  wallSeconds: z.number().min(0.001).max(MAX_RUN_SECONDS),
   /** Rows written. */
   rows: count,
   operators: z.array(OperatorRecordSchema).min(1),
@@ -90,32 +99,72 @@ export const ObjectStoreRecordSchema = z
  * @internal
  */
 export const GpuMemoryRecordSchema = z.strictObject({
-  peakGiB: z.array(z.number().min(0)).min(1),
+  peakGiB: z.array(z.number().min(0).max(MAX_GPU_GIB)).min(1),
 });
+
+/** The kinds whose Ray Data pipeline runs a GPU stage: their record's operators must include one. */
+const GPU_PIPELINE_KINDS: readonly string[] = ["EmbeddingPipeline", "BatchInference"];
+
+/**
+ * The record's numbers agree with each other, or no diagnosis is made of them: each operator named once, none busier
+ * than its slots could be in the run, and a GPU stage in the pipeline of a kind that has one.
+ */
+function consistentRecord(
+  r: { workload: { kind: string }; data?: z.infer<typeof DataRecordSchema> | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (!r.data) return;
+  const { operators, wallSeconds } = r.data;
+  const first = new Map<string, number>();
+  operators.forEach((o, i) => {
+    const at = ["data", "operators", i];
+    if (first.has(o.name))
+      ctx.addIssue({
+        code: "custom",
+        path: [...at, "name"],
+        message: `names the same operator as operators[${first.get(o.name)}]`,
+      });
+    else first.set(o.name, i);
+    if (o.busySeconds > BUSY_TOLERANCE * o.slots * wallSeconds)
+      ctx.addIssue({
+        code: "custom",
+        path: [...at, "busySeconds"],
+        message: `is more than its ${o.slots} slots could work in the ${wallSeconds} s run (${o.slots * wallSeconds} s): the record's numbers contradict each other`,
+      });
+  });
+  if (GPU_PIPELINE_KINDS.includes(r.workload.kind) && !operators.some((o) => o.stage === "gpu"))
+    ctx.addIssue({
+      code: "custom",
+      path: ["data", "operators"],
+      message: `holds no gpu-stage operator, which every ${r.workload.kind} pipeline runs: the record is not of this kind's run`,
+    });
+}
 
 /**
  * A run record, version 1.
  * @internal
  */
-export const RunRecordSchema = z.strictObject({
-  apiVersion: z.literal(RUN_RECORD_API_VERSION),
-  kind: z.literal("RunRecord"),
-  workload: z.strictObject({
-    name: z.string().min(1),
-    kind: z.enum(["TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference"]),
-    environment: z.string().min(1),
-    /** The tuning document's `workload.planDigest`: which plan ran. */
-    planDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-  }),
-  /** Who measured: the runtime library in the job, the only source of version 1. */
-  source: z.enum(["runtime"]),
-  /** When the run ended (RFC 3339). */
-  recordedAt: z.string().min(1),
-  data: DataRecordSchema.optional(),
-  train: TrainRecordSchema.optional(),
-  objectStore: ObjectStoreRecordSchema.optional(),
-  gpuMemory: GpuMemoryRecordSchema.optional(),
-});
+export const RunRecordSchema = z
+  .strictObject({
+    apiVersion: z.literal(RUN_RECORD_API_VERSION),
+    kind: z.literal("RunRecord"),
+    workload: z.strictObject({
+      name: z.string().min(1),
+      kind: z.enum(["TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference"]),
+      environment: z.string().min(1),
+      /** The tuning document's `workload.planDigest`: which plan ran. */
+      planDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    }),
+    /** Who measured: the runtime library in the job, the only source of version 1. */
+    source: z.enum(["runtime"]),
+    /** When the run ended: an RFC 3339 date-time that exists (no 30 February, no hour 25). */
+    recordedAt: z.iso.datetime({ offset: true }),
+    data: DataRecordSchema.optional(),
+    train: TrainRecordSchema.optional(),
+    objectStore: ObjectStoreRecordSchema.optional(),
+    gpuMemory: GpuMemoryRecordSchema.optional(),
+  })
+  .superRefine(consistentRecord);
 
 // The plain types of these schemas, generated from them (scripts/public-types): the public API's, without zod.
 export type { OperatorRecord, RunRecord } from "./types";

@@ -24,12 +24,12 @@ export type RunRecord = {
    */
   source: "runtime";
   /**
-   * When the run ended (RFC 3339).
+   * When the run ended: an RFC 3339 date-time that exists (no 30 February, no hour 25).
    */
   recordedAt: string;
   data?: {
     /**
-     * From the first read to the last write.
+     * From the first read to the last write: a millisecond to 30 days (the longest a job may run).
      */
     wallSeconds: number;
     /**
@@ -88,7 +88,7 @@ export type OperatorRecord = {
    */
   tasks: number;
   /**
-   * Sum of its tasks' wall time.
+   * Sum of its tasks' wall time: at most its slots times the run's wall time (checked with the run).
    */
   busySeconds: number;
   /**
