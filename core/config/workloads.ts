@@ -15,6 +15,7 @@ import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../memory/model
 import { ModelRefSchema } from "./model-ref";
 import { dnsLabel } from "./platform";
 import { rayImageGpuProblem, rayImageProblem } from "../ray";
+import { imageReferenceProblem } from "./image-reference";
 import { distinctEntries, pipProject } from "./distinct";
 import { ownedEnvProblem } from "./owned-env";
 import { plainEnv, SECRET_COMMAND_FIX, secretInCommand, SecretEnvSourceSchema } from "./secrets";
@@ -90,16 +91,17 @@ const workloadBase = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull (`./image-reference.ts`): `[registry[:port]/]path[:tag][@sha256:<64 hex>]`.
    * @default - none: the workload can be planned but not rendered
    */
   image: z
     .string()
     .min(1)
-    .regex(/^\S+$/, "must be an image reference without spaces")
     .superRefine((image, ctx) => {
-      for (const problem of [rayImageProblem(image), rayImageGpuProblem(image)])
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      const grammar = imageReferenceProblem(image);
+      const problems = grammar ? [grammar] : [rayImageProblem(image), rayImageGpuProblem(image)];
+      for (const problem of problems) if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .optional(),
   /**

@@ -82,12 +82,13 @@ describe("GitHub workflows", () => {
     expect(workflow("preview.yml").jobs["pulumi-preview"]?.environment).toBe("pulumi-preview");
   });
 
-  it("ci.yml installs Prometheus's tools and runs the README's test command after npm ci", () => {
+  it("ci.yml installs Prometheus's tools, Go's readers, and runs the README's test command after npm ci", () => {
     const runs = workflow("ci.yml").jobs["test"]!.steps.flatMap((s) => (s.run ? [s.run] : []));
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     const testCommand = /^(npm test)\s+#/m.exec(readme)?.[1];
     expect(runs).toEqual([
       "sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus golang-go golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev",
+      "sudo bash scripts/go-image-reference.sh",
       "npm ci",
       testCommand,
     ]);

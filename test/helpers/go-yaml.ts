@@ -24,12 +24,12 @@ export function goYamlSkip(major: "v2" | "v3"): string | undefined {
   );
 }
 
-/** The Go program `main` (a path) built into a fresh folder; returns the binary's path. */
-export function buildGoTool(main: string): string {
+/** The Go program `main` (a path) built into a fresh folder against `gopath`; returns the binary's path. */
+export function buildGoTool(main: string, gopath = GOPATH): string {
   const bin = join(mkdtempSync(join(tmpdir(), "goyaml-")), "tool");
   // GOCACHE set here too: Go refuses to build without one when neither HOME nor XDG_CACHE_HOME is set (some CI).
   const GOCACHE = process.env["GOCACHE"] ?? join(tmpdir(), "ray-gpu-go-cache");
-  const env = { ...process.env, GO111MODULE: "off", GOPATH, GOFLAGS: "", CGO_ENABLED: "0", GOCACHE };
+  const env = { ...process.env, GO111MODULE: "off", GOPATH: gopath, GOFLAGS: "", CGO_ENABLED: "0", GOCACHE };
   execFileSync(go!, ["build", "-o", bin, main], { env });
   return bin;
 }
