@@ -1178,7 +1178,8 @@ export type TrainingJobSpec = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1334,7 +1335,8 @@ export type TrainingJobSpecInput = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1525,7 +1527,8 @@ export type LoRAFineTuneSpec = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1684,7 +1687,8 @@ export type LoRAFineTuneSpecInput = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1840,7 +1844,8 @@ export type EmbeddingPipelineSpec = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -1964,7 +1969,8 @@ export type EmbeddingPipelineSpecInput = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -2132,7 +2138,8 @@ export type BatchInferenceSpec = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;
@@ -2268,7 +2275,8 @@ export type BatchInferenceSpecInput = {
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
-   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call.
+   * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image?: string;

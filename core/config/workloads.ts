@@ -92,7 +92,7 @@ const workloadBase = {
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
    * and a CUDA build (a `-gpu` or `-cu<version>` tag): the CPU-only ones fail at the first CUDA call. Any image must be
-   * a reference the kubelet can pull (`./image-reference.ts`): `[registry[:port]/]path[:tag][@sha256:<64 hex>]`.
+   * a reference the kubelet can pull: `[registry[:port]/]path[:tag][@sha256:<64 hex>]` (docs/configuration.md).
    * @default - none: the workload can be planned but not rendered
    */
   image: z
