@@ -2,6 +2,7 @@
  * Rules on KubeRay's resources (RayJob, RayCluster, RayService): Ray's token auth, no GPU on the head, no plaintext
  * secret in any container's env, and pinned images. Pod and container security is in `./pod-security.ts`. Pure.
  */
+import { imageReferenceProblem } from "../core/config/image-reference";
 import { secretLooking } from "../core/config/secrets";
 import { arr, obj, shown, violation, type PolicyInput, type ResourceRule } from "./inputs";
 import { RAY_TYPE_LIST, rayClusterSpec, rayContainers } from "./ray-pods";
@@ -76,15 +77,27 @@ function plaintextSecretProblems(r: PolicyInput): string[] {
   );
 }
 
-/** What is wrong with an image reference, or undefined when it is pinned (a version tag or a sha256 digest). */
+/**
+ * A tag that names one build, by a positive grammar: a version (an optional `v`, digits, then anything after a `.`,
+ * `_` or `-`: `2.58.0-py311-gpu`, `v1.2`, `20261201`) or a commit (7 to 40 lowercase hex digits, optionally after
+ * `sha-` or `git-`). Every other tag (`latest`, `latest-gpu`, `nightly-gpu`, `LATEST`, `main`) moves.
+ */
+const PINNED_TAG = /^(?:v?[0-9]+(?:[._-].*)?|(?:sha-|git-)?[0-9a-f]{7,40})$/;
+
+/**
+ * What is wrong with an image reference, or undefined when it is pinned: a reference the kubelet can read
+ * (`core/config/image-reference.ts`) with a digest, or with a tag that names one build ({@link PINNED_TAG}).
+ */
 export function imageProblem(image: unknown): string | undefined {
   if (typeof image !== "string" || image === "") return "is not set";
-  if (image.includes("@"))
-    return /@sha256:[0-9a-f]{64}$/.test(image) ? undefined : `${JSON.stringify(image)} has a malformed digest`;
+  const grammar = imageReferenceProblem(image);
+  if (grammar) return `${JSON.stringify(image.slice(0, 300))} is not an image reference the kubelet reads: ${grammar}`;
+  if (image.includes("@")) return undefined;
   const name = image.slice(image.lastIndexOf("/") + 1);
   const tag = name.includes(":") ? name.slice(name.indexOf(":") + 1) : undefined;
   if (tag === undefined) return `${JSON.stringify(image)} has no tag, so it runs whatever "latest" is at pull time`;
-  if (tag === "latest") return `${JSON.stringify(image)} uses the moving tag "latest"`;
+  if (!PINNED_TAG.test(tag))
+    return `${JSON.stringify(image)} uses the moving tag "${tag}", which names no version or commit`;
   return undefined;
 }
 
@@ -123,7 +136,8 @@ export const RAY_RULES: readonly ResourceRule[] = [
   {
     name: "ray-image-pinned",
     description:
-      "Every container of every Ray pod names its image by a version tag or digest (no :latest, no bare name).",
+      "Every container of every Ray pod names its image by a digest or a tag that names one build (a version or a " +
+      "commit), in a reference the kubelet reads (no :latest, :nightly-gpu or other moving tag, no bare name).",
     types: RAY_TYPE_LIST,
     check: imageProblems,
   },

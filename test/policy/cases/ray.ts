@@ -138,6 +138,20 @@ export const RAY_BAD_CASES: readonly BadCase[] = [
     (pod) => (pod.containers[0].image = "rayproject/ray:latest"),
     "containers[0].image",
   ),
+  ...(["latest-gpu", "nightly-gpu", "LATEST", "main"] as const).map((tag) =>
+    podCase(
+      [`image :${tag}`, IMAGE],
+      ["RayJob", "worker"],
+      (pod) => (pod.containers[0].image = `rayproject/ray:${tag}`),
+      "containers[0].image",
+    ),
+  ),
+  podCase(
+    ["image with an upper-case digest", IMAGE],
+    ["RayJob", "head"],
+    (pod) => (pod.containers[0].image = `rayproject/ray@sha256:${"A".repeat(64)}`),
+    "containers[0].image",
+  ),
   podCase(
     ["image without a tag", IMAGE],
     ["RayCluster", "worker"],
