@@ -31,15 +31,19 @@ svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; } .muted { color: #5
 /** The mark of a page `ray-gpu` wrote, with the page's own digest in it (see {@link HTML_PAGE}). */
 const GENERATOR = '<meta name="generator" content="ray-gpu" data-sha256="';
 const DIGEST_HEX = 64;
+/** The blank digest: a page's digest is taken with this in its place. */
+const BLANK = "0".repeat(DIGEST_HEX);
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** `text` with its digest blanked (64 zeros), the form the digest is taken of; undefined when it has no mark. */
-function blanked(text: string): string | undefined {
+/** Where the digest of `text`'s generator mark starts, or -1 when it has no mark. */
+function digestAt(text: string): number {
   const at = text.indexOf(GENERATOR);
-  if (at < 0) return undefined;
-  const start = at + GENERATOR.length;
-  return `${text.slice(0, start)}${"0".repeat(DIGEST_HEX)}${text.slice(start + DIGEST_HEX)}`;
+  return at < 0 ? -1 : at + GENERATOR.length;
 }
+
+/** `text` with the digest starting at `start` replaced by `digest`. */
+const withDigest = (text: string, start: number, digest: string) =>
+  `${text.slice(0, start)}${digest}${text.slice(start + DIGEST_HEX)}`;
 
 /**
  * The pages `--html` writes, and how a file is known to be one: its generator mark carries the SHA-256 of the whole
@@ -49,23 +53,19 @@ function blanked(text: string): string | undefined {
 export const HTML_PAGE: OwnedFormat = {
   what: "a page ray-gpu wrote (unchanged since)",
   owns(text: string): boolean {
-    const at = text.indexOf(GENERATOR);
-    if (at < 0) return false;
-    const digest = text.slice(at + GENERATOR.length, at + GENERATOR.length + DIGEST_HEX);
+    const start = digestAt(text);
+    if (start < 0) return false;
+    const digest = text.slice(start, start + DIGEST_HEX);
     return (
       /^[0-9a-f]{64}$/.test(digest) &&
-      text.startsWith('">', at + GENERATOR.length + DIGEST_HEX) &&
-      sha256(blanked(text)!) === digest
+      text.startsWith('">', start + DIGEST_HEX) &&
+      sha256(withDigest(text, start, BLANK)) === digest
     );
   },
 };
 
-/** `page` with its digest filled in. */
-function stamped(page: string): string {
-  const digest = sha256(page);
-  const at = page.indexOf(GENERATOR) + GENERATOR.length;
-  return `${page.slice(0, at)}${digest}${page.slice(at + DIGEST_HEX)}`;
-}
+/** `page` (its digest blank) with its digest filled in. */
+const stamped = (page: string) => withDigest(page, digestAt(page), sha256(page));
 
 /** The whole page around `body`, stamped with its digest. */
 export function page(title: string, body: string): string {
@@ -74,7 +74,7 @@ export function page(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${GENERATOR}${"0".repeat(DIGEST_HEX)}">
+${GENERATOR}${BLANK}">
 <title>${esc(title)}</title>
 <style>${STYLE}</style>
 </head>

@@ -2,7 +2,6 @@
 import { resolve } from "node:path";
 import { writeOutputFile } from "../output/file";
 import { HTML_PAGE } from "../output/html-page";
-import { printableJson } from "../output/terminal-text";
 import { stableJson } from "../../core/serialize";
 import { loadRuntimePackage } from "../../io/runtime-package";
 import { UsageError, type CommandContext } from "../io";
@@ -191,5 +190,5 @@ export async function runReport(ctx: CommandContext, opts: ReportOptions): Promi
   src.save?.();
   if (opts.html !== undefined)
     writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, reportHtml(report), HTML_PAGE);
-  ctx.io.out(opts.json ? printableJson(stableJson(report)) : reportText(report));
+  ctx.io.out(opts.json ? stableJson(report) : reportText(report));
 }

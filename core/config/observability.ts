@@ -13,15 +13,23 @@ import { z } from "zod";
 export const AMP_REMOTE_WRITE =
   /^https:\/\/aps-workspaces\.([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com\/workspaces\/(ws-[A-Za-z0-9-]+)\/api\/v1\/remote_write$/;
 
+/** A DNS label: letters, digits and `-` inside, at most 63 characters. */
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+/** RFC 3986 path characters (unreserved, sub-delims, `:`, `@`, `%` of an escape, `/`), `-` last; a query adds `?`. */
+const PATH_CHARS = "A-Za-z0-9._~!$&'()*+,;=:@%/-";
 /**
  * A remote-write URL as it may be written to the Helm values and Pulumi's state: `https://`, a DNS host name (labels
  * of letters, digits and `-`, at least two), an optional port, a path of RFC 3986 path characters and a query; no user
  * or password, no fragment. Any other shape, and a query key that carries a credential, is refused.
  */
-const REMOTE_WRITE_URL =
-  /^https:\/\/[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(?:\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/;
+const REMOTE_WRITE_URL = new RegExp(
+  `^https://${LABEL}(?:\\.${LABEL})+(?::[0-9]{1,5})?(?:/[${PATH_CHARS}]*)?(?:\\?[?${PATH_CHARS}]*)?$`,
+);
 
-/** Query keys that carry a credential (`token`, `api_key`, `X-Amz-Signature`, `sig`, `password`, `auth`): case and separators ignored. */
+/**
+ * Query keys that carry a credential (`token`, `api_key`, `X-Amz-Signature`, `sig`, `password`, `auth`), case and
+ * separators ignored.
+ */
 const CREDENTIAL_QUERY_KEY = /token|key|secret|passw|signature|^sig$|auth|credential|^x-?amz-/i;
 
 /** Where a remote-write URL carries a credential, in words, or undefined. */

@@ -129,7 +129,9 @@ function consistentRecord(
       ctx.addIssue({
         code: "custom",
         path: [...at, "busySeconds"],
-        message: `is more than its ${o.slots} slots could work in the ${wallSeconds} s run (${o.slots * wallSeconds} s): the record's numbers contradict each other`,
+        message:
+          `is more than its ${o.slots} slots could work in the ${wallSeconds} s run (${o.slots * wallSeconds} s): ` +
+          "the record's numbers contradict each other",
       });
   });
   if (GPU_PIPELINE_KINDS.includes(r.workload.kind) && !operators.some((o) => o.stage === "gpu"))
