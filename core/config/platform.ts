@@ -14,6 +14,7 @@ import {
 } from "./aws-rules";
 import { cidrRange } from "./address-set";
 import { distinctEntries } from "./distinct";
+import { grammar, GRAMMARS } from "./grammars";
 
 /** The IPv4 range of every address: the default of the public API endpoint's and the pods' HTTPS egress ranges. */
 export const EVERY_ADDRESS = "0.0.0.0/0";
@@ -23,13 +24,7 @@ export const EVERY_ADDRESS = "0.0.0.0/0";
  * @internal
  */
 export const dnsLabel = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .regex(
-      /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
-      "must be lowercase letters, digits and '-', start with a letter and not end with '-'",
-    );
+  z.string().max(max).regex(GRAMMARS.rfc1035Label.pattern, GRAMMARS.rfc1035Label.rule);
 
 /**
  * The longest pool name: EKS names a pool's node group `<name>-` plus the AWS provider's 26-character unique suffix, at
@@ -52,12 +47,7 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
     /** Create a new EKS control plane. */
     mode: z.literal("create"),
     /** EKS cluster name. */
-    name: z
-      .string()
-      .regex(
-        /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
-        "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit",
-      ),
+    name: grammar("eksClusterName"),
     /**
      * Kubernetes minor version. 1.36 is in EKS standard support until 2027-08-02; the cluster is set to upgrade
      * when standard support ends rather than pay for extended support.
@@ -69,7 +59,7 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
      * @default []
      */
     adminRoleArns: z
-      .array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, "must be an IAM role ARN"))
+      .array(grammar("iamRoleArn"))
       .superRefine(distinctEntries("each role becomes one EKS access entry, and a principal can have only one"))
       .default([]),
     /**
@@ -91,12 +81,7 @@ export const ClusterSchema = z.discriminatedUnion("mode", [
     /** Adopt an existing EKS cluster by name; only node groups, add-ons and workloads are created. */
     mode: z.literal("existing"),
     /** Name of the existing EKS cluster. */
-    name: z
-      .string()
-      .regex(
-        /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/,
-        "must be 1-100 letters, digits, '-' or '_', starting with a letter or digit",
-      ),
+    name: grammar("eksClusterName"),
   }),
 ]);
 
@@ -202,10 +187,7 @@ export const GpuNodeGroupSchema = z.strictObject({
    * One availability zone for the whole pool (multi-node training wants nodes close together).
    * @default - any zone of the VPC's private subnets
    */
-  availabilityZone: z
-    .string()
-    .regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"')
-    .optional(),
+  availabilityZone: grammar("availabilityZone").optional(),
   /**
    * Use the node's EFA interface for NCCL (g5.8xlarge and larger; needs the EFA device plugin and aws-ofi-nccl
    * in the image). Without it NCCL uses TCP sockets over ENA.
@@ -244,10 +226,7 @@ export const StorageSchema = z.strictObject({
    * Key prefix Ray pods may read and write.
    * @default "" (the whole bucket)
    */
-  prefix: z
-    .string()
-    .regex(/^([a-z0-9][a-z0-9._-]*\/)*$/, 'must be empty or end with "/", e.g. "ray/"')
-    .default(""),
+  prefix: grammar("s3KeyPrefix").default(""),
   /**
    * Days before non-current checkpoint objects expire.
    * @default 30
@@ -293,7 +272,7 @@ export const NetworkSchema = z.strictObject({
    * @default - the first `availabilityZones` zones of the region
    */
   availabilityZoneNames: z
-    .array(z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'must look like "us-east-1a"'))
+    .array(grammar("availabilityZone"))
     .min(2)
     .max(6)
     .superRefine(

@@ -4,7 +4,8 @@
  * schema is here too.
  */
 import { z } from "zod";
-import { dnsLabel } from "./platform";
+import { freeText } from "./free-text";
+import { grammar } from "./grammars";
 import { credentialIn } from "./secret-scan";
 import { shellWords } from "./shell-words";
 
@@ -123,12 +124,17 @@ export const SECRET_ENV_FIX =
   "plain env values are written in clear text to the RayJob, plan.json and Pulumi's state: move it to secretEnv " +
   "(a Kubernetes Secret by name, or a Pulumi secret config key), which renders a secretKeyRef";
 
+/** Why a plain variable's value is free text. */
+const PLAIN_ENV_VALUE =
+  "an environment variable's value is whatever the program reads; the map's check refuses values that look like " +
+  "secrets";
+
 /**
  * Plain variables, refusing values that look like secrets (see `secretEnv`).
  * @internal
  */
 export const plainEnv = <K extends z.ZodType<string>>(name: K) =>
-  z.record(name, z.string()).superRefine((vars, ctx) => {
+  z.record(name, freeText(z.string(), PLAIN_ENV_VALUE)).superRefine((vars, ctx) => {
     for (const [key, value] of Object.entries(vars)) {
       const why = secretLooking(key, value);
       if (why)
@@ -143,9 +149,9 @@ export const plainEnv = <K extends z.ZodType<string>>(name: K) =>
 export const SecretEnvSourceSchema = z.union([
   z.strictObject({
     /** Name of an existing Secret in the workload namespace. */
-    secretName: dnsLabel(253),
+    secretName: grammar("rfc1123Subdomain"),
     /** Key of that Secret. */
-    key: z.string().regex(/^[-._a-zA-Z0-9]+$/, "must be a Secret data key (letters, digits, '-', '_', '.')"),
+    key: grammar("secretDataKey"),
   }),
   z.strictObject({
     /**

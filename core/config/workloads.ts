@@ -18,6 +18,8 @@ import { rayImageGpuProblem, rayImageProblem } from "../ray";
 import { imageReferenceProblem } from "./image-reference";
 import { distinctEntries, pipProject } from "./distinct";
 import { ownedEnvProblem } from "./owned-env";
+import { freeText } from "./free-text";
+import { DataUriSchema, grammar } from "./grammars";
 import { plainEnv, SECRET_COMMAND_FIX, secretInCommand, SecretEnvSourceSchema } from "./secrets";
 import type { WorkloadSpec } from "./types";
 
@@ -34,6 +36,10 @@ const userEnvName = envName.superRefine((name, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 const positiveInt = z.number().int().min(1);
+/** Why a sweep value is free text. */
+const SWEEP_VALUE =
+  "a value of a vLLM generation parameter, which has one range per parameter (temperature >= 0, top_p in (0, 1], a " +
+  "stop string...): vLLM's SamplingParams checks it when the job starts";
 
 /**
  * Where a workload reads its data, and how much there is (drives block sizes and read parallelism).
@@ -41,9 +47,7 @@ const positiveInt = z.number().int().min(1);
  */
 export const DatasetSchema = z.strictObject({
   /** `s3://bucket/key/` or a path on shared storage. */
-  uri: z
-    .string()
-    .regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"'),
+  uri: DataUriSchema,
   /** @default "parquet" */
   format: z.enum(["parquet", "jsonl", "csv", "text"]).default("parquet"),
   /** Rows in the full dataset. @default - unknown: read parallelism follows the cluster's CPUs */
@@ -63,10 +67,7 @@ const workloadBase = {
   /** Input data. @default - none: the entrypoint reads its own data */
   dataset: DatasetSchema.optional(),
   /** Where results go (embeddings, generations). @default - `<prefix>results/<name>/` in the stack's bucket */
-  outputUri: z
-    .string()
-    .regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]+\/|\/|file:\/\/)/, 'must start with "s3://<bucket>/", "/" or "file://"')
-    .optional(),
+  outputUri: DataUriSchema.optional(),
   /**
    * Share of the dataset a dev run reads (prod reads everything).
    * @default 0.01
@@ -108,14 +109,16 @@ const workloadBase = {
    * Command the Ray job runs, e.g. `python train.py`. Needed to render.
    * @default - none: the workload can be planned but not rendered
    */
-  entrypoint: z
-    .string()
-    .min(1)
-    .superRefine((command, ctx) => {
-      const why = secretInCommand(command);
-      if (why) ctx.addIssue({ code: "custom", message: `${why}: ${SECRET_COMMAND_FIX}`, params: { redact: true } });
-    })
-    .optional(),
+  entrypoint: freeText(
+    z
+      .string()
+      .min(1)
+      .superRefine((command, ctx) => {
+        const why = secretInCommand(command);
+        if (why) ctx.addIssue({ code: "custom", message: `${why}: ${SECRET_COMMAND_FIX}`, params: { redact: true } });
+      }),
+    "a command line of the user's program, any shell words; the check only refuses a secret in clear text",
+  ).optional(),
   /**
    * Hard limit on the whole run, in minutes.
    * @default - the environment's limit (dev: 120, prod: 1440)
@@ -304,7 +307,7 @@ export const LoraSchema = z.strictObject({
    * @default - PEFT's default for the family: q_proj, v_proj (Llama-style), qkv_proj (Phi-3), query, value (encoders)
    */
   targetModules: z
-    .array(z.string().min(1))
+    .array(grammar("peftModuleName"))
     .min(1)
     .superRefine(distinctEntries("a module named twice is adapted once; name each once"))
     .optional(),
@@ -413,7 +416,7 @@ export const BatchInferenceSpecSchema = z
       .record(
         z.string().regex(/^[a-z_]+$/, "must be a generation parameter name such as temperature"),
         z
-          .array(z.union([z.number(), z.string(), z.boolean()]))
+          .array(z.union([freeText(z.number(), SWEEP_VALUE), freeText(z.string(), SWEEP_VALUE), z.boolean()]))
           .min(1)
           .max(64)
           .superRefine(
