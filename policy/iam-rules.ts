@@ -1,12 +1,23 @@
 /**
  * IAM rules: no policy document grants a wildcard action (however the document is written: a JSON string or an
- * object, `Statement` one object or an array, `Action` a string or an array, or `NotAction`), and no identity gets an
- * AWS managed policy that grants administrator-level access. Pure.
+ * object, `Statement` one object or an array, `Action` a string or an array, or `NotAction`) or is JSON text with a
+ * key written twice; no statement grants an action that escalates privilege or opens keys (`./iam-escalation.ts`) on
+ * every resource; and no identity gets an AWS managed policy that grants administrator-level access. Pure.
  */
+import { sensitiveActions, SENSITIVE_ACTIONS, statementScope } from "./iam-escalation";
 import { arr, indexPath, list, obj, violation, type Obj, type PolicyInput, type ResourceRule } from "./inputs";
+import { repeatedKeys } from "./strict-json";
 
-/** A policy document's statements with their paths, or why the document cannot be read. */
-type Parsed = { readonly statements: readonly { path: string; s: Obj }[] } | { readonly error: string };
+/** A statement of a policy document and its field path. */
+type StatementAt = { readonly path: string; readonly s: Obj };
+
+/**
+ * A policy document's statements with their paths (as `JSON.parse` reads JSON text) and each key written twice in the
+ * text (`JSON.parse` keeps the last one; AWS may read another), or why the document cannot be read at all.
+ */
+type Parsed =
+  | { readonly statements: readonly StatementAt[]; readonly repeated: readonly { path: string; problem: string }[] }
+  | { readonly error: string };
 
 /** The statements of a policy document given as JSON text or as an object. */
 export function policyStatements(policy: unknown, path: string): Parsed {
@@ -18,9 +29,16 @@ export function policyStatements(policy: unknown, path: string): Parsed {
       return { error: "is not valid JSON" };
     }
   }
+  const repeated = typeof policy === "string" ? repeatedKeys(policy) : [];
   const statement = obj(doc)["Statement"];
   return {
     statements: list(statement).map((s, i) => ({ path: `${path}.Statement${indexPath(statement, i)}`, s: obj(s) })),
+    repeated: repeated.map((k) => ({
+      path: `${path}${k.path}`,
+      problem:
+        `repeats the key ${JSON.stringify(k.first)}${k.first === k.again ? "" : ` as ${JSON.stringify(k.again)}`} ` +
+        "in one object: JSON.parse keeps the last, AWS may read another, so reviewers and AWS see different policies",
+    })),
   };
 }
 
@@ -36,15 +54,17 @@ export function wildcardAction(action: string, everywhere: boolean): string | un
 
 const WILDCARD_FIX = "list the actions the role needs (and narrow Resource to ARNs)";
 
+/** Whether a statement applies to every resource: `Resource` holds `*`, or it has `NotResource`. */
+const everywhere = (s: Obj) => s["NotResource"] !== undefined || list(s["Resource"]).includes("*");
+
 /** The wildcard grants of one Allow statement. */
 function statementProblems(r: PolicyInput, at: { path: string; s: Obj }): string[] {
   const { path, s } = at;
   if (s["Effect"] !== "Allow") return [];
   if (s["NotAction"] !== undefined)
     return [violation(r, `${path}.NotAction`, "with Allow grants every action it does not list", WILDCARD_FIX)];
-  const everywhere = s["NotResource"] !== undefined || list(s["Resource"]).includes("*");
   return list(s["Action"]).flatMap((a, i) => {
-    const why = wildcardAction(String(a), everywhere);
+    const why = wildcardAction(String(a), everywhere(s));
     return why
       ? [violation(r, `${path}.Action${indexPath(s["Action"], i)}`, `${JSON.stringify(a)} ${why}`, WILDCARD_FIX)]
       : [];
@@ -65,9 +85,44 @@ function wildcardProblems(r: PolicyInput): string[] {
   return documents(r).flatMap(({ path, policy }) => {
     if (policy === undefined) return [];
     const parsed = policyStatements(policy, path);
-    return "error" in parsed
-      ? [violation(r, path, parsed.error, "give a valid IAM policy document")]
-      : parsed.statements.flatMap((at) => statementProblems(r, at));
+    if ("error" in parsed) return [violation(r, path, parsed.error, "give a valid IAM policy document")];
+    return [
+      ...parsed.repeated.map((k) => violation(r, k.path, k.problem, "write each key once")),
+      ...parsed.statements.flatMap((at) => statementProblems(r, at)),
+    ];
+  });
+}
+
+/** The readable statements of every policy document of a resource (`no-wildcard-iam` reports unreadable ones). */
+const statementsOf = (r: PolicyInput): StatementAt[] =>
+  documents(r).flatMap(({ path, policy }) => {
+    const parsed = policy === undefined ? undefined : policyStatements(policy, path);
+    return parsed && "statements" in parsed ? parsed.statements : [];
+  });
+
+/**
+ * Allow statements that grant an action escalating privilege or opening keys on every resource (or every role, key or
+ * account). A whole service or a wildcard on `Resource: "*"` is `no-wildcard-iam`'s; a Condition does not excuse it.
+ */
+function escalationProblems(r: PolicyInput): string[] {
+  return statementsOf(r).flatMap(({ path, s }) => {
+    const scope = s["Effect"] === "Allow" ? statementScope(s) : undefined;
+    if (!scope) return [];
+    return list(s["Action"]).flatMap((a, i) => {
+      const action = String(a);
+      const granted = sensitiveActions(action);
+      if (!granted.length || wildcardAction(action, everywhere(s))) return [];
+      const shownScope = scope.resource === "NotResource" ? "with NotResource" : `on ${JSON.stringify(scope.resource)}`;
+      return [
+        violation(
+          r,
+          `${path}.Action${indexPath(s["Action"], i)}`,
+          `${JSON.stringify(action)} ${shownScope} (${scope.why}) grants ${granted.join(", ")}: ` +
+            SENSITIVE_ACTIONS[granted[0]!],
+          "name the roles, keys or secrets it needs in Resource (their ARNs, in this account)",
+        ),
+      ];
+    });
   });
 }
 
@@ -120,9 +175,18 @@ export const IAM_RULES: readonly ResourceRule[] = [
   {
     name: "no-wildcard-iam",
     description:
-      'IAM policies (managed, inline, a Role\'s inlinePolicies) allow no `*`, no `service:*`, no wildcard action on Resource "*" and no NotAction.',
+      'IAM policies (managed, inline, a Role\'s inlinePolicies) allow no `*`, no `service:*`, no wildcard action on Resource "*" and no NotAction, and repeat no key in their JSON text.',
     types: DOCUMENT_TYPES,
     check: wildcardProblems,
+  },
+  {
+    name: "no-unscoped-escalation-iam",
+    description:
+      "No Allow statement grants an action that escalates privilege or opens keys and secrets (iam:PassRole, " +
+      "sts:AssumeRole*, iam:CreatePolicyVersion, iam:Attach*Policy, kms:Decrypt, …) on every resource, any account, " +
+      "or every role, key or secret of the account.",
+    types: DOCUMENT_TYPES,
+    check: escalationProblems,
   },
   {
     name: "no-admin-managed-policy",

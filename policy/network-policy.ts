@@ -4,7 +4,7 @@
  * one whose selector picks some pods (or none) leaves the rest open. Pure.
  */
 import { arr, kindOf, nonEmpty, obj, type Obj, type PolicyInput } from "./inputs";
-import { RAY_TYPE_LIST } from "./ray-pods";
+import { isRayType } from "./ray-pods";
 
 const NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy";
 
@@ -45,7 +45,7 @@ export function networkPolicyViolations(resources: readonly PolicyInput[]): stri
       .map(namespaceOf),
   );
   const byNamespace = new Map<string, string[]>();
-  for (const r of resources.filter((x) => RAY_TYPE_LIST.includes(x.type)))
+  for (const r of resources.filter((x) => isRayType(x.type)))
     byNamespace.set(namespaceOf(r), [...(byNamespace.get(namespaceOf(r)) ?? []), `${kindOf(r.type)} ${r.name}`]);
   return [...byNamespace]
     .filter(([ns]) => !denied.has(ns))

@@ -3,7 +3,16 @@
  * `./rules.ts`, mandatory. Needs `@pulumi/policy` (an optional peer dependency) in the pack's folder.
  */
 import { PolicyPack, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
-import { DEPLOY_RULE_NAME, deploySimulationViolations, networkPolicyViolations, RULES, STACK_RULE_NAME } from "./rules";
+import {
+  appliesTo,
+  BUCKET_ENCRYPTION_RULE_NAME,
+  bucketEncryptionViolations,
+  DEPLOY_RULE_NAME,
+  deploySimulationViolations,
+  networkPolicyViolations,
+  RULES,
+  STACK_RULE_NAME,
+} from "./rules";
 
 /** Each rule as a resource policy of `@pulumi/policy`. */
 export function resourcePolicies(): ResourceValidationPolicy[] {
@@ -12,7 +21,7 @@ export function resourcePolicies(): ResourceValidationPolicy[] {
     description: rule.description,
     enforcementLevel: "mandatory",
     validateResource: (args, report) => {
-      if (!rule.types.includes(args.type)) return;
+      if (!appliesTo(rule, args.type)) return;
       for (const v of rule.check({ type: args.type, name: args.name, props: args.props, protect: args.opts.protect }))
         report(v);
     },
@@ -39,6 +48,29 @@ export function stackPolicy(): StackValidationPolicy {
 }
 
 /**
+ * The stack policy on buckets: every Bucket and BucketV2 has default encryption, inline or by an encryption
+ * configuration whose `bucket` came from it (`propertyDependencies`, known in preview) or names it.
+ */
+export function bucketEncryptionPolicy(): StackValidationPolicy {
+  return {
+    name: BUCKET_ENCRYPTION_RULE_NAME,
+    description:
+      "Every S3 bucket has default encryption: inline, or a BucketServerSideEncryptionConfiguration(V2) whose bucket is it.",
+    enforcementLevel: "mandatory",
+    validateStack: (args, report) => {
+      const resources = args.resources.map((r) => ({
+        type: r.type,
+        name: r.name,
+        urn: r.urn,
+        props: r.props,
+        propertyDependencies: r.propertyDependencies,
+      }));
+      for (const v of bucketEncryptionViolations(resources)) report(v);
+    },
+  };
+}
+
+/**
  * The deploy simulation (`core/deploy/program.ts`) over the stack: `pulumi preview` refuses a stack whose `pulumi up`
  * would create a release before any node runs its pods, a custom resource before its CRD, a Ray pod no node group
  * takes, or a name over its service's limit.
@@ -58,6 +90,6 @@ export function deploySimulationPolicy(): StackValidationPolicy {
 /** Creates (and serves) the pack; call it from the pack folder's entry point only. */
 export function createPolicyPack(): PolicyPack {
   return new PolicyPack("pulumi-ray-gpu", {
-    policies: [...resourcePolicies(), stackPolicy(), deploySimulationPolicy()],
+    policies: [...resourcePolicies(), stackPolicy(), bucketEncryptionPolicy(), deploySimulationPolicy()],
   });
 }

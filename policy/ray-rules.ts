@@ -1,11 +1,23 @@
 /**
- * Rules on KubeRay's resources (RayJob, RayCluster, RayService): Ray's token auth, no GPU on the head, no plaintext
- * secret in any container's env, and pinned images. Pod and container security is in `./pod-security.ts`. Pure.
+ * Rules on KubeRay's resources (RayJob, RayCluster, RayService): the served API version, Ray's token auth, no GPU on
+ * the head, no plaintext secret in any field that reaches a pod (`./secret-fields.ts`), and pinned images. Pod and
+ * container security is in `./pod-security.ts`. Pure.
  */
 import { imageReferenceProblem } from "../core/config/image-reference";
-import { secretLooking } from "../core/config/secrets";
-import { arr, obj, shown, violation, type PolicyInput, type ResourceRule } from "./inputs";
-import { RAY_TYPE_LIST, rayClusterSpec, rayContainers } from "./ray-pods";
+import { obj, shown, violation, type PolicyInput, type ResourceRule } from "./inputs";
+import { RAY_TYPE_LIST, rayClusterSpec, rayContainers, rayVersionOf } from "./ray-pods";
+import { secretFindings } from "./secret-fields";
+
+/** A KubeRay resource is `ray.io/v1`, the one version KubeRay v1.7 serves without deprecation. */
+function apiVersionProblems(r: PolicyInput): string[] {
+  const version = rayVersionOf(r.type);
+  if (version === undefined || version === "v1") return [];
+  const why =
+    version === "v1alpha1"
+      ? "deprecated in KubeRay v1.7, and its schema has no authOptions, so Ray's token auth cannot be turned on"
+      : "a version KubeRay v1.7 does not serve (it serves v1, and the deprecated v1alpha1)";
+  return [violation(r, "apiVersion", `is ray.io/${version}: ${why}`, "use apiVersion ray.io/v1")];
+}
 
 const GPU = "nvidia.com/gpu";
 /** Whether a resource quantity of GPUs is more than none. */
@@ -59,23 +71,9 @@ function headGpuProblems(r: PolicyInput): string[] {
   return [...held, ...advertised];
 }
 
-/** No container's env carries a secret-looking value in clear text. */
-function plaintextSecretProblems(r: PolicyInput): string[] {
-  return rayContainers(r).flatMap((c) =>
-    arr(c.value["env"]).flatMap((e, i) => {
-      const { name, value } = obj(e);
-      if (typeof value !== "string" || value === "" || secretLooking(String(name), value) === undefined) return [];
-      return [
-        violation(
-          r,
-          `${c.path}.env[${i}].value`,
-          `(${String(name)}) is a plain secret-looking value, in clear text in the manifest and Pulumi's state`,
-          "use valueFrom.secretKeyRef",
-        ),
-      ];
-    }),
-  );
-}
+/** No field that reaches a pod carries a secret in clear text. */
+const plaintextSecretProblems = (r: PolicyInput) =>
+  secretFindings(r).map(([path, problem, fix]) => violation(r, path, problem, fix));
 
 /**
  * A tag that names one build, by a positive grammar: a version (an optional `v`, digits, then anything after a `.`,
@@ -114,6 +112,14 @@ function imageProblems(r: PolicyInput): string[] {
 /** The rules on KubeRay's resources themselves (pod security: `POD_SECURITY_RULES`). */
 export const RAY_RULES: readonly ResourceRule[] = [
   {
+    name: "ray-api-v1",
+    description:
+      "Every KubeRay resource is ray.io/v1 (v1alpha1 is deprecated and cannot turn on token auth); the other Ray " +
+      "rules check every ray.io version all the same.",
+    types: RAY_TYPE_LIST,
+    check: apiVersionProblems,
+  },
+  {
     name: "ray-auth-token",
     description:
       "Every Ray cluster (RayJob, RayCluster, RayService) turns on Ray's token auth (authOptions.mode: token).",
@@ -129,7 +135,9 @@ export const RAY_RULES: readonly ResourceRule[] = [
   {
     name: "no-plaintext-secret-env",
     description:
-      "No container (init, regular, ephemeral) of any Ray pod carries a secret-looking variable as a plain value.",
+      "No field that reaches a Ray pod holds a secret in clear text: a container's env values, command and args, a " +
+      "secret-named variable or envFrom read from a ConfigMap, a RayJob's entrypoint and runtimeEnvYAML, a " +
+      "RayService's serveConfigV2.",
     types: RAY_TYPE_LIST,
     check: plaintextSecretProblems,
   },

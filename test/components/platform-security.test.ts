@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { redact } from "../../cli/preview/run";
 import { allViolations } from "../../policy/rules";
 import type { RecordedResource } from "../helpers/pulumi-mocks";
+import { stackInputs } from "../policy/cases/fixtures";
 import { ofType, runProgram } from "./run-program";
 
 // A Pulumi secret config value planted in the prod stack, shaped like a Hugging Face token; valid for nothing.
@@ -83,7 +84,7 @@ describe("RayGpuPlatform, prod stack: secure by default", () => {
   });
 
   it("passes the policy pack: no violation in anything the prod stack would create", () => {
-    const resources = rs.map((r) => ({ type: r.type, name: r.name, props: r.inputs, protect: r.protect }));
+    const resources = stackInputs(rs);
     expect(resources.filter((r) => r.type === "kubernetes:ray.io/v1:RayJob").length).toBeGreaterThan(0);
     expect(allViolations(resources)).toEqual([]);
   });

@@ -6,10 +6,12 @@ import { dotted } from "../../core/config/address-set";
 import { AWS_BAD_CASES, AWS_GOOD_CASES } from "./cases/aws";
 import { renderedProd } from "./cases/fixtures";
 import { IAM_BAD_CASES, IAM_GOOD_CASES } from "./cases/iam";
+import { PSS_BAD_CASES, PSS_GOOD_CASES } from "./cases/pss";
 import { RAY_BAD_CASES, RAY_GOOD_CASES } from "./cases/ray";
+import { SECRET_BAD_CASES, SECRET_GOOD_CASES } from "./cases/secrets";
 
-const BAD = [...RAY_BAD_CASES, ...IAM_BAD_CASES, ...AWS_BAD_CASES];
-const GOOD = [...RAY_GOOD_CASES, ...IAM_GOOD_CASES, ...AWS_GOOD_CASES];
+const BAD = [...RAY_BAD_CASES, ...PSS_BAD_CASES, ...SECRET_BAD_CASES, ...IAM_BAD_CASES, ...AWS_BAD_CASES];
+const GOOD = [...RAY_GOOD_CASES, ...PSS_GOOD_CASES, ...SECRET_GOOD_CASES, ...IAM_GOOD_CASES, ...AWS_GOOD_CASES];
 
 /** The variants issue 35 tried that the pack used to miss, each by a phrase of a bad case's name. */
 const ISSUE_VARIANTS = [
@@ -32,6 +34,28 @@ const ISSUE_VARIANTS = [
   "image without a tag",
 ];
 
+/** The classes issue 47 found the pack missing, each by a phrase of a bad case's name. */
+const ISSUE_47_CLASSES = [
+  "Statement given twice",
+  "Effect given twice",
+  "iam:PassRole on Resource *",
+  "sts:AssumeRoleWithWebIdentity on every role",
+  "kms:Decrypt on every key",
+  "RayJob at ray.io/v1alpha1",
+  "procMount Unmasked",
+  "unsafe sysctl",
+  "AppArmor annotation unconfined",
+  "SELinux type spc_t",
+  "nfs volume",
+  "Windows hostProcess",
+  "pod seccomp Unconfined",
+  "NET_BIND_SERVICE added",
+  "shareProcessNamespace",
+  "RayJob runtimeEnvYAML env_vars with a secret",
+  "RayJob entrypoint with a token flag",
+  "envFrom a ConfigMap named as a secret",
+];
+
 describe("policy pack", () => {
   it("passes everything the prod stack renders (RayJobs, NetworkPolicies, …), the stack rule included", () => {
     const objects = renderedProd();
@@ -50,7 +74,8 @@ describe("policy pack", () => {
         `${r.name} has a bad case`,
       ).toBe(true);
     }
-    for (const v of ISSUE_VARIANTS) expect(BAD.map((b) => b.variant).join("\n"), v).toContain(v);
+    for (const v of [...ISSUE_VARIANTS, ...ISSUE_47_CLASSES])
+      expect(BAD.map((b) => b.variant).join("\n"), v).toContain(v);
     expect(new Set(RULES.map((r) => r.name)).size).toBe(RULES.length);
   });
 
@@ -74,6 +99,10 @@ describe("policy pack", () => {
     expect(allViolations([bad])).toEqual([
       "bucket-protected: BucketV2 b: protect is not set: pulumi destroy deletes it; set protect: true",
       "bucket-protected: BucketV2 b: forceDestroy is true: pulumi destroy empties it; set forceDestroy: false",
+      "bucket-encryption-present: BucketV2 b: default encryption is not configured (no inline configuration, and no " +
+        "BucketServerSideEncryptionConfiguration names this BucketV2), so S3 encrypts with SSE-S3 (AES256), not a key " +
+        "of the stack's; add an aws.s3.BucketServerSideEncryptionConfiguration with bucket: <bucket>.id, sseAlgorithm " +
+        "aws:kms and kmsMasterKeyId the stack's KMS key",
     ]);
   });
 

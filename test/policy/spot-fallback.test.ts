@@ -5,19 +5,15 @@
  * before any resource exists, and spot-with-fallback is allowed there.
  */
 import { describe, expect, it } from "vitest";
-import { allViolations, RULES, type PolicyInput } from "../../policy/rules";
+import { allViolations, RULES } from "../../policy/rules";
 import { runProgram } from "../components/run-program";
 import { fallbackConfigEdit } from "../helpers/spot-fallback";
+import { stackInputs } from "./cases/fixtures";
 
 describe("policy pack on a prod stack with a spot-with-fallback pool", () => {
   it("passes every resource of the program, the stack rule included", async () => {
     const recorded = await runProgram("prod", fallbackConfigEdit);
-    const resources: PolicyInput[] = recorded.map((r) => ({
-      type: r.type,
-      name: r.name,
-      props: r.inputs,
-      protect: r.protect,
-    }));
+    const resources = stackInputs(recorded);
     const spotGroup = resources.find((r) => r.name === "ray-gpu-train-a10g-4x-spot-ng")!;
     expect(spotGroup.props["capacityType"]).toBe("SPOT");
     // The rules that see the spot group's own resources (its launch template) do run on them.

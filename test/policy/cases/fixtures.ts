@@ -2,7 +2,8 @@
  * What the policy tests check: the prod stack's rendered KubeRay objects as the policy engine sees them, the same
  * Ray cluster as a RayCluster and a RayService, and the shape of a table of good and bad inputs per rule.
  */
-import { RAY_TYPES, type PolicyInput, type RayKind } from "../../../policy/rules";
+import { RAY_TYPES, type PolicyInput, type RayKind, type StackPolicyInput } from "../../../policy/rules";
+import type { RecordedResource } from "../../helpers/pulumi-mocks";
 import { planStack } from "../../../workloads/stack";
 import { repoStack, runtime } from "../../helpers/fixtures";
 
@@ -18,6 +19,22 @@ export function renderedProd(): PolicyInput[] {
     props: x as unknown as Record<string, unknown>,
   }));
 }
+
+/** A resource's type and name from its URN (`urn:pulumi:<stack>::<project>::<parent types$>type::<name>`). */
+const fromUrn = (urn: string) => {
+  const parts = urn.split("::");
+  return { type: parts[2]!.split("$").at(-1)!, name: parts.slice(3).join("::"), urn };
+};
+
+/** Resources a mocked program registered, as the pack's rules (stack rules included) see them. */
+export const stackInputs = (recorded: readonly RecordedResource[]): StackPolicyInput[] =>
+  recorded.map((r) => ({
+    type: r.type,
+    name: r.name,
+    props: r.inputs,
+    protect: r.protect,
+    dependencies: r.dependencies.map(fromUrn),
+  }));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep edits of cloned fixtures
 export type Editable = any;

@@ -9,6 +9,17 @@ const BUCKET = "arn:aws:s3:::acme-ml-prod";
 const rolePolicy = (policy: unknown): PolicyInput => ({ type: ROLE_POLICY, name: "p", props: { policy } });
 const WILD = "no-wildcard-iam";
 const ADMIN = "no-admin-managed-policy";
+const ESCALATION = "no-unscoped-escalation-iam";
+const ROLE = "arn:aws:iam::123456789012:role/ray-gpu-node";
+const KEY = "arn:aws:kms:us-east-1:123456789012:key/0f2c1e4a-1111-2222-3333-444455556666";
+
+/** An escalation case on a RolePolicy: one statement's Action (path `policy.Statement[0].Action`). */
+const escalation = (variant: string, statement: unknown, path = "policy.Statement[0].Action"): BadCase => ({
+  variant,
+  rule: ESCALATION,
+  input: rolePolicy(doc([statement])),
+  path,
+});
 
 /** A wildcard case on a RolePolicy. */
 const wild = (variant: string, policy: unknown, path: string): BadCase => ({
@@ -51,6 +62,40 @@ export const IAM_BAD_CASES: readonly BadCase[] = [
   ),
   wild("second statement", doc([allow("s3:GetObject", BUCKET), allow("kms:*", BUCKET)]), "policy.Statement[1].Action"),
   wild("not valid JSON", '{"Statement": [', "policy"),
+  wild(
+    "Statement given twice",
+    `{"Version":"2012-10-17","Statement":[${JSON.stringify(allow("*"))}],"Statement":[${JSON.stringify(allow("s3:GetObject", BUCKET))}]}`,
+    "policy.Statement",
+  ),
+  wild(
+    "Effect given twice in a statement",
+    '{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Effect":"Deny"}]}',
+    "policy.Statement[0].Effect",
+  ),
+  wild(
+    "Action given twice, the second escaped",
+    `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"${BUCKET}","Act\\u0069on":"s3:GetObject"}]}`,
+    "policy.Statement[0].Action",
+  ),
+  wild(
+    "a key given twice in other cases",
+    `{"Statement":[{"Effect":"Deny","Action":"s3:*","Resource":"*","effect":"Allow"}]}`,
+    "policy.Statement[0].effect",
+  ),
+  escalation("iam:PassRole on Resource *", allow("iam:PassRole")),
+  escalation("sts:AssumeRole on every account's role", allow("sts:AssumeRole", "arn:aws:iam::*:role/admin")),
+  escalation(
+    "sts:AssumeRoleWithWebIdentity on every role",
+    allow(["s3:GetObject", "sts:AssumeRoleWithWebIdentity"], "arn:aws:iam::123456789012:role/*"),
+    "policy.Statement[0].Action[1]",
+  ),
+  escalation("kms:Decrypt on every key", allow("kms:Decrypt", "arn:aws:kms:us-east-1:123456789012:key/*")),
+  escalation("iam:CreatePolicyVersion on *", allow("iam:CreatePolicyVersion")),
+  escalation("iam:AttachRolePolicy on *", allow("iam:AttachRolePolicy")),
+  escalation("PassRole spelled in lower case", allow("IAM:passrole")),
+  escalation("iam:Pass* on every role", allow("iam:Pass*", "arn:aws:iam::123456789012:role/*")),
+  escalation("kms:Decrypt with NotResource", { Effect: "Allow", Action: "kms:Decrypt", NotResource: KEY }),
+  escalation("secretsmanager:GetSecretValue on *", allow("secretsmanager:GetSecretValue")),
   {
     variant: "inline role policy (Role inlinePolicies)",
     rule: WILD,
@@ -105,6 +150,18 @@ export const IAM_BAD_CASES: readonly BadCase[] = [
 ];
 
 export const IAM_GOOD_CASES: readonly GoodCase[] = [
+  {
+    name: "escalating actions on named roles and keys, on a name prefix, or only denied",
+    rules: [WILD, ESCALATION],
+    input: rolePolicy(
+      doc([
+        allow("iam:PassRole", ROLE),
+        allow(["kms:Decrypt", "kms:GenerateDataKey"], KEY),
+        allow("sts:AssumeRole", "arn:aws:iam::123456789012:role/ray-gpu-*"),
+        { Effect: "Deny", Action: "iam:PassRole", Resource: "*" },
+      ]),
+    ),
+  },
   {
     name: "named actions; a wildcard only in a Deny, or on a bucket's objects",
     rules: [WILD],

@@ -5,30 +5,30 @@
 import type { RayKind } from "../../../policy/rules";
 import { edited, rayObjects, type BadCase, type Editable, type GoodCase } from "./fixtures";
 
-const CLUSTER: Record<RayKind, { path: string; of: (props: Editable) => Editable }> = {
+export const CLUSTER: Record<RayKind, { path: string; of: (props: Editable) => Editable }> = {
   RayJob: { path: "spec.rayClusterSpec", of: (p) => p.spec.rayClusterSpec },
   RayCluster: { path: "spec", of: (p) => p.spec },
   RayService: { path: "spec.rayClusterConfig", of: (p) => p.spec.rayClusterConfig },
 };
 
-type Where = "head" | "worker" | "submitter";
+export type Where = "head" | "worker" | "submitter";
 const GROUP = { head: "headGroupSpec", worker: "workerGroupSpecs[0]" } as const;
 
-const podPath = (kind: RayKind, where: Where) =>
+export const podPath = (kind: RayKind, where: Where) =>
   where === "submitter" ? "spec.submitterPodTemplate.spec" : `${CLUSTER[kind].path}.${GROUP[where]}.template.spec`;
 
-function podOf(props: Editable, kind: RayKind, where: Where): Editable {
+export function podOf(props: Editable, kind: RayKind, where: Where): Editable {
   if (where === "submitter") return props.spec.submitterPodTemplate.spec;
   const cluster = CLUSTER[kind].of(props);
   return (where === "head" ? cluster.headGroupSpec : cluster.workerGroupSpecs[0]).template.spec;
 }
 
-const objects = rayObjects();
+export const objects = rayObjects();
 const SECRET = { name: "HF_TOKEN", value: "hf_abcdefghijklmnopqrstuvwxyz" };
 const DIGEST = `rayproject/ray@sha256:${"a".repeat(64)}`;
 
 /** A bad case that edits one pod of one kind; `path` is below that pod's spec. */
-function podCase(
+export function podCase(
   [variant, rule]: [string, string],
   [kind, where]: [RayKind, Where],
   edit: (pod: Editable) => void,
@@ -105,10 +105,7 @@ export const RAY_BAD_CASES: readonly BadCase[] = [
   podCase(
     ["runAsNonRoot false", SECURITY],
     ["RayJob", "submitter"],
-    (pod) => {
-      pod.containers[0].securityContext.runAsNonRoot = false;
-      pod.securityContext.runAsNonRoot = false;
-    },
+    (pod) => (pod.containers[0].securityContext.runAsNonRoot = false),
     "containers[0].securityContext.runAsNonRoot",
   ),
   podCase(
@@ -215,7 +212,7 @@ export const RAY_BAD_CASES: readonly BadCase[] = [
   })),
 ];
 
-const RAY_RULE_NAMES = ["ray-auth-token", "ray-head-no-gpu", ENV, IMAGE, SECURITY, HOST];
+export const RAY_RULE_NAMES = ["ray-api-v1", "ray-auth-token", "ray-head-no-gpu", ENV, IMAGE, SECURITY, HOST];
 
 export const RAY_GOOD_CASES: readonly GoodCase[] = [
   ...(["RayJob", "RayCluster", "RayService"] as const).map((kind) => ({
