@@ -68,10 +68,16 @@ export default tseslint.config(
     },
   },
   {
-    files: ["bin/*.js", "bench/*.js", "test/helpers/*.cjs"],
+    files: ["bin/*.js", "bench/*.js", "bench/*.cjs", "test/helpers/*.cjs"],
     languageOptions: {
       sourceType: "commonjs",
-      globals: { require: "readonly", process: "readonly", console: "readonly" },
+      globals: {
+        require: "readonly",
+        process: "readonly",
+        console: "readonly",
+        module: "readonly",
+        __dirname: "readonly",
+      },
     },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },

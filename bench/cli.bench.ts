@@ -1,62 +1,17 @@
 /**
  * Benchmark (not a test): the `ray-gpu` CLI as a user runs it (compiled; `npm run bench` builds first), through `npx`
- * and as plain node, and `render` of generated stacks of 10, 100 and 1000 workloads next to cdk8s synthesizing the very
- * same objects. Whole processes, medians over repeated runs; prints Markdown tables.
+ * and as plain node, and the YAML reader on large and hostile stack files. Whole processes, medians over repeated runs;
+ * prints Markdown tables. `render` against cdk8s is bench/render.bench.ts (`npm run bench:render`).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse } from "yaml";
-import { KINDS } from "./kinds";
-import { costRounds, once, table, timeCommand, timePair, userEnv, type Run } from "./measure";
+import { costRounds, table, timeCommand, userEnv } from "./measure";
 
 const root = resolve(__dirname, "..");
 const cli = join(root, "bin/ray-gpu.js");
 const work = mkdtempSync(join(tmpdir(), "ray-gpu-bench-"));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 7);
-
-/** A stack file with `n` workloads. */
-function generatedStack(n: number): string {
-  const image = "rayproject/ray:2.58.0-py311-gpu";
-  const workloads = Array.from({ length: n }, (_, i) => ({
-    ...KINDS[i % KINDS.length],
-    name: `w${i}`,
-    image,
-    entrypoint: "python job.py",
-  }));
-  const gpuNodeGroups = [
-    { name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 1000 },
-    { name: "a10g-1x", instanceType: "g5.2xlarge", maxNodes: 1000 },
-  ];
-  const platform = {
-    cluster: { mode: "create", name: "bench", publicEndpoint: false },
-    cpuNodeGroup: { instanceType: "m6i.8xlarge" },
-    gpuNodeGroups,
-  };
-  const config = {
-    "ray-gpu:environment": "prod",
-    "ray-gpu:region": "us-east-1",
-    "ray-gpu:platform": platform,
-    "ray-gpu:workloads": workloads,
-  };
-  return JSON.stringify({ config });
-}
-
-/** Our render and cdk8s' synth of the same objects, per stack size. */
-function renderVersusCdk8s(): string[][] {
-  return [10, 100, 1000].map((n) => {
-    const dir = join(work, `stack-${n}`);
-    writeFileSync(join(work, `Pulumi.bench-${n}.yaml`), generatedStack(n));
-    const ours: Run = [process.execPath, [cli, "-C", work, "render", "--stack", `bench-${n}`, "--out", dir]];
-    once(ours);
-    const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
-    const objects = files.map((f) => parse(readFileSync(join(dir, f), "utf8")) as unknown);
-    writeFileSync(join(work, `objects-${n}.json`), JSON.stringify(objects));
-    const synth = [join(root, "bench/cdk8s-synth.js"), join(work, `objects-${n}.json`), join(work, `cdk8s-${n}`)];
-    const t = timePair(ours, [process.execPath, synth], RUNS);
-    return [String(n), String(objects.length), t.a.toFixed(3), t.b.toFixed(3), t.ratio.toFixed(2)];
-  });
-}
 
 /**
  * The CLI's commands on the repository's stacks, started as the README has users type them (`npx ray-gpu`, here in the
@@ -135,7 +90,7 @@ console.log(
     `medians of ${RUNS} runs of whole processes (wall time, but CPU time for the commands; alternating runs, each ` +
     `ratio the median of per-pair ratios)\n`,
 );
-const sections = new Set((process.env["BENCH_SECTIONS"] ?? "cli,render,yaml,hostile").split(","));
+const sections = new Set((process.env["BENCH_SECTIONS"] ?? "cli,yaml,hostile").split(","));
 try {
   if (sections.has("hostile")) {
     console.log(table(["refused input", "file MB", "plan s (refused, exit 1)"], hostileInputs()));
@@ -157,10 +112,6 @@ try {
     console.log(table(header, cliCommands()));
     console.log();
   }
-  if (sections.has("render"))
-    console.log(
-      table(["workloads", "objects", "ray-gpu render s", "cdk8s synth s", "ours / cdk8s"], renderVersusCdk8s()),
-    );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -31,21 +31,6 @@ export function timeCommand(run: Run, runs: number, okStatus: readonly number[] 
   return median(Array.from({ length: runs }, () => once(run, okStatus)));
 }
 
-/**
- * Two processes timed in alternation (a, b, a, b, …, after one warm-up run of each), so that a busy spell of the
- * machine slows both alike: the median of each and the median of the per-pair ratios a / b.
- */
-export function timePair(a: Run, b: Run, runs: number): { a: number; b: number; ratio: number } {
-  once(a);
-  once(b);
-  const pairs = Array.from({ length: runs }, () => [once(a), once(b)] as const);
-  return {
-    a: median(pairs.map(([x]) => x)),
-    b: median(pairs.map(([, y]) => y)),
-    ratio: median(pairs.map(([x, y]) => x / y)),
-  };
-}
-
 /** Where and how a process runs: its working folder and environment (default: ours). */
 export interface RunOptions {
   readonly cwd?: string;

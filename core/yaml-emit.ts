@@ -13,21 +13,31 @@ import { parse } from "yaml";
 const PLAIN = /^[A-Za-z0-9_./+(-][A-Za-z0-9_./ =+@,():;#<>!~*&%?'"{}[\]$|^\\-]*$/;
 /** Words YAML 1.1 or 1.2 reads as booleans or null. */
 const KEYWORD = /^(true|false|yes|no|on|off|y|n|null|~)$/i;
+/** Verdicts of {@link isPlain} on short strings (keys and values repeat across a render's objects). */
 const plainCache = new Map<string, boolean>();
+/** Longer strings are judged each time (they rarely repeat, and caching them would hold their text). */
+const CACHED_PLAIN_LENGTH = 128;
 
 /** Whether `s` can be written without quotes and still read back as the same string by YAML 1.1 and 1.2 parsers. */
 function isPlain(s: string): boolean {
+  if (s.length > CACHED_PLAIN_LENGTH) return judgePlain(s);
+  let known = plainCache.get(s);
+  if (known === undefined) {
+    known = judgePlain(s);
+    plainCache.set(s, known);
+  }
+  return known;
+}
+
+/** {@link isPlain}, uncached. */
+function judgePlain(s: string): boolean {
   if (s === "" || !PLAIN.test(s) || s.endsWith(" ") || s.endsWith(":") || KEYWORD.test(s)) return false;
   // ": " starts a mapping value and " #" a comment inside a plain scalar.
   if (s.includes(": ") || s.includes(" #")) return false;
   if (/^[A-Za-z_/]/.test(s) && !/^(\.|[+-])/.test(s)) return true;
-  // Leading digits, dots or signs: let the parser say whether it would read a number, a date or a string.
-  let known = plainCache.get(s);
-  if (known === undefined) {
-    known = readsBack(s);
-    plainCache.set(s, known);
-  }
-  return known;
+  // Leading digits, dots or signs: a number to go-yaml v2 is never plain (decided here without a parse); for the rest,
+  // let the parser say whether it would read a number, a date or a string.
+  return !goYamlNumber(s) && readsBack(s);
 }
 
 /** Whether YAML 1.2 and 1.1 parsers both read `s`, unquoted, as the string `s` (a parse error means no). */

@@ -13,7 +13,13 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const stampFile = join(root, "dist", ".build-stamp");
 const SOURCES = ["index.ts", "core", "workloads", "components", "io", "cli", "stacks", "policy"];
-const INPUTS = ["tsconfig.json", "tsconfig.build.json", "scripts/bundle-cli.mjs", "package-lock.json"];
+const INPUTS = [
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "scripts/bundle-cli.mjs",
+  "scripts/code-cache.mjs",
+  "package-lock.json",
+];
 
 /** `path` (relative to the root) if it is a file, else every file under it, sorted by code point. */
 function files(path) {

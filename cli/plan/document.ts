@@ -1,5 +1,6 @@
 /** The JSON contract of `ray-gpu plan --json` (and `plan.json` of `render`, and the base of `diff`). */
 import type { PoolPlan } from "../../core/pools";
+import { stableJsonPieces } from "../../core/serialize";
 import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
 
@@ -78,18 +79,33 @@ export function workloadView(w: WorkloadPlan) {
   };
 }
 
-/** The JSON document of `ray-gpu plan --json` (and `plan.json` of `render`). */
-export function planDocument(stack: string | undefined, plan: StackPlan) {
+/** The document of {@link planDocument} but its workloads. */
+function planHead(stack: string | undefined, plan: StackPlan) {
   return {
     stack: stack ?? null,
     environment: plan.environment,
     region: plan.region,
     namespace: plan.namespace,
     pools: [plan.pools.cpu, ...plan.pools.gpu].map(poolView),
-    workloads: plan.workloads.map(workloadView),
     notRendered: plan.notRendered.map(({ workload, reason }) => ({ workload, reason })),
     queue: plan.queue ? queueView(plan.queue) : null,
   };
+}
+
+/** The JSON document of `ray-gpu plan --json` (and `plan.json` of `render`). */
+export function planDocument(stack: string | undefined, plan: StackPlan) {
+  return { ...planHead(stack, plan), workloads: plan.workloads.map(workloadView) };
+}
+
+/**
+ * `stableJson(planDocument(stack, plan))` in pieces, one per workload, each workload's view made when its piece is:
+ * how `render` writes plan.json without holding the whole text (a test holds the two equal).
+ */
+export function planJsonPieces(stack: string | undefined, plan: StackPlan): Iterable<string> {
+  function* views() {
+    for (const w of plan.workloads) yield workloadView(w);
+  }
+  return stableJsonPieces(planHead(stack, plan), "workloads", views());
 }
 
 /** The queue as `plan --json` prints it: quotas and demand per pool, and who would run or wait. */

@@ -28,10 +28,9 @@ export function objectFileName(kind: string, name: string): string {
 /** SHA-256 of a text or a file's bytes, hex. */
 export const sha256 = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-/** The manifest's text for the files of one render (the manifest itself not among them). */
-export function manifestText(stack: string, files: ReadonlyMap<string, string>): string {
-  const sums = Object.fromEntries([...files].map(([name, text]) => [name, sha256(text)]));
-  return stableJson({ renderedBy: "ray-gpu render", stack, sha256: sums });
+/** The manifest's text for the files of one render (the manifest itself not among them), given each file's SHA-256. */
+export function manifestText(stack: string, sums: ReadonlyMap<string, string>): string {
+  return stableJson({ renderedBy: "ray-gpu render", stack, sha256: Object.fromEntries(sums) });
 }
 
 /** What a render folder holds: the files provably ours, the foreign entries, and whether its manifest is one of ours. */
@@ -44,6 +43,11 @@ export interface FolderInventory {
   readonly ownManifest: boolean;
   /** The manifest is a render's from before checksums were recorded (its files were judged by their content). */
   readonly olderManifest: boolean;
+  /**
+   * Own files proved by their checksum that no other name shares (one hard link), by name, with that checksum: the
+   * next render links such a file into its own folder when it would write the same bytes, instead of writing them.
+   */
+  readonly reusable: ReadonlyMap<string, string>;
 }
 
 /** What a manifest vouches for: each file's checksum, or (an older manifest) the names it lists. */
@@ -73,10 +77,11 @@ function manifestSums(dir: string): Manifest | undefined {
   }
 }
 
-/** The bytes of the entry `name` of `dir` when it is a regular file small enough to be a render's; else undefined. */
-function ownSizedFile(dir: string, name: string): Buffer | undefined {
+/** The entry `name` of `dir` when it is a regular file small enough to be a render's: its bytes and link count. */
+function ownSizedFile(dir: string, name: string): { bytes: Buffer; links: number } | undefined {
   const stats = lstatSync(join(dir, name));
-  return stats.isFile() && stats.size <= MAX_OWN_FILE_BYTES ? readFileSync(join(dir, name)) : undefined;
+  if (!stats.isFile() || stats.size > MAX_OWN_FILE_BYTES) return undefined;
+  return { bytes: readFileSync(join(dir, name)), links: stats.nlink };
 }
 
 /** Whether a file an older manifest lists is, by its content, a render's: an object of ours, or a plan document. */
@@ -93,14 +98,17 @@ function renderedByContent(name: string, bytes: Buffer): boolean {
   }
 }
 
+/** How an entry of a render folder was judged: foreign, ours by content (older manifest), or ours by checksum. */
+type Judged = { readonly own: false } | { readonly own: true; readonly sum?: string; readonly links: number };
+
 /** Whether the entry `name` of `dir` is provably a render's own, by its checksum (or, older manifest, its content). */
-function matches(dir: string, name: string, manifest: Manifest | undefined): boolean {
-  if (!manifest) return false;
-  const sum = manifest.sums.get(name);
-  if (sum === undefined && !manifest.listed.has(name)) return false;
-  const bytes = ownSizedFile(dir, name);
-  if (bytes === undefined) return false;
-  return sum !== undefined ? sha256(bytes) === sum : renderedByContent(name, bytes);
+function judge(dir: string, name: string, manifest: Manifest | undefined): Judged {
+  const sum = manifest?.sums.get(name);
+  if (!manifest || (sum === undefined && !manifest.listed.has(name))) return { own: false };
+  const file = ownSizedFile(dir, name);
+  if (file === undefined) return { own: false };
+  if (sum === undefined) return renderedByContent(name, file.bytes) ? { own: true, links: file.links } : { own: false };
+  return sha256(file.bytes) === sum ? { own: true, sum, links: file.links } : { own: false };
 }
 
 /** Sorts the entries of an existing render folder into ours and foreign. */
@@ -108,12 +116,20 @@ export function inventory(dir: string): FolderInventory {
   const manifest = manifestSums(dir);
   const ours: string[] = [];
   const foreign: string[] = [];
+  const reusable = new Map<string, string>();
   for (const name of readdirSync(dir).sort()) {
     if (name === RENDER_MANIFEST) {
       if (!manifest) foreign.push(name);
       continue;
     }
-    (matches(dir, name, manifest) ? ours : foreign).push(name);
+    const judged = judge(dir, name, manifest);
+    if (!judged.own) {
+      foreign.push(name);
+      continue;
+    }
+    ours.push(name);
+    if (judged.sum !== undefined && judged.links === 1) reusable.set(name, judged.sum);
   }
-  return { ours, foreign, ownManifest: manifest !== undefined, olderManifest: manifest?.older ?? false };
+  const older = manifest?.older ?? false;
+  return { ours, foreign, ownManifest: manifest !== undefined, olderManifest: older, reusable };
 }

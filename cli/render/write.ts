@@ -1,6 +1,7 @@
 /**
  * `ray-gpu render`: one YAML file per Kubernetes object, plus `plan.json`, byte-stable, written safely:
- * - into a fresh temporary folder beside the output folder, which is then swapped in by rename, so a failure (a full
+ * - into a fresh temporary folder beside the output folder (./staging.ts: one file's text at a time, and the previous
+ *   render's unchanged files hard-linked, not rewritten), which is then swapped in by rename, so a failure (a full
  *   disk, a bad name) leaves the previous output as it was and never half the files;
  * - never over `/`, the home folder, or a folder holding a Pulumi project;
  * - never deleting or overwriting a file it cannot prove it wrote (./ownership.ts: the manifest's checksums). A folder
@@ -9,15 +10,15 @@
  * - never through a symbolic link: nothing is written inside the old folder, and a link as the output folder itself
  *   is refused.
  */
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { basename, dirname, join, resolve } from "node:path";
-import { stableJson, stableYaml } from "../../core/serialize";
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { stableYaml } from "../../core/serialize";
 import type { StackPlan } from "../../workloads/stack";
 import { describeErrno, isErrnoError } from "../input/file";
 import { UsageError } from "../io";
-import { planDocument } from "../plan/document";
-import { inventory, manifestText, objectFileName, RENDER_MANIFEST, type FolderInventory } from "./ownership";
+import { planJsonPieces } from "../plan/document";
+import { inventory, objectFileName, RENDER_MANIFEST, type FolderInventory } from "./ownership";
+import { writeStaging, type RenderFiles, type StagedRender } from "./staging";
 import { checkNotProtected } from "./protected";
 
 export { objectFileName, RENDER_MANIFEST } from "./ownership";
@@ -36,10 +37,10 @@ export interface WriteRenderOptions {
    */
   readonly keep?: readonly string[];
   /**
-   * Writes one file (tests pass one that fails part-way, as a full disk would).
-   * @default fs.writeFileSync, refusing to overwrite
+   * Writes one file from its pieces, in order (tests pass one that fails part-way, as a full disk would).
+   * @default a new file (never an existing one) written piece by piece
    */
-  readonly writeFile?: (path: string, text: string) => void;
+  readonly writeFile?: (path: string, pieces: Iterable<string>) => void;
   /**
    * Told about a problem that did not stop the render (an old folder that could not be removed).
    * @default - ignored
@@ -47,16 +48,13 @@ export interface WriteRenderOptions {
   readonly warn?: (message: string) => void;
 }
 
-const writeNew = (path: string, text: string) => writeFileSync(path, text, { flag: "wx" });
-
-/** The stack's files by name: one per object, plus plan.json and the manifest. */
-function renderedFiles(stack: string, plan: StackPlan): Map<string, string> {
-  const files = new Map<string, string>();
+/** The stack's files by name, each made when written: one per object, and plan.json. */
+function renderedFiles(stack: string, plan: StackPlan): RenderFiles {
+  const files = new Map<string, () => string | Iterable<string>>();
   for (const obj of [...plan.shared, ...plan.objects.flatMap((o) => o.objects)]) {
-    files.set(objectFileName(obj.kind, obj.metadata.name), stableYaml(obj));
+    files.set(objectFileName(obj.kind, obj.metadata.name), () => stableYaml(obj));
   }
-  files.set("plan.json", stableJson(planDocument(stack, plan)));
-  files.set(RENDER_MANIFEST, manifestText(stack, files));
+  files.set("plan.json", () => planJsonPieces(stack, plan));
   return files;
 }
 
@@ -116,20 +114,6 @@ function checkTarget(out: string, force: boolean, keep: readonly string[], names
     `${out} holds files this command did not write (${some(inv.foreign)}); render into an empty or new folder, ` +
       `or pass --force to keep them beside the render (they are never deleted)${older}`,
   );
-}
-
-/** Writes every file into a new temporary folder beside `out`; removes it again on any failure. */
-function writeStaging(out: string, files: Map<string, string>, writeFile = writeNew): string {
-  // mkdirSync (not mkdtemp, which makes the folder 0700): the render keeps the permissions a new folder gets.
-  const staging = join(dirname(out), `.${basename(out)}.rendering-${process.pid}-${randomBytes(6).toString("hex")}`);
-  mkdirSync(staging);
-  try {
-    for (const [name, text] of files) writeFile(join(staging, name), text);
-    return staging;
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
 }
 
 /** Moves the entries `names` from folder `from` to folder `to`; on a failure, moves back those it moved. */
@@ -197,11 +181,11 @@ function swapIn(staging: string, out: string, inv: FolderInventory | undefined):
 function writeStagingOrThrow(
   out: string,
   outDir: string,
-  files: Map<string, string>,
+  render: StagedRender,
   writeFile: WriteRenderOptions["writeFile"],
 ): string {
   try {
-    return writeStaging(out, files, writeFile);
+    return writeStaging(out, render, writeFile);
   } catch (err) {
     if (isErrnoError(err))
       throw new UsageError(`could not write the render: ${describeErrno(err)}; ${outDir} is unchanged`);
@@ -237,9 +221,15 @@ export function writeRender(
 ): string[] {
   const out = resolve(outDir);
   const files = renderedFiles(stack, plan);
-  const inv = checkTarget(out, options.force ?? false, options.keep ?? [process.cwd()], new Set(files.keys()));
+  const inv = checkTarget(
+    out,
+    options.force ?? false,
+    options.keep ?? [process.cwd()],
+    new Set([...files.keys(), RENDER_MANIFEST]),
+  );
   makeParent(out);
-  const staging = writeStagingOrThrow(out, outDir, files, options.writeFile);
+  const reuse = inv && { dir: out, sums: inv.reusable };
+  const staging = writeStagingOrThrow(out, outDir, { stack, files, reuse }, options.writeFile);
   try {
     const leftOver = swapIn(staging, out, inv);
     if (leftOver)
@@ -248,7 +238,7 @@ export function writeRender(
       );
   } catch (err) {
     // Only the files this render wrote: a foreign file that could not be moved back stays, with the folder.
-    const kept = removeFiles(staging, [...files.keys()]);
+    const kept = removeFiles(staging, [...files.keys(), RENDER_MANIFEST]);
     if (kept) options.warn?.(`files kept from ${outDir} are left in ${kept}; move them back`);
     if (isErrnoError(err))
       throw new UsageError(
@@ -259,5 +249,5 @@ export function writeRender(
       );
     throw err;
   }
-  return [...files.keys()].filter((f) => f !== RENDER_MANIFEST).sort();
+  return [...files.keys()].sort();
 }

@@ -1,6 +1,7 @@
 /** YAML input: duplicate keys and nesting found in one linear pass, aliases capped but not forbidden. */
 import { describe, expect, it } from "vitest";
-import { MAX_ALIAS_EXPANSIONS, MAX_NESTING, parseYamlText } from "../../../cli/input/yaml";
+import { parseDocument, visit, type Alias } from "yaml";
+import { aliasTargets, MAX_ALIAS_EXPANSIONS, MAX_NESTING, parseYamlText } from "../../../cli/input/yaml";
 import { ConfigError } from "../../../core/errors";
 
 const problems = (text: string) => {
@@ -58,6 +59,24 @@ describe("YAML input", () => {
       const found = problems(text);
       if (found.length === 0) expect(() => JSON.stringify(parseYamlText(text, "f.yaml")), text).not.toThrow();
       else expect(found[0], text).toContain("is used inside the value its anchor");
+    }
+  });
+
+  it("finds each alias's node in one pass exactly as the parser's own resolve does, anchors redefined and nested", () => {
+    const texts = [
+      "a: &x 1\nb: *x\nc: &x [2, &y {k: *x}]\nd: *x\ne: *y\nf: &y 3\ng: *y\nh: *z\n",
+      "- &a {b: &b [1], c: *b}\n- *a\n- &b x\n- *b\n- {<<: *a, d: *b}\n",
+      ["base: &b {x: 1}", ...Array.from({ length: 60 }, (_, i) => `k${i}: ${i % 7 ? "*b" : `&b {x: ${i}}`}`)].join(
+        "\n",
+      ),
+    ];
+    for (const text of texts) {
+      const doc = parseDocument(text, { merge: true, uniqueKeys: false });
+      const targets = aliasTargets(doc);
+      const aliases: Alias[] = [];
+      visit(doc, { Alias: (_, a) => void aliases.push(a) });
+      expect(targets.size, text).toBe(aliases.length);
+      for (const a of aliases) expect(targets.get(a), `${text}: *${a.source}`).toBe(a.resolve(doc));
     }
   });
 

@@ -1,5 +1,6 @@
 /** `ray-gpu render` writes only into a folder of its own, whole or not at all. */
 import {
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -15,6 +16,8 @@ import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../cli/io";
 import { sha256 } from "../../../cli/render/ownership";
 import { RENDER_MANIFEST, writeRender } from "../../../cli/render/write";
+import { planDocument, planJsonPieces } from "../../../cli/plan/document";
+import { stableJson } from "../../../core/serialize";
 import { parseStackConfig } from "../../../core/config/stack";
 import { planStack, type StackPlan } from "../../../workloads/stack";
 import { repoStack, runtime } from "../../helpers/fixtures";
@@ -28,6 +31,7 @@ const fewer: StackPlan = planStack(
     requireRender: true,
   },
 );
+const prod: StackPlan = planStack(repoStack("prod"), { runtime, requireRender: true });
 const listing = (dir: string) => readdirSync(dir).sort();
 const snapshot = (dir: string) => Object.fromEntries(listing(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
 
@@ -41,6 +45,34 @@ describe("render output folder", () => {
     expect(Object.keys(manifest.sha256).sort()).toEqual(written);
     expect(manifest.sha256["plan.json"]).toBe(sha256(readFileSync(join(out, "plan.json"))));
     expect(written.length).toBeLessThan(writeRender("dev", plan, join(tmp(), "o"), { keep: [] }).length);
+  });
+
+  it("a re-render links each file that did not change from the previous render, and writes the rest", () => {
+    const out = join(tmp(), "out");
+    writeRender("dev", plan, out, { keep: [] });
+    const aside = join(tmp(), "kept-copy.yaml");
+    linkSync(join(out, "configmap-llm-pretrain-tuning.yaml"), aside);
+    const before = new Map(listing(out).map((f) => [f, statSync(join(out, f)).ino]));
+    const written = writeRender("dev", fewer, out, { keep: [] });
+    const fresh = join(tmp(), "fresh");
+    writeRender("dev", fewer, fresh, { keep: [] });
+    expect(snapshot(out)).toEqual(snapshot(fresh));
+    const same = written.filter((f) => statSync(join(out, f)).ino === before.get(f));
+    // Unchanged objects keep their file; plan.json changed, and a file linked elsewhere is never shared.
+    expect(same).toContain("rayjob-llm-pretrain.yaml");
+    expect(same).not.toContain("plan.json");
+    expect(same).not.toContain("configmap-llm-pretrain-tuning.yaml");
+    expect(written.every((f) => statSync(join(out, f)).nlink === 1)).toBe(true);
+    expect(readFileSync(aside, "utf8")).toBe(readFileSync(join(out, "configmap-llm-pretrain-tuning.yaml"), "utf8"));
+  });
+
+  it("writes plan.json piece by piece exactly as plan --json's document", () => {
+    const out = join(tmp(), "out");
+    writeRender("prod", prod, out, { keep: [] });
+    expect(readFileSync(join(out, "plan.json"), "utf8")).toBe(stableJson(planDocument("prod", prod)));
+    expect(stableJson(planDocument("prod", { ...prod, workloads: [] }))).toBe(
+      [...planJsonPieces("prod", { ...prod, workloads: [] })].join(""),
+    );
   });
 
   it("refuses a folder with a file it did not write, and never overwrites one named like its own, even with --force", () => {
@@ -157,9 +189,9 @@ describe("render output folder", () => {
     writeRender("dev", plan, out, { keep: [] });
     const before = snapshot(out);
     let n = 0;
-    const failing = (path: string, text: string) => {
-      if (++n === 5) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC", path });
-      writeFileSync(path, text, { flag: "wx" });
+    const failing = (path: string, pieces: Iterable<string>) => {
+      if (++n === 2) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC", path });
+      writeFileSync(path, [...pieces].join(""), { flag: "wx" });
     };
     expect(() => writeRender("dev", fewer, out, { keep: [], writeFile: failing })).toThrow(
       /no space left on the device \(ENOSPC\); .* is unchanged/,
