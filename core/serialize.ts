@@ -18,52 +18,9 @@ export function sortKeys<T>(value: T): T {
   return value;
 }
 
-/**
- * The JSON of one value at `indent`, as `JSON.stringify(sortKeys(value), null, 2)` writes it there (undefined where
- * that leaves the value out: undefined, a function or a symbol), without making the sorted copy.
- */
-function jsonAt(value: unknown, indent: string): string | undefined {
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
-    case "number":
-      return Number.isFinite(value) ? String(value) : "null";
-    case "boolean":
-      return value ? "true" : "false";
-    case "bigint":
-      throw new TypeError("Do not know how to serialize a BigInt");
-    case "object":
-      return Array.isArray(value) ? arrayAt(value, indent) : objectAt(value as Record<string, unknown>, indent);
-    default:
-      return undefined;
-  }
-}
-
-function arrayAt(items: readonly unknown[], indent: string): string {
-  if (items.length === 0) return "[]";
-  const inner = `${indent}  `;
-  let text = "";
-  for (const item of items) text += `${text === "" ? "" : ","}\n${inner}${jsonAt(item, inner) ?? "null"}`;
-  return `[${text}\n${indent}]`;
-}
-
-function objectAt(map: Record<string, unknown>, indent: string): string {
-  const inner = `${indent}  `;
-  let text = "";
-  for (const key of Object.keys(map).sort()) {
-    const json = jsonAt(map[key], inner);
-    if (json !== undefined) text += `${text === "" ? "" : ","}\n${inner}${JSON.stringify(key)}: ${json}`;
-  }
-  return text === "" ? "{}" : `{${text}\n${indent}}`;
-}
-
-/**
- * JSON with sorted keys, 2-space indent and a trailing newline: exactly `JSON.stringify(sortKeys(value), null, 2)`
- * (a property test holds the two equal), written in one pass without the sorted copy.
- */
+/** JSON with sorted keys, 2-space indent and a trailing newline. */
 export function stableJson(value: unknown): string {
-  return `${jsonAt(value, "") ?? "undefined"}\n`;
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
 /** YAML with sorted keys; long strings are never folded, so a diff shows real changes only. Linear in its size. */
@@ -87,11 +44,13 @@ export function* stableJsonPieces(
 ): Generator<string> {
   const late = Object.keys(head).filter((k) => head[k] !== undefined && !(k < key));
   if (late.length > 0) throw new Error(`stableJsonPieces: ${late.join(", ")} must sort before ${key}`);
-  const start = jsonAt(head, "") ?? "{}";
+  const start = JSON.stringify(sortKeys(head), null, 2);
   yield start === "{}" ? `{\n  ${JSON.stringify(key)}: [` : `${start.slice(0, -2)},\n  ${JSON.stringify(key)}: [`;
   let first = true;
   for (const item of items) {
-    yield `${first ? "" : ","}\n    ${jsonAt(item, "    ") ?? "null"}`;
+    // JSON text has no newline but between its lines (strings hold "\n" escaped): each line moves in by 4 spaces.
+    const json = (JSON.stringify(sortKeys(item), null, 2) as string | undefined) ?? "null";
+    yield `${first ? "" : ","}\n    ${json.replaceAll("\n", "\n    ")}`;
     first = false;
   }
   yield first ? "]\n}\n" : "\n  ]\n}\n";

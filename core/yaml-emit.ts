@@ -34,9 +34,10 @@ function judgePlain(s: string): boolean {
   if (s === "" || !PLAIN.test(s) || s.endsWith(" ") || s.endsWith(":") || KEYWORD.test(s)) return false;
   // ": " starts a mapping value and " #" a comment inside a plain scalar.
   if (s.includes(": ") || s.includes(" #")) return false;
-  if (/^[A-Za-z_/]/.test(s) && !/^(\.|[+-])/.test(s)) return true;
-  // Leading digits, dots or signs: a number to go-yaml v2 is never plain (decided here without a parse); for the rest,
-  // let the parser say whether it would read a number, a date or a string.
+  // Only a leading digit, dot or sign may make a number, a date or an infinity; a letter, `_`, `/` or `(` never does.
+  if (!/^[0-9.+-]/.test(s)) return true;
+  // A number to go-yaml v2 is never plain (decided here without a parse); for the rest, let the parser say whether
+  // it would read a number, a date or a string.
   return !goYamlNumber(s) && readsBack(s);
 }
 

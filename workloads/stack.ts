@@ -27,6 +27,13 @@ import type { KubeObject } from "./k8s/types";
 import { Workload, type WorkloadPlan } from "./workload";
 import type { WorkloadContext } from "./context";
 
+/** One rendered workload's Kubernetes objects. */
+export interface RenderedWorkload {
+  readonly workload: string;
+  readonly example: boolean;
+  readonly objects: readonly KubeObject[];
+}
+
 /** Everything `ray-gpu plan` shows and `ray-gpu render` writes for one stack. */
 export interface StackPlan {
   readonly environment: StackConfig["environment"];
@@ -38,11 +45,7 @@ export interface StackPlan {
    * Kubernetes objects per rendered workload, in workload order. `example` workloads are rendered too; the Pulumi
    * program does not submit them.
    */
-  readonly objects: readonly {
-    readonly workload: string;
-    readonly example: boolean;
-    readonly objects: readonly KubeObject[];
-  }[];
+  readonly objects: readonly RenderedWorkload[];
   /**
    * Objects every rendered job of the namespace shares: the runtime package's ConfigMap and the namespace's
    * NetworkPolicies. Empty when nothing renders.
@@ -86,6 +89,13 @@ export interface PlanStackOptions {
    * @default - `ray-gpu:workloads[i]`
    */
   readonly workloadPath?: (index: number) => string;
+  /**
+   * Takes each workload's objects as soon as they are made and pass KubeRay's checks, in workload order (`render`
+   * writes them at once), and the plan keeps none: its `objects` then lists each rendered workload with no objects.
+   * A stack that fails planning after some workloads were handed over throws as without it.
+   * @default - the plan keeps every object
+   */
+  readonly renderedTo?: (rendered: RenderedWorkload) => void;
 }
 
 /** One workload's plan and objects (or why it cannot be rendered yet), its problems added to `issues`. */
@@ -101,8 +111,12 @@ function planWorkload(
     const plan = construct.plan(ctx) as WorkloadPlan;
     try {
       const objects = construct.render(ctx, plan);
-      for (const obj of objects) if (obj.kind === "RayJob") issues.push(...checkRayJob(obj, ctx.pools));
-      return { plan, rendered: { workload: spec.name, example: spec.example, objects } };
+      const checked = objects.flatMap((obj) => (obj.kind === "RayJob" ? checkRayJob(obj, ctx.pools) : []));
+      issues.push(...checked);
+      const rendered = { workload: spec.name, example: spec.example, objects };
+      if (!options.renderedTo || checked.length > 0) return { plan, rendered };
+      options.renderedTo(rendered);
+      return { plan, rendered: { ...rendered, objects: [] } };
     } catch (err) {
       if (!(err instanceof ConfigError) || options.requireRender) throw err;
       return {

@@ -3,6 +3,7 @@ import { loadRuntimePackage } from "../../io/runtime-package";
 import type { CommandContext } from "../io";
 import { writeRender } from "./write";
 import { planStackFile } from "../input/stack-file";
+import type { PlanStackOptions } from "../../workloads/stack";
 import { wrapped } from "../output/columns";
 
 /** What render says it wrote: the folder (wrapped if its path is long), then each file on a line of its own. */
@@ -20,8 +21,11 @@ export interface RenderOptions {
 
 /** Writes one YAML file per object, plus plan.json, and says which, one per line. */
 export function runRender(ctx: CommandContext, opts: RenderOptions): void {
-  const { plan } = planStackFile(ctx.dir(), opts.stack, { runtime: loadRuntimePackage(), requireRender: true });
-  const files = writeRender(opts.stack, plan, opts.out, {
+  const runtime = loadRuntimePackage();
+  // Planned while written: each workload's objects go to their files as they are made, and are not kept.
+  const planWith = (renderedTo: PlanStackOptions["renderedTo"]) =>
+    planStackFile(ctx.dir(), opts.stack, { runtime, requireRender: true, renderedTo }).plan;
+  const files = writeRender(opts.stack, planWith, opts.out, {
     force: opts.force ?? false,
     keep: [ctx.dir(), process.cwd()],
     warn: (m) => ctx.io.err(`ray-gpu: warning: ${m}\n`),

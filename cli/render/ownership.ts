@@ -8,7 +8,7 @@
  * `app.kubernetes.io/managed-by: pulumi-ray-gpu` in the file named after its kind and name, or a plan document.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { MANAGED_BY } from "../../workloads/rayjob/render";
@@ -17,8 +17,18 @@ import { stableJson } from "../../core/serialize";
 /** The manifest a render leaves in its folder: the files it wrote, each with its SHA-256. */
 export const RENDER_MANIFEST = ".ray-gpu-render.json";
 
-/** Larger files are never ours (a render's files are a few KiB): they are not read to be hashed. */
-const MAX_OWN_FILE_BYTES = 16 * 2 ** 20;
+/**
+ * Larger files are never ours, and are not read to be hashed. A render's objects are a few KiB, but its plan.json grows
+ * with the stack, about 10 KiB per workload: 50 MiB at 5,000 workloads (a limit of 16 MiB once made every re-render of
+ * such a stack refuse its own plan.json). Files are hashed in pieces, never held whole.
+ */
+const MAX_OWN_FILE_BYTES = 2 ** 30;
+/** A file an older manifest lists is judged by its content, parsed whole: only up to this size. */
+const MAX_PARSED_FILE_BYTES = 16 * 2 ** 20;
+/** The manifest is parsed whole: about 90 bytes per file, 30 MiB for the most workloads a 4 MiB stack file holds. */
+const MAX_MANIFEST_BYTES = 2 ** 28;
+/** Files up to this size are read whole to be hashed; larger ones in pieces of this size. */
+const HASH_PIECE_BYTES = 2 ** 20;
 
 /** File name of a rendered object: `<kind>-<name>.yaml`, lowercase. */
 export function objectFileName(kind: string, name: string): string {
@@ -62,7 +72,7 @@ function manifestSums(dir: string): Manifest | undefined {
   const path = join(dir, RENDER_MANIFEST);
   try {
     const stats = lstatSync(path);
-    if (!stats.isFile() || stats.size > MAX_OWN_FILE_BYTES) return undefined;
+    if (!stats.isFile() || stats.size > MAX_MANIFEST_BYTES) return undefined;
     const doc = JSON.parse(readFileSync(path, "utf8")) as { renderedBy?: unknown; sha256?: unknown; files?: unknown };
     if (doc.renderedBy !== "ray-gpu render") return undefined;
     if (Array.isArray(doc.files) && doc.sha256 === undefined) {
@@ -77,11 +87,26 @@ function manifestSums(dir: string): Manifest | undefined {
   }
 }
 
-/** The entry `name` of `dir` when it is a regular file small enough to be a render's: its bytes and link count. */
-function ownSizedFile(dir: string, name: string): { bytes: Buffer; links: number } | undefined {
-  const stats = lstatSync(join(dir, name));
+/** SHA-256 of a file of `size` bytes: read whole when small, else in pieces. */
+function fileSha256(path: string, size: number): string {
+  if (size <= HASH_PIECE_BYTES) return sha256(readFileSync(path));
+  const hash = createHash("sha256");
+  const piece = Buffer.allocUnsafe(HASH_PIECE_BYTES);
+  const fd = openSync(path, "r");
+  try {
+    for (let n = readSync(fd, piece); n > 0; n = readSync(fd, piece)) hash.update(piece.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest("hex");
+}
+
+/** The entry `name` of `dir` when it is a regular file small enough to be a render's: its path, size and link count. */
+function ownSizedFile(dir: string, name: string): { path: string; size: number; links: number } | undefined {
+  const path = join(dir, name);
+  const stats = lstatSync(path);
   if (!stats.isFile() || stats.size > MAX_OWN_FILE_BYTES) return undefined;
-  return { bytes: readFileSync(join(dir, name)), links: stats.nlink };
+  return { path, size: stats.size, links: stats.nlink };
 }
 
 /** Whether a file an older manifest lists is, by its content, a render's: an object of ours, or a plan document. */
@@ -100,15 +125,18 @@ function renderedByContent(name: string, bytes: Buffer): boolean {
 
 /** How an entry of a render folder was judged: foreign, ours by content (older manifest), or ours by checksum. */
 type Judged = { readonly own: false } | { readonly own: true; readonly sum?: string; readonly links: number };
+const NOT_OWN: Judged = { own: false };
 
 /** Whether the entry `name` of `dir` is provably a render's own, by its checksum (or, older manifest, its content). */
 function judge(dir: string, name: string, manifest: Manifest | undefined): Judged {
   const sum = manifest?.sums.get(name);
-  if (!manifest || (sum === undefined && !manifest.listed.has(name))) return { own: false };
+  if (!manifest || (sum === undefined && !manifest.listed.has(name))) return NOT_OWN;
   const file = ownSizedFile(dir, name);
-  if (file === undefined) return { own: false };
-  if (sum === undefined) return renderedByContent(name, file.bytes) ? { own: true, links: file.links } : { own: false };
-  return sha256(file.bytes) === sum ? { own: true, sum, links: file.links } : { own: false };
+  if (file === undefined) return NOT_OWN;
+  if (sum !== undefined)
+    return fileSha256(file.path, file.size) === sum ? { own: true, sum, links: file.links } : NOT_OWN;
+  if (file.size > MAX_PARSED_FILE_BYTES) return NOT_OWN;
+  return renderedByContent(name, readFileSync(file.path)) ? { own: true, links: file.links } : NOT_OWN;
 }
 
 /** Sorts the entries of an existing render folder into ours and foreign. */

@@ -11,11 +11,8 @@ import { createHash, randomBytes, type Hash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { manifestText, RENDER_MANIFEST, sha256 } from "./ownership";
 
-/**
- * The files of one render by name, each with a function that makes its text (called once, when it is written): the
- * whole text, or the text in pieces for a file too large to hold at once (plan.json), written as they are made.
- */
-export type RenderFiles = ReadonlyMap<string, () => string | Iterable<string>>;
+/** A file's text, whole, or in pieces for a file too large to hold at once (plan.json), written as they are made. */
+export type FileText = string | Iterable<string>;
 
 /** A previous render whose unchanged files may be linked: its folder and its own files' checksums by name. */
 export interface Reuse {
@@ -52,44 +49,51 @@ function linked(name: string, sum: string, staging: string, reuse: Reuse | undef
   }
 }
 
-/** What one render writes: the stack's name (for the manifest), its files, and the previous render to link from. */
-export interface StagedRender {
-  readonly stack: string;
-  readonly files: RenderFiles;
-  readonly reuse: Reuse | undefined;
+/** A render being written into its temporary folder, file by file. */
+export interface Staging {
+  /** The temporary folder. */
+  readonly dir: string;
+  /** Makes the file `name` and writes it (or links it from the previous render); a name may be added once. */
+  add(name: string, make: () => FileText): void;
+  /** Writes the manifest of every file added. @returns the names added, sorted (the manifest not among them) */
+  finish(): string[];
+  /** Removes the temporary folder and everything in it. */
+  abort(): void;
 }
 
-/** Makes and writes (or links) every file, then the manifest of their checksums. */
-function fill(staging: string, { stack, files, reuse }: StagedRender, writeFile: typeof writeNew) {
-  const sums = new Map<string, string>();
-  for (const [name, make] of files) {
-    const text = make();
-    if (typeof text === "string") {
-      const sum = sha256(text);
-      if (!linked(name, sum, staging, reuse)) writeFile(join(staging, name), [text]);
-      sums.set(name, sum);
-      continue;
-    }
-    const hash = createHash("sha256");
-    writeFile(join(staging, name), hashed(text, hash));
-    sums.set(name, hash.digest("hex"));
+/** Writes one file, whole or in pieces, or links it; returns its checksum. */
+function put(path: string, text: FileText, linkFrom: (sum: string) => boolean, writeFile: typeof writeNew): string {
+  if (typeof text === "string") {
+    const sum = sha256(text);
+    if (!linkFrom(sum)) writeFile(path, [text]);
+    return sum;
   }
-  writeFile(join(staging, RENDER_MANIFEST), [manifestText(stack, sums)]);
+  const hash = createHash("sha256");
+  writeFile(path, hashed(text, hash));
+  return hash.digest("hex");
 }
 
 /**
- * Writes the render of `stack` into a new temporary folder beside `out`; removes it again on any failure.
- * @returns the temporary folder
+ * Opens a new temporary folder beside `out` for the render of `stack`: mkdirSync (not mkdtemp, which makes the
+ * folder 0700), so the render keeps the permissions a new folder gets.
  */
-export function writeStaging(out: string, render: StagedRender, writeFile: typeof writeNew = writeNew): string {
-  // mkdirSync (not mkdtemp, which makes the folder 0700): the render keeps the permissions a new folder gets.
-  const staging = join(dirname(out), `.${basename(out)}.rendering-${process.pid}-${randomBytes(6).toString("hex")}`);
-  mkdirSync(staging);
-  try {
-    fill(staging, render, writeFile);
-    return staging;
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+export function openStaging(out: string, stack: string, reuse: Reuse | undefined, writeFile = writeNew): Staging {
+  const dir = join(dirname(out), `.${basename(out)}.rendering-${process.pid}-${randomBytes(6).toString("hex")}`);
+  mkdirSync(dir);
+  const sums = new Map<string, string>();
+  return {
+    dir,
+    add(name, make) {
+      if (sums.has(name)) throw new Error(`render: two objects write ${name}`);
+      sums.set(
+        name,
+        put(join(dir, name), make(), (sum) => linked(name, sum, dir, reuse), writeFile),
+      );
+    },
+    finish() {
+      writeFile(join(dir, RENDER_MANIFEST), [manifestText(stack, sums)]);
+      return [...sums.keys()].sort();
+    },
+    abort: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -13,12 +13,13 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { stableYaml } from "../../core/serialize";
-import type { StackPlan } from "../../workloads/stack";
+import type { KubeObject } from "../../workloads/k8s/types";
+import type { RenderedWorkload, StackPlan } from "../../workloads/stack";
 import { describeErrno, isErrnoError } from "../input/file";
 import { UsageError } from "../io";
 import { planJsonPieces } from "../plan/document";
 import { inventory, objectFileName, RENDER_MANIFEST, type FolderInventory } from "./ownership";
-import { writeStaging, type RenderFiles, type StagedRender } from "./staging";
+import { openStaging, type Staging } from "./staging";
 import { checkNotProtected } from "./protected";
 
 export { objectFileName, RENDER_MANIFEST } from "./ownership";
@@ -48,14 +49,27 @@ export interface WriteRenderOptions {
   readonly warn?: (message: string) => void;
 }
 
-/** The stack's files by name, each made when written: one per object, and plan.json. */
-function renderedFiles(stack: string, plan: StackPlan): RenderFiles {
-  const files = new Map<string, () => string | Iterable<string>>();
-  for (const obj of [...plan.shared, ...plan.objects.flatMap((o) => o.objects)]) {
-    files.set(objectFileName(obj.kind, obj.metadata.name), () => stableYaml(obj));
-  }
-  files.set("plan.json", () => planJsonPieces(stack, plan));
-  return files;
+/**
+ * How a render gets its plan: planning with each workload's objects handed to `renderedTo` as they are made (so they
+ * are written at once and never all held), or a plan made already.
+ */
+export type PlanWith = (renderedTo: (rendered: RenderedWorkload) => void) => StackPlan;
+
+/** A plan made already, as {@link PlanWith}: its workloads' objects handed over in order. */
+const planned =
+  (plan: StackPlan): PlanWith =>
+  (renderedTo) => {
+    plan.objects.forEach(renderedTo);
+    return plan;
+  };
+
+/** Plans the stack into `staging`: each object as it is made, then the shared objects and plan.json. */
+function stageStack(staging: Staging, stack: string, planWith: PlanWith): string[] {
+  const add = (obj: KubeObject) => staging.add(objectFileName(obj.kind, obj.metadata.name), () => stableYaml(obj));
+  const plan = planWith((rendered) => rendered.objects.forEach(add));
+  plan.shared.forEach(add);
+  staging.add("plan.json", () => planJsonPieces(stack, plan));
+  return staging.finish();
 }
 
 /** `lstat`, or undefined when nothing is there. */
@@ -91,28 +105,34 @@ function existingFolder(out: string): FolderInventory | undefined {
 const some = (names: readonly string[]) =>
   `${names.slice(0, 5).join(", ")}${names.length > 5 ? `, and ${names.length - 5} more` : ""}`;
 
-/**
- * Refuses output folders a render must never replace, and foreign files it would have to delete or overwrite.
- * @returns what the existing folder holds, or undefined when there is none
- */
-function checkTarget(out: string, force: boolean, keep: readonly string[], names: ReadonlySet<string>) {
-  checkNotProtected(out, keep);
-  const inv = existingFolder(out);
-  if (!inv || inv.foreign.length === 0) return inv;
-  const older = inv.olderManifest
+/** Why an old render's manifest vouched for fewer files, for the refusals below. */
+const olderNote = (inv: FolderInventory) =>
+  inv.olderManifest
     ? ` (its manifest is an older ray-gpu's, with no checksums: only files that are a render's by their content, ` +
       `an object labelled as ours or a plan, count as its own)`
     : "";
-  const clashing = inv.foreign.filter((f) => names.has(f));
-  if (force && clashing.length === 0) return inv;
-  if (force)
-    throw new UsageError(
-      `${out} holds files render would overwrite but cannot prove it wrote (${some(clashing)}: changed since, a link, ` +
-        `or another tool's); move them away, render never overwrites them, even with --force${older}`,
-    );
+
+/**
+ * Refuses output folders a render must never replace, and, without `force`, one holding foreign files.
+ * @returns what the existing folder holds, or undefined when there is none
+ */
+function checkTarget(out: string, force: boolean, keep: readonly string[]) {
+  checkNotProtected(out, keep);
+  const inv = existingFolder(out);
+  if (!inv || inv.foreign.length === 0 || force) return inv;
   throw new UsageError(
     `${out} holds files this command did not write (${some(inv.foreign)}); render into an empty or new folder, ` +
-      `or pass --force to keep them beside the render (they are never deleted)${older}`,
+      `or pass --force to keep them beside the render (they are never deleted)${olderNote(inv)}`,
+  );
+}
+
+/** Refuses (with `--force`) foreign files named like a file of the render: they would be overwritten. */
+function checkClashes(out: string, inv: FolderInventory | undefined, names: readonly string[]): void {
+  const clashing = inv?.foreign.filter((f) => f === RENDER_MANIFEST || names.includes(f)) ?? [];
+  if (clashing.length === 0) return;
+  throw new UsageError(
+    `${out} holds files render would overwrite but cannot prove it wrote (${some(clashing)}: changed since, a link, ` +
+      `or another tool's); move them away, render never overwrites them, even with --force${olderNote(inv!)}`,
   );
 }
 
@@ -177,18 +197,26 @@ function swapIn(staging: string, out: string, inv: FolderInventory | undefined):
   return removeOld(old, inv);
 }
 
-/** {@link writeStaging}, its file-system errors as a {@link UsageError} (the output folder is not touched yet). */
-function writeStagingOrThrow(
+/**
+ * Writes the render into a temporary folder beside `out` (./staging.ts), planning as it goes; on any failure the
+ * folder is removed again, and a file-system error becomes a {@link UsageError} (the output folder is not touched yet).
+ * @returns the folder and the names of the files written, sorted
+ */
+function stageOrThrow(
   out: string,
-  outDir: string,
-  render: StagedRender,
+  render: { stack: string; planWith: PlanWith; inv: FolderInventory | undefined; outDir: string },
   writeFile: WriteRenderOptions["writeFile"],
-): string {
+): { staging: Staging; names: string[] } {
+  let staging: Staging | undefined;
   try {
-    return writeStaging(out, render, writeFile);
+    staging = openStaging(out, render.stack, render.inv && { dir: out, sums: render.inv.reusable }, writeFile);
+    const names = stageStack(staging, render.stack, render.planWith);
+    checkClashes(out, render.inv, names);
+    return { staging, names };
   } catch (err) {
+    staging?.abort();
     if (isErrnoError(err))
-      throw new UsageError(`could not write the render: ${describeErrno(err)}; ${outDir} is unchanged`);
+      throw new UsageError(`could not write the render: ${describeErrno(err)}; ${render.outDir} is unchanged`);
     throw err;
   }
 }
@@ -209,36 +237,32 @@ function makeParent(out: string): void {
 
 /**
  * Writes the stack's objects, `plan.json` and the manifest into `outDir`, replacing what a previous render wrote there
- * as a whole (a deleted workload leaves no stale manifest).
+ * as a whole (a deleted workload leaves no stale manifest). Given a {@link PlanWith}, it plans the stack while it
+ * writes, and holds no workload's objects longer than it takes to write them.
  * @returns the written file names, sorted (the manifest not included).
- * @throws UsageError when the folder may not be replaced, or a write fails (the previous output is then unchanged)
+ * @throws UsageError when the folder may not be replaced, or a write fails (the previous output is then unchanged);
+ *   whatever planning throws (the previous output is then unchanged too)
  */
 export function writeRender(
   stack: string,
-  plan: StackPlan,
+  source: StackPlan | PlanWith,
   outDir: string,
   options: WriteRenderOptions = {},
 ): string[] {
   const out = resolve(outDir);
-  const files = renderedFiles(stack, plan);
-  const inv = checkTarget(
-    out,
-    options.force ?? false,
-    options.keep ?? [process.cwd()],
-    new Set([...files.keys(), RENDER_MANIFEST]),
-  );
+  const inv = checkTarget(out, options.force ?? false, options.keep ?? [process.cwd()]);
   makeParent(out);
-  const reuse = inv && { dir: out, sums: inv.reusable };
-  const staging = writeStagingOrThrow(out, outDir, { stack, files, reuse }, options.writeFile);
+  const planWith = typeof source === "function" ? source : planned(source);
+  const { staging, names } = stageOrThrow(out, { stack, planWith, inv, outDir }, options.writeFile);
   try {
-    const leftOver = swapIn(staging, out, inv);
+    const leftOver = swapIn(staging.dir, out, inv);
     if (leftOver)
       options.warn?.(
         `the previous render was moved to ${leftOver} and could not be removed whole; check it and delete it`,
       );
   } catch (err) {
     // Only the files this render wrote: a foreign file that could not be moved back stays, with the folder.
-    const kept = removeFiles(staging, [...files.keys(), RENDER_MANIFEST]);
+    const kept = removeFiles(staging.dir, [...names, RENDER_MANIFEST]);
     if (kept) options.warn?.(`files kept from ${outDir} are left in ${kept}; move them back`);
     if (isErrnoError(err))
       throw new UsageError(
@@ -249,5 +273,5 @@ export function writeRender(
       );
     throw err;
   }
-  return [...files.keys()].sort();
+  return names;
 }

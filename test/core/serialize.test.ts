@@ -1,9 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sortKeys, stableJson } from "../../core/serialize";
-
-/** What stableJson promised before it was written in one pass: a sorted copy, then JSON.stringify. */
-const reference = (value: unknown) => `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+import { stableJson, stableJsonPieces } from "../../core/serialize";
 
 /** JSON values, plus what JSON.stringify leaves out or turns to null (undefined, non-finite numbers), nested. */
 const values = fc.letrec((tie) => ({
@@ -24,21 +21,29 @@ const values = fc.letrec((tie) => ({
   ),
 })).node;
 
-describe("stableJson", () => {
-  it("writes exactly what JSON.stringify writes of the sorted copy, for any value", () => {
+/** Keys that sort before "workloads" (as every key of plan.json but it does). */
+const earlyKey = fc.string({ unit: "binary", maxLength: 8 }).filter((k) => k < "workloads" && k !== "__proto__");
+
+describe("stableJsonPieces", () => {
+  it("joins to exactly the stableJson of the whole document, for any head and items", () => {
     fc.assert(
-      fc.property(values, (value) => {
-        expect(stableJson(value)).toBe(reference(value));
-      }),
-      { numRuns: 400, seed: 46 },
+      fc.property(
+        fc.dictionary(earlyKey, values, { maxKeys: 5 }),
+        fc.array(values, { maxLength: 5 }),
+        (head, items) => {
+          const pieces = [...stableJsonPieces(head, "workloads", items)];
+          expect(pieces.join("")).toBe(stableJson({ ...head, workloads: items }));
+          expect(pieces).toHaveLength(items.length + 2);
+        },
+      ),
+      { numRuns: 300, seed: 46 },
     );
   });
 
-  it("sorts keys by code point at every level and leaves undefined fields out", () => {
-    const value = { b: [{ z: 1, a: undefined, é: 2, A: 3 }], a: Number.NaN, c: {} };
-    expect(stableJson(value)).toBe(reference(value));
-    expect(stableJson(value)).toBe(
-      '{\n  "a": null,\n  "b": [\n    {\n      "A": 3,\n      "z": 1,\n      "é": 2\n    }\n  ],\n  "c": {}\n}\n',
+  it("refuses a head with a key that would sort after the pieces' own", () => {
+    expect(() => [...stableJsonPieces({ zone: 1 }, "workloads", [])]).toThrow(/zone must sort before workloads/);
+    expect(stableJson({ a: { b: [1, "x\ny"] }, workloads: [{ c: null }] })).toBe(
+      [...stableJsonPieces({ a: { b: [1, "x\ny"] } }, "workloads", [{ c: null }])].join(""),
     );
   });
 });

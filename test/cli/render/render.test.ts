@@ -14,6 +14,7 @@ import { homedir, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../cli/io";
+import { ConfigError } from "../../../core/errors";
 import { sha256 } from "../../../cli/render/ownership";
 import { RENDER_MANIFEST, writeRender } from "../../../cli/render/write";
 import { planDocument, planJsonPieces } from "../../../cli/plan/document";
@@ -64,6 +65,46 @@ describe("render output folder", () => {
     expect(same).not.toContain("configmap-llm-pretrain-tuning.yaml");
     expect(written.every((f) => statSync(join(out, f)).nlink === 1)).toBe(true);
     expect(readFileSync(aside, "utf8")).toBe(readFileSync(join(out, "configmap-llm-pretrain-tuning.yaml"), "utf8"));
+  });
+
+  it("planned while written: each workload's objects are handed over once, then not kept, and the files match", () => {
+    const handed: string[] = [];
+    const streamed = join(tmp(), "streamed");
+    const names = writeRender(
+      "prod",
+      (renderedTo) => {
+        const p = planStack(repoStack("prod"), {
+          runtime,
+          requireRender: true,
+          renderedTo: (r) => {
+            handed.push(r.workload);
+            renderedTo(r);
+          },
+        });
+        expect(p.objects.every((o) => o.objects.length === 0)).toBe(true);
+        return p;
+      },
+      streamed,
+      { keep: [] },
+    );
+    expect(handed).toEqual(prod.objects.map((o) => o.workload));
+    const whole = join(tmp(), "whole");
+    expect(writeRender("prod", prod, whole, { keep: [] })).toEqual(names);
+    expect(snapshot(streamed)).toEqual(snapshot(whole));
+  });
+
+  it("a plan that fails after some files were written leaves the previous render as it was, and no temporary folder", () => {
+    const parent = tmp();
+    const out = join(parent, "out");
+    writeRender("dev", plan, out, { keep: [] });
+    const before = snapshot(out);
+    const failing = (renderedTo: (r: StackPlan["objects"][number]) => void): StackPlan => {
+      plan.objects.forEach(renderedTo);
+      throw new ConfigError([{ path: "ray-gpu:workloads[1].gpus", message: "planted" }]);
+    };
+    expect(() => writeRender("dev", failing, out, { keep: [] })).toThrow(/planted/);
+    expect(snapshot(out)).toEqual(before);
+    expect(listing(parent)).toEqual(["out"]);
   });
 
   it("writes plan.json piece by piece exactly as plan --json's document", () => {
