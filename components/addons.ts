@@ -71,6 +71,13 @@ export interface KubeRayOperatorArgs extends HelmAddonArgs {
    * @default - any node
    */
   readonly cpuPool?: string;
+  /**
+   * The namespaces whose RayJobs the operator reconciles: a single-namespace install, with a Role in each (Pods,
+   * Services, Secrets there only) instead of a ClusterRole over every namespace. Each must exist before the release:
+   * pass the Namespace resources in `dependsOn`.
+   * @default - every namespace: the chart's ClusterRole, which reads every Secret of the cluster
+   */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /**
@@ -88,7 +95,7 @@ export class KubeRayOperator extends pulumi.ComponentResource {
     const names = nameChecks(withOrdering(args.platform?.addonOptions(), opts));
     super("ray-gpu:index:KubeRayOperator", name, {}, names.opts);
     names.own(this);
-    const release = args.release ?? kuberayOperatorRelease(args.cpuPool);
+    const release = args.release ?? kuberayOperatorRelease(args.cpuPool, args.watchNamespaces);
     this.release = helmRelease(name, release, childOptions(this, names.opts));
     this.namespace = release.namespace;
     names.report(`KubeRayOperator ${name}`);

@@ -121,6 +121,8 @@ function clusterArgs(
 export class EksCluster extends pulumi.ComponentResource {
   public readonly clusterName: pulumi.Output<string>;
   public readonly nodeRoleArn: pulumi.Output<string>;
+  /** The control plane's role, which encrypts Kubernetes Secrets with the stack's key; undefined when adopting. */
+  public clusterRoleArn: pulumi.Output<string> | undefined;
   /** Private subnets the node groups use. */
   public readonly nodeSubnetIds: pulumi.Output<string[]>;
   public readonly vpcId: pulumi.Output<string>;
@@ -178,6 +180,7 @@ export class EksCluster extends pulumi.ComponentResource {
   /** A new control plane: its role, the cluster, the add-ons nodes wait for, and the admins' access entries. */
   private create(args: EksClusterArgs, c: CreatedClusterConfig): ClusterOutputs {
     const { role, attachments } = this.clusterRole();
+    this.clusterRoleArn = role.arn;
     const cluster = new aws.eks.Cluster(`${this.name}-eks`, clusterArgs(args, c, role.arn), {
       parent: this,
       dependsOn: attachments,

@@ -21,6 +21,7 @@ import {
 } from "../core/observability/charts";
 import { MANAGED_BY } from "../workloads/rayjob/render";
 import { METRICS_SCRAPER_LABEL } from "../workloads/security/namespace";
+import { MONITORING_POD_SECURITY_LABELS } from "../core/platform/namespaces";
 import { monitoringObjects, rayDashboardConfigMaps } from "../workloads/observability/monitoring";
 import { loadRayDashboards, type RayDashboards } from "../io/ray-dashboards";
 import type { KubeObject } from "../workloads/k8s/types";
@@ -149,7 +150,12 @@ export class GpuObservability extends pulumi.ComponentResource {
     const child = childOptions(this, opts);
     const namespace = new k8s.core.v1.Namespace(
       `${name}-namespace`,
-      { metadata: { name: plan.namespace, labels: { ...MANAGED_BY, ...METRICS_SCRAPER_LABEL } } },
+      {
+        metadata: {
+          name: plan.namespace,
+          labels: { ...MANAGED_BY, ...METRICS_SCRAPER_LABEL, ...MONITORING_POD_SECURITY_LABELS },
+        },
+      },
       child,
     );
     const inNamespace = childOptions(this, opts, [namespace]);

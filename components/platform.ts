@@ -84,10 +84,14 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
     const { gpu, inCluster } = this.nodeGroups(name, plan, cluster);
     this.addonOrdering = { providers: inCluster.providers, dependsOn: inCluster.dependsOn };
     this.gpuNodeGroups = gpu;
-    this.kuberayOperator = this.clusterAddons(name, plan, cluster, inCluster);
     const fsx = { fsxSubnetId: firstOf(cluster.nodeSubnetIds, ""), vpcId: cluster.vpcId };
-    const storage = { plan: plan.storage, clusterName: cluster.clusterName, kmsKeyArn: key.arn, ...fsx };
+    const keyUsers = cluster.clusterRoleArn ? [cluster.clusterRoleArn] : [];
+    const keyArgs = { kmsKeyArn: key.arn, kmsKeyId: key.keyId, keyUserRoleArns: keyUsers };
+    const storage = { plan: plan.storage, clusterName: cluster.clusterName, ...keyArgs, ...fsx };
     this.storage = new Storage(`${name}-storage`, { ...storage, protect: plan.security.protectData }, inCluster);
+    // The operator's Role lands in the workload namespace (a single-namespace install), so it waits for it.
+    const withNamespace = { ...inCluster, dependsOn: [...inCluster.dependsOn, this.storage.namespace] };
+    this.kuberayOperator = this.clusterAddons(name, plan, cluster, { inCluster, withNamespace });
     const inNamespace = { ...inCluster, dependsOn: [this.storage.namespace] };
     this.runtime = new RayGpuRuntime(
       `${name}-runtime`,
@@ -164,8 +168,9 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
     name: string,
     plan: PlatformPlan,
     cluster: EksCluster,
-    inCluster: pulumi.ComponentResourceOptions,
+    options: { inCluster: pulumi.ComponentResourceOptions; withNamespace: pulumi.ComponentResourceOptions },
   ): KubeRayOperator {
+    const { inCluster, withNamespace } = options;
     new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin }, inCluster);
     const autoscaler = {
       clusterName: cluster.clusterName,
@@ -176,7 +181,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
       spotFallback: plan.spotFallback,
     };
     new ClusterAutoscaler(`${name}-cluster-autoscaler`, autoscaler, inCluster);
-    return new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, inCluster);
+    return new KubeRayOperator(`${name}-kuberay`, { release: plan.helm.kuberayOperator }, withNamespace);
   }
 
   /** Kueue's queue for the workload namespace, when queueing is on; it waits for the operator too. */

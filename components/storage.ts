@@ -7,8 +7,8 @@ import { POD_SECURITY_LABELS } from "../workloads/security/namespace";
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { bucketAccessPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
-import { podIdentityTrust } from "./pod-identity";
+import { bucketAccessPolicy, kmsKeyPolicy, tlsOnlyBucketPolicy } from "../core/platform/iam";
+import { boundServiceAccounts, podIdentityTrust } from "./pod-identity";
 import type { StoragePlan } from "../core/platform/storage";
 import { STORAGE_CONFIGMAP } from "../core/platform/storage";
 import { childOptions, keptOptions } from "./child-options";
@@ -27,6 +27,17 @@ export interface StorageArgs {
    * @default - the AWS-managed `aws/s3` key
    */
   readonly kmsKeyArn?: pulumi.Input<string>;
+  /**
+   * The id of that key: given, the key gets a policy of its own (`kmsKeyPolicy`) naming the Ray pods' role,
+   * `keyUserRoleArns` and FSx's service-linked role as its only users, instead of KMS's account-wide default.
+   * @default - none: the key keeps the policy it has
+   */
+  readonly kmsKeyId?: pulumi.Input<string>;
+  /**
+   * Other roles that use the key (the EKS control plane's, which encrypts Kubernetes Secrets with it).
+   * @default []
+   */
+  readonly keyUserRoleArns?: readonly pulumi.Input<string>[];
   /**
    * Protect the bucket from `pulumi destroy` and replacement, and keep it if it leaves the program.
    * @default false
@@ -50,10 +61,12 @@ export class Storage extends pulumi.ComponentResource {
   public readonly bucketName: pulumi.Output<string>;
   /** The bucket's ARN. */
   public readonly bucketArn: pulumi.Output<string>;
-  /** Service account of the Ray pods. */
+  /** The stack's own service account (`ray-workloads`); each job runs as its own (`plan.jobServiceAccounts`). */
   public readonly serviceAccountName: string;
-  /** The service account resource; objects in the namespace wait for it. */
+  /** The stack's service account; objects in the namespace wait for it. */
   public readonly serviceAccount: k8s.core.v1.ServiceAccount;
+  /** Each job's service account, bound to the bucket role. */
+  public readonly jobServiceAccounts: readonly k8s.core.v1.ServiceAccount[];
   /** The workload namespace. */
   public readonly namespace: k8s.core.v1.Namespace;
   /** The IAM role Ray pods assume (Pod Identity). */
@@ -71,7 +84,10 @@ export class Storage extends pulumi.ComponentResource {
       { metadata: { name: p.serviceAccount.namespace, labels: { ...POD_SECURITY_LABELS } } },
       k8sChild,
     );
-    this.serviceAccount = this.rayPodObjects(name, p, bucket, { ...k8sChild, dependsOn: [this.namespace] });
+    const inNamespace = { ...k8sChild, dependsOn: [this.namespace] };
+    this.serviceAccount = this.rayPodObjects(name, p, bucket, inNamespace);
+    const jobs = { clusterName: args.clusterName, namespace: p.serviceAccount.namespace, roleArn: role.arn };
+    this.jobServiceAccounts = boundServiceAccounts(name, { ...jobs, names: p.jobServiceAccounts }, this, inNamespace);
     new aws.eks.PodIdentityAssociation(
       `${name}-identity`,
       {
@@ -82,7 +98,8 @@ export class Storage extends pulumi.ComponentResource {
       },
       { parent: this },
     );
-    if (p.fsx) this.createFsx(name, p.fsx, bucket, args);
+    const fsxId = p.fsx ? this.createFsx(name, p.fsx, bucket, args) : undefined;
+    if (args.kmsKeyId !== undefined) this.keyPolicy(name, args, [role.arn, ...(args.keyUserRoleArns ?? [])], fsxId);
     this.bucketName = bucket.bucket;
     this.bucketArn = bucket.arn;
     this.serviceAccountName = p.serviceAccount.name;
@@ -163,15 +180,21 @@ export class Storage extends pulumi.ComponentResource {
   }
 
   /**
-   * The role Ray pods assume through Pod Identity (only their service account on this cluster may): read and write
-   * under the prefix, use the bucket's key.
+   * The role Ray pods assume through Pod Identity (only the stack's and the jobs' service accounts on this cluster
+   * may): read under the prefix, write and delete under the job's own folders, use the bucket's key.
    */
   private rayRole(name: string, args: StorageArgs, bucket: aws.s3.Bucket): aws.iam.Role {
     const p = args.plan;
     const child = { parent: this };
     const role = new aws.iam.Role(
       `${name}-ray-role`,
-      { assumeRolePolicy: podIdentityTrust(args.clusterName, p.serviceAccount, this) },
+      {
+        assumeRolePolicy: podIdentityTrust(
+          args.clusterName,
+          { namespace: p.serviceAccount.namespace, name: [p.serviceAccount.name, ...p.jobServiceAccounts] },
+          this,
+        ),
+      },
       child,
     );
     new aws.iam.RolePolicy(
@@ -196,7 +219,12 @@ export class Storage extends pulumi.ComponentResource {
   ): k8s.core.v1.ServiceAccount {
     const serviceAccount = new k8s.core.v1.ServiceAccount(
       `${name}-service-account`,
-      { metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace } },
+      {
+        metadata: { name: p.serviceAccount.name, namespace: p.serviceAccount.namespace },
+        // No Ray pod calls the Kubernetes API (autoscaling is off; the submitter talks to the dashboard), and EKS
+        // Pod Identity mounts its own token: a pod that needs the API token sets automount on its own spec.
+        automountServiceAccountToken: false,
+      },
       inNamespace,
     );
     // RayJobs read the bucket from here (RAY_GPU_STORAGE_BUCKET): its name is known only once it exists.
@@ -211,13 +239,29 @@ export class Storage extends pulumi.ComponentResource {
     return serviceAccount;
   }
 
+  /**
+   * The key's own policy: the account administers it, only `users` (and FSx's service-linked role, which reads the
+   * bucket for the file system) use it. The key exists before the roles, so the policy is a resource of its own.
+   */
+  private keyPolicy(name: string, args: StorageArgs, users: pulumi.Input<string>[], fsxId?: pulumi.Output<string>) {
+    const parent = { parent: this };
+    const account = aws.getCallerIdentityOutput({}, parent).accountId;
+    const partition = aws.getPartitionOutput({}, parent).partition;
+    const fs = pulumi.output(fsxId ?? "");
+    const policy = pulumi.all([account, partition, fs, pulumi.all(users)]).apply(([accountId, part, fsId, roles]) => {
+      const fsxFileSystemId = fsId || undefined;
+      return JSON.stringify(kmsKeyPolicy({ partition: part, accountId, userRoleArns: roles, fsxFileSystemId }));
+    });
+    new aws.kms.KeyPolicy(`${name}-key-policy`, { keyId: args.kmsKeyId!, policy }, parent);
+  }
+
   /** FSx for Lustre linked to the bucket: SCRATCH_2 imports through `importPath`, PERSISTENT_2 through a data repository association. */
   private createFsx(
     name: string,
     fsx: NonNullable<StoragePlan["fsx"]>,
     bucket: aws.s3.Bucket,
     args: StorageArgs,
-  ): void {
+  ): pulumi.Output<string> {
     if (args.fsxSubnetId === undefined || args.vpcId === undefined)
       throw new Error(`Storage ${name}: plan.fsx needs fsxSubnetId and vpcId`);
     const child = { parent: this };
@@ -266,5 +310,6 @@ export class Storage extends pulumi.ComponentResource {
         child,
       );
     }
+    return fs.id;
   }
 }

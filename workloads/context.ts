@@ -14,8 +14,9 @@ export interface WorkloadContext {
   /** The runtime package every RayJob mounts; read once at the edge with `loadRuntimePackage()`. */
   readonly runtime: RuntimePackage;
   /**
-   * Service account of the Ray pods; the platform binds it to the bucket's IAM role.
-   * @default "ray-workloads" (what `RayGpuPlatform` creates)
+   * Service account of the Ray pods; the platform binds it to the bucket's IAM role, which lets a service account
+   * write and delete under `checkpoints/<its name>/` and `results/<its name>/` only.
+   * @default - the workload's name: `RayGpuPlatform` creates one per workload of its config
    */
   readonly serviceAccountName?: string;
   /**

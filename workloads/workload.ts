@@ -14,7 +14,7 @@ import type { Environment } from "../core/config/stack";
 import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../core/config/workloads";
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
 import { ConfigError, IssueCollector, showValue } from "../core/errors";
-import { RAY_SERVICE_ACCOUNT } from "../core/platform/storage";
+import { jobServiceAccount } from "../core/platform/storage";
 import type { GpuPoolPlan } from "../core/pools";
 import type { z } from "zod";
 import {
@@ -156,7 +156,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       shape: plan.shape,
       userEnv: this.spec.env,
       secretEnv: resolveSecretEnv(this.spec.name, this.spec.secretEnv),
-      serviceAccountName: ctx.serviceAccountName ?? RAY_SERVICE_ACCOUNT,
+      serviceAccountName: ctx.serviceAccountName ?? jobServiceAccount(this.spec.name),
       knobs: plan.memory.knobs,
       contract: contractMounts(tuning, ctx.runtime, this.spec.env["PYTHONPATH"]),
       runtimeEnvYAML: this.spec.runtimeEnv && runtimeEnvYAML(this.spec.runtimeEnv),

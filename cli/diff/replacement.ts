@@ -90,6 +90,10 @@ export const REPLACEMENT: Readonly<Record<string, ReplacementRule>> = {
       "the key that encrypts the bucket's objects and the cluster's Secrets (what it encrypted becomes unreadable)",
     source: `${TF}, internal/service/kms/key.go`,
   },
+  "aws:kms/keyPolicy:KeyPolicy": {
+    replaceOn: [REGIONAL, "keyId"],
+    source: `${TF}, internal/service/kms/key_policy.go`,
+  },
   "awsx:ec2:Vpc": {
     replaceOn: [REGIONAL, "cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"],
     // An EKS cluster cannot move to another VPC (its subnets update in place only within the VPC it was created in).

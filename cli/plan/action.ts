@@ -11,7 +11,7 @@ import { planStack, type StackPlan } from "../../workloads/stack";
 import { workloadLabel } from "../../workloads/workload";
 import { EXIT, UsageError, type CommandContext } from "../io";
 import { planDocument } from "./document";
-import { planText } from "./text";
+import { planText, workloadRedirects } from "./text";
 import { loadStackConfig } from "../input/stack-file";
 import { loadWorkloadFile, standaloneStack } from "../input/workload-file";
 
@@ -85,7 +85,9 @@ export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   const doc = opts.html !== undefined || opts.json ? planDocument(stack, plan) : undefined;
   if (opts.html !== undefined)
     writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, planHtml(doc!), HTML_PAGE);
-  ctx.io.out(opts.json ? stableJson(doc) : `${planText(stack, plan)}\n`);
+  ctx.io.out(
+    opts.json ? stableJson(doc) : `${planText(stack, plan, undefined, workloadRedirects(config.workloads))}\n`,
+  );
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;
   const count = misfits.length === 1 ? "1 workload does not fit" : `${misfits.length} workloads do not fit`;

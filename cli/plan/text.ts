@@ -3,6 +3,8 @@ import { lostWorkText } from "../../core/reliability/interruption";
 import { capacityCostNote } from "../../core/pools";
 import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
+import type { WorkloadSpec } from "../../core/config/workloads";
+import { envRedirects } from "../../core/config/env-rules";
 import { allDecisions } from "./document";
 import { COLUMNS, wrapped } from "../output/columns";
 
@@ -147,7 +149,7 @@ function poolLines(plan: StackPlan, wrap: Wrap): string[] {
 }
 
 /** One workload's block: pool and GPUs, memory verdict, knobs, advice, head and worker, alerts, and every reason. */
-function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap): string[] {
+function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, redirects: readonly string[] = []): string[] {
   const s = w.shape;
   const example = w.example ? " [example: rendered, not submitted by pulumi up]" : "";
   const knobs = Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`);
@@ -167,6 +169,8 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap): string[] 
       `  alerts: GPU utilization below ${w.gpuUtilizationTargetPercent}% for 15 min, any spilling, pods pending ` +
         `for 75% of the ${s.lifecycle.preRunningDeadlineSeconds / 60} min pre-running deadline`,
     );
+  // Variables that send pip, the model hub, S3 or every request elsewhere (HTTPS only: core/config/env-rules.ts).
+  if (redirects.length > 0) out.push(`  redirects: ${redirects.join(", ")}`);
   if ("interruptions" in w.tuning) out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
   out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");
   return fit(out, wrap);
@@ -177,8 +181,15 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap): string[] 
  * but a table row wrapped to `columns`.
  *
  * @param columns - the most columns a line takes. @default {@link COLUMNS}
+ * @param redirects - by workload name, its variables that redirect downloads (`NAME → URL`, {@link workloadRedirects}).
+ *   @default {} (no redirects line)
  */
-export function planText(stack: string | undefined, plan: StackPlan, columns = COLUMNS): string {
+export function planText(
+  stack: string | undefined,
+  plan: StackPlan,
+  columns = COLUMNS,
+  redirects: Readonly<Record<string, readonly string[]>> = {},
+): string {
   const wrap = wrapAt(columns);
   // Jobs rendered with their PrometheusRule (the stack has observability).
   const alerted = new Set(
@@ -194,7 +205,14 @@ export function planText(stack: string | undefined, plan: StackPlan, columns = C
     ...queueLines(plan.queue, wrap),
     ...deployLines(plan, columns),
     ...(plan.workloads.length === 0 ? wrap("Workloads: none (add entries under ray-gpu:workloads)") : []),
-    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name), wrap)),
+    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name), wrap, redirects[w.name])),
     ...plan.notRendered.flatMap((n) => wrap(`Not rendered: ${n.workload}: ${n.reason}`)),
   ].join("\n");
+}
+
+/** By workload name, the variables of its `env` and `runtimeEnv.envVars` that redirect downloads (`NAME → URL`). */
+export function workloadRedirects(
+  workloads: readonly Pick<WorkloadSpec, "name" | "env" | "runtimeEnv">[],
+): Record<string, string[]> {
+  return Object.fromEntries(workloads.map((w) => [w.name, envRedirects(w.env, w.runtimeEnv?.envVars)]));
 }

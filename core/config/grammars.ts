@@ -74,7 +74,10 @@ export const GRAMMARS = {
 /** A grammar's name. */
 export type GrammarName = keyof typeof GRAMMARS;
 
-/** A string schema of the grammar `name`: its length limit, then its pattern. */
+/**
+ * A string schema of the grammar `name`: its length limit, then its pattern.
+ * @internal
+ */
 export function grammar(name: GrammarName): z.ZodString {
   const g: Grammar = GRAMMARS[name];
   const bounded = g.maxLength === undefined ? z.string() : z.string().max(g.maxLength);

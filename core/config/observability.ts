@@ -18,11 +18,12 @@ const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 /** RFC 3986 path characters (unreserved, sub-delims, `:`, `@`, `%` of an escape, `/`), `-` last; a query adds `?`. */
 const PATH_CHARS = "A-Za-z0-9._~!$&'()*+,;=:@%/-";
 /**
- * A remote-write URL as it may be written to the Helm values and Pulumi's state: `https://`, a DNS host name (labels
- * of letters, digits and `-`, at least two), an optional port, a path of RFC 3986 path characters and a query; no user
- * or password, no fragment. Any other shape, and a query key that carries a credential, is refused.
+ * An HTTPS URL as it may be written to Helm values, a RayJob and Pulumi's state: `https://`, a DNS host name (labels
+ * of letters, digits and `-`, at least two; an IPv4 address reads as one), an optional port, a path of RFC 3986 path
+ * characters and a query; no user or password, no fragment. Any other shape, and a query key that carries a
+ * credential, is refused.
  */
-const REMOTE_WRITE_URL = new RegExp(
+const HTTPS_URL = new RegExp(
   `^https://${LABEL}(?:\\.${LABEL})+(?::[0-9]{1,5})?(?:/[${PATH_CHARS}]*)?(?:\\?[?${PATH_CHARS}]*)?$`,
 );
 
@@ -32,32 +33,49 @@ const REMOTE_WRITE_URL = new RegExp(
  */
 const CREDENTIAL_QUERY_KEY = /token|key|secret|passw|signature|^sig$|auth|credential|^x-?amz-/i;
 
-/** Where a remote-write URL carries a credential, in words, or undefined. */
-function remoteWriteCredential(url: string): string | undefined {
-  const authority = url.slice("https://".length).split(/[/?#]/, 1)[0] ?? "";
+/** Where a URL carries a credential, in words, or undefined. */
+function urlCredential(url: string): string | undefined {
+  const authority = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, "").split(/[/?#]/, 1)[0] ?? "";
   if (authority.includes("@")) return "carries a user or password";
   const query = url.includes("?") ? url.slice(url.indexOf("?") + 1).split("#", 1)[0]! : "";
   const keys = [...new URLSearchParams(query).keys()].map((k) => k.replace(/[-_.]/g, ""));
   return keys.some((k) => CREDENTIAL_QUERY_KEY.test(k)) ? "carries a credential in its query" : undefined;
 }
 
-/** `observability.remoteWrite.url`: {@link REMOTE_WRITE_URL}, with no credential in it, and never echoed when it has one. */
+/** Why a URL is not {@link HTTPS_URL}: a credential in it (never echo the URL then), or its shape. */
+export type HttpsUrlProblem = { readonly kind: "credential" | "shape"; readonly why: string };
+
+/**
+ * Why `url` is not an HTTPS URL without a credential, or undefined: the grammar the remote-write URL and the
+ * environment's index and hub redirects (`./env-rules.ts`) share. A credential is looked for under any scheme, so an
+ * `http://user:pass@...` is never echoed either.
+ */
+export function httpsUrlProblem(url: string): HttpsUrlProblem | undefined {
+  const credential = urlCredential(url);
+  if (credential) return { kind: "credential", why: credential };
+  if (!HTTPS_URL.test(url))
+    return {
+      kind: "shape",
+      why: "must be https://<DNS host name>[:port][/path][?query] (no user, password or fragment)",
+    };
+  return undefined;
+}
+
+/** `observability.remoteWrite.url`: {@link httpsUrlProblem}, and never echoed when it has a credential. */
 const remoteWriteUrl = z.string().superRefine((url, ctx) => {
-  const credential = url.startsWith("https://") ? remoteWriteCredential(url) : undefined;
-  if (credential)
+  const problem = httpsUrlProblem(url);
+  if (problem?.kind === "credential")
     ctx.addIssue({
       code: "custom",
       message:
-        `${credential}, which would be written to the Helm values and Pulumi's state in clear text: give the ` +
+        `${problem.why}, which would be written to the Helm values and Pulumi's state in clear text: give the ` +
         "endpoint alone; Amazon Managed Service for Prometheus is signed with SigV4 by Prometheus's own role",
       params: { redact: true },
     });
-  else if (!REMOTE_WRITE_URL.test(url))
+  else if (problem)
     ctx.addIssue({
       code: "custom",
-      message:
-        "must be https://<DNS host name>[:port][/path][?query] (no user, password or fragment), e.g. an Amazon " +
-        "Managed Service for Prometheus remote_write URL",
+      message: `${problem.why}, e.g. an Amazon Managed Service for Prometheus remote_write URL`,
     });
 });
 

@@ -18,6 +18,7 @@ import { rayImageGpuProblem, rayImageProblem } from "../ray";
 import { imageReferenceProblem } from "./image-reference";
 import { distinctEntries, pipProject } from "./distinct";
 import { ownedEnvProblem } from "./owned-env";
+import { envRuleProblem, secretEnvRuleProblem } from "./env-rules";
 import { freeText } from "./free-text";
 import { DataUriSchema, grammar } from "./grammars";
 import { plainEnv, SECRET_COMMAND_FIX, secretInCommand, SecretEnvSourceSchema } from "./secrets";
@@ -33,6 +34,24 @@ const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a valid en
 /** Names a user may set: not one that pulumi-ray-gpu, Ray, KubeRay or the device plugin sets (./owned-env.ts). */
 const userEnvName = envName.superRefine((name, ctx) => {
   const problem = ownedEnvProblem(name);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+/**
+ * Plain variables (`env`, `runtimeEnv.envVars`) with `name`'s names: no secret-looking value (./secrets.ts), and no
+ * variable that turns TLS checks off, moves the AWS credential endpoint or redirects downloads other than over HTTPS
+ * (./env-rules.ts).
+ */
+const checkedEnv = <K extends z.ZodType<string>>(name: K) =>
+  plainEnv(name).superRefine((vars, ctx) => {
+    for (const [key, value] of Object.entries(vars)) {
+      const problem = envRuleProblem(key, value);
+      if (problem)
+        ctx.addIssue({ code: "custom", path: [key], message: problem.message, params: { redact: problem.redact } });
+    }
+  });
+/** `secretEnv` names: a user's name (`userEnvName`) that no rule of ./env-rules.ts governs. */
+const secretEnvName = userEnvName.superRefine((name, ctx) => {
+  const problem = secretEnvRuleProblem(name);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 const positiveInt = z.number().int().min(1);
@@ -135,13 +154,13 @@ const workloadBase = {
    * plugin set (RAY_GPU_*, NCCL_*, RAY_ADDRESS, CUDA_VISIBLE_DEVICES, ...; docs/configuration.md) are refused.
    * @default {}
    */
-  env: plainEnv(userEnvName).default({}),
+  env: checkedEnv(userEnvName).default({}),
   /**
    * Secret environment variables for every Ray container, rendered as `valueFrom.secretKeyRef`: never in clear text
    * in the RayJob, the plan or Pulumi's state. Each names an existing Secret and key, or a Pulumi secret config key.
    * @default {}
    */
-  secretEnv: z.record(userEnvName, SecretEnvSourceSchema).default({}),
+  secretEnv: z.record(secretEnvName, SecretEnvSourceSchema).default({}),
   /**
    * Ray runtime environment the job is submitted with (KubeRay's `runtimeEnvYAML`): packages pip installs on
    * top of the image before the job starts, and variables for every job process. Prefer baking packages into
@@ -170,7 +189,7 @@ const workloadBase = {
         )
         .optional(),
       /** Variables for the driver and every worker process of the job. */
-      envVars: plainEnv(
+      envVars: checkedEnv(
         userEnvName.refine(
           (n) => n !== "PYTHONPATH",
           "would replace the path to the runtime library: set PYTHONPATH in env, which keeps it first",

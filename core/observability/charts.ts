@@ -148,13 +148,36 @@ export const EKS_HIDDEN_COMPONENTS = {
   kubeProxy: "the EKS kube-proxy add-on binds its metrics to 127.0.0.1, which Prometheus cannot reach",
 } as const;
 
-/** kube-prometheus-stack on the CPU pool; Grafana only when samples stay in the cluster. */
+/**
+ * What kube-prometheus-stack's operator and kube-state-metrics may see of the cluster's Secrets. kube-state-metrics
+ * runs without its `secrets` collector (`collectorsExclude`), so its ClusterRole has no Secrets rule (kube-state-metrics
+ * 8.4.0 templates/role.yaml: `if has "secrets" $activeCollectors`); nothing of ours reads `kube_secret_*`. The
+ * operator watches only the namespaces it serves (`--namespaces`, from `prometheusOperator.namespaces`: monitoring, and
+ * the workload namespace where the Ray PodMonitor and the rules are; templates/prometheus-operator/deployment.yaml).
+ * Its ClusterRole still grants Secrets (`*`) in every namespace: chart 88.5.3 has no namespaced variant of it
+ * (templates/prometheus-operator/clusterrole.yaml); test/core/platform/chart-secrets-rbac.test.ts lists it.
+ */
+function secretScope(workloadNamespace: string | undefined) {
+  return {
+    operatorNamespaces: workloadNamespace
+      ? { namespaces: { releaseNamespace: true, additional: [workloadNamespace] } }
+      : {},
+    kubeStateMetrics: { collectorsExclude: ["secrets"] },
+  };
+}
+
+/**
+ * kube-prometheus-stack on the CPU pool; Grafana only when samples stay in the cluster. With `workloadNamespace`, the
+ * operator watches it and monitoring only (otherwise every namespace: the chart's default).
+ */
 export function kubePrometheusStackRelease(
   c: ObservabilityConfig,
   cpuPool: string,
   storageClass: string | undefined,
+  workloadNamespace?: string,
 ): HelmReleasePlan {
   const onCpuPool = { nodeSelector: { [POOL_LABEL]: cpuPool } };
+  const scope = secretScope(workloadNamespace);
   return {
     ...OBSERVABILITY_CHARTS.kubePrometheusStack,
     namespace: MONITORING_NAMESPACE,
@@ -163,9 +186,17 @@ export function kubePrometheusStackRelease(
         serviceAccount: { create: true, name: PROMETHEUS_SERVICE_ACCOUNT },
         prometheusSpec: prometheusSpec(c, cpuPool, storageClass),
       },
-      prometheusOperator: { ...onCpuPool, tls: { internalPort: PROMETHEUS_OPERATOR_WEBHOOK_PORT } },
+      prometheusOperator: {
+        ...onCpuPool,
+        tls: { internalPort: PROMETHEUS_OPERATOR_WEBHOOK_PORT },
+        ...scope.operatorNamespaces,
+      },
       alertmanager: { alertmanagerSpec: onCpuPool },
-      "kube-state-metrics": { ...onCpuPool, metricLabelsAllowlist: [...KSM_LABEL_ALLOWLIST] },
+      "kube-state-metrics": {
+        ...onCpuPool,
+        metricLabelsAllowlist: [...KSM_LABEL_ALLOWLIST],
+        ...scope.kubeStateMetrics,
+      },
       ...Object.fromEntries(Object.keys(EKS_HIDDEN_COMPONENTS).map((k) => [k, { enabled: false }])),
       grafana: grafanaValues(c.remoteWrite === undefined),
     },
@@ -190,11 +221,15 @@ function grafanaValues(enabled: boolean) {
   };
 }
 
-/** Plans the observability add-ons, or undefined when `observability.enabled` is false. */
+/**
+ * Plans the observability add-ons, or undefined when `observability.enabled` is false. `workloadNamespace`: the
+ * namespace the Prometheus Operator watches beside monitoring (@default - every namespace).
+ */
 export function planObservability(
   c: ObservabilityConfig,
   cpuPool: string,
   clusterMode: "create" | "existing",
+  workloadNamespace?: string,
 ): ObservabilityPlan | undefined {
   if (!c.enabled) return undefined;
   const storageClass = clusterMode === "create" ? PROMETHEUS_STORAGE_CLASS : undefined;
@@ -208,7 +243,7 @@ export function planObservability(
     networkPolicies: monitoringNetworkPolicies(),
     helm: {
       dcgmExporter: dcgmExporterRelease(MONITORING_NAMESPACE),
-      kubePrometheusStack: kubePrometheusStackRelease(c, cpuPool, storageClass),
+      kubePrometheusStack: kubePrometheusStackRelease(c, cpuPool, storageClass, workloadNamespace),
     },
   };
 }

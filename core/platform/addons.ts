@@ -119,14 +119,21 @@ export const EKS_ADDON_CONFIG: Readonly<Partial<Record<EksAddonName, object>>> =
 
 /**
  * KubeRay operator, on the CPU pool when one is named (`ray-gpu.io/pool`; leave it out on clusters whose nodes
- * lack that label); CRDs come with the chart. Every key exists in the chart's values.yaml.
+ * lack that label); CRDs come with the chart. With `watchNamespaces` it is a single-namespace install: the chart's
+ * `singleNamespaceInstall` swaps its ClusterRole (Pods, Services and Secrets of every namespace) for one Role per
+ * watched namespace, and `watchNamespace` passes `--watch-namespace` (chart 1.7.0 templates/role.yaml,
+ * multiple_namespaces_role.yaml, deployment.yaml). Each watched namespace must exist before the release. Every key
+ * exists in the chart's values.yaml (`watchNamespace` as its documented comment).
+ * @param cpuPool - the CPU pool to run on. @default - any node
+ * @param watchNamespaces - the namespaces whose RayJobs it reconciles. @default - every namespace (a ClusterRole)
  */
-export function kuberayOperatorRelease(cpuPool?: string): HelmReleasePlan {
+export function kuberayOperatorRelease(cpuPool?: string, watchNamespaces?: readonly string[]): HelmReleasePlan {
   return {
     ...CHART_PINS.kuberayOperator,
     namespace: ADDON_NAMESPACES.kuberayOperator,
     values: {
       ...(cpuPool ? { nodeSelector: { [POOL_LABEL]: cpuPool } } : {}),
+      ...(watchNamespaces?.length ? { singleNamespaceInstall: true, watchNamespace: [...watchNamespaces] } : {}),
       // Anecdotally 500 Ray pods need ~500 MB (chart comment); no CPU limit, so reconciles are never throttled.
       resources: { requests: { cpu: "100m", memory: "512Mi" }, limits: { memory: "1Gi" } },
     },

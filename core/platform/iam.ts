@@ -18,8 +18,36 @@ export interface PolicyDocument {
   readonly Statement: readonly PolicyStatement[];
 }
 
-/** Read and write objects under `prefix` of one bucket, and list that prefix. */
+/**
+ * The session tag EKS Pod Identity sets to the pod's service account (EKS user guide, "Grant Pods access to AWS
+ * resources based on tags": `eks-cluster-arn`, `eks-cluster-name`, `kubernetes-namespace`,
+ * `kubernetes-service-account`, `kubernetes-pod-name`, `kubernetes-pod-uid`), as an IAM policy variable: each job's
+ * pods run as a service account named after the job, so the variable is the job's name.
+ */
+export const SERVICE_ACCOUNT_TAG = "${aws:PrincipalTag/kubernetes-service-account}";
+
+/** Folders of the prefix where each job writes under its own name: `checkpoints/<job>/`, `results/<job>/`. */
+export const JOB_WRITE_FOLDERS = ["checkpoints", "results"] as const;
+
+/**
+ * The directory markers above a job's folders (`ray/`, `ray/checkpoints/`, `ray/results/`): Arrow's S3 filesystem,
+ * which Ray Train and Ray Data write through, puts an empty object at every level when it creates a directory
+ * (apache/arrow cpp/src/arrow/filesystem/s3fs.cc `S3FileSystem::CreateDir`, recursive).
+ */
+function markerKeys(prefix: string): string[] {
+  const parts = prefix.split("/").filter(Boolean);
+  const above = parts.map((_, i) => `${parts.slice(0, i + 1).join("/")}/`);
+  return [...above, ...JOB_WRITE_FOLDERS.map((f) => `${prefix}${f}/`)];
+}
+
+/**
+ * What the Ray pods' role may do in the bucket: list and read every object under `prefix` (datasets, and other jobs'
+ * checkpoints to start from), but write and delete only under their own job's folders (`<prefix>checkpoints/<job>/`,
+ * `<prefix>results/<job>/`, the job being the pod's service account, {@link SERVICE_ACCOUNT_TAG}), plus the empty
+ * directory markers above them; and use the bucket's key.
+ */
 export function bucketAccessPolicy(bucketArn: string, prefix: string, keyArn?: string): PolicyDocument {
+  const own = JOB_WRITE_FOLDERS.map((f) => `${bucketArn}/${prefix}${f}/${SERVICE_ACCOUNT_TAG}/*`);
   return {
     Version: "2012-10-17",
     Statement: [
@@ -31,17 +59,18 @@ export function bucketAccessPolicy(bucketArn: string, prefix: string, keyArn?: s
         Resource: bucketArn,
         ...(prefix ? { Condition: { StringLike: { "s3:prefix": [`${prefix}*`] } } } : {}),
       },
+      { Sid: "ReadObjects", Effect: "Allow", Action: "s3:GetObject", Resource: `${bucketArn}/${prefix}*` },
       {
-        Sid: "ReadWriteObjects",
+        Sid: "WriteOwnObjects",
         Effect: "Allow",
-        Action: [
-          "s3:GetObject",
-          "s3:PutObject",
-          "s3:DeleteObject",
-          "s3:AbortMultipartUpload",
-          "s3:ListMultipartUploadParts",
-        ],
-        Resource: `${bucketArn}/${prefix}*`,
+        Action: ["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
+        Resource: own,
+      },
+      {
+        Sid: "PutDirectoryMarkers",
+        Effect: "Allow",
+        Action: "s3:PutObject",
+        Resource: markerKeys(prefix).map((k) => `${bucketArn}/${k}`),
       },
       // Objects are encrypted with the stack's KMS key: reading and writing them needs the key, and only it.
       ...(keyArn
@@ -54,6 +83,105 @@ export function bucketAccessPolicy(bucketArn: string, prefix: string, keyArn?: s
             },
           ]
         : []),
+    ],
+  };
+}
+
+/** Who the stack's KMS key policy names. */
+export interface KeyPolicyPrincipals {
+  /** `aws`, `aws-cn`, `aws-us-gov`. */
+  readonly partition: string;
+  readonly accountId: string;
+  /** Roles that encrypt and decrypt with the key (the Ray pods', the control plane's), by ARN. */
+  readonly userRoleArns: readonly string[];
+  /**
+   * The FSx for Lustre file system linked to the bucket, whose service-linked role reads and writes the bucket's
+   * objects (FSx for Lustre user guide, "Working with server-side encrypted Amazon S3 buckets").
+   * @default - none
+   */
+  readonly fsxFileSystemId?: string | undefined;
+}
+
+/**
+ * Administering a key without using it (AWS KMS developer guide, "Default key policy": the key administrators'
+ * actions, less `kms:CreateGrant`, which {@link kmsKeyPolicy} allows only for AWS services).
+ */
+export const KMS_ADMIN_ACTIONS = [
+  "kms:CancelKeyDeletion",
+  "kms:CreateAlias",
+  "kms:DeleteAlias",
+  "kms:DescribeKey",
+  "kms:DisableKey",
+  "kms:DisableKeyRotation",
+  "kms:EnableKey",
+  "kms:EnableKeyRotation",
+  "kms:GetKeyPolicy",
+  "kms:GetKeyRotationStatus",
+  "kms:ListAliases",
+  "kms:ListGrants",
+  "kms:ListKeyPolicies",
+  "kms:ListResourceTags",
+  "kms:PutKeyPolicy",
+  "kms:RevokeGrant",
+  "kms:ScheduleKeyDeletion",
+  "kms:TagResource",
+  "kms:UntagResource",
+  "kms:UpdateAlias",
+  "kms:UpdateKeyDescription",
+] as const;
+
+/** Using a key: what S3 (SSE-KMS), EKS (Secrets envelope encryption) and FSx call for the roles that read and write. */
+export const KMS_USE_ACTIONS = [
+  "kms:Decrypt",
+  "kms:DescribeKey",
+  "kms:Encrypt",
+  "kms:GenerateDataKey*",
+  "kms:ReEncrypt*",
+] as const;
+
+/**
+ * The stack key's policy, instead of KMS's default (the account root with `kms:*`, which lets any principal of the
+ * account whose IAM policy allows KMS use the key): the account administers it (IAM policies decide who, as with
+ * the default) but does not use it; only `userRoleArns` encrypt and decrypt; grants only for AWS services
+ * (`kms:GrantIsForAWSResource`: EKS creates one for the control plane when it creates the cluster). AWS KMS developer
+ * guide, "Key policies in AWS KMS" and "Default key policy".
+ */
+export function kmsKeyPolicy(p: KeyPolicyPrincipals): PolicyDocument {
+  const root = `arn:${p.partition}:iam::${p.accountId}:root`;
+  // FSx for Lustre's per-file-system service-linked role for S3: its path and name as AWS's managed policy
+  // FSxDeleteServiceLinkedRoleAccess scopes them (`role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/
+  // AWSServiceRoleForFSxS3Access_*`, AWS Managed Policy Reference).
+  const fsx = p.fsxFileSystemId
+    ? [
+        `arn:${p.partition}:iam::${p.accountId}:role/aws-service-role/s3.data-source.lustre.fsx.amazonaws.com/` +
+          `AWSServiceRoleForFSxS3Access_${p.fsxFileSystemId}`,
+      ]
+    : [];
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "AccountAdministers",
+        Effect: "Allow",
+        Principal: { AWS: root },
+        Action: KMS_ADMIN_ACTIONS,
+        Resource: "*",
+      },
+      {
+        Sid: "GrantsForAwsServices",
+        Effect: "Allow",
+        Principal: { AWS: root },
+        Action: "kms:CreateGrant",
+        Resource: "*",
+        Condition: { Bool: { "kms:GrantIsForAWSResource": "true" } },
+      },
+      {
+        Sid: "RolesUseKey",
+        Effect: "Allow",
+        Principal: { AWS: [...p.userRoleArns, ...fsx] },
+        Action: KMS_USE_ACTIONS,
+        Resource: "*",
+      },
     ],
   };
 }
@@ -83,8 +211,8 @@ export interface PodIdentityScope {
   readonly clusterArn: string;
   /** Namespace of the service account (session tag `kubernetes-namespace`). */
   readonly namespace: string;
-  /** The service account (session tag `kubernetes-service-account`). */
-  readonly serviceAccount: string;
+  /** The service account, or any of several (session tag `kubernetes-service-account`). */
+  readonly serviceAccount: string | readonly string[];
 }
 
 /**
@@ -113,7 +241,7 @@ export function podIdentityTrustPolicy(scope?: PodIdentityScope): PolicyDocument
 }
 
 /** The `StringEquals` conditions of a scoped Pod Identity trust policy. */
-function podIdentityConditions(scope: PodIdentityScope): Record<string, string> {
+function podIdentityConditions(scope: PodIdentityScope): Record<string, string | readonly string[]> {
   return {
     "aws:SourceAccount": scope.accountId,
     "aws:RequestTag/eks-cluster-arn": scope.clusterArn,

@@ -22,3 +22,17 @@ export const KUBERNETES_NAMESPACES = ["default", "kube-node-lease", "kube-public
 export const RESERVED_NAMESPACES: readonly string[] = [
   ...new Set<string>([...KUBERNETES_NAMESPACES, ...Object.values(ADDON_NAMESPACES)]),
 ].sort();
+
+/**
+ * Pod Security Admission labels of the `monitoring` namespace. Enforced at `privileged`, the only level its pods
+ * meet: kube-prometheus-stack's node-exporter runs with `hostNetwork`, `hostPID` and `hostPath` mounts of `/proc`,
+ * `/sys` and `/` (chart prometheus-node-exporter, values `hostNetwork`, `hostPID`, `hostRootFsMount`), and the DCGM
+ * exporter adds `SYS_ADMIN` for profiling metrics (dcgm-exporter chart values `securityContext.capabilities`), both
+ * refused by `baseline` (Pod Security Standards, Baseline: Host Namespaces, HostPath Volumes, Capabilities). `warn`
+ * and `audit` at `restricted` name every pod that falls short, in `kubectl` and the audit log.
+ */
+export const MONITORING_POD_SECURITY_LABELS = {
+  "pod-security.kubernetes.io/enforce": "privileged",
+  "pod-security.kubernetes.io/warn": "restricted",
+  "pod-security.kubernetes.io/audit": "restricted",
+} as const;

@@ -51,6 +51,23 @@ export interface PlatformPlan {
   readonly destroy: readonly DestroyLeftover[];
 }
 
+/** The platform's own Helm releases: the KubeRay operator, the device plugin and the Cluster Autoscaler. */
+function platformReleases(config: StackConfig, cpuPool: string, spotFallback: PlatformPlan["spotFallback"]) {
+  const { platform, environment, region } = config;
+  return {
+    kuberayOperator: kuberayOperatorRelease(cpuPool, [platform.workloadNamespace]),
+    nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
+    clusterAutoscaler: clusterAutoscalerRelease({
+      clusterName: platform.cluster.name,
+      region,
+      environment,
+      cpuPool,
+      kubernetesVersion: platform.cluster.mode === "create" ? platform.cluster.kubernetesVersion : undefined,
+      spotFallback,
+    }),
+  };
+}
+
 /** Plans the platform of a stack. */
 export function planPlatform(config: StackConfig): PlatformPlan {
   const { platform, environment, region } = config;
@@ -61,19 +78,13 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     gpu: pools.gpu.flatMap((g) => planGpuNodeGroups(g, { clusterName, environment })),
   };
   const spotFallback = planSpotFallback(pools.gpu, nodeGroups.gpu);
-  const helm = {
-    kuberayOperator: kuberayOperatorRelease(pools.cpu.name),
-    nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
-    clusterAutoscaler: clusterAutoscalerRelease({
-      clusterName,
-      region,
-      environment,
-      cpuPool: pools.cpu.name,
-      kubernetesVersion: platform.cluster.mode === "create" ? platform.cluster.kubernetesVersion : undefined,
-      spotFallback,
-    }),
-  };
-  const observability = planObservability(platform.observability, pools.cpu.name, platform.cluster.mode);
+  const helm = platformReleases(config, pools.cpu.name, spotFallback);
+  const observability = planObservability(
+    platform.observability,
+    pools.cpu.name,
+    platform.cluster.mode,
+    platform.workloadNamespace,
+  );
   const layout = planLayout({
     pools,
     groups: [nodeGroups.cpu, ...nodeGroups.gpu],
@@ -93,7 +104,12 @@ export function planPlatform(config: StackConfig): PlatformPlan {
     spotFallback,
     helm,
     workloadNamespace: platform.workloadNamespace,
-    storage: planStorage(platform.storage, environment, platform.workloadNamespace),
+    storage: planStorage(
+      platform.storage,
+      environment,
+      platform.workloadNamespace,
+      config.workloads.map((w) => w.name),
+    ),
     security: planSecurity(config),
     queue: platform.queueing.enabled
       ? planQueue(pools, platform.workloadNamespace, poolRoomLeft(layout, pools.cpu.name))

@@ -7,8 +7,18 @@ import type { StorageConfig } from "../config/platform";
 import type { Environment } from "../config/stack";
 import { ENVIRONMENT_PROFILES } from "../environments";
 
-/** Service account every Ray pod of the stack runs as. */
+/**
+ * The stack's own service account, bound to the bucket role like each job's: a job given it (a TypeScript caller's
+ * `serviceAccountName`) writes under `checkpoints/ray-workloads/` and `results/ray-workloads/`.
+ */
 export const RAY_SERVICE_ACCOUNT = "ray-workloads";
+
+/**
+ * The service account a job's Ray pods run as: one per job, named after it, so EKS Pod Identity's
+ * `kubernetes-service-account` session tag names the job, and the bucket role lets it write and delete under its own
+ * `checkpoints/<job>/` and `results/<job>/` only (core/platform/iam.ts `bucketAccessPolicy`).
+ */
+export const jobServiceAccount = (workload: string): string => workload;
 /** ConfigMap the platform creates in the workload namespace with the bucket's name; RayJobs read it (optional). */
 export const STORAGE_CONFIGMAP = "ray-gpu-storage";
 
@@ -22,6 +32,8 @@ export interface StoragePlan {
   readonly checkpointRetentionDays: number;
   readonly abortIncompleteUploadDays: number;
   readonly serviceAccount: { readonly namespace: string; readonly name: string };
+  /** One service account per workload of the stack (`jobServiceAccount`: its name), each bound to the bucket role. */
+  readonly jobServiceAccounts: readonly string[];
   readonly fsx:
     | {
         readonly storageCapacityGiB: number;
@@ -31,8 +43,16 @@ export interface StoragePlan {
     | undefined;
 }
 
-/** Plans storage for the workload namespace. */
-export function planStorage(cfg: StorageConfig, environment: Environment, workloadNamespace: string): StoragePlan {
+/**
+ * Plans storage for the workload namespace.
+ * @param workloads - the stack's workload names, each of which gets its own service account. @default []
+ */
+export function planStorage(
+  cfg: StorageConfig,
+  environment: Environment,
+  workloadNamespace: string,
+  workloads: readonly string[] = [],
+): StoragePlan {
   return {
     bucketName: cfg.bucketName,
     prefix: cfg.prefix,
@@ -41,6 +61,7 @@ export function planStorage(cfg: StorageConfig, environment: Environment, worklo
     checkpointRetentionDays: cfg.checkpointRetentionDays,
     abortIncompleteUploadDays: 7,
     serviceAccount: { namespace: workloadNamespace, name: RAY_SERVICE_ACCOUNT },
+    jobServiceAccounts: [...new Set(workloads.map(jobServiceAccount))].filter((n) => n !== RAY_SERVICE_ACCOUNT),
     fsx: cfg.fsx && { ...cfg.fsx, importPath: cfg.prefix },
   };
 }

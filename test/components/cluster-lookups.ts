@@ -14,10 +14,11 @@ export const clusterArn = (clusterName: string) => `arn:aws:eks:us-east-1:${ACCO
 export const clusterLookups = (clusterName: string): CloudAnswers => ({
   "aws:eks/getCluster:getCluster": { arn: clusterArn(clusterName) },
   "aws:index/getCallerIdentity:getCallerIdentity": { accountId: ACCOUNT },
+  "aws:index/getPartition:getPartition": { partition: "aws" },
 });
 
-/** The conditions a role scoped to one service account of the cluster carries. */
-export const scopedTo = (clusterName: string, namespace: string, serviceAccount: string) => ({
+/** The conditions a role scoped to one service account of the cluster (or any of several) carries. */
+export const scopedTo = (clusterName: string, namespace: string, serviceAccount: string | readonly string[]) => ({
   "aws:SourceAccount": ACCOUNT,
   "aws:RequestTag/eks-cluster-arn": clusterArn(clusterName),
   "aws:RequestTag/kubernetes-namespace": namespace,

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { RAY_SERVICE_ACCOUNT } from "../../core/platform/storage";
+import { repoStack } from "../helpers/fixtures";
 import type { RecordedResource } from "../helpers/pulumi-mocks";
 import { clusterLookups, podIdentityConditions, scopedTo } from "./cluster-lookups";
 import { ofType, runProgram } from "./run-program";
@@ -81,9 +82,50 @@ describe("RayGpuPlatform, prod stack: deployed defaults", () => {
     );
     const unscoped = Object.entries(roles).filter(([, conditions]) => Object.keys(conditions).length === 0);
     expect(unscoped.map(([role]) => role)).toEqual([]);
-    expect(roles["ray-gpu-storage-ray-role"]).toEqual(scopedTo("ray-gpu-prod", "ray-jobs", RAY_SERVICE_ACCOUNT));
+    const jobs = repoStack("prod").workloads.map((w) => w.name);
+    expect(roles["ray-gpu-storage-ray-role"]).toEqual(
+      scopedTo("ray-gpu-prod", "ray-jobs", [RAY_SERVICE_ACCOUNT, ...jobs]),
+    );
     expect(roles["ray-gpu-observability-ebs-csi-role"]).toEqual(
       scopedTo("ray-gpu-prod", "kube-system", "ebs-csi-controller-sa"),
     );
+  });
+
+  it("gives each job a service account of its own, bound to the bucket role, mounting no API token", () => {
+    const jobs = repoStack("prod").workloads.map((w) => w.name);
+    const accounts = ofType(rs, "kubernetes:core/v1:ServiceAccount").filter(
+      (r) => (r.inputs["metadata"] as { namespace: string }).namespace === "ray-jobs",
+    );
+    expect(accounts.map((a) => (a.inputs["metadata"] as { name: string }).name).sort()).toEqual(
+      [RAY_SERVICE_ACCOUNT, ...jobs].sort(),
+    );
+    for (const a of accounts) expect(a.inputs["automountServiceAccountToken"], a.name).toBe(false);
+    const bound = ofType(rs, "aws:eks/podIdentityAssociation:PodIdentityAssociation")
+      .filter((r) => r.inputs["namespace"] === "ray-jobs")
+      .map((r) => r.inputs["serviceAccount"]);
+    expect(bound.sort()).toEqual([RAY_SERVICE_ACCOUNT, ...jobs].sort());
+  });
+
+  it("gives the KMS key a policy of its own: the account administers, only the Ray and control-plane roles use it", () => {
+    const [keyPolicy] = ofType(rs, "aws:kms/keyPolicy:KeyPolicy");
+    const doc = JSON.parse(keyPolicy!.inputs["policy"] as string) as {
+      Statement: { Sid: string; Principal: { AWS: string | string[] }; Action: string | string[] }[];
+    };
+    const bySid = Object.fromEntries(doc.Statement.map((st) => [st.Sid, st]));
+    expect(bySid["AccountAdministers"]!.Principal.AWS).toBe("arn:aws:iam::111122223333:root");
+    expect(bySid["AccountAdministers"]!.Action).not.toContain("kms:Decrypt");
+    expect(doc.Statement.flatMap((st) => st.Action)).not.toContain("kms:*");
+    expect(bySid["RolesUseKey"]!.Principal.AWS).toHaveLength(2);
+  });
+
+  it("labels the monitoring namespace for Pod Security: enforce privileged (node-exporter), warn and audit restricted", () => {
+    const ns = ofType(rs, "kubernetes:core/v1:Namespace").find(
+      (r) => (r.inputs["metadata"] as { name: string }).name === "monitoring",
+    )!;
+    expect((ns.inputs["metadata"] as { labels: Record<string, string> }).labels).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/warn": "restricted",
+      "pod-security.kubernetes.io/audit": "restricted",
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   CLUSTER_AUTOSCALER_IMAGES,
   clusterAutoscalerRelease,
   EKS_ADDONS,
+  kuberayOperatorRelease,
 } from "../../../core/platform/addons";
 import { EKS_VERSIONS } from "../../../core/catalog/eks-versions";
 import { planPlatform } from "../../../core/platform/plan";
@@ -17,6 +18,16 @@ import { keysNotInChart } from "../../helpers/helm-values";
 const CA_VALUES = resolve(__dirname, "../../fixtures/cluster-autoscaler-9.59.0/values.yaml");
 
 describe("cluster add-ons", () => {
+  it("installs the KubeRay operator for the workload namespace only on the platform, cluster-wide when none is named", () => {
+    const plan = planPlatform(repoStack("prod"));
+    expect(plan.helm.kuberayOperator.values).toMatchObject({
+      singleNamespaceInstall: true,
+      watchNamespace: [plan.workloadNamespace],
+    });
+    expect(kuberayOperatorRelease("system").values["singleNamespaceInstall"]).toBeUndefined();
+    expect(kuberayOperatorRelease(undefined, ["a", "b"]).values["watchNamespace"]).toEqual(["a", "b"]);
+  });
+
   it("pins a Cluster Autoscaler release of the same minor for every Kubernetes version EKS runs", () => {
     expect(Object.keys(CLUSTER_AUTOSCALER_IMAGES).sort()).toEqual(Object.keys(EKS_VERSIONS).sort());
     for (const [minor, tag] of Object.entries(CLUSTER_AUTOSCALER_IMAGES))
