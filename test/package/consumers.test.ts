@@ -71,6 +71,18 @@ const SNIPPET_RUNS: readonly { template: Template; typescript: TypeScriptVersion
   { template: "nodenext", typescript: "newest" },
 ];
 
+/**
+ * The TypeScript each project is compiled with by plain tsc, which checks the package's declarations under the
+ * template's settings as well as the program: every pair of peer set, template and version is compiled once (an
+ * orthogonal array of the three), where all eight combinations took four more full checks of a program importing the
+ * AWS provider's types, about a tenth of CI's CPU. ts-node then type-checks each program again, on the project's own
+ * TypeScript, the way the Pulumi CLI loads it.
+ */
+const PLAIN_TSC: Readonly<Record<string, Readonly<Record<Template, TypeScriptVersion>>>> = {
+  "current-peers": { nodenext: "newest", commonjs: "floor" },
+  "lowest-peers": { nodenext: "floor", commonjs: "newest" },
+};
+
 let work = "";
 let tarball = "";
 /** Each peer set's installed node_modules. */
@@ -147,20 +159,22 @@ describe("the packed package", () => {
     );
   });
 
-  it.each(PEER_SETS.flatMap((set) => TEMPLATES.map((template) => ({ set, template }))))(
-    "compiles with plain tsc on TypeScript $set.projectTypeScript and the other, runs under node and ts-node: $set.name, $template tsconfig",
-    async ({ set, template }) => {
+  it.each(
+    PEER_SETS.flatMap((set) => TEMPLATES.map((template) => ({ set, template, tsc: PLAIN_TSC[set.name]![template] }))),
+  )(
+    "compiles with plain tsc on TypeScript $tsc, runs under node, and under ts-node on its own TypeScript: $set.name, $template tsconfig",
+    async ({ set, template, tsc }) => {
       const dir = project(set, template);
-      for (const version of ["floor", "newest"] as const) {
-        expect(await step(dir, "node", [tscOf(set, version), "--version"])).toBe(`Version ${TYPESCRIPT[version]}`);
-        await step(dir, "node", [tscOf(set, version), "-p", "."]);
-      }
+      expect(await step(dir, "node", [tscOf(set, tsc), "--version"])).toBe(`Version ${TYPESCRIPT[tsc]}`);
+      await step(dir, "node", [tscOf(set, tsc), "-p", "."]);
       const compiled = JSON.parse(await step(dir, "node", ["run-mocks.js", "compiled"])) as { jobs: string[] };
       expect(compiled.jobs).toEqual(JOBS);
+      const own = set.projectTypeScript;
+      expect(await step(dir, "node", [tscOf(set, own), "--version"])).toBe(`Version ${TYPESCRIPT[own]}`);
       const tsNode = JSON.parse(await step(dir, "node", ["run-mocks.js", "ts-node"])) as { jobs: string[] };
       expect(tsNode.jobs).toEqual(JOBS);
     },
-    guardFor(6), // two tsc --version, two tsc, two runs
+    guardFor(5), // two tsc --version, one tsc, two runs
   );
 
   it.each(SNIPPET_RUNS)(
