@@ -17,3 +17,28 @@ export const KINDS = [
   },
   { kind: "LoRAFineTune", model: "meta-llama/Llama-3.1-8B", gpus: 4, nodePool: "a10g-4x", globalBatchSize: 64 },
 ];
+
+/**
+ * The `ray-gpu:` config of a generated prod stack of `n` workloads (every kind in turn, each value its own copy, so a
+ * YAML writer makes no anchors) on two GPU pools of up to `maxNodes` nodes: what the benchmarks plan and render.
+ */
+export function benchStackConfig(n: number, maxNodes: number) {
+  return {
+    environment: "prod",
+    region: "us-east-1",
+    platform: {
+      cluster: { mode: "create", name: "bench", publicEndpoint: false },
+      cpuNodeGroup: { instanceType: "m6i.8xlarge" },
+      gpuNodeGroups: [
+        { name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes },
+        { name: "a10g-1x", instanceType: "g5.2xlarge", maxNodes },
+      ],
+    },
+    workloads: Array.from({ length: n }, (_, i) => ({
+      ...structuredClone(KINDS[i % KINDS.length]),
+      name: `w${i}`,
+      image: "rayproject/ray:2.58.0-py311-gpu",
+      entrypoint: "python job.py",
+    })),
+  };
+}

@@ -16,7 +16,7 @@ import { parse, stringify } from "yaml";
 import { planStackFile } from "../cli/input/stack-file";
 import { stableYaml } from "../core/serialize";
 import { loadRuntimePackage } from "../io/runtime-package";
-import { KINDS } from "./kinds";
+import { benchStackConfig } from "./kinds";
 import { median, once, table, type Run } from "./measure";
 
 const root = resolve(__dirname, "..");
@@ -26,26 +26,9 @@ const work = mkdtempSync(join(tmpdir(), "ray-gpu-render-bench-"));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
 const SIZES = (process.env["BENCH_SIZES"] ?? "10,100,1000,5000").split(",").map(Number);
 
-/**
- * A stack file with `n` workloads, in block YAML as users write it (each value written out: no anchors or aliases), on
- * pools large enough for all of them.
- */
+/** A stack file of `benchStackConfig`'s `n` workloads, in block YAML as users write it, on pools of 1,000 nodes. */
 function generatedStack(n: number): string {
-  const workloads = Array.from({ length: n }, (_, i) => ({
-    ...structuredClone(KINDS[i % KINDS.length]),
-    name: `w${i}`,
-    image: "rayproject/ray:2.58.0-py311-gpu",
-    entrypoint: "python job.py",
-  }));
-  const platform = {
-    cluster: { mode: "create", name: "bench", publicEndpoint: false },
-    cpuNodeGroup: { instanceType: "m6i.8xlarge" },
-    gpuNodeGroups: [
-      { name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes: 1000 },
-      { name: "a10g-1x", instanceType: "g5.2xlarge", maxNodes: 1000 },
-    ],
-  };
-  const config = { environment: "prod", region: "us-east-1", platform, workloads };
+  const config = benchStackConfig(n, 1000);
   return stringify({ config: Object.fromEntries(Object.entries(config).map(([k, v]) => [`ray-gpu:${k}`, v])) });
 }
 

@@ -20,33 +20,14 @@ import { jobPods, schedulingIssues } from "../workloads/scheduling";
 import { planStack, type StackPlan } from "../workloads/stack";
 import type { WorkloadPlan } from "../workloads/workload";
 import { exhaustivePlace } from "../test/helpers/exhaustive-place";
-import { KINDS } from "./kinds";
+import { benchStackConfig } from "./kinds";
 import { median, table } from "./measure";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
 const runtime = loadRuntimePackage();
 
-/** A prod stack of `n` workloads, as `cli.bench.ts` generates it, on two GPU pools of up to `maxNodes` nodes. */
-function generatedStack(n: number, maxNodes: number): StackConfig {
-  return parseStackConfig({
-    environment: "prod",
-    region: "us-east-1",
-    platform: {
-      cluster: { mode: "create", name: "bench", publicEndpoint: false },
-      cpuNodeGroup: { instanceType: "m6i.8xlarge" },
-      gpuNodeGroups: [
-        { name: "a10g-4x", instanceType: "g5.12xlarge", maxNodes },
-        { name: "a10g-1x", instanceType: "g5.2xlarge", maxNodes },
-      ],
-    },
-    workloads: Array.from({ length: n }, (_, i) => ({
-      ...KINDS[i % KINDS.length],
-      name: `w${i}`,
-      image: "rayproject/ray:2.58.0-py311-gpu",
-      entrypoint: "python job.py",
-    })),
-  });
-}
+/** A prod stack of `n` workloads (`benchStackConfig`, as `render.bench.ts` writes it), pools up to `maxNodes` nodes. */
+const generatedStack = (n: number, maxNodes: number): StackConfig => parseStackConfig(benchStackConfig(n, maxNodes));
 
 /** What the check reads: the platform, the jobs with their config paths, what Kueue admits at once. */
 interface CheckInput {

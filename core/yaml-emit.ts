@@ -44,7 +44,7 @@ function judgePlain(s: string): boolean {
 /** Whether YAML 1.2 and 1.1 parsers both read `s`, unquoted, as the string `s` (a parse error means no). */
 function readsBack(s: string): boolean {
   try {
-    return parse(s) === s && parse(s, { version: "1.1" }) === s && !goYamlNumber(s);
+    return parse(s) === s && parse(s, { version: "1.1" }) === s;
   } catch {
     return false;
   }
