@@ -27,6 +27,7 @@ import { loadRayDashboards, type RayDashboards } from "../io/ray-dashboards";
 import type { KubeObject } from "../workloads/k8s/types";
 import { helmRelease, type HelmAddonArgs } from "./addons";
 import { childOptions } from "./child-options";
+import { createRbacGrants } from "./rbac";
 import { podIdentityTrust } from "./pod-identity";
 
 /** Arguments of {@link DcgmExporter}. */
@@ -164,10 +165,13 @@ export class GpuObservability extends pulumi.ComponentResource {
     this.grafanaAdminPassword = grafana?.password.result;
     const storage = plan.storageClass ? this.storage(name, args.clusterName, child) : [];
     const identity = plan.remoteWrite?.kind === "amp" ? [this.remoteWriteRole(name, args, child)] : [];
+    // The chart makes no RBAC of its own: its pods and its admission hook jobs run with these roles from the start.
+    const rbac = createRbacGrants(name, plan.rbac, inNamespace);
+    const ready = [namespace, ...policies, ...(grafana ? [grafana.secret] : []), ...storage, ...identity, ...rbac];
     this.prometheus = new PrometheusStack(
       `${name}-prometheus`,
       { release: plan.helm.kubePrometheusStack },
-      childOptions(this, opts, [namespace, ...policies, ...(grafana ? [grafana.secret] : []), ...storage, ...identity]),
+      childOptions(this, opts, ready),
     );
     const afterOperator = childOptions(this, opts, [this.prometheus]);
     this.dcgmExporter = new DcgmExporter(`${name}-dcgm-exporter`, { release: plan.helm.dcgmExporter }, afterOperator);

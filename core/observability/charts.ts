@@ -26,6 +26,12 @@ import { ADDON_NAMESPACES } from "../platform/namespaces";
 import { KSM_LABEL_ALLOWLIST } from "./metrics";
 import { DCGM_EXPORTER_REQUESTS } from "../catalog/daemonsets";
 import { monitoringNetworkPolicies, PROMETHEUS_OPERATOR_WEBHOOK_PORT, type MonitoringNetworkPolicy } from "./network";
+import {
+  PROMETHEUS_STACK_ACCOUNTS,
+  PROMETHEUS_STACK_FULLNAME,
+  prometheusStackRbac,
+  type RbacGrant,
+} from "./operator-rbac";
 
 /** The observability charts, pinned. */
 export const OBSERVABILITY_CHARTS = {
@@ -81,6 +87,11 @@ export interface ObservabilityPlan {
   /** The monitoring namespace's NetworkPolicies (`core/observability/network.ts`). */
   readonly networkPolicies: readonly MonitoringNetworkPolicy[];
   readonly helm: { readonly dcgmExporter: HelmReleasePlan; readonly kubePrometheusStack: HelmReleasePlan };
+  /**
+   * The roles of kube-prometheus-stack's service accounts, made by the platform instead of the chart
+   * (./operator-rbac.ts); empty when the operator watches every namespace and the chart makes its own.
+   */
+  readonly rbac: readonly RbacGrant[];
 }
 
 function remoteWritePlan(url: string | undefined): RemoteWritePlan | undefined {
@@ -153,15 +164,17 @@ export const EKS_HIDDEN_COMPONENTS = {
  * runs without its `secrets` collector (`collectorsExclude`), so its ClusterRole has no Secrets rule (kube-state-metrics
  * 8.4.0 templates/role.yaml: `if has "secrets" $activeCollectors`); nothing of ours reads `kube_secret_*`. The
  * operator watches only the namespaces it serves (`--namespaces`, from `prometheusOperator.namespaces`: monitoring, and
- * the workload namespace where the Ray PodMonitor and the rules are; templates/prometheus-operator/deployment.yaml).
- * Its ClusterRole still grants Secrets (`*`) in every namespace: chart 88.5.3 has no namespaced variant of it
- * (templates/prometheus-operator/clusterrole.yaml); test/core/platform/chart-secrets-rbac.test.ts lists it.
+ * the workload namespace where the Ray PodMonitor and the rules are; templates/prometheus-operator/deployment.yaml),
+ * and the chart makes no RBAC (`global.rbac.create: false`): the platform grants the chart's rules itself, the
+ * operator's Secrets, ConfigMaps and StatefulSets in a Role in each watched namespace (./operator-rbac.ts). Without a
+ * workload namespace the operator watches every namespace with the chart's own ClusterRole.
  */
 function secretScope(workloadNamespace: string | undefined) {
   return {
     operatorNamespaces: workloadNamespace
       ? { namespaces: { releaseNamespace: true, additional: [workloadNamespace] } }
       : {},
+    chartRbac: workloadNamespace ? { global: { rbac: { create: false } } } : {},
     kubeStateMetrics: { collectorsExclude: ["secrets"] },
   };
 }
@@ -182,6 +195,8 @@ export function kubePrometheusStackRelease(
     ...OBSERVABILITY_CHARTS.kubePrometheusStack,
     namespace: MONITORING_NAMESPACE,
     values: {
+      fullnameOverride: PROMETHEUS_STACK_FULLNAME,
+      ...scope.chartRbac,
       prometheus: {
         serviceAccount: { create: true, name: PROMETHEUS_SERVICE_ACCOUNT },
         prometheusSpec: prometheusSpec(c, cpuPool, storageClass),
@@ -189,6 +204,7 @@ export function kubePrometheusStackRelease(
       prometheusOperator: {
         ...onCpuPool,
         tls: { internalPort: PROMETHEUS_OPERATOR_WEBHOOK_PORT },
+        serviceAccount: { create: true, name: PROMETHEUS_STACK_ACCOUNTS.operator },
         ...scope.operatorNamespaces,
       },
       alertmanager: { alertmanagerSpec: onCpuPool },
@@ -241,6 +257,7 @@ export function planObservability(
     storageClass,
     grafanaAdmin: c.remoteWrite === undefined ? GRAFANA_ADMIN : undefined,
     networkPolicies: monitoringNetworkPolicies(),
+    rbac: workloadNamespace ? prometheusStackRbac(workloadNamespace, PROMETHEUS_SERVICE_ACCOUNT) : [],
     helm: {
       dcgmExporter: dcgmExporterRelease(MONITORING_NAMESPACE),
       kubePrometheusStack: kubePrometheusStackRelease(c, cpuPool, storageClass, workloadNamespace),

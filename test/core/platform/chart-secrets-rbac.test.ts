@@ -12,7 +12,7 @@ import { planPlatform, type PlatformPlan } from "../../../core/platform/plan";
 import { KUEUE_CHART } from "../../../core/platform/queueing";
 import { OBSERVABILITY_CHARTS } from "../../../core/observability/charts";
 import { repoStack } from "../../helpers/fixtures";
-import { chartTemplates, secretsRulesOf, type Helpers } from "./helm-rbac-guards";
+import { chartTemplates, mergeValues as merge, secretsRulesOf, type Helpers } from "./helm-rbac-guards";
 
 const FIXTURES = resolve(__dirname, "../../fixtures/charts");
 /** KubeRay's operator chart values, read from the reference material beside the repository, never a copy. */
@@ -22,15 +22,6 @@ const KUBERAY_VALUES = resolve(
 );
 type Values = Record<string, unknown>;
 const yamlAt = (path: string) => parse(readFileSync(resolve(FIXTURES, path), "utf8")) as Values;
-const isMap = (v: unknown): v is Values => typeof v === "object" && v !== null && !Array.isArray(v);
-/** Helm's coalescing of values: maps merge key by key, anything else is replaced. */
-const merge = (base: Values, over: Values | undefined): Values =>
-  Object.fromEntries(
-    [...new Set([...Object.keys(base), ...Object.keys(over ?? {})])].map((k) => {
-      const [b, o] = [base[k], over?.[k]];
-      return [k, isMap(b) && isMap(o) ? merge(b, o) : o === undefined ? b : o];
-    }),
-  );
 const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : v ? [v] : []);
 /**
  * kube-state-metrics 8.4.0 `kube-state-metrics.collectors` (templates/_helpers.tpl): `collectors` less
@@ -71,6 +62,7 @@ function chartsOf(plan: PlatformPlan): Record<string, ChartCase> {
       dir: `kube-prometheus-stack-${OBSERVABILITY_CHARTS.kubePrometheusStack.version}`,
       files: ["prometheus-operator/clusterrole.yaml", "prometheus-operator/aggregate-clusterroles.yaml"].concat(
         "prometheus/clusterrole.yaml",
+        ...["clusterrole.yaml", "role.yaml"].map((f) => `prometheus-operator/admission-webhooks/job-patch/${f}`),
       ),
       values: merge(kpsDefaults, kps),
     },
@@ -120,15 +112,18 @@ function secretsRules(charts: Record<string, ChartCase>): string[] {
     );
   });
 }
+/** The platform's own roles for kube-prometheus-stack's accounts that grant `secrets`, in the same form. */
+function ourSecretsRules(plan: PlatformPlan): string[] {
+  return plan.observability!.rbac.flatMap((g) =>
+    g.rules
+      .filter((r) => r.resources?.includes("secrets"))
+      .map((r) => `ray-gpu ${g.name} ${g.scope === "cluster" ? "ClusterRole" : "Role"} [${r.verbs.join(",")}]`),
+  );
+}
 const clusterWide = (rules: readonly string[]) => rules.filter((r) => r.includes(" ClusterRole "));
 
-/** The cluster-wide Secrets rules that remain in prod, each with why it cannot go. */
-const JUSTIFIED: Readonly<Record<string, string>> = {
-  "kube-prometheus-stack prometheus-operator/clusterrole.yaml ClusterRole [*]":
-    "chart 88.5.3 has no namespaced variant of the operator's ClusterRole (configmaps and secrets, '*', unguarded); " +
-    "the operator writes the Prometheus and Alertmanager config Secrets in monitoring and watches only monitoring and " +
-    "the workload namespace (--namespaces), but the grant itself stays cluster-wide",
-};
+/** The cluster-wide Secrets rules that remain in prod, each with why it cannot go: none. */
+const JUSTIFIED: Readonly<Record<string, string>> = {};
 
 describe("chart RBAC: who reads Secrets", () => {
   const plan = planPlatform(repoStack("prod"));
@@ -145,17 +140,21 @@ describe("chart RBAC: who reads Secrets", () => {
     expect(plan.observability).toBeDefined();
   });
 
-  it("lists only the justified cluster-wide Secrets rule for the prod plan", () => {
-    expect(clusterWide(secretsRules(charts))).toEqual(Object.keys(JUSTIFIED));
+  it("lists no cluster-wide Secrets rule for the prod plan, the chart's nor ours", () => {
+    expect(clusterWide([...secretsRules(charts), ...ourSecretsRules(plan)])).toEqual(Object.keys(JUSTIFIED));
   });
 
-  it("keeps the Secrets rules it moved in namespaced Roles: the operator's in the workload namespace", () => {
-    expect(secretsRules(charts).filter((r) => !r.includes(" ClusterRole "))).toEqual([
+  it("keeps the Secrets rules it moved in namespaced Roles: the operators' in the namespaces they watch", () => {
+    expect([...secretsRules(charts), ...ourSecretsRules(plan)].filter((r) => !r.includes(" ClusterRole "))).toEqual([
       "kuberay-operator multiple_namespaces_role.yaml Role [create,delete,get,list,update,watch]",
       "grafana role.yaml Role [get,watch,list]",
       "kueue rbac/manager_secrets_role.yaml Role [get,list,update,watch]",
+      "ray-gpu ray-gpu-prometheus-operator-namespaced Role [*]",
+      "ray-gpu ray-gpu-prometheus-admission Role [get,create]",
     ]);
     expect(charts["kuberay-operator"]!.values["watchNamespace"]).toEqual([plan.workloadNamespace]);
+    const operatorRoles = plan.observability!.rbac.find((g) => g.name === "ray-gpu-prometheus-operator-namespaced")!;
+    expect(operatorRoles.namespaces).toEqual([plan.observability!.namespace, plan.workloadNamespace]);
   });
 
   it("finds the chart defaults' cluster-wide Secrets readers (the evaluator sees what it removes)", () => {
@@ -168,6 +167,8 @@ describe("chart RBAC: who reads Secrets", () => {
     defaults["kube-state-metrics"] = { ...ksm, values: { ...ksm.values, collectorsExclude: [] } };
     const grafana = defaults["grafana"]!;
     defaults["grafana"] = { ...grafana, values: merge(grafana.values, { rbac: { namespaced: false } }) };
+    const kps = defaults["kube-prometheus-stack"]!;
+    defaults["kube-prometheus-stack"] = { ...kps, values: merge(kps.values, { global: { rbac: { create: true } } }) };
     expect(clusterWide(secretsRules(defaults))).toEqual([
       "kuberay-operator role.yaml ClusterRole [create,delete,get,list,update,watch]",
       "kube-prometheus-stack prometheus-operator/clusterrole.yaml ClusterRole [*]",

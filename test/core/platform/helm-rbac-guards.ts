@@ -60,7 +60,8 @@ function truthy(v: unknown): boolean {
 }
 
 function tokenize(expr: string): string[] {
-  const tokens: string[] = expr.match(/"(?:[^"\\]|\\.)*"|\(|\)|\||[^\s()|]+/g) ?? [];
+  // `).a.b` closes a parenthesis and reads a field of its value: `(index .Values "x").kubeRBACProxy.enabled`.
+  const tokens: string[] = expr.match(/"(?:[^"\\]|\\.)*"|\)\.[\w.]+|\(|\)|\||[^\s()|]+/g) ?? [];
   if (tokens.includes("|")) throw new Error(`unsupported pipe in guard: ${expr}`);
   return tokens;
 }
@@ -80,12 +81,18 @@ export function evaluate(expr: string, values: Values | undefined, vars: Readonl
     if (t === undefined) throw new Error(`guard ends early: ${expr}`);
     if (t === "(") {
       const v = call();
-      if (tokens[i++] !== ")") throw new Error(`unbalanced parentheses in guard: ${expr}`);
-      return v;
+      const close = tokens[i++];
+      if (close === ")") return v;
+      if (!close?.startsWith(").")) throw new Error(`unbalanced parentheses in guard: ${expr}`);
+      return close
+        .slice(2)
+        .split(".")
+        .reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], v);
     }
     if (t === "true" || t === "false") return t === "true";
     if (t.startsWith('"')) return JSON.parse(t) as string;
     if (t.startsWith(".") || t.startsWith("$.")) return field(t);
+    if (t.startsWith(").")) throw new Error(`unbalanced parentheses in guard: ${expr}`);
     if (t.startsWith("$")) {
       if (!(t in vars)) throw new Error(`unknown variable ${t} in guard: ${expr}`);
       return vars[t];
@@ -94,7 +101,7 @@ export function evaluate(expr: string, values: Values | undefined, vars: Readonl
   };
   const args = (): unknown[] => {
     const out: unknown[] = [];
-    while (i < tokens.length && tokens[i] !== ")") out.push(term());
+    while (i < tokens.length && !tokens[i]!.startsWith(")")) out.push(term());
     return out;
   };
   const FUNCTIONS: Readonly<Record<string, (a: unknown[]) => unknown>> = {
@@ -104,6 +111,7 @@ export function evaluate(expr: string, values: Values | undefined, vars: Readonl
     eq: (a) => a.slice(1).some((b) => b === a[0]),
     ne: (a) => a[0] !== a[1],
     has: (a) => Array.isArray(a[1]) && a[1].includes(a[0]),
+    index: (a) => (a[0] as Record<string, unknown> | undefined)?.[a[1] as string],
   };
   const call = (): unknown => {
     const head = tokens[i];
@@ -237,3 +245,43 @@ export function chartTemplates(dir: string, files: readonly string[]) {
     templates: files.map((file) => ({ file, text: readFileSync(join(dir, "templates", file), "utf8") })),
   };
 }
+
+/**
+ * The YAML documents `template` renders for `values` (chart defaults already merged), as text: lines under a false
+ * guard dropped, a line that only holds actions dropped, and every other action replaced by `x` (a name, a label).
+ * Every guard of the template is evaluated, so one the evaluator cannot read throws.
+ */
+export function renderedDocuments(
+  template: { readonly file: string; readonly text: string },
+  chart: { readonly helpersText: string; readonly values: Values; readonly helpers: Helpers },
+): string[] {
+  const lines = expand(template.text, chart.helpersText, chart.values);
+  const state: State = { frames: [], vars: {}, helpers: chart.helpers };
+  const kept: string[] = [];
+  lines.forEach((line, n) => {
+    const actions = [...line.text.matchAll(ACTION)].map((a) => a[1]!).filter((a) => !a.startsWith("/*"));
+    const controls = actions.filter((a) => /^(if|else|with|range|end|__define)\b|^\$\w+\s*:=/.test(a));
+    if (controls.length > 0) {
+      if (line.text.replace(ACTION, "").trim() !== "")
+        throw new Error(`${template.file}:${n + 1}: text beside a guard`);
+      for (const a of controls) control(a, line, state);
+      return;
+    }
+    if (!state.frames.every((f) => f.test()) || line.text.replace(ACTION, "").trim() === "") return;
+    kept.push(line.text.replace(ACTION, "x"));
+  });
+  return kept
+    .join("\n")
+    .split(/^---\s*$/m)
+    .filter((d) => d.trim() !== "");
+}
+
+const isMap = (v: unknown): v is Values => typeof v === "object" && v !== null && !Array.isArray(v);
+/** Helm's coalescing of values: maps merge key by key, anything else is replaced. */
+export const mergeValues = (base: Values, over: Values | undefined): Values =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(base), ...Object.keys(over ?? {})])].map((k) => {
+      const [b, o] = [base[k], over?.[k]];
+      return [k, isMap(b) && isMap(o) ? mergeValues(b, o) : o === undefined ? b : o];
+    }),
+  );
