@@ -52,6 +52,31 @@ describe("RayGpuPlatform, prod stack: deployed defaults", () => {
     expect(grafana["rbac"]).toEqual({ namespaced: true });
   });
 
+  it("grants kube-prometheus-stack's accounts their roles before the release, Secrets only in watched namespaces", () => {
+    const roles = [...ofType(rs, "kubernetes:rbac.authorization.k8s.io/v1:Role")].filter((r) =>
+      r.name.includes("prometheus"),
+    );
+    const where = (r: RecordedResource) => (r.inputs["metadata"] as { namespace: string }).namespace;
+    const secretsIn = roles
+      .filter((r) => JSON.stringify(r.inputs["rules"]).includes('"secrets"'))
+      .map((r) => `${(r.inputs["metadata"] as { name: string }).name}@${where(r)}`);
+    expect(secretsIn.sort()).toEqual([
+      "ray-gpu-prometheus-admission@monitoring",
+      "ray-gpu-prometheus-operator-namespaced@monitoring",
+      "ray-gpu-prometheus-operator-namespaced@ray-jobs",
+    ]);
+    const clusterRoles = ofType(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole");
+    expect(clusterRoles.filter((r) => JSON.stringify(r.inputs["rules"]).includes('"secrets"'))).toEqual([]);
+    const bindings = [
+      ...ofType(rs, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"),
+      ...ofType(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"),
+    ].filter((r) => r.name.includes("prometheus"));
+    expect(bindings).toHaveLength(roles.length + clusterRoles.filter((r) => r.name.includes("prometheus")).length);
+    for (const r of [...roles, ...bindings])
+      expect(dependsOn(kps, r.name), `the release waits for ${r.name}`).toBe(true);
+    expect((kps.inputs["values"] as { global: unknown }).global).toEqual({ rbac: { create: false } });
+  });
+
   it("lets into monitoring only its own pods, and the operator's webhook port from anywhere", () => {
     const policies = ofType(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy").filter(
       (r) => (r.inputs["metadata"] as { namespace: string }).namespace === "monitoring",
