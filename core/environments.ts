@@ -55,6 +55,11 @@ export interface EnvironmentProfile {
    * environment: a job waits for spot only up to `spotWaitMinutes`, then runs on demand.
    */
   readonly spotAllowed: boolean;
+  /**
+   * Whether a job's `runtimeEnv.pip` may install packages without hashes (core/config/pip.ts). Where false, every
+   * requirement carries a `--hash` and pip runs with `--require-hashes`: nothing unverified installs at job start.
+   */
+  readonly unverifiedPip: boolean;
   /** What the environment means for the platform. */
   readonly platform: {
     /** NAT gateways: one shared (cheap) or one per zone (no cross-zone dependency). */
@@ -106,6 +111,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     defaultMaxRuntimeMinutes: 120,
     ncclDebug: "WARN",
     spotAllowed: true,
+    unverifiedPip: true,
     platform: {
       natGateways: "Single",
       availabilityZones: 2,
@@ -146,6 +152,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     defaultMaxRuntimeMinutes: 24 * 60,
     ncclDebug: undefined,
     spotAllowed: false,
+    unverifiedPip: false,
     platform: {
       natGateways: "OnePerAz",
       availabilityZones: 3,

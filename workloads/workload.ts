@@ -30,7 +30,7 @@ import { strategyOf } from "./kinds/table";
 import type { InputOf, KindStrategy, MemoryPlanOf, SpecOf, TuneInput, TuningOf } from "./kinds/api/strategy";
 import { MANAGED_BY, renderDisruptionBudget, renderRayJob } from "./rayjob/render";
 import { jobNetworkPolicy } from "./rayjob/network-policy";
-import { runtimeEnvYAML } from "./rayjob/runtime-env";
+import { checkPipVerified, runtimeEnvYAML } from "./rayjob/runtime-env";
 import { resolveGpuPool, type WorkloadContext } from "./context";
 import { withHostMemoryCheck } from "./host-memory";
 import type { GpuInstanceType } from "../core/catalog/instances";
@@ -96,6 +96,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
    */
   plan(ctx: WorkloadContext): WorkloadPlanOf<K> {
     const path = this.pathIn(ctx);
+    checkPipVerified(this.spec.runtimeEnv?.pip, ctx.environment, path);
     const pool = resolveGpuPool(this.spec, ctx.pools, path);
     const shape = this.shapeOn(pool, ctx, path);
     const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape, pool, (gpus) =>

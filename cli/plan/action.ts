@@ -11,7 +11,7 @@ import { planStack, type StackPlan } from "../../workloads/stack";
 import { workloadLabel } from "../../workloads/workload";
 import { EXIT, UsageError, type CommandContext } from "../io";
 import { planDocument } from "./document";
-import { planText, workloadRedirects } from "./text";
+import { planText, workloadStartup } from "./text";
 import { loadStackConfig } from "../input/stack-file";
 import { loadWorkloadFile, standaloneStack } from "../input/workload-file";
 
@@ -86,7 +86,7 @@ export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   if (opts.html !== undefined)
     writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, planHtml(doc!), HTML_PAGE);
   ctx.io.out(
-    opts.json ? stableJson(doc) : `${planText(stack, plan, undefined, workloadRedirects(config.workloads))}\n`,
+    opts.json ? stableJson(doc) : `${planText(stack, plan, undefined, workloadStartup(config.workloads))}\n`,
   );
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;

@@ -5,6 +5,7 @@ import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
 import type { WorkloadSpec } from "../../core/config/workloads";
 import { envRedirects } from "../../core/config/env-rules";
+import { pipVerification, type PipVerification } from "../../core/config/pip";
 import { allDecisions } from "./document";
 import { COLUMNS, wrapped } from "../output/columns";
 
@@ -149,7 +150,7 @@ function poolLines(plan: StackPlan, wrap: Wrap): string[] {
 }
 
 /** One workload's block: pool and GPUs, memory verdict, knobs, advice, head and worker, alerts, and every reason. */
-function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, redirects: readonly string[] = []): string[] {
+function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, startup?: WorkloadStartup): string[] {
   const s = w.shape;
   const example = w.example ? " [example: rendered, not submitted by pulumi up]" : "";
   const knobs = Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`);
@@ -169,8 +170,9 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, redirects:
       `  alerts: GPU utilization below ${w.gpuUtilizationTargetPercent}% for 15 min, any spilling, pods pending ` +
         `for 75% of the ${s.lifecycle.preRunningDeadlineSeconds / 60} min pre-running deadline`,
     );
-  // Variables that send pip, the model hub, S3 or every request elsewhere (HTTPS only: core/config/env-rules.ts).
-  if (redirects.length > 0) out.push(`  redirects: ${redirects.join(", ")}`);
+  // Variables that send pip, the model hub, S3 or every request elsewhere (HTTPS only: core/config/env-rules.ts), and
+  // what pip installs at start (hash-checked or not: core/config/pip.ts).
+  out.push(...startupLines(startup));
   if ("interruptions" in w.tuning) out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
   out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");
   return fit(out, wrap);
@@ -181,14 +183,14 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, redirects:
  * but a table row wrapped to `columns`.
  *
  * @param columns - the most columns a line takes. @default {@link COLUMNS}
- * @param redirects - by workload name, its variables that redirect downloads (`NAME → URL`, {@link workloadRedirects}).
- *   @default {} (no redirects line)
+ * @param startup - by workload name, what it fetches when it starts ({@link workloadStartup}).
+ *   @default {} (no redirects or pip lines)
  */
 export function planText(
   stack: string | undefined,
   plan: StackPlan,
   columns = COLUMNS,
-  redirects: Readonly<Record<string, readonly string[]>> = {},
+  startup: Readonly<Record<string, WorkloadStartup>> = {},
 ): string {
   const wrap = wrapAt(columns);
   // Jobs rendered with their PrometheusRule (the stack has observability).
@@ -205,14 +207,46 @@ export function planText(
     ...queueLines(plan.queue, wrap),
     ...deployLines(plan, columns),
     ...(plan.workloads.length === 0 ? wrap("Workloads: none (add entries under ray-gpu:workloads)") : []),
-    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name), wrap, redirects[w.name])),
+    ...plan.workloads.flatMap((w) => workloadLines(w, alerted.has(w.name), wrap, startup[w.name])),
     ...plan.notRendered.flatMap((n) => wrap(`Not rendered: ${n.workload}: ${n.reason}`)),
   ].join("\n");
 }
 
-/** By workload name, the variables of its `env` and `runtimeEnv.envVars` that redirect downloads (`NAME → URL`). */
-export function workloadRedirects(
+/** What a workload fetches when it starts: the variables that redirect downloads, and what pip installs. */
+export interface WorkloadStartup {
+  /** Its `env` and `runtimeEnv.envVars` variables that send downloads elsewhere (`NAME → URL`). */
+  readonly redirects: readonly string[];
+  /** How many `runtimeEnv.pip` requirements pip installs at each start, and whether by hash. */
+  readonly pip: { readonly count: number; readonly verification: PipVerification };
+}
+
+/** By workload name, what it fetches when it starts ({@link WorkloadStartup}). */
+export function workloadStartup(
   workloads: readonly Pick<WorkloadSpec, "name" | "env" | "runtimeEnv">[],
-): Record<string, string[]> {
-  return Object.fromEntries(workloads.map((w) => [w.name, envRedirects(w.env, w.runtimeEnv?.envVars)]));
+): Record<string, WorkloadStartup> {
+  return Object.fromEntries(
+    workloads.map((w) => [
+      w.name,
+      {
+        redirects: envRedirects(w.env, w.runtimeEnv?.envVars),
+        pip: { count: w.runtimeEnv?.pip?.length ?? 0, verification: pipVerification(w.runtimeEnv?.pip) },
+      },
+    ]),
+  );
+}
+
+/** The startup lines of a workload's block: redirects, and pip's installs with how they are verified. */
+function startupLines(startup: WorkloadStartup | undefined): string[] {
+  if (!startup) return [];
+  const { redirects, pip } = startup;
+  const packages = `${pip.count} package${pip.count === 1 ? "" : "s"}`;
+  const installs: Record<PipVerification, string | undefined> = {
+    none: undefined,
+    "hash-checked": `  pip at start: ${packages}, each checked against its --hash (--require-hashes)`,
+    unverified: `  pip at start: ${packages}, not hash-checked (a prod job's need --hash)`,
+  };
+  return [
+    ...(redirects.length > 0 ? [`  redirects: ${redirects.join(", ")}`] : []),
+    ...(installs[pip.verification] ? [installs[pip.verification]!] : []),
+  ];
 }

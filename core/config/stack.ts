@@ -24,6 +24,7 @@ import { unroutableEntries, unroutableMessage } from "./api-endpoint";
 import { RegionSchema } from "./aws-rules";
 import { WorkloadSpecSchema } from "./workloads";
 import { ENVIRONMENTS, type Environment } from "./environment-names";
+import { unverifiedPipIssues } from "./pip";
 import type { PlatformConfig } from "./types";
 import { joinPath, toConfigIssues } from "./zod-issues";
 
@@ -136,7 +137,10 @@ export const StackConfigSchema = z
     checkCapacity(cfg, addIssue);
     checkApiEndpoint(cfg, addIssue);
     const seen = new Set<string>();
+    const pipEnv = { environment: cfg.environment, unverifiedPip: ENVIRONMENT_PROFILES[cfg.environment].unverifiedPip };
     cfg.workloads.forEach((w, i) => {
+      for (const p of unverifiedPipIssues(w.runtimeEnv?.pip, pipEnv))
+        addIssue(["workloads", i, "runtimeEnv", "pip", p.index], p.message);
       for (const name of Object.keys(w.secretEnv).filter((n) => n in w.env))
         addIssue(["workloads", i, "secretEnv", name], `${name} is also set in env: keep it in secretEnv only`);
       if (seen.has(w.name))

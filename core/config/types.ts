@@ -1207,7 +1207,8 @@ export type TrainingJobSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -1380,7 +1381,8 @@ export type TrainingJobSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -1556,7 +1558,8 @@ export type LoRAFineTuneSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -1732,7 +1735,8 @@ export type LoRAFineTuneSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -1873,7 +1877,8 @@ export type EmbeddingPipelineSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -2014,7 +2019,8 @@ export type EmbeddingPipelineSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -2167,7 +2173,8 @@ export type BatchInferenceSpec = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**
@@ -2320,7 +2327,8 @@ export type BatchInferenceSpecInput = {
    */
   runtimeEnv?: {
     /**
-     * pip requirements, each pinned to one exact version (`torch==2.13.0`).
+     * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+     * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
      */
     pip?: string[];
     /**

@@ -17,6 +17,7 @@ import { dnsLabel } from "./platform";
 import { rayImageGpuProblem, rayImageProblem } from "../ray";
 import { imageReferenceProblem } from "./image-reference";
 import { distinctEntries, pipProject } from "./distinct";
+import { mixedHashIssues, PIP_REQUIREMENT, PIP_REQUIREMENT_RULE } from "./pip";
 import { ownedEnvProblem } from "./owned-env";
 import { envRuleProblem, secretEnvRuleProblem } from "./env-rules";
 import { freeText } from "./free-text";
@@ -169,17 +170,12 @@ const workloadBase = {
    */
   runtimeEnv: z
     .strictObject({
-      /** pip requirements, each pinned to one exact version (`torch==2.13.0`). */
+      /**
+       * pip requirements, each pinned to one exact version (`torch==2.13.0`), optionally with pip's hash options
+       * (`torch==2.13.0 --hash=sha256:<digest>`): all hashed or none; a prod job's must be (core/config/pip.ts).
+       */
       pip: z
-        .array(
-          z
-            .string()
-            .regex(
-              /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*===?\s*[0-9][0-9A-Za-z.+!_-]*$/,
-              "must pin one exact version, such as torch==2.13.0: pip resolves a range or a wildcard (>=, >, ~=, ==*) " +
-                "to whatever is newest at each job start, so two runs of one plan could install different packages",
-            ),
-        )
+        .array(z.string().regex(PIP_REQUIREMENT, PIP_REQUIREMENT_RULE))
         .min(1)
         .superRefine(
           distinctEntries(
@@ -187,6 +183,9 @@ const workloadBase = {
             pipProject,
           ),
         )
+        .superRefine((list, ctx) => {
+          for (const i of mixedHashIssues(list)) ctx.addIssue({ code: "custom", path: [i.index], message: i.message });
+        })
         .optional(),
       /** Variables for the driver and every worker process of the job. */
       envVars: checkedEnv(

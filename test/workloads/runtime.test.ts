@@ -179,7 +179,7 @@ describe("runtime environment (runtimeEnvYAML)", () => {
     ).toThrow(
       [
         "3 problems",
-        '  ✖ TrainingJob "t".runtimeEnv.pip[0]: must pin one exact version, such as torch==2.13.0: pip resolves a range or a wildcard (>=, >, ~=, ==*) to whatever is newest at each job start, so two runs of one plan could install different packages (got "torch")',
+        '  ✖ TrainingJob "t".runtimeEnv.pip[0]: must pin one exact version, such as torch==2.13.0, optionally followed by --hash=sha256:<64 lowercase hex digits> (or sha384, sha512) options: pip resolves a range or a wildcard (>=, >, ~=, ==*) to whatever is newest at each job start, so two runs of one plan could install different packages (got "torch")',
         '  ✖ TrainingJob "t".runtimeEnv.envVars.RAY_GPU_MICRO_BATCH_SIZE: RAY_GPU_* is set by pulumi-ray-gpu (the tuned values) on every Ray container (docs/runtime.md); choose another name (got "1")',
         '  ✖ TrainingJob "t".runtimeEnv.workingDir: unknown key; allowed keys are pip, envVars (got "s3://x")',
       ].join("\n"),

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { COLUMNS, columnsOf } from "../../../cli/output/columns";
-import { planText } from "../../../cli/plan/text";
+import { planText, workloadStartup } from "../../../cli/plan/text";
 import { planStack } from "../../../workloads/stack";
 import { repoRoot, repoStack, runtime } from "../../helpers/fixtures";
 import { runMain } from "../../helpers/run-main";
@@ -18,7 +18,8 @@ describe("text output width", () => {
       const r = await runMain(["plan", "--stack", stack]);
       expect(r.code).toBe(0);
       expect(over(r.out)).toEqual([]);
-      const unwrapped = planText(stack, planStack(repoStack(stack), { runtime }), Infinity);
+      const config = repoStack(stack);
+      const unwrapped = planText(stack, planStack(config, { runtime }), Infinity, workloadStartup(config.workloads));
       expect(over(unwrapped).length).toBeGreaterThan(0);
       expect(words(r.out)).toEqual(words(unwrapped));
     });

@@ -4,6 +4,7 @@
  */
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { pipProject } from "../../../core/config/distinct";
+import { pipVersion } from "../../../core/config/pip";
 import { resolveModel } from "../../../core/config/model-ref";
 import { hasCausalLmLoss } from "../../../core/memory/loss";
 import type { IssueCollector } from "../../../core/errors";
@@ -67,7 +68,7 @@ export function checkTransformersPin(
   if (spec.loss === "chunked" || !hasCausalLmLoss(resolveModel(spec.model))) return;
   (spec.runtimeEnv?.pip ?? []).forEach((requirement, i) => {
     if (pipProject(requirement) !== "transformers") return;
-    const version = requirement.split(/===?/)[1]!.trim();
+    const version = pipVersion(requirement);
     const [major = 0, minor = 0] = version.split(".").map((n) => Number.parseInt(n, 10));
     const [wantMajor, wantMinor] = LOSS_WITHOUT_LOGIT_COPY;
     if (major > wantMajor || (major === wantMajor && minor >= wantMinor)) return;
