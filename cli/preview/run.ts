@@ -93,7 +93,7 @@ export function simulated(recorded: readonly RecordedResource[], source: string)
   if (problems.length)
     throw new ConfigError(
       problems.map((p) => ({ path: p.resource, message: p.message })),
-      `the deploy simulation of ${source} (the order pulumi up creates resources in, names, pod placement)`,
+      `the deploy simulation of ${source} (the order pulumi up creates resources in, names, pod placement, service accounts)`,
     );
   return { resources };
 }

@@ -60,8 +60,9 @@ interface Toleration {
   value?: string;
   effect?: string;
 }
-interface PodTemplate {
-  spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
+/** The part of a pod template the simulation reads. */
+export interface PodTemplate {
+  spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[]; serviceAccountName?: string };
 }
 
 /** Kubernetes' ToleratesTaint (k8s.io/api core/v1 toleration.go). */
@@ -84,7 +85,7 @@ function misfit(pod: PodTemplate, node: NodeShape): string | undefined {
 }
 
 /** The pod templates of a Ray resource's cluster spec: the head, then each worker group. */
-function rayPods(n: DeployNode): { role: string; template: PodTemplate }[] {
+export function rayPods(n: DeployNode): { role: string; template: PodTemplate }[] {
   const spec = n.inputs["spec"] as Record<string, unknown> | undefined;
   const cluster = (spec?.["rayClusterSpec"] ?? spec?.["rayClusterConfig"] ?? spec) as
     | {
@@ -102,12 +103,15 @@ function rayPods(n: DeployNode): { role: string; template: PodTemplate }[] {
 }
 
 const kindOf = (type: string) => type.split(":")[2] ?? "";
+/** Whether a graph node is a KubeRay resource with Ray pods (RayJob, RayCluster, RayService). */
+export const isRayResource = (n: DeployNode): boolean =>
+  n.type.startsWith("kubernetes:ray.io/") && RAY_KINDS.has(kindOf(n.type));
 
 /** Every Ray pod of the graph that no node group of the graph can run. */
 export function checkPlacement(nodes: readonly DeployNode[]): DeployProblem[] {
   const groups = nodes.filter((n) => n.type === NODE_GROUP).map(nodeShape);
   if (!groups.length) return [];
-  const rays = nodes.filter((n) => n.type.startsWith("kubernetes:ray.io/") && RAY_KINDS.has(kindOf(n.type)));
+  const rays = nodes.filter(isRayResource);
   return rays.flatMap((n) =>
     rayPods(n).flatMap(({ role, template }) => {
       const reasons = groups.map((g) => ({ group: g.name, why: misfit(template, g) }));

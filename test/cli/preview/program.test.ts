@@ -74,6 +74,11 @@ new lib.RayWorkload("llama", { objects: render(other), platform });`),
     named: [/✖ llama-rayjob: its worker group gpu-b's pods can land on no node group .*ray-gpu\.io\/pool=b/],
   },
   {
+    name: "(f) a job rendered outside the platform's config, as an account the platform does not create",
+    program: onPlatform(`new lib.RayWorkload("llama", { objects: render(platform.plan.pools), platform });`),
+    named: [/✖ llama-rayjob: its head pod would run as service account "llama-ddp", which no resource of the program/],
+  },
+  {
     name: "(e) a platform whose name puts a Helm release over 53 characters",
     program: onPlatform("", "ray-gpu-platform"),
     named: [
