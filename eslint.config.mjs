@@ -68,7 +68,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["bin/*.js", "bench/*.js", "bench/*.cjs", "test/helpers/*.cjs"],
+    files: ["bin/*.js", "bench/*.js", "bench/*.cjs", "test/helpers/*.cjs", ".dependency-cruiser.cjs"],
     languageOptions: {
       sourceType: "commonjs",
       globals: {

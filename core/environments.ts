@@ -10,7 +10,7 @@
  * - `activeDeadlineSeconds` and `preRunningDeadlineSeconds` must be positive, `backoffLimit` non-negative.
  */
 import type { GpuCapacityType } from "./config/platform";
-import type { Environment } from "./config/stack";
+import type { Environment } from "./config/environment-names";
 
 /** One deletion rule of `spec.deletionStrategy.deletionRules`. */
 export interface DeletionRule {

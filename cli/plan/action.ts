@@ -85,9 +85,7 @@ export function runPlan(ctx: CommandContext, opts: PlanOptions): void {
   const doc = opts.html !== undefined || opts.json ? planDocument(stack, plan) : undefined;
   if (opts.html !== undefined)
     writeOutputFile({ flag: "--html", file: opts.html, cwd: ctx.io.cwd }, planHtml(doc!), HTML_PAGE);
-  ctx.io.out(
-    opts.json ? stableJson(doc) : `${planText(stack, plan, undefined, workloadStartup(config.workloads))}\n`,
-  );
+  ctx.io.out(opts.json ? stableJson(doc) : `${planText(stack, plan, undefined, workloadStartup(config.workloads))}\n`);
   const misfits = plan.workloads.filter((w) => !w.memory.fits);
   if (misfits.length === 0) return;
   const count = misfits.length === 1 ? "1 workload does not fit" : `${misfits.length} workloads do not fit`;

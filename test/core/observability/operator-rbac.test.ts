@@ -74,9 +74,7 @@ describe("kube-prometheus-stack RBAC made by the platform", () => {
       sorted(grants(chartRules("prometheus-operator/clusterrole.yaml"))),
     );
     const namespaced = operator.filter((g) => g.scope === "namespaced");
-    expect(sorted(grants(rulesOf(namespaced)))).toEqual(
-      sorted(["/configmaps *", "/secrets *", "apps/statefulsets *"]),
-    );
+    expect(sorted(grants(rulesOf(namespaced)))).toEqual(sorted(["/configmaps *", "/secrets *", "apps/statefulsets *"]));
     const watched = (ours["prometheusOperator"] as Values)["namespaces"] as { additional: string[] };
     expect(namespaced[0]!.namespaces).toEqual([observability.namespace, ...watched.additional]);
   });
