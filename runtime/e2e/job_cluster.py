@@ -47,8 +47,11 @@ def runtime_env(job: dict[str, Any], cluster: LocalCluster) -> dict[str, str]:
     if not text:
         return {}
     env = yaml.safe_load(text)
-    for line in env.get("pip", []):
-        req = Requirement(line)
+    # A list of requirements, or Ray's pip map when they carry hashes (packages, pip_install_options with
+    # --require-hashes): each line is a requirement, then pip's per-requirement options.
+    pip = env.get("pip", [])
+    for line in pip["packages"] if isinstance(pip, dict) else pip:
+        req = Requirement(line.split(" --hash=")[0])
         try:
             have = version(req.name)
         except PackageNotFoundError:
