@@ -59,7 +59,18 @@ export class DcgmExporter extends pulumi.ComponentResource {
 export interface PrometheusStackArgs {
   /** The pinned kube-prometheus-stack chart and its values (`planObservability(...).helm.kubePrometheusStack`). */
   readonly release: ObservabilityPlan["helm"]["kubePrometheusStack"];
+  /**
+   * The roles of the chart's service accounts (`planObservability(...).rbac`), created before the release. Needed
+   * when the release makes no RBAC of its own (`global.rbac.create: false`, as `planObservability` plans it with a
+   * workload namespace): without them its operator and its admission hook job could do nothing.
+   * @default [] (the chart's own RBAC)
+   */
+  readonly rbac?: ObservabilityPlan["rbac"];
 }
+
+/** Whether a release's values turn the chart's own RBAC off (`global.rbac.create: false`). */
+const chartRbacOff = (release: PrometheusStackArgs["release"]) =>
+  (release.values as { global?: { rbac?: { create?: unknown } } }).global?.rbac?.create === false;
 
 /** kube-prometheus-stack (chart 88.5.3): the Prometheus Operator and its CRDs, Prometheus, kube-state-metrics, Grafana. */
 export class PrometheusStack extends pulumi.ComponentResource {
@@ -68,7 +79,15 @@ export class PrometheusStack extends pulumi.ComponentResource {
 
   constructor(name: string, args: PrometheusStackArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:PrometheusStack", name, {}, opts);
-    this.release = helmRelease(name, args.release, childOptions(this, opts));
+    const rbac = args.rbac ?? [];
+    if (chartRbacOff(args.release) && rbac.length === 0)
+      throw new pulumi.RunError(
+        `PrometheusStack ${name}: its release makes no RBAC of its own (global.rbac.create: false); pass ` +
+          "rbac: planObservability(...).rbac, the roles of its service accounts",
+      );
+    // Its pods and its admission hook jobs run with these roles from the start.
+    const grants = createRbacGrants(name, rbac, childOptions(this, opts));
+    this.release = helmRelease(name, args.release, childOptions(this, opts, grants));
     this.registerOutputs({ releaseName: this.release.name });
   }
 }
@@ -165,12 +184,10 @@ export class GpuObservability extends pulumi.ComponentResource {
     this.grafanaAdminPassword = grafana?.password.result;
     const storage = plan.storageClass ? this.storage(name, args.clusterName, child) : [];
     const identity = plan.remoteWrite?.kind === "amp" ? [this.remoteWriteRole(name, args, child)] : [];
-    // The chart makes no RBAC of its own: its pods and its admission hook jobs run with these roles from the start.
-    const rbac = createRbacGrants(name, plan.rbac, inNamespace);
-    const ready = [namespace, ...policies, ...(grafana ? [grafana.secret] : []), ...storage, ...identity, ...rbac];
+    const ready = [namespace, ...policies, ...(grafana ? [grafana.secret] : []), ...storage, ...identity];
     this.prometheus = new PrometheusStack(
       `${name}-prometheus`,
-      { release: plan.helm.kubePrometheusStack },
+      { release: plan.helm.kubePrometheusStack, rbac: plan.rbac },
       childOptions(this, opts, ready),
     );
     const afterOperator = childOptions(this, opts, [this.prometheus]);
