@@ -240,13 +240,12 @@ function startupLines(startup: WorkloadStartup | undefined): string[] {
   if (!startup) return [];
   const { redirects, pip } = startup;
   const packages = `${pip.count} package${pip.count === 1 ? "" : "s"}`;
-  const installs: Record<PipVerification, string | undefined> = {
-    none: undefined,
+  const installs: Record<Exclude<PipVerification, "none">, string> = {
     "hash-checked": `  pip at start: ${packages}, each checked against its --hash (--require-hashes)`,
     unverified: `  pip at start: ${packages}, not hash-checked (a prod job's need --hash)`,
   };
   return [
     ...(redirects.length > 0 ? [`  redirects: ${redirects.join(", ")}`] : []),
-    ...(installs[pip.verification] ? [installs[pip.verification]!] : []),
+    ...(pip.verification === "none" ? [] : [installs[pip.verification]]),
   ];
 }

@@ -82,6 +82,9 @@ export async function previewStack(
   return { ...simulated(recorded, file), deploy: { apiEndpoint: plan.apiEndpoint, destroy: plan.destroy } };
 }
 
+/** What the deploy simulation checks, as its refusal's heading names it (core/deploy/program.ts). */
+const SIMULATED = "the order pulumi up creates resources in, names, pod placement, service accounts";
+
 /**
  * The recorded resources, sorted by type then name (code point: the order never depends on the machine's locale),
  * through the deploy simulation.
@@ -93,7 +96,7 @@ export function simulated(recorded: readonly RecordedResource[], source: string)
   if (problems.length)
     throw new ConfigError(
       problems.map((p) => ({ path: p.resource, message: p.message })),
-      `the deploy simulation of ${source} (the order pulumi up creates resources in, names, pod placement, service accounts)`,
+      `the deploy simulation of ${source} (${SIMULATED})`,
     );
   return { resources };
 }

@@ -11,6 +11,7 @@
  * A prod job's requirements must be hashed (the environment profile's `unverifiedPip`, core/environments.ts); a dev
  * job may install unverified, and `ray-gpu plan` says so. Pure.
  */
+import { ENVIRONMENT_PROFILES } from "../environments";
 import type { Environment } from "./environment-names";
 
 /** pip's hash algorithms with the hex digits of each digest (pip `_internal/utils/hashes.py`, `STRONG_HASHES`). */
@@ -60,12 +61,6 @@ export interface PipIssue {
   readonly message: string;
 }
 
-/** The environment a job runs in, and whether it may install unverified packages (its profile's `unverifiedPip`). */
-export interface PipEnvironment {
-  readonly environment: Environment;
-  readonly unverifiedPip: boolean;
-}
-
 const HOW_TO_HASH =
   "add --hash=sha256:<digest> (`pip hash` on the wheel, or `pip-compile --generate-hashes` with every dependency " +
   "the image lacks), or bake the package into the image and drop it here";
@@ -84,12 +79,12 @@ export function mixedHashIssues(requirements: readonly string[] | undefined): Pi
 }
 
 /**
- * In an environment that installs nothing unverified, each requirement of a list without hashes (a list with some is
- * {@link mixedHashIssues}'s).
+ * In an environment that installs nothing unverified (its profile's `unverifiedPip` false), each requirement of a list
+ * without hashes (a list with some is {@link mixedHashIssues}'s).
  */
-export function unverifiedPipIssues(requirements: readonly string[] | undefined, env: PipEnvironment): PipIssue[] {
+export function unverifiedPipIssues(requirements: readonly string[] | undefined, environment: Environment): PipIssue[] {
   const list = requirements ?? [];
-  if (env.unverifiedPip || list.some(isHashed)) return [];
-  const message = `has no --hash: a ${env.environment} job installs nothing unverified at its start; ${HOW_TO_HASH}`;
+  if (ENVIRONMENT_PROFILES[environment].unverifiedPip || list.some(isHashed)) return [];
+  const message = `has no --hash: a ${environment} job installs nothing unverified at its start; ${HOW_TO_HASH}`;
   return list.map((_, index) => ({ index, message }));
 }

@@ -137,9 +137,8 @@ export const StackConfigSchema = z
     checkCapacity(cfg, addIssue);
     checkApiEndpoint(cfg, addIssue);
     const seen = new Set<string>();
-    const pipEnv = { environment: cfg.environment, unverifiedPip: ENVIRONMENT_PROFILES[cfg.environment].unverifiedPip };
     cfg.workloads.forEach((w, i) => {
-      for (const p of unverifiedPipIssues(w.runtimeEnv?.pip, pipEnv))
+      for (const p of unverifiedPipIssues(w.runtimeEnv?.pip, cfg.environment))
         addIssue(["workloads", i, "runtimeEnv", "pip", p.index], p.message);
       for (const name of Object.keys(w.secretEnv).filter((n) => n in w.env))
         addIssue(["workloads", i, "secretEnv", name], `${name} is also set in env: keep it in secretEnv only`);

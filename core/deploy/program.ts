@@ -1,9 +1,9 @@
 /**
  * The deploy simulation of a whole Pulumi program: the order `pulumi up` creates its resources in and whether each
  * create can finish (`./order.ts`), every name against its service's limit (`./names.ts`), and whether each Ray pod can
- * land on a node group of the program (`./placement.ts`) as a service account that exists (`./service-accounts.ts`). Pure: it reads the resource graph a mock run records (type,
- * name, parent, dependencies, inputs), whatever made it: `ray-gpu preview --program`, the policy pack, or a team's own
- * unit test through `simulateDeploy`.
+ * land on a node group of the program (`./placement.ts`) as a service account that exists (`./service-accounts.ts`).
+ * Pure: it reads the resource graph a mock run records (type, name, parent, dependencies, inputs), whatever made it:
+ * `ray-gpu preview --program`, the policy pack, or a team's own unit test through `simulateDeploy`.
  */
 import { checkNames } from "./names";
 import { checkDeployOrder, type DeployNode, type DeployProblem } from "./order";

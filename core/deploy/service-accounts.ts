@@ -34,10 +34,10 @@ function namedAccounts(n: DeployNode): { role: string; account: string }[] {
 export function checkServiceAccounts(nodes: readonly DeployNode[]): DeployProblem[] {
   const created = new Set(nodes.filter((n) => n.type === NAMESPACE).flatMap((n) => text(metadataOf(n).name) ?? []));
   const accounts = new Map<string, string[]>();
-  for (const n of nodes.filter((n) => n.type === SERVICE_ACCOUNT)) {
-    const { name, namespace } = metadataOf(n);
-    if (text(name) && text(namespace))
-      accounts.set(text(namespace)!, [...(accounts.get(text(namespace)!) ?? []), text(name)!]);
+  for (const metadata of nodes.filter((n) => n.type === SERVICE_ACCOUNT).map(metadataOf)) {
+    const [name, namespace] = [text(metadata.name), text(metadata.namespace)];
+    if (name !== undefined && namespace !== undefined)
+      accounts.set(namespace, [...(accounts.get(namespace) ?? []), name]);
   }
   return nodes.filter(isRayResource).flatMap((n) => {
     const namespace = text(metadataOf(n).namespace);

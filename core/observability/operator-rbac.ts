@@ -3,11 +3,12 @@
  * cluster-wide. Chart 88.5.3 grants its Prometheus Operator `configmaps` and `secrets` (`*`) and `statefulsets` (`*`)
  * in a ClusterRole with no value that narrows it (templates/prometheus-operator/clusterrole.yaml); its only switch is
  * `global.rbac.create`, which also drops Prometheus's ClusterRole and the admission webhook job's roles. The platform
- * sets it false and grants the same rules itself ({@link PROMETHEUS_STACK_RBAC}): the operator's namespaced rules in a
+ * sets it false and grants the same rules itself ({@link prometheusStackRbac}): the operator's namespaced rules in a
  * Role in each namespace it watches (`--namespaces`: monitoring and the workload namespace, where its informers list
  * and watch), the rest in a ClusterRole as the chart has them. This is the split the operator's maintainers point to
- * (prometheus-operator issues #2064, #3544: "limit this with the --namespaces flag"). Every rule is the chart's: a test
- * reads the vendored templates and checks that the union of ours is theirs (test/core/observability/operator-rbac.test.ts).
+ * (prometheus-operator issues #2064, #3544: "limit this with the --namespaces flag"). Every rule is the chart's: a
+ * test reads the vendored templates and checks that the union of ours is theirs
+ * (test/core/observability/operator-rbac.test.ts).
  *
  * The service accounts are the chart's, named through `fullnameOverride` (`kube-prometheus-stack`, the names of
  * `helm install kube-prometheus-stack`), since the admission job's account has no name value of its own. Pure.

@@ -1,6 +1,5 @@
 /** KubeRay's `runtimeEnvYAML`: the Ray runtime environment the submitter passes with the job. */
 import { ConfigError } from "../../core/errors";
-import { ENVIRONMENT_PROFILES } from "../../core/environments";
 import type { Environment } from "../../core/config/environment-names";
 import { pipInstallOptions, pipVerification, unverifiedPipIssues } from "../../core/config/pip";
 import { stableYaml } from "../../core/serialize";
@@ -32,8 +31,7 @@ export function runtimeEnvYAML(env: {
  * @throws ConfigError naming each requirement at `<path>.runtimeEnv.pip[i]`.
  */
 export function checkPipVerified(pip: readonly string[] | undefined, environment: Environment, path: string): void {
-  const { unverifiedPip } = ENVIRONMENT_PROFILES[environment];
-  const issues = unverifiedPipIssues(pip, { environment, unverifiedPip });
+  const issues = unverifiedPipIssues(pip, environment);
   if (issues.length === 0) return;
   throw new ConfigError(
     issues.map((i) => ({ path: `${path}.runtimeEnv.pip[${i.index}]`, message: i.message, value: pip![i.index] })),
