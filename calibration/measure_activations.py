@@ -25,44 +25,110 @@ torch.manual_seed(0)
 # q/k/v bias, gated or plain MLP, pre/post-norm).
 FAMILIES = {
     "llama": lambda h, i, hd, v: transformers.LlamaConfig(
-        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
-        head_dim=hd, vocab_size=v, max_position_embeddings=1024, tie_word_embeddings=False),
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=hd,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        tie_word_embeddings=False,
+    ),
     "qwen2": lambda h, i, hd, v: transformers.Qwen2Config(
-        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=1,
-        head_dim=hd, vocab_size=v, max_position_embeddings=1024, tie_word_embeddings=True),
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        head_dim=hd,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+    ),
     "gemma": lambda h, i, hd, v: transformers.GemmaConfig(
-        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4,
-        head_dim=hd, vocab_size=v, max_position_embeddings=1024),
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        head_dim=hd,
+        vocab_size=v,
+        max_position_embeddings=1024,
+    ),
     "bert": lambda h, i, hd, v: transformers.BertConfig(
-        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, vocab_size=v,
-        max_position_embeddings=1024, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+    ),
     "gpt2": lambda h, i, hd, v: transformers.GPT2Config(
-        n_embd=h, n_inner=i, n_layer=3, n_head=4, vocab_size=v, n_positions=1024,
-        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0),
+        n_embd=h,
+        n_inner=i,
+        n_layer=3,
+        n_head=4,
+        vocab_size=v,
+        n_positions=1024,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    ),
     # GPT-style blocks with parallel attention and MLP: GPT-NeoX (Pythia, stablelm-base-alpha; PyTorch's fused GELU)
     # and Phi-1.5/2 (one shared norm; "gelu_new", tanh GELU written out in Python ops).
     "gpt_neox": lambda h, i, hd, v: transformers.GPTNeoXConfig(
-        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, vocab_size=v,
-        max_position_embeddings=1024, use_parallel_residual=True, hidden_act="gelu", rotary_pct=0.25,
-        attention_dropout=0.0, hidden_dropout=0.0, tie_word_embeddings=False),
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        use_parallel_residual=True,
+        hidden_act="gelu",
+        rotary_pct=0.25,
+        attention_dropout=0.0,
+        hidden_dropout=0.0,
+        tie_word_embeddings=False,
+    ),
     "phi": lambda h, i, hd, v: transformers.PhiConfig(
-        hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=4, vocab_size=v,
-        max_position_embeddings=1024, hidden_act="gelu_new", partial_rotary_factor=0.5,
-        resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0),
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        hidden_act="gelu_new",
+        partial_rotary_factor=0.5,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attention_dropout=0.0,
+    ),
 }
 
 # LoRA target sets: the default (query and value) and every linear layer of the blocks.
 LORA_TARGETS = {
     "default": {"bert": ["query", "value"], "gpt2": ["c_attn"], "gpt_neox": ["query_key_value"]},
-    "all-linear": {"bert": ["query", "key", "value", "dense"], "gpt2": ["c_attn", "c_proj", "c_fc"],
-                   "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
-                   "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"]},
+    "all-linear": {
+        "bert": ["query", "key", "value", "dense"],
+        "gpt2": ["c_attn", "c_proj", "c_fc"],
+        "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+        "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
+    },
 }
-LLAMA_TARGETS = {"default": ["q_proj", "v_proj"],
-                 "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}
+LLAMA_TARGETS = {
+    "default": ["q_proj", "v_proj"],
+    "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+}
 # Kinds of LoRA measured beyond the default: (targets, lm_head adapted, lora_dropout), on the Llama-style families.
-LORA_VARIANTS = (("default", False, 0.1), ("all-linear", False, 0.0), ("all-linear", False, 0.1),
-                 ("all-linear", True, 0.0))
+LORA_VARIANTS = (
+    ("default", False, 0.1),
+    ("all-linear", False, 0.0),
+    ("all-linear", False, 0.1),
+    ("all-linear", True, 0.0),
+)
 
 # (hidden, intermediate, head_dim, vocab): three shapes so the hidden, head, MLP and vocabulary terms separate.
 SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
@@ -72,10 +138,8 @@ def build(family: str, h: int, i: int, hd: int, v: int):
     cfg = FAMILIES[family](h, i, hd, v)
     cfg._attn_implementation = "sdpa"
     if family == "bert":
-        model = transformers.BertForMaskedLM(cfg)
-    else:
-        model = transformers.AutoModelForCausalLM.from_config(cfg)
-    return model
+        return transformers.BertForMaskedLM(cfg)
+    return transformers.AutoModelForCausalLM.from_config(cfg)
 
 
 def layers_of(model):
@@ -92,16 +156,31 @@ def lora_targets(family: str, kind: str, head: bool) -> list[str]:
     return targets + (["lm_head"] if head else [])
 
 
-def measure(family: str, shape: tuple, batch: int, seq: int, checkpointing: bool, lora: bool,
-            variant: tuple = ("default", False, 0.0)) -> dict:
+def measure(
+    family: str,
+    shape: tuple,
+    batch: int,
+    seq: int,
+    checkpointing: bool,
+    lora: bool,
+    variant: tuple = ("default", False, 0.0),
+) -> dict:
     h, i, hd, v = shape
     model = build(family, h, i, hd, v).to(torch.bfloat16)
     kind, head, dropout = variant
     if lora:
         from peft import LoraConfig, get_peft_model
 
-        model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules=lora_targets(family, kind, head),
-                                                 lora_dropout=dropout, fan_in_fan_out=family == "gpt2"))
+        model = get_peft_model(
+            model,
+            LoraConfig(
+                r=8,
+                lora_alpha=16,
+                target_modules=lora_targets(family, kind, head),
+                lora_dropout=dropout,
+                fan_in_fan_out=family == "gpt2",
+            ),
+        )
         model.enable_input_require_grads()
     if checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -112,7 +191,9 @@ def measure(family: str, shape: tuple, batch: int, seq: int, checkpointing: bool
 
     for idx, layer in enumerate(layers):
         layer.register_forward_pre_hook(lambda _m, _a, idx=idx: region.update(name=f"layer{idx}"))
-        layer.register_forward_hook(lambda _m, _a, _o, idx=idx: region.update(name="head" if idx == len(layers) - 1 else region["name"]))
+        layer.register_forward_hook(
+            lambda _m, _a, _o, idx=idx: region.update(name="head" if idx == len(layers) - 1 else region["name"])
+        )
 
     seen: dict[int, tuple[str, int]] = {}
 
@@ -132,14 +213,26 @@ def measure(family: str, shape: tuple, batch: int, seq: int, checkpointing: bool
         per_region[name] = per_region.get(name, 0) + nbytes
     inner = [per_region.get(f"layer{k}", 0) for k in range(1, len(layers))]
     return {
-        "family": family, "hidden": h, "intermediate": i, "headDim": hd if family in ("llama", "qwen2", "gemma") else h // 4,
-        "heads": 4, "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4), "vocab": v, "batch": batch,
+        "family": family,
+        "hidden": h,
+        "intermediate": i,
+        "headDim": hd if family in ("llama", "qwen2", "gemma") else h // 4,
+        "heads": 4,
+        "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4),
+        "vocab": v,
+        "batch": batch,
         "seq": seq,
-        "checkpointing": checkpointing, "lora": lora,
-        **({"loraTargets": kind, "loraHead": head, "loraDropout": dropout} if lora and variant != ("default", False, 0.0)
-           else {}),
-        "layerBytes": inner, "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
-        "headBytes": per_region.get("head", 0), "embedBytes": per_region.get("embed", 0),
+        "checkpointing": checkpointing,
+        "lora": lora,
+        **(
+            {"loraTargets": kind, "loraHead": head, "loraDropout": dropout}
+            if lora and variant != ("default", False, 0.0)
+            else {}
+        ),
+        "layerBytes": inner,
+        "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
+        "headBytes": per_region.get("head", 0),
+        "embedBytes": per_region.get("embed", 0),
         "layer0Bytes": per_region.get("layer0", 0),
         # Every saved byte of the step (layers, embeddings, head). With checkpointing the per-region split is not
         # meaningful (a checkpoint saves its layer's input before the layer's hooks run), the total is.
@@ -161,12 +254,19 @@ def main() -> None:
             for variant in LORA_VARIANTS:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, False, True, variant))
-    json.dump({
-        "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
-                 "bf16 weights, SDPA attention, model dropout 0 (LoRA dropout as stated), on CPU. Produced by calibration/measure_activations.py.",
-        "torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
-        "rows": rows,
-    }, sys.stdout, indent=1)
+    json.dump(
+        {
+            "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
+            "bf16 weights, SDPA attention, model dropout 0 (LoRA dropout as stated), on CPU. Produced by "
+            "calibration/measure_activations.py.",
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "python": platform.python_version(),
+            "rows": rows,
+        },
+        sys.stdout,
+        indent=1,
+    )
 
 
 if __name__ == "__main__":

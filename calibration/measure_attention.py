@@ -19,16 +19,24 @@ import sys
 
 import torch
 import transformers
-from ray_gpu.live_bytes import LiveBytes
 from measure_activations import layers_of
 from torch.autograd.graph import saved_tensors_hooks
+
+from ray_gpu.live_bytes import LiveBytes
 
 torch.manual_seed(0)
 
 
 def decoder(family: str, h: int, i: int, heads: int, v: int, attn_drop: float):
-    kw = dict(hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=heads, vocab_size=v,
-              max_position_embeddings=1024, attention_dropout=attn_drop)
+    kw = dict(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=heads,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        attention_dropout=attn_drop,
+    )
     if family == "llama":
         return transformers.LlamaConfig(**kw, num_key_value_heads=heads // 2, head_dim=h // heads)
     return transformers.GemmaConfig(**kw, num_key_value_heads=heads, head_dim=h // heads)
@@ -36,8 +44,16 @@ def decoder(family: str, h: int, i: int, heads: int, v: int, attn_drop: float):
 
 def encoder(family: str, h: int, i: int, heads: int, v: int, attn_drop: float, hidden_drop: float):
     cls = {"bert": transformers.BertConfig, "mpnet": transformers.MPNetConfig}[family]
-    return cls(hidden_size=h, intermediate_size=i, num_hidden_layers=3, num_attention_heads=heads, vocab_size=v,
-               max_position_embeddings=1024, attention_probs_dropout_prob=attn_drop, hidden_dropout_prob=hidden_drop)
+    return cls(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=heads,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        attention_probs_dropout_prob=attn_drop,
+        hidden_dropout_prob=hidden_drop,
+    )
 
 
 def model_for(family: str, cfg, impl: str, training: bool):
@@ -71,7 +87,9 @@ def saved_per_layer_token(model, batch: int, seq: int, vocab: int, causal: bool)
         if causal:
             loss = model(input_ids=ids, labels=ids).loss
         else:
-            loss = model(input_ids=ids, attention_mask=torch.ones_like(ids), labels=torch.zeros(batch, dtype=torch.long)).loss
+            loss = model(
+                input_ids=ids, attention_mask=torch.ones_like(ids), labels=torch.zeros(batch, dtype=torch.long)
+            ).loss
     loss.backward()
     inner = [sum(n for r, n in seen.values() if r == f"layer{k}") for k in range(1, len(layers))]
     return sum(inner) / len(inner) / (batch * seq)
@@ -87,14 +105,27 @@ def training_rows() -> list[dict]:
                     continue  # see the module docstring; MPNet has no SDPA path
                 for batch, seq in ((1, 64), (2, 128)):
                     causal = family in ("llama", "gemma")
-                    cfg = decoder(family, h, i, heads, 512, drop) if causal else encoder(family, h, i, heads, 512, drop, drop)
+                    cfg = (
+                        decoder(family, h, i, heads, 512, drop)
+                        if causal
+                        else encoder(family, h, i, heads, 512, drop, drop)
+                    )
                     model = model_for(family, cfg, impl, True).to(torch.bfloat16)
-                    rows.append({
-                        "family": family, "attention": impl, "attentionDropout": drop, "hiddenDropout": 0.0 if causal else drop,
-                        "hidden": h, "intermediate": i, "heads": heads, "kvHeads": heads // 2 if family == "llama" else heads,
-                        "batch": batch, "seq": seq,
-                        "layerBytesPerToken": saved_per_layer_token(model, batch, seq, 512, causal),
-                    })
+                    rows.append(
+                        {
+                            "family": family,
+                            "attention": impl,
+                            "attentionDropout": drop,
+                            "hiddenDropout": 0.0 if causal else drop,
+                            "hidden": h,
+                            "intermediate": i,
+                            "heads": heads,
+                            "kvHeads": heads // 2 if family == "llama" else heads,
+                            "batch": batch,
+                            "seq": seq,
+                            "layerBytesPerToken": saved_per_layer_token(model, batch, seq, 512, causal),
+                        }
+                    )
     return rows
 
 
@@ -105,25 +136,46 @@ def inference_rows() -> list[dict]:
             for impl in ("eager", "sdpa"):
                 if impl == "sdpa" and family == "mpnet":
                     continue
-                model = model_for(family, encoder(family, h, i, heads, 512, 0.1, 0.1), impl, False).to(torch.bfloat16).eval()
+                model = (
+                    model_for(family, encoder(family, h, i, heads, 512, 0.1, 0.1), impl, False)
+                    .to(torch.bfloat16)
+                    .eval()
+                )
                 for batch, seq in ((1, 64), (4, 64), (4, 128), (8, 256)):
                     ids = torch.randint(0, 512, (batch, seq))
                     mask = torch.ones_like(ids)
                     probe = LiveBytes()
                     with torch.no_grad(), probe:
                         model(input_ids=ids, attention_mask=mask)
-                    rows.append({"family": family, "attention": impl, "hidden": h, "intermediate": i, "heads": heads,
-                                 "batch": batch, "seq": seq, "peakBytes": probe.peak})
+                    rows.append(
+                        {
+                            "family": family,
+                            "attention": impl,
+                            "hidden": h,
+                            "intermediate": i,
+                            "heads": heads,
+                            "batch": batch,
+                            "seq": seq,
+                            "peakBytes": probe.peak,
+                        }
+                    )
     return rows
 
 
 def main() -> None:
-    json.dump({
-        "about": "Produced by calibration/measure_attention.py: saved-for-backward bytes per layer and token (training, "
-                 "bf16) and peak live bytes of no_grad encoder forwards (inference, bf16), on CPU.",
-        "torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
-        "training": training_rows(), "inference": inference_rows(),
-    }, sys.stdout, indent=1)
+    json.dump(
+        {
+            "about": "Produced by calibration/measure_attention.py: saved-for-backward bytes per layer and token (training, "
+            "bf16) and peak live bytes of no_grad encoder forwards (inference, bf16), on CPU.",
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "python": platform.python_version(),
+            "training": training_rows(),
+            "inference": inference_rows(),
+        },
+        sys.stdout,
+        indent=1,
+    )
 
 
 if __name__ == "__main__":

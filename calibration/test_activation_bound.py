@@ -17,16 +17,23 @@ import torch
 import transformers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from ray_gpu.live_bytes import saved_tensor_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 #: LoRA targets per family: PEFT's defaults, and every linear layer of a block.
 LORA_TARGETS = {
     "default": {"bert": ["query", "value"], "gpt_neox": ["query_key_value"], "phi": ["q_proj", "v_proj", "fc1", "fc2"]},
-    "all-linear": {"bert": ["query", "key", "value", "dense"], "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
-                   "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"]},
+    "all-linear": {
+        "bert": ["query", "key", "value", "dense"],
+        "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+        "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
+    },
 }
-LLAMA_TARGETS = {"default": ["q_proj", "v_proj"], "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}
+LLAMA_TARGETS = {
+    "default": ["q_proj", "v_proj"],
+    "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+}
 #: GPT-style families and their block layout (the planner's gptBlock); measured with SDPA only.
 GPT_BLOCKS = {"gpt_neox": "gpt-neox", "phi": "phi"}
 
@@ -39,7 +46,9 @@ def lora_targets(c: dict) -> list[str]:
 def planner():
     if not (ROOT / "dist/core/memory/estimate.js").exists():
         pytest.fail("dist/ is missing: run npm run build (npm ci does) before this test")
-    proc = subprocess.Popen(["node", str(ROOT / "calibration/planner_bridge.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["node", str(ROOT / "calibration/planner_bridge.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
 
     def ask(request: dict) -> dict:
         assert proc.stdin and proc.stdout
@@ -61,40 +70,88 @@ def cases(draw):
     attention = draw(st.sampled_from(["eager", "sdpa"])) if family not in GPT_BLOCKS else "sdpa"
     dropout = draw(st.sampled_from([0.0, 0.1])) if attention == "eager" else 0.0
     return {
-        "family": family, "heads": heads, "headDim": head_dim, "kvHeads": kv, "hidden": heads * head_dim,
-        "intermediate": draw(st.integers(32, 384)), "vocab": draw(st.sampled_from([128, 512, 1000])),
-        "layers": draw(st.integers(1, 3)), "attention": attention, "dropout": dropout,
-        "checkpointing": draw(st.booleans()), "lora": draw(st.booleans()), "batch": draw(st.integers(1, 3)), "seq": draw(st.integers(8, 160)),
-        "loraKind": draw(st.sampled_from(["default", "all-linear"])), "loraDropout": draw(st.sampled_from([0.0, 0.1])),
+        "family": family,
+        "heads": heads,
+        "headDim": head_dim,
+        "kvHeads": kv,
+        "hidden": heads * head_dim,
+        "intermediate": draw(st.integers(32, 384)),
+        "vocab": draw(st.sampled_from([128, 512, 1000])),
+        "layers": draw(st.integers(1, 3)),
+        "attention": attention,
+        "dropout": dropout,
+        "checkpointing": draw(st.booleans()),
+        "lora": draw(st.booleans()),
+        "batch": draw(st.integers(1, 3)),
+        "seq": draw(st.integers(8, 160)),
+        "loraKind": draw(st.sampled_from(["default", "all-linear"])),
+        "loraDropout": draw(st.sampled_from([0.0, 0.1])),
     }
 
 
 def build(c: dict) -> torch.nn.Module:
-    common = dict(hidden_size=c["hidden"], intermediate_size=c["intermediate"], num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
-                  vocab_size=c["vocab"], max_position_embeddings=512)
+    common = dict(
+        hidden_size=c["hidden"],
+        intermediate_size=c["intermediate"],
+        num_hidden_layers=c["layers"],
+        num_attention_heads=c["heads"],
+        vocab_size=c["vocab"],
+        max_position_embeddings=512,
+    )
     if c["family"] == "bert":
-        cfg = transformers.BertConfig(**common, attention_probs_dropout_prob=c["dropout"], hidden_dropout_prob=c["dropout"])
+        cfg = transformers.BertConfig(
+            **common, attention_probs_dropout_prob=c["dropout"], hidden_dropout_prob=c["dropout"]
+        )
         cls = transformers.BertForMaskedLM
     elif c["family"] == "gpt_neox":
-        cfg = transformers.GPTNeoXConfig(**common, use_parallel_residual=True, hidden_act="gelu", rotary_pct=0.25, attention_dropout=0.0,
-                                         hidden_dropout=0.0, tie_word_embeddings=False)
+        cfg = transformers.GPTNeoXConfig(
+            **common,
+            use_parallel_residual=True,
+            hidden_act="gelu",
+            rotary_pct=0.25,
+            attention_dropout=0.0,
+            hidden_dropout=0.0,
+            tie_word_embeddings=False,
+        )
         cls = transformers.AutoModelForCausalLM
     elif c["family"] == "phi":
-        cfg = transformers.PhiConfig(**common, hidden_act="gelu_new", partial_rotary_factor=0.5, resid_pdrop=0.0, embd_pdrop=0.0,
-                                     attention_dropout=0.0)
+        cfg = transformers.PhiConfig(
+            **common,
+            hidden_act="gelu_new",
+            partial_rotary_factor=0.5,
+            resid_pdrop=0.0,
+            embd_pdrop=0.0,
+            attention_dropout=0.0,
+        )
         cls = transformers.AutoModelForCausalLM
     else:
-        config_cls = {"llama": transformers.LlamaConfig, "qwen2": transformers.Qwen2Config, "gemma": transformers.GemmaConfig}[c["family"]]
-        cfg = config_cls(**common, num_key_value_heads=c["kvHeads"], head_dim=c["headDim"], attention_dropout=c["dropout"], tie_word_embeddings=False)
+        config_cls = {
+            "llama": transformers.LlamaConfig,
+            "qwen2": transformers.Qwen2Config,
+            "gemma": transformers.GemmaConfig,
+        }[c["family"]]
+        cfg = config_cls(
+            **common,
+            num_key_value_heads=c["kvHeads"],
+            head_dim=c["headDim"],
+            attention_dropout=c["dropout"],
+            tie_word_embeddings=False,
+        )
         cls = transformers.AutoModelForCausalLM
     torch.manual_seed(0)
-    model = cls.from_config(cfg, attn_implementation=c["attention"]).to(torch.bfloat16) if cls is transformers.AutoModelForCausalLM else cls(cfg).to(torch.bfloat16)
+    model = (
+        cls.from_config(cfg, attn_implementation=c["attention"]).to(torch.bfloat16)
+        if cls is transformers.AutoModelForCausalLM
+        else cls(cfg).to(torch.bfloat16)
+    )
     if cls is not transformers.AutoModelForCausalLM:
         model.config._attn_implementation = c["attention"]
     if c["lora"]:
         from peft import LoraConfig, get_peft_model
 
-        model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=lora_targets(c), lora_dropout=c["loraDropout"]))
+        model = get_peft_model(
+            model, LoraConfig(r=4, lora_alpha=8, target_modules=lora_targets(c), lora_dropout=c["loraDropout"])
+        )
         model.enable_input_require_grads()
     if c["checkpointing"]:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -110,21 +167,41 @@ def request(c: dict) -> dict:
     encoder = c["family"] == "bert"
     return {
         "model": {
-            "family": c["family"], "type": "encoder-embedding" if encoder else "decoder-llm",
+            "family": c["family"],
+            "type": "encoder-embedding" if encoder else "decoder-llm",
             "mlp": {"gemma": "geglu", "bert": "gelu", "gpt_neox": "gelu", "phi": "gelu"}.get(c["family"], "swiglu"),
-            **({"gptBlock": GPT_BLOCKS[c["family"]]} if c["family"] in GPT_BLOCKS else {}), "parameters": 0, "largestLayerParameters": 0,
-            "layers": c["layers"], "hiddenSize": c["hidden"], "attentionHeads": c["heads"], "kvHeads": c["kvHeads"], "headDim": c["headDim"],
-            "intermediateSize": c["intermediate"], "vocabSize": c["vocab"], "tiedEmbeddings": False, "source": "property test",
-            "attention": {"implementations": ["sdpa", "eager"], "attentionDropout": c["dropout"], "hiddenDropout": c["dropout"] if encoder else 0,
-                          "softmaxInFp32": not encoder, "relativePositionBias": False},
+            **({"gptBlock": GPT_BLOCKS[c["family"]]} if c["family"] in GPT_BLOCKS else {}),
+            "parameters": 0,
+            "largestLayerParameters": 0,
+            "layers": c["layers"],
+            "hiddenSize": c["hidden"],
+            "attentionHeads": c["heads"],
+            "kvHeads": c["kvHeads"],
+            "headDim": c["headDim"],
+            "intermediateSize": c["intermediate"],
+            "vocabSize": c["vocab"],
+            "tiedEmbeddings": False,
+            "source": "property test",
+            "attention": {
+                "implementations": ["sdpa", "eager"],
+                "attentionDropout": c["dropout"],
+                "hiddenDropout": c["dropout"] if encoder else 0,
+                "softmaxInFp32": not encoder,
+                "relativePositionBias": False,
+            },
         },
-        "precision": "bf16-true", "microBatchSize": c["batch"], "tokensPerSample": c["seq"], "gradientCheckpointing": c["checkpointing"],
+        "precision": "bf16-true",
+        "microBatchSize": c["batch"],
+        "tokensPerSample": c["seq"],
+        "gradientCheckpointing": c["checkpointing"],
         "attention": c["attention"],
         **({"lora": {"rank": 4, "targetModules": lora_targets(c), "dropout": c["loraDropout"]}} if c["lora"] else {}),
     }
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(cases())
 def test_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
     measured = saved_bytes(build(c), c)

@@ -45,9 +45,9 @@ checks() { # every check runs, whatever an earlier one found; the lane fails if 
   local rc=0
   echo "test:ray: the tuning-document loader fuzzed with the system $PYTHON (standard library only)"
   phase "test:ray: the loader fuzz" "$PYTHON" runtime/tests/fuzz_contract.py || rc=1
-  echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library and the Ray bench"
+  echo "test:ray: lint (ruff), format (ruff format --check) and types (mypy) of the runtime library, the Ray bench and the calibration"
   phase "test:ray: lint, format and types" \
-    bash -c 'cd runtime && ruff check . ../bench/ray && ruff format --check . ../bench/ray && mypy' || rc=1
+    bash -c 'cd runtime && ruff check . ../bench/ray ../calibration && ruff format --check . ../bench/ray ../calibration && mypy' || rc=1
   echo "test:ray: runtime library tests"
   phase "test:ray: the runtime library tests" \
     python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests || rc=1

@@ -68,7 +68,9 @@ class Runs:
         self.loads.append(load)
 
 
-def run_measure(measure: Measure, runs: int, load: Callable[[], float] = load_average, log: Callable[[str], None] = print) -> Runs:
+def run_measure(
+    measure: Measure, runs: int, load: Callable[[], float] = load_average, log: Callable[[str], None] = print
+) -> Runs:
     """One warm-up run of each side (not counted: a cluster's first run starts worker processes), then ``runs`` runs
     a side in :func:`order`."""
     warm_up: tuple[Side, ...] = ("a", "b")
@@ -94,7 +96,16 @@ def summary(measure: Measure, counted: Runs) -> dict[str, Any]:
         a = [r[m.key] for r in counted.values["a"]]
         b = [r[m.key] for r in counted.values["b"]]
         ma, mb = _median(a), _median(b)
-        rows.append({**asdict(m), "a": a, "b": b, "medianA": ma, "medianB": mb, "ratioBtoA": round(mb / ma, 3) if ma and mb is not None else None})
+        rows.append(
+            {
+                **asdict(m),
+                "a": a,
+                "b": b,
+                "medianA": ma,
+                "medianB": mb,
+                "ratioBtoA": round(mb / ma, 3) if ma and mb is not None else None,
+            }
+        )
     loads = counted.loads
     return {
         "name": measure.name,
@@ -136,7 +147,8 @@ def markdown(report: dict[str, Any]) -> str:
     head = (
         f"Measured {report['date']} on {report['machine']['cpus']} CPUs, Ray {report['ray']}, {report['runsPerSide']} runs a side "
         f"after one warm-up run each, in ABBA order; medians.\n\n"
-        "| lever | plan key | metric | A: planned | B: default | median A | median B | B / A | the runs say | load (1-min, min-median-max) |\n"
+        "| lever | plan key | metric | A: planned | B: default | median A | median B | B / A | the runs say | "
+        "load (1-min, min-median-max) |\n"
         "|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
@@ -144,11 +156,19 @@ def markdown(report: dict[str, Any]) -> str:
         load = m["load"] or {}
         seen = f"{load.get('min')}-{load.get('median')}-{load.get('max')}" if load else "-"
         if "error" in m:
-            lines.append(f"| {m['lever']} | `{m['planKey']}` | - | {m['planned']} | {m['default']} | - | - | - | failed: {m['error']} | - |")
+            lines.append(
+                f"| {m['lever']} | `{m['planKey']}` | - | {m['planned']} | {m['default']} | - | - | - | failed: {m['error']} | - |"
+            )
             continue
         for row in m["metrics"]:
             cells = [m["lever"], f"`{m['planKey']}`", row["label"], m["planned"], m["default"]]
-            cells += [_number(row["medianA"], row["unit"]), _number(row["medianB"], row["unit"]), _number(row["ratioBtoA"], "x"), verdict(row), seen]
+            cells += [
+                _number(row["medianA"], row["unit"]),
+                _number(row["medianB"], row["unit"]),
+                _number(row["ratioBtoA"], "x"),
+                verdict(row),
+                seen,
+            ]
             lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -159,7 +179,14 @@ def bench_report(ray_version: str, runs: int, measures: list[dict[str, Any]], **
     import platform
 
     machine = {"cpus": os.cpu_count(), "python": platform.python_version()}
-    return {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"), "ray": ray_version, "machine": machine, **extra, "runsPerSide": runs, "measures": measures}
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+        "ray": ray_version,
+        "machine": machine,
+        **extra,
+        "runsPerSide": runs,
+        "measures": measures,
+    }
 
 
 def write_report(folder: str, stem: str, report: dict[str, Any], table: str) -> None:

@@ -28,7 +28,10 @@ def splice(text: str, part: str, table: str) -> str:
     :raises ValueError: the page does not hold the part's two markers once each, in order
     """
     begin, end = markers(part)
-    found = [m.start() for m in re.finditer(re.escape(begin), text)], [m.start() for m in re.finditer(re.escape(end), text)]
+    found = (
+        [m.start() for m in re.finditer(re.escape(begin), text)],
+        [m.start() for m in re.finditer(re.escape(end), text)],
+    )
     if len(found[0]) != 1 or len(found[1]) != 1 or found[0][0] > found[1][0]:
         raise ValueError(f"expected one '{begin}' followed by one '{end}'; found {len(found[0])} and {len(found[1])}")
     head, rest = text.split(begin)

@@ -29,7 +29,11 @@ from levers_lab import Lab, on_nodes, planned_nodes
 
 #: The four levers a config sets as planned (the others at Ray's defaults), in the order the configs list them.
 LEVERS = ("block_size", "preprocess_pool", "batch_size", "actor_pool")
-CONFIGS: dict[str, frozenset[str]] = {"tuned": frozenset(LEVERS), BASELINE: frozenset(), **{f"+{lv}": frozenset({lv}) for lv in LEVERS}}
+CONFIGS: dict[str, frozenset[str]] = {
+    "tuned": frozenset(LEVERS),
+    BASELINE: frozenset(),
+    **{f"+{lv}": frozenset({lv}) for lv in LEVERS},
+}
 #: The data: rows and files (64 MiB of text; 13 to 33 s a run on 2 CPUs at 1-min loads of 8 to 31).
 ROWS, FILES = 30_000, 32
 #: The worker's object store: large enough that it does not bind (as in the plan, whose working set fits its store).
@@ -60,7 +64,10 @@ class EmbedBench:
 
         tuning = ray_gpu.load(lab.tuning_file("levers-embed"), env={})  # logical GPUs; sets the planned block size
         self.data, self.default_batch = data, default_batch
-        self.block, self.default_block = tuning.document["data"]["blockSizeBytes"], ray.data.context.DEFAULT_TARGET_MAX_BLOCK_SIZE
+        self.block, self.default_block = (
+            tuning.document["data"]["blockSizeBytes"],
+            ray.data.context.DEFAULT_TARGET_MAX_BLOCK_SIZE,
+        )
         self.pool, self.pre = tuning.actor_pool_kwargs(), tuning.preprocess_kwargs()
 
     def pipeline(self, levers: frozenset[str]) -> Any:
@@ -68,12 +75,21 @@ class EmbedBench:
         size, tokenizing fused into the read tasks, ``default_batch`` rows a call, an autoscaling actor pool."""
         import ray.data
 
-        ray.data.DataContext.get_current().target_max_block_size = self.block if "block_size" in levers else self.default_block
+        ray.data.DataContext.get_current().target_max_block_size = (
+            self.block if "block_size" in levers else self.default_block
+        )
         pre = self.pre if "preprocess_pool" in levers else {}
-        encode: dict[str, Any] = {"num_gpus": self.pool["num_gpus"], "batch_size": self.pool["batch_size"] if "batch_size" in levers else self.default_batch}
+        encode: dict[str, Any] = {
+            "num_gpus": self.pool["num_gpus"],
+            "batch_size": self.pool["batch_size"] if "batch_size" in levers else self.default_batch,
+        }
         if "actor_pool" in levers:
             encode["compute"] = self.pool["compute"]
-        return ray.data.read_parquet(self.data).map_batches(embed_udfs.tokenize, **pre).map_batches(embed_udfs.Encoder, **encode)
+        return (
+            ray.data.read_parquet(self.data)
+            .map_batches(embed_udfs.tokenize, **pre)
+            .map_batches(embed_udfs.Encoder, **encode)
+        )
 
     def run(self, name: str) -> dict[str, Any]:
         """One run of config ``name``, consumed by the driver: rows per second from building the dataset to its last
@@ -92,7 +108,9 @@ class EmbedBench:
             pids.update(np.unique(batch["pid"]).tolist())
         wall = time.perf_counter() - started
         slots = {"read": 16, "preprocess": 16, "gpu": 8, "write": 16}  # only names the stages; not reported
-        ops = run_record.data_section(run_record.stats_summary(ds), wall_seconds=wall, rows=rows, slots=slots, gpu_udf="Encoder")["operators"]
+        ops = run_record.data_section(
+            run_record.stats_summary(ds), wall_seconds=wall, rows=rows, slots=slots, gpu_udf="Encoder"
+        )["operators"]
         return {
             "rows": rows,
             "seconds": round(wall, 2),
@@ -108,7 +126,13 @@ class EmbedBench:
         pool, pre = self.pool["compute"], self.pre["compute"]
         same = self.default_batch == self.pool["batch_size"]
         return [
-            {"lever": "Block size", "planKey": "data.blockSizeBytes", "planned": _mib(self.block), "default": _mib(self.default_block), "note": "measured"},
+            {
+                "lever": "Block size",
+                "planKey": "data.blockSizeBytes",
+                "planned": _mib(self.block),
+                "default": _mib(self.default_block),
+                "note": "measured",
+            },
             {
                 "lever": "Preprocessing as its own task pool",
                 "planKey": "actorPool.preprocessConcurrency",
@@ -121,9 +145,11 @@ class EmbedBench:
                 "planKey": "actorPool.batchSize",
                 "planned": f"{self.pool['batch_size']} rows",
                 "default": f"{self.default_batch} rows",
-                "note": "Ray's default (None: a whole block) and 'auto' are refused with num_gpus; the default here is the nearest Ray accepts, "
+                "note": "Ray's default (None: a whole block) and 'auto' are refused with num_gpus; the default "
+                "here is the nearest Ray accepts, "
                 + (
-                    "Ray's legacy default, equal to the plan's: `+batch_size` runs the same pipeline as `defaults` (an A/A check of the bench's noise)"
+                    "Ray's legacy default, equal to the plan's: `+batch_size` runs the same pipeline as "
+                    "`defaults` (an A/A check of the bench's noise)"
                     if same
                     else "as given"
                 ),
@@ -165,7 +191,11 @@ def interleaved(bench: EmbedBench, runs: int) -> list[dict[str, Any]]:
             errors[name] = repr(e)[:300]
             print(f"  {name} failed: {errors[name]}", flush=True)
             continue
-        print(f"  {'warm-up' if rnd < 0 else f'round {rnd + 1}'} {name} (load {load}): {result['rowsPerSecond']} rows/s in {result['seconds']} s", flush=True)
+        print(
+            f"  {'warm-up' if rnd < 0 else f'round {rnd + 1}'} {name} (load {load}): {result['rowsPerSecond']} "
+            f"rows/s in {result['seconds']} s",
+            flush=True,
+        )
         if rnd >= 0:
             counted[name].append({"round": rnd, "position": position, "load": load, **result})
     rows = []
@@ -181,14 +211,25 @@ def main() -> int:
     import ray.data.context
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rendered", required=True, help="output of ray-gpu render -C runtime/e2e/levers-stack --stack levers")
+    parser.add_argument(
+        "--rendered", required=True, help="output of ray-gpu render -C runtime/e2e/levers-stack --stack levers"
+    )
     parser.add_argument("--work", required=True, help="scratch directory (the data is written here once)")
     parser.add_argument("--out", required=True, help="folder for embed.json and embed.md")
-    parser.add_argument("--runs", type=int, default=3, help="counted rounds, each running every config once (default 3)")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="counted rounds, each running every config once (default 3)"
+    )
     parser.add_argument("--rows", type=int, default=ROWS, help=f"rows of text (default {ROWS})")
     parser.add_argument("--files", type=int, default=FILES, help=f"parquet files (default {FILES})")
-    parser.add_argument("--default-batch-size", type=int, default=ray.data.context.LEGACY_DEFAULT_BATCH_SIZE, help="defaults' rows per encoder call")
-    args, ignored = parser.parse_known_args()  # bench-ray.sh hands every part the same arguments (--only is the levers')
+    parser.add_argument(
+        "--default-batch-size",
+        type=int,
+        default=ray.data.context.LEGACY_DEFAULT_BATCH_SIZE,
+        help="defaults' rows per encoder call",
+    )
+    args, ignored = (
+        parser.parse_known_args()
+    )  # bench-ray.sh hands every part the same arguments (--only is the levers')
     if ignored:
         print(f"  embed bench: ignoring {' '.join(ignored)}", flush=True)
     lab = Lab.load(args.rendered, args.work)
@@ -202,9 +243,22 @@ def main() -> int:
         bench = EmbedBench(lab, data, args.default_batch_size)
         return interleaved(bench, args.runs), bench.levers(), refused_batch_sizes(), bench.pool["batch_size"]
 
-    configs, levers, refused, planned_batch = on_nodes(planned_nodes(lab, "levers-embed", BENCH_STORE_BYTES), body, pythonpath=(here,))
-    cluster = f"the levers stack's head and one worker pod as Ray nodes (16 logical CPUs, 4 logical GPUs), a {BENCH_STORE_BYTES >> 20} MiB worker store"
-    report = bench_report(ray.__version__, args.runs, configs, cluster=cluster, data=data_shape(data), levers=levers, refusedBatchSizes=refused)
+    configs, levers, refused, planned_batch = on_nodes(
+        planned_nodes(lab, "levers-embed", BENCH_STORE_BYTES), body, pythonpath=(here,)
+    )
+    cluster = (
+        "the levers stack's head and one worker pod as Ray nodes (16 logical CPUs, 4 logical GPUs), a "
+        f"{BENCH_STORE_BYTES >> 20} MiB worker store"
+    )
+    report = bench_report(
+        ray.__version__,
+        args.runs,
+        configs,
+        cluster=cluster,
+        data=data_shape(data),
+        levers=levers,
+        refusedBatchSizes=refused,
+    )
     report["runsPerConfig"], report["configs"] = report.pop("runsPerSide"), report.pop("measures")
     if args.default_batch_size == planned_batch:
         report["aaControl"] = "+batch_size"  # the plan's batch size is the default: the same pipeline as defaults
@@ -219,7 +273,9 @@ def data_shape(folder: str) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     files = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
-    lengths = [pc.sum(pc.utf8_length(pq.read_table(os.path.join(folder, f), columns=["text"])["text"])).as_py() for f in files]
+    lengths = [
+        pc.sum(pc.utf8_length(pq.read_table(os.path.join(folder, f), columns=["text"])["text"])).as_py() for f in files
+    ]
     rows = sum(pq.read_metadata(os.path.join(folder, f)).num_rows for f in files)
     return {"rows": rows, "files": len(files), "textBytes": sum(lengths), "meanChars": sum(lengths) / rows}
 

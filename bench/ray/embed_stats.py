@@ -74,7 +74,8 @@ def _aa_line(report: dict[str, Any]) -> list[str]:
     return [
         "",
         f"A/A check: `{name}` runs the same pipeline as `{BASELINE}`; its rows/s over defaults' in each round were "
-        f"{', '.join(f'{x:g}' for x in ratios)} ({min(ratios):g}-{max(ratios):g}x). A ratio inside that spread is not a measured difference.",
+        f"{', '.join(f'{x:g}' for x in ratios)} ({min(ratios):g}-{max(ratios):g}x). A ratio inside that spread "
+        "is not a measured difference.",
     ]
 
 
@@ -115,10 +116,14 @@ def markdown(report: dict[str, Any]) -> str:
         f"medians. Cluster: {report['cluster']}.\n"
     )
     lines += ["| lever | plan key | tuned (planned) | default | note |", "|---|---|---|---|---|"]
-    lines += [f"| {lv['lever']} | `{lv['planKey']}` | {lv['planned']} | {lv['default']} | {lv['note']} |" for lv in report["levers"]]
+    lines += [
+        f"| {lv['lever']} | `{lv['planKey']}` | {lv['planned']} | {lv['default']} | {lv['note']} |"
+        for lv in report["levers"]
+    ]
     lines += [
         "",
-        "| config | tuned levers | median rows/s | / defaults | rounds beat defaults | rows/s per run | load (1-min) per run | spilled (max) | largest block | actors that worked |",
+        "| config | tuned levers | median rows/s | / defaults | rounds beat defaults | rows/s per run | load "
+        "(1-min) per run | spilled (max) | largest block | actors that worked |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += ["| " + " | ".join(str(cell).replace("|", "/") for cell in _row(c)) + " |" for c in report["configs"]]

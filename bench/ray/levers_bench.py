@@ -59,7 +59,9 @@ class Levers:
 
         actors = {**self.pool, "compute": ray.data.ActorPoolStrategy(size=IDLE_ACTORS)}
         started = time.perf_counter()
-        ds = ray.data.read_parquet(self.data).map_batches(bench_udfs.preprocess_sleep, batch_size=self.pool["batch_size"], **(self.pre if side == "a" else {}))
+        ds = ray.data.read_parquet(self.data).map_batches(
+            bench_udfs.preprocess_sleep, batch_size=self.pool["batch_size"], **(self.pre if side == "a" else {})
+        )
         df = ds.map_batches(bench_udfs.TimedProbe, **actors).to_pandas()
         wall = time.perf_counter() - started
         last = df.groupby("pid")[["busy", "idle"]].max()
@@ -70,9 +72,13 @@ class Levers:
         """Tokenizing batches running at once (their own clocks), in the plan's pool or fused into the reads."""
         import ray.data
 
-        ds = ray.data.read_parquet(self.data).map_batches(bench_udfs.tokenize_timed, batch_size=None, **(self.pre if side == "a" else {}))
+        ds = ray.data.read_parquet(self.data).map_batches(
+            bench_udfs.tokenize_timed, batch_size=None, **(self.pre if side == "a" else {})
+        )
         df = ds.to_pandas()
-        spans = list(df.groupby(["pid", "t0"]).t1.first().reset_index()[["t0", "t1"]].itertuples(index=False, name=None))
+        spans = list(
+            df.groupby(["pid", "t0"]).t1.first().reset_index()[["t0", "t1"]].itertuples(index=False, name=None)
+        )
         return {"peakConcurrent": _peak_overlap(spans)}
 
     def actor_pool(self, side: Side) -> dict[str, float]:
@@ -82,7 +88,10 @@ class Levers:
         args = self.pool if side == "a" else {k: v for k, v in self.pool.items() if k != "compute"}
         started = time.perf_counter()
         df = ray.data.read_parquet(self.data).map_batches(bench_udfs.PoolProbe, **args).to_pandas()
-        return {"actorsThatWorked": float(df.pid.nunique()), "rowsPerSecond": round(len(df) / (time.perf_counter() - started), 1)}
+        return {
+            "actorsThatWorked": float(df.pid.nunique()),
+            "rowsPerSecond": round(len(df) / (time.perf_counter() - started), 1),
+        }
 
     def data_wait(self, side: Side) -> dict[str, float]:
         """The training loop's data-wait fraction with the plan's DataLoader workers or PyTorch's 0, in a Ray task."""
@@ -134,7 +143,10 @@ class Levers:
                 "actorPool.actorPoolSize",
                 pool,
                 "autoscaling pool from 1",
-                (Metric("actorsThatWorked", "actors that took batches", "", "higher"), Metric("rowsPerSecond", "rows per second", "rows/s", "higher")),
+                (
+                    Metric("actorsThatWorked", "actors that took batches", "", "higher"),
+                    Metric("rowsPerSecond", "rows per second", "rows/s", "higher"),
+                ),
                 self.actor_pool,
             ),
             Measure(
@@ -152,7 +164,14 @@ class Levers:
                 "knobs.microBatchSize, knobs.gradientAccumulationSteps",
                 accumulation,
                 f"{knobs['globalBatchSize'] // train_doc['train']['numWorkers']} rows x 1",
-                (Metric("stepSeconds", "seconds per optimizer step (the price of less activation memory)", "s", "neither"),),
+                (
+                    Metric(
+                        "stepSeconds",
+                        "seconds per optimizer step (the price of less activation memory)",
+                        "s",
+                        "neither",
+                    ),
+                ),
                 self.train_step,
                 max_runs=TRAIN_RUNS,
             ),
@@ -189,7 +208,9 @@ def main() -> int:
     import ray
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rendered", required=True, help="output of ray-gpu render -C runtime/e2e/levers-stack --stack levers")
+    parser.add_argument(
+        "--rendered", required=True, help="output of ray-gpu render -C runtime/e2e/levers-stack --stack levers"
+    )
     parser.add_argument("--work", required=True, help="scratch directory")
     parser.add_argument("--out", required=True, help="folder for levers.json and levers.md")
     parser.add_argument("--runs", type=int, default=5, help="counted runs a side of each measure (default 5)")
@@ -198,8 +219,13 @@ def main() -> int:
     lab = Lab.load(args.rendered, args.work)
     here = os.path.dirname(os.path.abspath(__file__))
     only = set(args.only.split(",")) if args.only else None
-    measures = on_nodes(planned_nodes(lab, "levers-embed", BENCH_STORE_BYTES), lambda: bench(lab, args.runs, only), pythonpath=(here,))
-    cluster = f"the levers stack's head and one worker pod as Ray nodes (16 logical CPUs, logical GPUs), a {BENCH_STORE_BYTES >> 20} MiB worker store"
+    measures = on_nodes(
+        planned_nodes(lab, "levers-embed", BENCH_STORE_BYTES), lambda: bench(lab, args.runs, only), pythonpath=(here,)
+    )
+    cluster = (
+        "the levers stack's head and one worker pod as Ray nodes (16 logical CPUs, logical GPUs), a "
+        f"{BENCH_STORE_BYTES >> 20} MiB worker store"
+    )
     report = bench_report(ray.__version__, args.runs, measures, cluster=cluster)
     write_report(args.out, "levers", report, markdown(report))
     return 1 if any("error" in m for m in measures) else 0

@@ -60,7 +60,15 @@ def test_verdicts_follow_the_metrics_direction_and_call_overlapping_runs_unclear
 def test_the_table_has_a_row_per_metric_and_says_what_failed() -> None:
     measure, _ = scripted({"a": [0.0, 1.0], "b": [0.0, 2.0]})
     ok = summary(measure, run_measure(measure, 1, load=lambda: 0.0, log=lambda _: None))
-    failed = {"name": "f", "lever": "Broken", "planKey": "k", "planned": "p", "default": "d", "load": None, "error": "RuntimeError('x')"}
+    failed = {
+        "name": "f",
+        "lever": "Broken",
+        "planKey": "k",
+        "planned": "p",
+        "default": "d",
+        "load": None,
+        "error": "RuntimeError('x')",
+    }
     report = {"date": "2026-12-02", "machine": {"cpus": 2}, "ray": "2.58.0", "runsPerSide": 1, "measures": [ok, failed]}
     table = markdown(report)
     assert "| Lever | `a.key` | the metric | planned | default | 1 s | 2 s | 2 x | A better |" in table

@@ -15,7 +15,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def test_only_the_marked_section_changes() -> None:
     page = "# Page\n\nBefore.\n<!-- bench:ray tune -->\nold table\n<!-- /bench:ray tune -->\nAfter.\n"
     new = splice(page, "tune", "| a |\n|---|\n| 1 |\n")
-    assert new == "# Page\n\nBefore.\n<!-- bench:ray tune -->\n\n| a |\n|---|\n| 1 |\n\n<!-- /bench:ray tune -->\nAfter.\n"
+    assert (
+        new == "# Page\n\nBefore.\n<!-- bench:ray tune -->\n\n| a |\n|---|\n| 1 |\n\n<!-- /bench:ray tune -->\nAfter.\n"
+    )
     assert splice(new, "tune", "| a |\n|---|\n| 1 |\n") == new  # copying the same table again changes nothing
 
 
@@ -28,7 +30,9 @@ def test_only_the_marked_section_changes() -> None:
     ],
 )
 def test_a_page_without_its_markers_once_in_order_is_refused(page: str) -> None:
-    with pytest.raises(ValueError, match="expected one '<!-- bench:ray tune -->' followed by one '<!-- /bench:ray tune -->'"):
+    with pytest.raises(
+        ValueError, match="expected one '<!-- bench:ray tune -->' followed by one '<!-- /bench:ray tune -->'"
+    ):
         splice(page, "tune", "| a |\n")
 
 
@@ -43,7 +47,11 @@ def test_every_part_has_its_markers_in_its_page() -> None:
 def test_copying_writes_the_table_into_the_page(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "out").mkdir()
-    (tmp_path / "docs" / "tune.md").write_text("x\n<!-- bench:ray tune -->\n<!-- /bench:ray tune -->\ny\n", encoding="utf-8")
+    (tmp_path / "docs" / "tune.md").write_text(
+        "x\n<!-- bench:ray tune -->\n<!-- /bench:ray tune -->\ny\n", encoding="utf-8"
+    )
     (tmp_path / "out" / "tune.md").write_text("| measured |\n", encoding="utf-8")
     assert copy_tables(str(tmp_path), str(tmp_path / "out"), ["tune"]) == ["docs/tune.md (tune)"]
-    assert (tmp_path / "docs" / "tune.md").read_text(encoding="utf-8") == "x\n<!-- bench:ray tune -->\n\n| measured |\n\n<!-- /bench:ray tune -->\ny\n"
+    assert (tmp_path / "docs" / "tune.md").read_text(
+        encoding="utf-8"
+    ) == "x\n<!-- bench:ray tune -->\n\n| measured |\n\n<!-- /bench:ray tune -->\ny\n"

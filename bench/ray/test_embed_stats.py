@@ -15,7 +15,15 @@ NAMES = ["tuned", "defaults", "+a", "+b"]
 def report(configs: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     """A bench report of ``configs`` as embed_bench.py writes it, with ``fields`` set over its defaults."""
     data = {"rows": 10, "files": 2, "textBytes": 2**20, "meanChars": 2000.0}
-    base = {"date": "2026-12-04", "machine": {"cpus": 2}, "ray": "2.58.0", "runsPerConfig": 1, "cluster": "local", "data": data, "levers": []}
+    base = {
+        "date": "2026-12-04",
+        "machine": {"cpus": 2},
+        "ray": "2.58.0",
+        "runsPerConfig": 1,
+        "cluster": "local",
+        "data": data,
+        "levers": [],
+    }
     return {**base, "configs": configs, **fields}
 
 
@@ -48,8 +56,17 @@ def test_fewer_rounds_than_configs_never_repeat_a_position() -> None:
         assert len({r.index(name) for r in rounds}) == 3
 
 
-def run(rnd: int, rate: float, load: float = 1.0, spilled: int = 0, block: int = 2**20, actors: int = 8) -> dict[str, Any]:
-    return {"round": rnd, "rowsPerSecond": rate, "load": load, "spilledBytes": spilled, "maxBlockBytes": block, "actors": actors}
+def run(
+    rnd: int, rate: float, load: float = 1.0, spilled: int = 0, block: int = 2**20, actors: int = 8
+) -> dict[str, Any]:
+    return {
+        "round": rnd,
+        "rowsPerSecond": rate,
+        "load": load,
+        "spilledBytes": spilled,
+        "maxBlockBytes": block,
+        "actors": actors,
+    }
 
 
 def test_the_summary_compares_medians_and_counts_rounds_won() -> None:
@@ -81,7 +98,13 @@ def test_the_table_has_a_row_per_config_and_says_what_failed() -> None:
         {"levers": "none", **summary(BASELINE, base, base)},
         {"name": "+b", "levers": "b", "error": "RuntimeError('x')"},
     ]
-    lever = {"lever": "Batch size", "planKey": "actorPool.batchSize", "planned": "1024 rows", "default": "1024 rows", "note": "A/A"}
+    lever = {
+        "lever": "Batch size",
+        "planKey": "actorPool.batchSize",
+        "planned": "1024 rows",
+        "default": "1024 rows",
+        "note": "A/A",
+    }
     table = markdown(report(configs, levers=[lever]))
     assert "| Batch size | `actorPool.batchSize` | 1024 rows | 1024 rows | A/A |" in table
     assert "| `tuned` | all four | 150 | 1.5x | 1 of 1 | 150 | 1 | 0.0 MiB | 16.0 MiB | 8 |" in table

@@ -25,7 +25,11 @@ def _runs(bad: BadSetting, stacks: dict[str, str], work: str, runs: int) -> dict
     for i, side in enumerate(order(runs), 1):
         load = load_average()
         record = run_job(rendered[side], work, f"{side}-{i}")
-        row = {"rowsPerSecond": round(rows_per_second(record), 1), "spilledBytes": record["objectStore"]["spilledBytes"], "load": load}
+        row = {
+            "rowsPerSecond": round(rows_per_second(record), 1),
+            "spilledBytes": record["objectStore"]["spilledBytes"],
+            "load": load,
+        }
         out[side].append(row)
         print(f"  {bad.name} run {i} ({'tuned' if side == 'a' else 'bad'}, load {load}): {row}", flush=True)
     return out
@@ -50,7 +54,10 @@ def measure(bad: BadSetting, work: str, runs: int) -> dict[str, Any]:
         "ratioTunedToBad": round(statistics.median(a) / statistics.median(b), 3),
         "pairsTunedFaster": sum(x > y for x, y in zip(a, b, strict=True)),
         "pairs": len(a),
-        "spilledBytes": {"tuned": [r["spilledBytes"] for r in counted["a"]], "bad": [r["spilledBytes"] for r in counted["b"]]},
+        "spilledBytes": {
+            "tuned": [r["spilledBytes"] for r in counted["a"]],
+            "bad": [r["spilledBytes"] for r in counted["b"]],
+        },
     }
 
 
@@ -58,7 +65,8 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"Measured {report['date']} on {report['machine']['cpus']} CPUs, Ray {report['ray']}: {report['runsPerSide']} runs a side, "
         "ABBA, each on a fresh local cluster; medians.\n",
-        "| bad setting | tune names | change | rows/s bad | rows/s tuned | tuned / bad | pairs tuned faster | spilled bad | spilled tuned | load (1-min) |",
+        "| bad setting | tune names | change | rows/s bad | rows/s tuned | tuned / bad | pairs tuned faster | "
+        "spilled bad | spilled tuned | load (1-min) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in report["measures"]:
@@ -69,7 +77,12 @@ def markdown(report: dict[str, Any]) -> str:
         spilled = {k: f"{max(v) / 2**20:.0f} MiB" for k, v in m["spilledBytes"].items()}
         cells = [f"`{m['line']}`", m["stage"], "<br>".join(f"`{c}`" for c in m["changes"]) or "none"]
         cells += [m["medianRowsPerSecond"]["bad"], m["medianRowsPerSecond"]["tuned"], f"{m['ratioTunedToBad']}x"]
-        cells += [f"{m['pairsTunedFaster']} of {m['pairs']}", spilled["bad"], spilled["tuned"], f"{min(loads)}-{max(loads)}"]
+        cells += [
+            f"{m['pairsTunedFaster']} of {m['pairs']}",
+            spilled["bad"],
+            spilled["tuned"],
+            f"{min(loads)}-{max(loads)}",
+        ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -57,7 +57,10 @@ class LocalCluster:
         return ":".join(self._rewrite_path(p) for p in value.split(":"))
 
     def _rewrite_path(self, part: str) -> str:
-        inside = any(part == m or part.startswith(m.rstrip("/") + "/") or m.startswith(part.rstrip("/") + "/") for m in self.mounts)
+        inside = any(
+            part == m or part.startswith(m.rstrip("/") + "/") or m.startswith(part.rstrip("/") + "/")
+            for m in self.mounts
+        )
         return self.local(part) if part.startswith("/") and inside else part
 
     def _materialize(self, pod: dict[str, Any], container: dict[str, Any]) -> None:
@@ -84,7 +87,9 @@ class LocalCluster:
             if "value" in var:
                 env[var["name"]] = self.rewrite(var["value"])
             else:
-                self.adjustments.append(f"env {var['name']}: from {next(iter(var['valueFrom']))} (no Kubernetes here), left unset")
+                self.adjustments.append(
+                    f"env {var['name']}: from {next(iter(var['valueFrom']))} (no Kubernetes here), left unset"
+                )
         return env
 
     def nodes(self) -> tuple[NodeSpec, list[NodeSpec]]:
@@ -117,7 +122,8 @@ class LocalCluster:
             gpus = limits.get("nvidia.com/gpu", "0")
             params["num-gpus"] = "0"
             self.adjustments.append(
-                f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus {params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here"
+                f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus "
+                f"{params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here"
             )
             for i in range(group["replicas"]):
                 workers.append(NodeSpec(group["groupName"], params, self._own_notice_dir(self._env(c), i)))
@@ -130,14 +136,17 @@ class LocalCluster:
             return env
         own = os.path.join(env[NOTICE_DIR_ENV], f"node-{replica}")
         os.makedirs(own, exist_ok=True)
-        self.adjustments.append(f"{NOTICE_DIR_ENV}: one folder per worker node ({env[NOTICE_DIR_ENV]}/node-N), as each pod has its own")
+        self.adjustments.append(
+            f"{NOTICE_DIR_ENV}: one folder per worker node ({env[NOTICE_DIR_ENV]}/node-N), as each pod has its own"
+        )
         return {**env, NOTICE_DIR_ENV: own}
 
     def _scaled_store(self, node: NodeSpec) -> str:
         planned = int(node.params["object-store-memory"])
         local = max(MIN_OBJECT_STORE_BYTES, planned // self.store_scale)
         self.adjustments.append(
-            f"{node.group}: object-store-memory {planned} -> {local} (1/{self.store_scale}: {_gib(planned)} GiB does not fit this machine's RAM)"
+            f"{node.group}: object-store-memory {planned} -> {local} (1/{self.store_scale}: {_gib(planned)} GiB "
+            "does not fit this machine's RAM)"
         )
         return str(local)
 

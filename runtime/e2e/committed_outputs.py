@@ -164,7 +164,15 @@ class OutputsExperiment:
     after_rerun: OutputState
 
 
-def _run(harness: Harness, cluster: LocalCluster, doc: dict[str, Any], entrypoint: str, jobdir: str, label: str, kill: MidWriteKill | None = None) -> JobRun:
+def _run(
+    harness: Harness,
+    cluster: LocalCluster,
+    doc: dict[str, Any],
+    entrypoint: str,
+    jobdir: str,
+    label: str,
+    kill: MidWriteKill | None = None,
+) -> JobRun:
     """One run of the experiment on its cluster; ``kill``: with the hook holding the write, killed mid-write."""
     log = os.path.join(jobdir, re.sub(r"[^A-Za-z0-9.-]+", "-", label).strip("-") + ".log")
     hook: dict[str, Any] = {}
@@ -191,7 +199,11 @@ def run_outputs_experiment(harness: Harness, name: str) -> OutputsExperiment:
         kill = MidWriteKill(root)
         killed = _run(harness, cluster, doc, entrypoint, jobdir, f"{name} (outputs: killed mid-write)", kill)
         kill.settled()
-        after_kill, traces, killed_refused = OutputState.read(root), KilledRunTraces.of(root, kill), refused(kill.folder)
+        after_kill, traces, killed_refused = (
+            OutputState.read(root),
+            KilledRunTraces.of(root, kill),
+            refused(kill.folder),
+        )
         rerun = _run(harness, cluster, doc, entrypoint, jobdir, f"{name} (outputs: rerun)")
     after_rerun = OutputState.read(root)
     print(

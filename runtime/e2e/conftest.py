@@ -27,9 +27,13 @@ HARNESS = pytest.StashKey[Harness]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ray-gpu end-to-end")
-    group.addoption("--rendered", default=None, help="output of ray-gpu render --stack dev (default: rendered here by the CLI)")
+    group.addoption(
+        "--rendered", default=None, help="output of ray-gpu render --stack dev (default: rendered here by the CLI)"
+    )
     group.addoption("--work", default=None, help="scratch directory (default: a new temp folder, kept)")
-    group.addoption("--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all)")
+    group.addoption(
+        "--checks", default=",".join(CHECKS), help=f"comma-separated, of {', '.join(CHECKS)} (default: all)"
+    )
     group.addoption("--only", default=None, help="comma-separated RayJob names (default: all)")
     group.addoption("--job-timeout", type=float, default=HANG_GUARD_S, help="a hang guard per job run, in seconds")
 
@@ -39,16 +43,25 @@ def harness_of(config: pytest.Config) -> Harness:
     if HARNESS not in config.stash:
         checks = frozenset(config.getoption("--checks").split(","))
         if not checks <= set(CHECKS):
-            raise pytest.UsageError(f"--checks: unknown {sorted(checks - set(CHECKS))}; choose from {', '.join(CHECKS)}")
+            raise pytest.UsageError(
+                f"--checks: unknown {sorted(checks - set(CHECKS))}; choose from {', '.join(CHECKS)}"
+            )
         work = config.getoption("--work") or tempfile.mkdtemp(prefix="ray-gpu-e2e-")
         rendered = config.getoption("--rendered") or render_dev_stack(Path(work) / "rendered")
         only = config.getoption("--only")
-        config.stash[HARNESS] = Harness.load(rendered, work, config.getoption("--job-timeout"), checks, frozenset(only.split(",")) if only else None)
+        config.stash[HARNESS] = Harness.load(
+            rendered, work, config.getoption("--job-timeout"), checks, frozenset(only.split(",")) if only else None
+        )
     return config.stash[HARNESS]
 
 
 def render_dev_stack(out: Path) -> str:
-    subprocess.run(["node", str(REPO / "bin/ray-gpu.js"), "render", "--stack", "dev", "--out", str(out)], cwd=REPO, check=True, capture_output=True)
+    subprocess.run(
+        ["node", str(REPO / "bin/ray-gpu.js"), "render", "--stack", "dev", "--out", str(out)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
     return str(out)
 
 
@@ -59,7 +72,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "needs_checks(*names): the test also asserts these --checks, deselected without them")
+    config.addinivalue_line(
+        "markers", "needs_checks(*names): the test also asserts these --checks, deselected without them"
+    )
 
 
 def _idle(item: pytest.Item, idle: set[str], checks: frozenset[str]) -> bool:
@@ -93,5 +108,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     terminalreporter.write_line("|---|---|---|---|---|---|")
     for r in h.runs:
         applied = "-" if r.applied is None else str(len(r.applied))
-        control = "-" if r.control is None else f"{r.control.held_bytes} B held on a {r.control.store_bytes} B store: spilled {r.control.spilled_bytes} B"
-        terminalreporter.write_line(f"| {r.label} | {r.rc} | {r.wall_seconds} | {applied} | {r.spill.bytes} | {control} |")
+        control = (
+            "-"
+            if r.control is None
+            else f"{r.control.held_bytes} B held on a {r.control.store_bytes} B store: spilled {r.control.spilled_bytes} B"
+        )
+        terminalreporter.write_line(
+            f"| {r.label} | {r.rc} | {r.wall_seconds} | {applied} | {r.spill.bytes} | {control} |"
+        )

@@ -1,11 +1,15 @@
 """The data positions of the kill-and-resume experiment (``test_resume.py``): where every worker's data stood at the
 checkpoint the run resumed from, where it continued, and the rows it trained on either side.
 
-The training loop (``ray_gpu.examples.loop``) prints, per worker, its data position at every checkpoint with the
+The training loop (``ray_gpu.examples.checkpoints``) prints, per worker, its data position at every checkpoint with the
 row ids it trained on since the previous one, and, once resumed, where its data continues (``job_log.py``)::
 
-    ray-gpu example: data position at checkpoint {"rank": 0, "step": 5, "resumedFrom": null, "epoch": 0, "batchesInEpoch": 40, "lastRowIds": [..], "rowsSincePrevious": [[a, b], ..]}
-    ray-gpu example: resumed data position {"rank": 0, "step": 5, "epoch": 0, "batch": 40, "recordedRowIds": [..], "lastSkippedRowIds": [..], "firstRowIds": [..]}
+    ray-gpu example: data position at checkpoint {"rank": 0, "step": 5, "resumedFrom": null, "epoch": 0,
+        "batchesInEpoch": 40, "lastRowIds": [..], "rowsSincePrevious": [[a, b], ..]}
+    ray-gpu example: resumed data position {"rank": 0, "step": 5, "epoch": 0, "batch": 40,
+        "recordedRowIds": [..], "lastSkippedRowIds": [..], "firstRowIds": [..]}
+
+(each on one line in the log; wrapped here).
 
 The tests check, for every worker: the resumed position is the checkpoint's; the last batch it skipped has the row
 ids the checkpoint recorded (the order is the same); it then trains on new rows, none it had trained on before the
@@ -37,7 +41,15 @@ class CheckpointPosition:
 
     @classmethod
     def of(cls, r: dict[str, Any]) -> CheckpointPosition:
-        return cls(r["rank"], r["step"], r["resumedFrom"], r["epoch"], r["batchesInEpoch"], r["lastRowIds"], r["rowsSincePrevious"])
+        return cls(
+            r["rank"],
+            r["step"],
+            r["resumedFrom"],
+            r["epoch"],
+            r["batchesInEpoch"],
+            r["lastRowIds"],
+            r["rowsSincePrevious"],
+        )
 
     def rows(self) -> list[int]:
         return [i for first, last in self.rows_since_previous for i in range(first, last + 1)]
@@ -58,7 +70,15 @@ class ResumedPosition:
 
     @classmethod
     def of(cls, r: dict[str, Any]) -> ResumedPosition:
-        return cls(r["rank"], r["step"], r["epoch"], r["batch"], r["recordedRowIds"], r["lastSkippedRowIds"], r["firstRowIds"] or [])
+        return cls(
+            r["rank"],
+            r["step"],
+            r["epoch"],
+            r["batch"],
+            r["recordedRowIds"],
+            r["lastSkippedRowIds"],
+            r["firstRowIds"] or [],
+        )
 
 
 @dataclass(frozen=True)
@@ -93,14 +113,18 @@ Positions = dict[tuple[int, int, int | None], CheckpointPosition]
 
 def _trained(positions: Positions, rank: int, resumed_from: int | None, steps: range) -> list[int]:
     """The rows ``rank`` trained on, in order, at the checkpoints of ``steps`` of the attempt that started at ``resumed_from``."""
-    chosen = sorted((p.step, p.rows()) for (r, s, f), p in positions.items() if r == rank and f == resumed_from and s in steps)
+    chosen = sorted(
+        (p.step, p.rows()) for (r, s, f), p in positions.items() if r == rank and f == resumed_from and s in steps
+    )
     return [i for _, rows in chosen for i in rows]
 
 
 def worker_resumes(logs: list[str], step: int, world_size: int, total_steps: int) -> list[WorkerResume]:
     """Every worker of a training run resumed from the checkpoint of ``step`` and run to ``total_steps``, from the
     logs of its runs (one when Ray Train retried the run itself, two when it was resubmitted)."""
-    positions: Positions = {(p.rank, p.step, p.resumed_from): p for p in map(CheckpointPosition.of, records(logs, POSITION_AT_CHECKPOINT))}
+    positions: Positions = {
+        (p.rank, p.step, p.resumed_from): p for p in map(CheckpointPosition.of, records(logs, POSITION_AT_CHECKPOINT))
+    }
     resumed = {(r.rank, r.step): r for r in map(ResumedPosition.of, records(logs, RESUMED_POSITION))}
     return [
         WorkerResume(

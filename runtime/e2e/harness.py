@@ -51,7 +51,12 @@ class TrainShape:
     @classmethod
     def planned(cls, doc: dict[str, Any]) -> TrainShape:
         knobs = doc["knobs"]
-        return cls(doc["train"]["numWorkers"], [knobs["microBatchSize"]], [knobs["gradientAccumulationSteps"]], knobs["globalBatchSize"])
+        return cls(
+            doc["train"]["numWorkers"],
+            [knobs["microBatchSize"]],
+            [knobs["gradientAccumulationSteps"]],
+            knobs["globalBatchSize"],
+        )
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,12 @@ class RanWith:
 
     @classmethod
     def of(cls, record: dict[str, Any]) -> RanWith:
-        shape = TrainShape(record["world_size"], record["rows_per_forward"], record["forwards_per_optimizer_step"], record["global_samples_per_optimizer_step"])
+        shape = TrainShape(
+            record["world_size"],
+            record["rows_per_forward"],
+            record["forwards_per_optimizer_step"],
+            record["global_samples_per_optimizer_step"],
+        )
         return cls(shape, record["optimizer_steps"])
 
 
@@ -107,15 +117,29 @@ class Variant:
     control: SpillControl | None = None
 
 
-def run_on(cluster: LocalCluster, doc: dict[str, Any], label: str, entrypoint: str, log: str, timeout: float, **kwargs: Any) -> JobRun:
+def run_on(
+    cluster: LocalCluster, doc: dict[str, Any], label: str, entrypoint: str, log: str, timeout: float, **kwargs: Any
+) -> JobRun:
     """Runs ``entrypoint`` on the started ``cluster`` (``kwargs``: ``LocalCluster.run_entrypoint``'s) and reads
     what the job reported."""
     rc, wall = cluster.run_entrypoint(entrypoint, log, timeout, **kwargs)
     report, ran = last(log, APPLIED), last(log, RAN_WITH)
     applied = [Applied.of(e) for e in report["applied"]] if report is not None else None
-    run = JobRun(label, doc, log, rc, round(wall, 1), cluster.running().spilled(), applied, RanWith.of(ran) if ran is not None else None)
+    run = JobRun(
+        label,
+        doc,
+        log,
+        rc,
+        round(wall, 1),
+        cluster.running().spilled(),
+        applied,
+        RanWith.of(ran) if ran is not None else None,
+    )
     for e in applied or []:
-        print(f"  applied {e.key} = {json.dumps(e.value)[:80]}{'  (stand-in: ' + e.standin + ')' if e.standin else ''}", flush=True)
+        print(
+            f"  applied {e.key} = {json.dumps(e.value)[:80]}{'  (stand-in: ' + e.standin + ')' if e.standin else ''}",
+            flush=True,
+        )
     return run
 
 
@@ -136,13 +160,19 @@ class Harness:
     smoke_runs: dict[str, JobRun] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, rendered: str, work: str, timeout: float, checks: frozenset[str], only: frozenset[str] | None) -> Harness:
+    def load(
+        cls, rendered: str, work: str, timeout: float, checks: frozenset[str], only: frozenset[str] | None
+    ) -> Harness:
         return cls(load_rendered(rendered), work, timeout, checks, only)
 
     def kinds(self) -> dict[str, str]:
         """The RayJobs to run, name to workload kind."""
         jobs = {key.split("/", 1)[1]: job for key, job in self.objects.items() if key.startswith("RayJob/")}
-        return {name: job["metadata"]["labels"]["ray-gpu.io/kind"] for name, job in jobs.items() if self.only is None or name in self.only}
+        return {
+            name: job["metadata"]["labels"]["ray-gpu.io/kind"]
+            for name, job in jobs.items()
+            if self.only is None or name in self.only
+        }
 
     def names(self, check: str) -> list[str]:
         """The RayJobs that ``check`` runs. A training job's resumed run is a whole run of it too: with ``resume``
@@ -203,7 +233,15 @@ class Harness:
             print(f"\n== {label}: {entrypoint}", flush=True)
             for a in sorted(set(cluster.adjustments)):
                 print(f"  adjusted: {a}", flush=True)
-            run = run_on(cluster, doc, label, entrypoint, os.path.join(jobdir, "job.log"), self.timeout, extra_env=variant.extra_env)
+            run = run_on(
+                cluster,
+                doc,
+                label,
+                entrypoint,
+                os.path.join(jobdir, "job.log"),
+                self.timeout,
+                extra_env=variant.extra_env,
+            )
             if variant.control and run.rc == 0:
                 run.control = variant.control.measure(cluster.running(), storage)
         self.runs.append(run)

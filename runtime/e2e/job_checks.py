@@ -18,7 +18,8 @@ INFORMATIONAL = {
     "data.rowsToRead": "smoke runs read at most --smoke-rows of it",
     "lora.imageTokensPerSample": "smoke images are 4 tokens; full runs size images from it",
     "sweep.parameters": "applied as sweep.grid",
-    "train.dataloaderWorkers": "the examples feed workers through Ray Data, which preprocesses in Ray tasks; a torch DataLoader takes it as num_workers",
+    "train.dataloaderWorkers": "the examples feed workers through Ray Data, which preprocesses in Ray tasks; a "
+    "torch DataLoader takes it as num_workers",
     "sweep.rowsPerPrompt": "checked instead: outputs are a multiple of the grid",
     "train.offloadOptimizerClass": "only with optimizer offload",
     "train.deepspeedConfigFile": "only with ZeRO",
@@ -41,7 +42,11 @@ def expected_keys(doc: dict[str, Any]) -> set[str]:
     keys = set()
     for section in ("train", "data", "actorPool", "sweep", "lora"):
         if section in doc:
-            keys |= {k for k in leaves(doc[section], f"{section}.") if not any(k == i or k.startswith(i + ".") for i in INFORMATIONAL)}
+            keys |= {
+                k
+                for k in leaves(doc[section], f"{section}.")
+                if not any(k == i or k.startswith(i + ".") for i in INFORMATIONAL)
+            }
     if "train.deepspeedConfigFile" in leaves(doc):
         keys.add("train.deepspeedConfigFile")
     return keys

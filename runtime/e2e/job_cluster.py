@@ -31,7 +31,9 @@ def local_tuning(cluster: LocalCluster, name: str, check_working_set: bool = Tru
         worker = cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
         store = max(MIN_OBJECT_STORE_BYTES, int(worker["rayStartParams"]["object-store-memory"]) // OBJECT_STORE_SCALE)
         if doc["data"]["workingSetBytes"] > store * worker["replicas"] // 2:
-            raise RuntimeError(f"{name}: the planned working set does not fit Ray Data's share of the scaled store; lower OBJECT_STORE_SCALE")
+            raise RuntimeError(
+                f"{name}: the planned working set does not fit Ray Data's share of the scaled store; lower OBJECT_STORE_SCALE"
+            )
     return doc
 
 
@@ -55,10 +57,14 @@ def runtime_env(job: dict[str, Any], cluster: LocalCluster) -> dict[str, str]:
         try:
             have = version(req.name)
         except PackageNotFoundError:
-            cluster.adjustments.append(f"runtime env pip {line}: not in the test environment (the offline index lacks it); the CPU stand-in does not need it")
+            cluster.adjustments.append(
+                f"runtime env pip {line}: not in the test environment (the offline index lacks it); the CPU stand-in does not need it"
+            )
             continue
         if not req.specifier.contains(have, prereleases=True):
-            raise RuntimeError(f"runtime env pip {line}: this environment has {req.name} {have}; update runtime/requirements.txt")
+            raise RuntimeError(
+                f"runtime env pip {line}: this environment has {req.name} {have}; update runtime/requirements.txt"
+            )
         cluster.adjustments.append(f"runtime env pip {line}: met by the test environment ({have})")
     return {k: str(v) for k, v in env.get("env_vars", {}).items()}
 
@@ -70,7 +76,9 @@ def started_cluster(
     """The job's local cluster, started with ``storage`` as its bucket, and its tuning document; stopped (only its own
     processes) when the block ends. ``store_scale`` shrinks the stores by another factor than the tests' and skips the
     check that the plan's working set fits them: the tune loop runs plans on a store they were not made for."""
-    cluster = LocalCluster(job, objects, jobdir) if store_scale is None else LocalCluster(job, objects, jobdir, store_scale)
+    cluster = (
+        LocalCluster(job, objects, jobdir) if store_scale is None else LocalCluster(job, objects, jobdir, store_scale)
+    )
     # One compute thread per process: Ray would give each process as many as its logical CPUs, which here
     # oversubscribe 2 physical cores many times over.
     extra_env = {"RAY_GPU_CPU_STANDIN": "1", "RAY_GPU_STORAGE_PATH": storage, "OMP_NUM_THREADS": "1"}

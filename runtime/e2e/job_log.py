@@ -13,7 +13,7 @@ from ray_gpu.tuning import REPORT_PREFIX
 
 #: Every value the runtime handed to Ray or a library (``Tuning.report``): ``{"applied": [...]}``.
 APPLIED = REPORT_PREFIX
-#: The training driver: what the workers ran, as PyTorch and Ray Train counted it (``ray_gpu.examples.loop``).
+#: The training driver: what the workers ran, as PyTorch and Ray Train counted it (``ray_gpu.examples.driver``).
 RAN_WITH = "ray-gpu example: ran with "
 #: Rank 0 of a training run that Ray Train started from a checkpoint: the checkpoint's step.
 RESUMED_AT_STEP = "ray-gpu example: resumed from checkpoint at step "

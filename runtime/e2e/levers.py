@@ -46,7 +46,12 @@ def planned_cluster(lab: Lab) -> tuple[list[Result], ClusterShape]:
 
     def body() -> list[Result]:
         shape.append(_shape(lab, "planned"))
-        return [levers_cluster.auth_result(nodes.address()), levers_cluster.spill_counter(), *levers_data.run(lab), *levers_train.run(lab)]
+        return [
+            levers_cluster.auth_result(nodes.address()),
+            levers_cluster.spill_counter(),
+            *levers_data.run(lab),
+            *levers_train.run(lab),
+        ]
 
     results = on_nodes(nodes, body)
     return results, shape[0]
@@ -105,7 +110,9 @@ def _cell(value: object) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rendered", required=True, help="output of ray-gpu render -C runtime/e2e/levers-stack --stack levers")
+    parser.add_argument(
+        "--rendered", required=True, help="output of ray-gpu render -C runtime/e2e/levers-stack --stack levers"
+    )
     parser.add_argument("--work", required=True, help="scratch directory")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args()
@@ -113,7 +120,9 @@ def main() -> int:
     started = time.time()
     planned, a = planned_cluster(lab)
     b = default_cluster(lab)
-    cpus = lab.job("levers-embed")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"]
+    cpus = lab.job("levers-embed")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][
+        0
+    ]["resources"]["limits"]["cpu"]
     results = [
         levers_cluster.head_result(a.placement, b.placement),
         levers_cluster.cpu_result(a.concurrency, b.concurrency, f"{cpus} ({WORKER_CPUS} here)"),

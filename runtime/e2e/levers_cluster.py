@@ -137,7 +137,10 @@ def head_result(planned: dict[str, int], default: dict[str, int]) -> Result:
         "Ray's default: the node's CPUs",
         a=planned,
         b=default,
-        ok=planned["headCPUs"] == 0 and on_head(planned) == 0 and default["headCPUs"] > 0 and default["spreadTasksOnHead"] > 0,
+        ok=planned["headCPUs"] == 0
+        and on_head(planned) == 0
+        and default["headCPUs"] > 0
+        and default["spreadTasksOnHead"] > 0,
         expect="A: no CPU on the head and nothing placed there; B: the head offers CPUs and SPREAD places tasks on it",
     )
 
@@ -154,9 +157,15 @@ def cpu_result(planned: dict[str, Any], default: dict[str, Any], cpus: str) -> R
         expect=f"A: all {PROBE_TASKS} run at once; B: Ray's detected CPUs hold it to fewer",
     )
     if default["workerCPUs"] >= PROBE_TASKS:
-        result.note = f"not shown here: Ray detects {default['workerCPUs']} CPUs on this machine, enough for all {PROBE_TASKS}"
+        result.note = (
+            f"not shown here: Ray detects {default['workerCPUs']} CPUs on this machine, enough for all {PROBE_TASKS}"
+        )
         return result
-    result.ok = planned["gateMet"] and planned["mostAtOnce"] == PROBE_TASKS and default["mostAtOnce"] <= default["workerCPUs"] < PROBE_TASKS
+    result.ok = (
+        planned["gateMet"]
+        and planned["mostAtOnce"] == PROBE_TASKS
+        and default["mostAtOnce"] <= default["workerCPUs"] < PROBE_TASKS
+    )
     return result
 
 
@@ -178,7 +187,9 @@ def shm_result(lab: Lab) -> Result:
     except RuntimeError as e:
         if "unshare" not in str(e) and "mount" not in str(e):
             raise
-        result.note = "not run: sizing /dev/shm needs a private mount namespace (CAP_SYS_ADMIN), which this machine refuses"
+        result.note = (
+            "not run: sizing /dev/shm needs a private mount namespace (CAP_SYS_ADMIN), which this machine refuses"
+        )
         return result
     result.ok = result.a == "/dev/shm" and result.b != "/dev/shm"
     return result
@@ -200,7 +211,9 @@ def _bytes(quantity: str) -> int:
 
 def _plasma_directory(shm_bytes: int) -> str:
     """A head alone, its /dev/shm a tmpfs of ``shm_bytes``: the plasma directory its raylet was started with."""
-    nodes = RayNodes(NodeSpec("head", {"num-cpus": "0", "object-store-memory": str(WORKER_STORE_BYTES)}, {}, shm_bytes=shm_bytes), [])
+    nodes = RayNodes(
+        NodeSpec("head", {"num-cpus": "0", "object-store-memory": str(WORKER_STORE_BYTES)}, {}, shm_bytes=shm_bytes), []
+    )
     nodes.start({})
     try:
         for pid in session_processes(nodes.sessions):
@@ -231,9 +244,15 @@ def auth_result(address: str) -> Result:
     from nodes import AUTH_ENV, base_env
 
     def connect(env: dict[str, str]) -> dict[str, Any]:
-        out = subprocess.run([sys.executable, "-c", _CONNECT, address], env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
+        out = subprocess.run(
+            [sys.executable, "-c", _CONNECT, address], env=env, capture_output=True, text=True, timeout=HANG_GUARD_S
+        )
         text = out.stdout + out.stderr
-        return {"exit": out.returncode, "connected": "connected" in out.stdout, "refused": "nauthenticated" in text or "AuthenticationError" in text}
+        return {
+            "exit": out.returncode,
+            "connected": "connected" in out.stdout,
+            "refused": "nauthenticated" in text or "AuthenticationError" in text,
+        }
 
     without = {k: v for k, v in base_env().items() if k not in AUTH_ENV}
     a, b = connect(without), connect(base_env())

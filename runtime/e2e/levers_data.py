@@ -113,7 +113,11 @@ def _probe_run(lab: Lab, data: str, side: str, args: dict[str, Any]) -> tuple[di
     before = _actor_ids(_MAP_WORKER.format("Probe"))
     waited, ctx.wait_for_min_actors_s = ctx.wait_for_min_actors_s, int(HANG_GUARD_S)
     try:
-        df = ray.data.read_parquet(data).map_batches(Probe, fn_constructor_kwargs={"marker_dir": markers}, **args).to_pandas()
+        df = (
+            ray.data.read_parquet(data)
+            .map_batches(Probe, fn_constructor_kwargs={"marker_dir": markers}, **args)
+            .to_pandas()
+        )
     finally:
         ctx.wait_for_min_actors_s = waited
     return started_actors(markers), df, len(_actor_ids(_MAP_WORKER.format("Probe")) - before)
@@ -128,7 +132,11 @@ def _default_pool() -> dict[str, Any]:
     import ray.data
 
     compute = ray.data.range(1).map_batches(Probe, fn_constructor_kwargs={"marker_dir": ""})._logical_plan.dag.compute
-    return {"minSize": compute.min_size, "maxSize": None if compute.max_size == float("inf") else compute.max_size, "initialSize": compute.initial_size}
+    return {
+        "minSize": compute.min_size,
+        "maxSize": None if compute.max_size == float("inf") else compute.max_size,
+        "initialSize": compute.initial_size,
+    }
 
 
 def actor_levers(lab: Lab, tuning: Any, data: str) -> list[Result]:
@@ -141,7 +149,11 @@ def actor_levers(lab: Lab, tuning: Any, data: str) -> list[Result]:
     default_pool = _default_pool()
 
     def seen(actors: dict[int, list[str]]) -> dict[str, Any]:
-        return {"actorsStarted": len(actors), "actorsWithAGpu": sum(1 for ids in actors.values() if ids), "gpuIds": _gpu_ids(actors)}
+        return {
+            "actorsStarted": len(actors),
+            "actorsWithAGpu": sum(1 for ids in actors.values() if ids),
+            "gpuIds": _gpu_ids(actors),
+        }
 
     gpus = round(size * share)
     per_gpu = {g: sum(1 for ids in planned.values() if g in ids) for g in _gpu_ids(planned)}
@@ -155,7 +167,9 @@ def actor_levers(lab: Lab, tuning: Any, data: str) -> list[Result]:
             "Ray's default: an autoscaling pool from 1",
             a={**seen(planned), "actorsInTable": in_table},
             b=default_pool,
-            ok=in_table == len(planned) == size and len(_gpu_ids(planned)) == gpus and default_pool["minSize"] == default_pool["initialSize"] == 1 < size,
+            ok=in_table == len(planned) == size
+            and len(_gpu_ids(planned)) == gpus
+            and default_pool["minSize"] == default_pool["initialSize"] == 1 < size,
             expect=f"A: all {size} actors start before the data flows and hold all {gpus} GPUs; B starts 1 and grows only under load",
         ),
         Result(
@@ -166,7 +180,10 @@ def actor_levers(lab: Lab, tuning: Any, data: str) -> list[Result]:
             "Ray's default: no GPU (the model would run on the CPU)",
             a={**seen(planned), "actorsPerGpu": sorted(set(per_gpu.values()))},
             b=seen(cpu_only),
-            ok=seen(planned)["actorsWithAGpu"] == size and set(per_gpu.values()) == {round(1 / share)} and len(cpu_only) == size and not any(cpu_only.values()),
+            ok=seen(planned)["actorsWithAGpu"] == size
+            and set(per_gpu.values()) == {round(1 / share)}
+            and len(cpu_only) == size
+            and not any(cpu_only.values()),
             expect=f"A: every actor holds a GPU, {round(1 / share)} per GPU; B: no actor holds one",
         ),
     ]
@@ -182,7 +199,9 @@ def batch_size(lab: Lab, tuning: Any, data: str) -> Result:
     try:
         for side, size in (("a", planned), ("b", None)):
             # one CPU actor: Ray refuses a GPU actor without a batch size
-            _, df, _ = _probe_run(lab, data, f"batch-{side}", {"compute": ray.data.ActorPoolStrategy(size=1), "batch_size": size})
+            _, df, _ = _probe_run(
+                lab, data, f"batch-{side}", {"compute": ray.data.ActorPoolStrategy(size=1), "batch_size": size}
+            )
             measured[side] = {"largestBatchRows": int(df.rows.max())}
     finally:
         _with_block_size(tuning.document["data"]["blockSizeBytes"])

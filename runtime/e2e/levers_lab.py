@@ -81,8 +81,14 @@ def planned_nodes(lab: Lab, name: str, worker_store_bytes: int = WORKER_STORE_BY
     group = spec["workerGroupSpecs"][0]
     limits = group["template"]["spec"]["containers"][0]["resources"]["limits"]
     cpus, gpus = int(float(limits["cpu"])), int(limits.get("nvidia.com/gpu", "0"))
-    worker = {"num-cpus": str(min(cpus, WORKER_CPUS)), "num-gpus": str(gpus), "object-store-memory": str(worker_store_bytes)}
-    lab.log.append(f"planned cluster: head {head}; worker {worker} (the pod: {cpus} CPUs, {gpus} GPUs; GPUs are logical here, no CUDA)")
+    worker = {
+        "num-cpus": str(min(cpus, WORKER_CPUS)),
+        "num-gpus": str(gpus),
+        "object-store-memory": str(worker_store_bytes),
+    }
+    lab.log.append(
+        f"planned cluster: head {head}; worker {worker} (the pod: {cpus} CPUs, {gpus} GPUs; GPUs are logical here, no CUDA)"
+    )
     return RayNodes(NodeSpec("head", head, {}), [NodeSpec(group["groupName"], worker, {})])
 
 
@@ -90,7 +96,8 @@ def default_nodes(lab: Lab) -> RayNodes:
     """A head and a worker with Ray's defaults for CPUs and GPUs (detected from this machine); small stores."""
     lab.log.append(f"default cluster: head and worker with Ray's detected CPUs ({os.cpu_count()}) and no GPUs")
     return RayNodes(
-        NodeSpec("head", {"object-store-memory": str(HEAD_STORE_BYTES)}, {}), [NodeSpec("worker", {"object-store-memory": str(WORKER_STORE_BYTES)}, {})]
+        NodeSpec("head", {"object-store-memory": str(HEAD_STORE_BYTES)}, {}),
+        [NodeSpec("worker", {"object-store-memory": str(WORKER_STORE_BYTES)}, {})],
     )
 
 

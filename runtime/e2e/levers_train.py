@@ -75,7 +75,12 @@ def _loop(cfg: dict[str, Any]) -> None:
         step_seconds.append(round(time.perf_counter() - began, 4))
         across = torch.tensor([fed.per_step[-1]], dtype=torch.int64)
         dist.all_reduce(across)
-        metrics = {"step": step, "samplesPerStep": int(across.item()), "activationBytes": saved["peak"], "stepSeconds": step_seconds}
+        metrics = {
+            "step": step,
+            "samplesPerStep": int(across.item()),
+            "activationBytes": saved["peak"],
+            "stepSeconds": step_seconds,
+        }
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "step.txt"), "w") as f:
                 f.write(str(step))
@@ -98,7 +103,9 @@ class TrainRun:
     def planned(cls, doc: dict[str, Any], label: str = "planned") -> TrainRun:
         knobs, train = doc["knobs"], doc["train"]
         micro, accumulation = knobs["microBatchSize"], knobs["gradientAccumulationSteps"]
-        return cls(label, micro, accumulation, train["checkpointsToKeep"], train["numWorkers"], doc["workload"]["modelFamily"])
+        return cls(
+            label, micro, accumulation, train["checkpointsToKeep"], train["numWorkers"], doc["workload"]["modelFamily"]
+        )
 
     def with_defaults(self, label: str = "defaults") -> TrainRun:
         """The same global batch with no accumulation, every checkpoint kept."""
@@ -116,7 +123,9 @@ def train(lab: Lab, run: TrainRun) -> dict[str, Any]:
         train_loop_config={"micro": run.micro, "accumulation": run.accumulation, "family": run.family},
         scaling_config=ScalingConfig(num_workers=run.workers, use_gpu=False, resources_per_worker={"CPU": 1}),
         torch_config=TorchConfig(backend="gloo"),
-        run_config=RunConfig(name=run.label, storage_path=storage, checkpoint_config=CheckpointConfig(num_to_keep=run.keep)),
+        run_config=RunConfig(
+            name=run.label, storage_path=storage, checkpoint_config=CheckpointConfig(num_to_keep=run.keep)
+        ),
     )
     started = time.time()
     result = trainer.fit()

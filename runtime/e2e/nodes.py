@@ -81,9 +81,22 @@ class RayNodes:
     metrics_ports: list[str] = field(default_factory=list)
 
     def _start(self, node: NodeSpec, head: bool, extra_env: dict[str, str]) -> None:
-        args = [sys.executable, RAY_START, "start", "--disable-usage-stats", f"--temp-dir={self.temp_dir}", "--min-worker-port=0", "--max-worker-port=0"]
+        args = [
+            sys.executable,
+            RAY_START,
+            "start",
+            "--disable-usage-stats",
+            f"--temp-dir={self.temp_dir}",
+            "--min-worker-port=0",
+            "--max-worker-port=0",
+        ]
         if head:
-            args += ["--head", f"--port={self.port}", "--include-dashboard=false", f"--ray-client-server-port={free_ports(1)[0]}"]
+            args += [
+                "--head",
+                f"--port={self.port}",
+                "--include-dashboard=false",
+                f"--ray-client-server-port={free_ports(1)[0]}",
+            ]
         else:
             args += [f"--address=127.0.0.1:{self.port}"]
         # Every raylet's agents get ports that are free now, so clusters side by side never collide.
@@ -96,7 +109,9 @@ class RayNodes:
             mount = 'mount -t tmpfs -o size="$0" tmpfs /dev/shm && exec "$@"'
             args = ["unshare", "--mount", "--propagation", "private", "sh", "-c", mount, str(node.shm_bytes), *args]
         env = {**base_env(), **node.env, **extra_env}
-        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
         self.sessions.append(proc.pid)  # a new session's id is its leader's pid
         output, _ = proc.communicate(timeout=HANG_GUARD_S)
         self.start_output.append((node.group, output))
@@ -116,7 +131,10 @@ class RayNodes:
             except RayStartTimedOut:
                 if attempt == START_ATTEMPTS:
                     raise
-                print(f"  ray start outlasted the {REGISTRATION_WAIT_S:.0f} s registration wait (attempt {attempt}): starting again", flush=True)
+                print(
+                    f"  ray start outlasted the {REGISTRATION_WAIT_S:.0f} s registration wait (attempt {attempt}): starting again",
+                    flush=True,
+                )
 
     def _start_all(self, extra_env: dict[str, str]) -> None:
         self.temp_dir = tempfile.mkdtemp(prefix="rg", dir="/tmp")
@@ -158,7 +176,11 @@ class RayNodes:
     def _worker_index(self, node_id: str) -> int:
         """Index in ``workers`` of the Ray node ``node_id``, found by its metrics port (each node's own)."""
         out = subprocess.run(
-            [sys.executable, "-c", _NODE_PORT_PROBE, self.address(), node_id], env=base_env(), capture_output=True, text=True, timeout=HANG_GUARD_S
+            [sys.executable, "-c", _NODE_PORT_PROBE, self.address(), node_id],
+            env=base_env(),
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD_S,
         )
         if out.returncode != 0:
             raise RuntimeError(f"reading the node table failed: {out.stderr[-1000:]}")
@@ -172,7 +194,11 @@ class RayNodes:
         """Live actors of ``class_name`` on these nodes, from the GCS actor table: pid and node of each.
         (``ray.util.state`` would need the dashboard, which this environment does not install.)"""
         out = subprocess.run(
-            [sys.executable, "-c", _ACTORS_PROBE, self.address(), class_name], env=base_env(), capture_output=True, text=True, timeout=HANG_GUARD_S
+            [sys.executable, "-c", _ACTORS_PROBE, self.address(), class_name],
+            env=base_env(),
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD_S,
         )
         if out.returncode != 0:
             raise RuntimeError(f"reading the actor table failed: {out.stderr[-1000:]}")
@@ -201,7 +227,14 @@ class RayNodes:
         started = time.time()
         with open(log_path, "w", encoding="utf-8") as log:
             proc = subprocess.Popen(
-                entrypoint, shell=True, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+                entrypoint,
+                shell=True,
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
             )
             assert proc.stdout is not None
             guard = threading.Timer(timeout, _stop_hung, args=(proc, log, timeout))

@@ -103,7 +103,9 @@ def run_hook(pod: dict[str, Any], notice_dir: str, scratch: str, kubelet: Kubele
     kubelet.ray_calls = _read(calls).splitlines() if os.path.exists(calls) else []
 
 
-def delete_pod(cluster: LocalCluster, where: dict[str, Any], scratch: str, extra_env: dict[str, str], kubelet: Kubelet) -> None:
+def delete_pod(
+    cluster: LocalCluster, where: dict[str, Any], scratch: str, extra_env: dict[str, str], kubelet: Kubelet
+) -> None:
     """The pod's deletion, then its replacement (see the module's steps)."""
     try:
         notice_dir = where["noticeDir"]
@@ -150,15 +152,28 @@ def run_preemption_experiment(harness: Harness, name: str) -> PreemptionExperime
                 t.start()
 
         extra_env = {NOTICE_MID_STEP_ENV: str(NOTICE_STEP)}
-        run = run_on(cluster, doc, label, entrypoint, os.path.join(jobdir, "job.log"), harness.timeout, on_line=on_line, extra_env=extra_env)
+        run = run_on(
+            cluster,
+            doc,
+            label,
+            entrypoint,
+            os.path.join(jobdir, "job.log"),
+            harness.timeout,
+            on_line=on_line,
+            extra_env=extra_env,
+        )
         for t in threads:
             t.join(HANG_GUARD_S)
     harness.runs.append(run)
     mid = records([run.log], MID_STEP)
     resumes = records([run.log], RESUMED_AT_STEP)
     resumed_from = int(resumes[0]) if resumes else None
-    workers = worker_resumes([run.log], NOTICE_STEP if resumed_from is None else resumed_from, doc["train"]["numWorkers"], TOTAL_STEPS)
-    experiment = PreemptionExperiment(name, doc, run, kubelet, mid[0] if mid else None, registered_step(storage, doc), resumed_from, workers)
+    workers = worker_resumes(
+        [run.log], NOTICE_STEP if resumed_from is None else resumed_from, doc["train"]["numWorkers"], TOTAL_STEPS
+    )
+    experiment = PreemptionExperiment(
+        name, doc, run, kubelet, mid[0] if mid else None, registered_step(storage, doc), resumed_from, workers
+    )
     print(
         f"  preemption: notice in step {NOTICE_STEP}; hook {kubelet.hook_output.strip()!r} (exit {kubelet.hook_rc}); "
         f"checkpointed {kubelet.checkpointed}; resumed from step {resumed_from}; run exit {run.rc}",

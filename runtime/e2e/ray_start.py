@@ -23,7 +23,10 @@ T = TypeVar("T")
 
 
 def patient(
-    poll: Callable[..., T], wait_s: float = REGISTRATION_WAIT_S, sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic
+    poll: Callable[..., T],
+    wait_s: float = REGISTRATION_WAIT_S,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Callable[..., T]:
     """``poll`` made to retry its ``RuntimeError`` (the node is not registered yet) until ``wait_s`` has passed, then
     raise it as Ray would."""

@@ -84,9 +84,12 @@ def run_resume_experiment(harness: Harness, name: str) -> ResumeExperiment:
     resumed_from = int(resumes[0]) if resumes else None
     step = KILL_AFTER_STEP if resumed_from is None else resumed_from
     workers = worker_resumes([r.log for r in runs], step, doc["train"]["numWorkers"], TOTAL_STEPS)
-    experiment = ResumeExperiment(name, doc, runs, registered_after_kill, registered_step(storage, doc), resumed_from, workers)
+    experiment = ResumeExperiment(
+        name, doc, runs, registered_after_kill, registered_step(storage, doc), resumed_from, workers
+    )
     print(
-        f"  resume: killed after the checkpoint of step {KILL_AFTER_STEP} (exit {experiment.killed.rc}, maxFailures {experiment.max_failures}); "
+        f"  resume: killed after the checkpoint of step {KILL_AFTER_STEP} (exit {experiment.killed.rc}, "
+        f"maxFailures {experiment.max_failures}); "
         f"resumed from step {resumed_from}; Ray Train's last checkpoint: step {experiment.registered_at_end} of {TOTAL_STEPS}",
         flush=True,
     )

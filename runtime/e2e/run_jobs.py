@@ -29,17 +29,34 @@ import pytest
 
 def pytest_arguments(argv: list[str] | None = None) -> list[str]:
     """This script's arguments as pytest's, on this folder; arguments it does not know go to pytest as they are."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0], epilog="Other arguments go to pytest (e.g. -k resume, -x).")
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0], epilog="Other arguments go to pytest (e.g. -k resume, -x)."
+    )
     parser.add_argument("--rendered", required=True, help="output of ray-gpu render --stack dev")
     parser.add_argument("--work", required=True, help="scratch directory")
     parser.add_argument("--timeout", default=None, help="a hang guard per job run, in seconds")
     parser.add_argument("--only", default=None, help="comma-separated RayJob names")
     parser.add_argument("--checks", default=None, help="comma-separated, of jobs, outputs, resume (default: all)")
     args, rest = parser.parse_known_args(argv)
-    chosen = {"--rendered": args.rendered, "--work": args.work, "--job-timeout": args.timeout, "--only": args.only, "--checks": args.checks}
+    chosen = {
+        "--rendered": args.rendered,
+        "--work": args.work,
+        "--job-timeout": args.timeout,
+        "--only": args.only,
+        "--checks": args.checks,
+    }
     options = [part for name, value in chosen.items() if value is not None for part in (name, value)]
     # -s: the runs' progress as it happens (a run takes minutes); no cache folder in the checkout.
-    return [os.path.dirname(os.path.abspath(__file__)), "-p", "no:cacheprovider", "-s", "-W", "ignore::DeprecationWarning", *options, *rest]
+    return [
+        os.path.dirname(os.path.abspath(__file__)),
+        "-p",
+        "no:cacheprovider",
+        "-s",
+        "-W",
+        "ignore::DeprecationWarning",
+        *options,
+        *rest,
+    ]
 
 
 if __name__ == "__main__":

@@ -61,9 +61,12 @@ class SpillControl:
             timeout=HANG_GUARD_S,
         )
         held = values_in(out.stdout.splitlines(), UNBOUNDED)
-        result = ControlResult(self.store_bytes, held[-1]["bytes"] if held else 0, nodes.spilled().bytes - before, out.stderr[-500:])
+        result = ControlResult(
+            self.store_bytes, held[-1]["bytes"] if held else 0, nodes.spilled().bytes - before, out.stderr[-500:]
+        )
         print(
-            f"  unbounded control: the same {result.held_bytes} bytes held at once on the same {self.store_bytes}-byte store spilled {result.spilled_bytes} bytes",
+            f"  unbounded control: the same {result.held_bytes} bytes held at once on the same "
+            f"{self.store_bytes}-byte store spilled {result.spilled_bytes} bytes",
             flush=True,
         )
         return result

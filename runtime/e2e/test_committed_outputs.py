@@ -18,7 +18,9 @@ def experiment(harness: Harness, outputs_job: str) -> OutputsExperiment:
 
 def previous(experiment: OutputsExperiment) -> outputs.CommittedRun:
     """The run the reader returned after the kill (the first one), failing the test when it could not read one."""
-    assert experiment.after_kill.latest is not None, f"after the kill the output cannot be read: {experiment.after_kill.error}"
+    assert experiment.after_kill.latest is not None, (
+        f"after the kill the output cannot be read: {experiment.after_kill.error}"
+    )
     return experiment.after_kill.latest
 
 

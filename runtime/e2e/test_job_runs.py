@@ -56,7 +56,9 @@ def test_the_same_data_held_at_once_spills(harness: Harness, embedding_job_name:
     """The control of the no-spill check: the data outgrows the stores, and holding it all does spill."""
     run = smoke_run(harness, embedding_job_name)
     assert run.control is not None, run.tail()  # the control runs after a successful run only
-    assert run.control.held_bytes > run.control.store_bytes, f"the dataset is not larger than the object stores: {run.control.stderr}"
+    assert run.control.held_bytes > run.control.store_bytes, (
+        f"the dataset is not larger than the object stores: {run.control.stderr}"
+    )
     assert run.control.spilled_bytes > 0, "holding the whole dataset spilled nothing: the no-spill check cannot tell"
 
 

@@ -20,7 +20,9 @@ def test_the_killed_run_fails_or_ray_train_retries_it(resume: ResumeExperiment) 
     """With ``maxFailures`` > 0 Ray Train retries the run itself and it succeeds; with 0 the run fails, and Ray
     Train's snapshot names the checkpoint the worker died after."""
     if resume.max_failures:
-        assert resume.killed.rc == 0, f"the killed run did not recover although maxFailures is {resume.max_failures}\n{resume.killed.tail()}"
+        assert resume.killed.rc == 0, (
+            f"the killed run did not recover although maxFailures is {resume.max_failures}\n{resume.killed.tail()}"
+        )
     else:
         assert (resume.killed.rc != 0, resume.registered_after_kill) == (True, KILL_AFTER_STEP)
 

@@ -19,7 +19,17 @@ import os
 import pytest
 from cluster import MIN_OBJECT_STORE_BYTES
 from harness import Harness
-from tune_loop import BAD_SETTINGS, STORE_SCALE, WORKLOAD, BadSetting, render, run_job, stack_copy, tune, verdict_problems
+from tune_loop import (
+    BAD_SETTINGS,
+    STORE_SCALE,
+    WORKLOAD,
+    BadSetting,
+    render,
+    run_job,
+    stack_copy,
+    tune,
+    verdict_problems,
+)
 
 #: Blocks in flight in the tune stack's plan (2 x (5 tokenizing tasks + 2 actors x 2)) and the share of the workers'
 #: stores they may fill (Ray Data's 50% x the plan's 80%): the arithmetic tune's block size follows.
@@ -37,7 +47,9 @@ def test_tune_reads_what_ray_measured_and_names_only_a_bound_the_shares_show(har
     diagnosis = result["diagnosis"]
     print(f"  {bad.name}: tune names {diagnosis['stage']}: {'; '.join(diagnosis['evidence'])}", flush=True)
     worker = objects[f"RayJob/{WORKLOAD}"]["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["rayStartParams"]
-    assert record["objectStore"]["workerCapacityBytes"] == max(MIN_OBJECT_STORE_BYTES, int(worker["object-store-memory"]) // STORE_SCALE)
+    assert record["objectStore"]["workerCapacityBytes"] == max(
+        MIN_OBJECT_STORE_BYTES, int(worker["object-store-memory"]) // STORE_SCALE
+    )
     assert verdict_problems(result, record) == [], diagnosis
     if bad.field == "blockSizeMiB":
         assert record["objectStore"]["spilledBytes"] > 0, "whole-file blocks in an 80 MiB store spilled nothing"

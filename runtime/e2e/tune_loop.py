@@ -51,7 +51,9 @@ BAD_SETTINGS = (
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     """``ray-gpu`` (the built CLI), output captured."""
-    return subprocess.run(["node", str(REPO / "bin/ray-gpu.js"), *args], cwd=REPO, capture_output=True, text=True, timeout=HANG_GUARD_S)
+    return subprocess.run(
+        ["node", str(REPO / "bin/ray-gpu.js"), *args], cwd=REPO, capture_output=True, text=True, timeout=HANG_GUARD_S
+    )
 
 
 def stack_copy(work: str, bad: BadSetting | None) -> str:
@@ -82,7 +84,9 @@ def run_job(objects: dict[str, dict[str, Any]], work: str, label: str) -> dict[s
     storage = os.path.join(work, "storage")  # shared by the runs: the dataset is written once
     with started_cluster(WORKLOAD, job, objects, folder, storage, STORE_SCALE) as (cluster, _doc):
         entrypoint = f"{job['spec']['entrypoint']} --smoke --smoke-rows {ROWS} --smoke-text-chars {TEXT_CHARS} --smoke-files {FILES}"
-        rc, _wall = cluster.run_entrypoint(entrypoint, os.path.join(folder, "job.log"), HANG_GUARD_S, extra_env={"RAY_GPU_RUN_RECORD_FILE": record})
+        rc, _wall = cluster.run_entrypoint(
+            entrypoint, os.path.join(folder, "job.log"), HANG_GUARD_S, extra_env={"RAY_GPU_RUN_RECORD_FILE": record}
+        )
     if rc != 0:
         raise RuntimeError(f"{label}: the job failed (exit {rc}); its log: {os.path.join(folder, 'job.log')}")
     with open(record, encoding="utf-8") as f:
@@ -123,7 +127,9 @@ def verdict_problems(result: dict[str, Any], record: dict[str, Any]) -> list[str
     busiest = max(shares, key=lambda s: shares[s])
     stage = diagnosis["stage"]
     if stage in shares and not (stage == busiest and shares[stage] >= bound):
-        return [f"tune names {stage} (busy {shares[stage]:.2f}), but the busiest stage is {busiest} at {shares[busiest]:.2f}, bound at {bound}"]
+        return [
+            f"tune names {stage} (busy {shares[stage]:.2f}), but the busiest stage is {busiest} at {shares[busiest]:.2f}, bound at {bound}"
+        ]
     if shares[busiest] < bound and stage not in ("none", "objectStore"):
         return [f"no stage reached {bound} (busiest {busiest} {shares[busiest]:.2f}), yet tune names {stage}"]
     return []

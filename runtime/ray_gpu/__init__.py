@@ -21,11 +21,28 @@ that use them (so ``import ray_gpu.contract`` stays cheap, e.g. for the stdlib-o
 from . import run_record
 from .contract import API_VERSION, DEFAULT_TUNING_FILE, TUNING_FILE_ENV, TuningError, knob_env_name, validate
 from .data_position import DataPosition, DataPositionError, deterministic_data_config, resumable_batches
-from .outputs import CommittedRun, OutputError, StagedOutput, latest_output, read_committed, staged_output, write_parquet
+from .outputs import (
+    CommittedRun,
+    OutputError,
+    StagedOutput,
+    latest_output,
+    read_committed,
+    staged_output,
+    write_parquet,
+)
 from .run_record import API_VERSION as RUN_RECORD_API_VERSION
 from .run_record import RUN_RECORD_FILE_ENV, RUN_RECORD_PREFIX, validate_record
 from .run_record import write as write_run_record
-from .tuning import CPU_STANDIN_ENV, REPORT_PREFIX, STORAGE_BUCKET_ENV, STORAGE_PATH_ENV, Tuning, load, loads, log_to_stdout
+from .tuning import (
+    CPU_STANDIN_ENV,
+    REPORT_PREFIX,
+    STORAGE_BUCKET_ENV,
+    STORAGE_PATH_ENV,
+    Tuning,
+    load,
+    loads,
+    log_to_stdout,
+)
 
 __version__ = "1.0.0"
 __all__ = [

@@ -170,7 +170,9 @@ def _objects(value: Any, field: JsonSchema, path: str, problems: list[str], dept
         _validate(item, field["items"], key_path(path, i), problems, depth + 1, note=note)
 
 
-def _validate(value: Any, schema: JsonSchema, path: str, problems: list[str], depth: int = 0, *, note: str = UNKNOWN_KEY_NOTE) -> None:
+def _validate(
+    value: Any, schema: JsonSchema, path: str, problems: list[str], depth: int = 0, *, note: str = UNKNOWN_KEY_NOTE
+) -> None:
     """Appends every problem of ``value`` (an object) against ``schema`` to ``problems``, each naming its key path
     under ``path``. ``note`` ends the unknown-key message: it names the apiVersion ``schema`` defines (default: the
     tuning document's)."""
@@ -205,7 +207,11 @@ def _kind_problems(document: Mapping[str, Any]) -> list[str]:
     kind = document["workload"]["kind"]
     problems = [f"{s}: required for a {kind}, missing" for s in SECTIONS_BY_KIND[kind] if s not in document]
     sections = {s for listed in SECTIONS_BY_KIND.values() for s in listed}
-    problems += [f"{s}: not part of a {kind} document" for s in sorted(sections) if s in document and s not in SECTIONS_BY_KIND[kind]]
+    problems += [
+        f"{s}: not part of a {kind} document"
+        for s in sorted(sections)
+        if s in document and s not in SECTIONS_BY_KIND[kind]
+    ]
     knobs = document["knobs"]
     problems += [f"knobs.{k}: required for a {kind}, missing" for k in KNOBS_BY_KIND[kind] if k not in knobs]
     problems += [f"knobs.{k}: not a {kind} knob" for k in sorted(knobs) if k not in KNOBS_BY_KIND[kind]]
@@ -245,7 +251,8 @@ def _missing(source: str, origin: str) -> TuningError:
     return TuningError(
         source,
         [
-            f"{ROOT}: file not found (path from {origin}); the RayJob mounts it from the ConfigMap <workload>-tuning: run the job from a RayJob rendered by ray-gpu, or set {TUNING_FILE_ENV}"
+            f"{ROOT}: file not found (path from {origin}); the RayJob mounts it from the ConfigMap "
+            f"<workload>-tuning: run the job from a RayJob rendered by ray-gpu, or set {TUNING_FILE_ENV}"
         ],
     )
 

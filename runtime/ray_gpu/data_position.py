@@ -93,8 +93,10 @@ class DataPosition:
         saved, now = (self.batch_size, self.world_size, self.rank), (batch_size, world_size, rank)
         if saved != now:
             raise DataPositionError(
-                f"the checkpoint's data position is for batch size {saved[0]}, {saved[1]} workers, rank {saved[2]}; this run has {now[0]}, {now[1]}, {now[2]}: "
-                "its batches are other rows. Resume with the same batch size and workers, or start the data from the beginning (a new run name)"
+                f"the checkpoint's data position is for batch size {saved[0]}, {saved[1]} workers, rank "
+                f"{saved[2]}; this run has {now[0]}, {now[1]}, {now[2]}: "
+                "its batches are other rows. Resume with the same batch size and workers, or start the data from "
+                "the beginning (a new run name)"
             )
 
     def advance(self, rows: int, row_ids: list[int] | None) -> None:
@@ -186,7 +188,14 @@ _END = object()
 class PositionedBatches:
     """A worker's batches, epoch after epoch without end, starting at a data position; see :func:`resumable_batches`."""
 
-    def __init__(self, iter_epoch: Callable[[], Iterable[Any]], position: DataPosition, *, row_ids: Callable[[Any], list[int] | None], verify: bool):
+    def __init__(
+        self,
+        iter_epoch: Callable[[], Iterable[Any]],
+        position: DataPosition,
+        *,
+        row_ids: Callable[[Any], list[int] | None],
+        verify: bool,
+    ):
         self.position = position
         #: Set once a resumed run has skipped what its checkpoint had consumed; None for a run from the beginning.
         self.resumed: ResumeRecord | None = None
@@ -198,12 +207,16 @@ class PositionedBatches:
         for n in range(p.batches_in_epoch):
             batch = next(batches, _END)
             if batch is _END:
-                raise DataPositionError(f"epoch {p.epoch} ended after {n} batches; the checkpoint says {p.batches_in_epoch} were trained on: the data changed")
+                raise DataPositionError(
+                    f"epoch {p.epoch} ended after {n} batches; the checkpoint says {p.batches_in_epoch} were trained on: the data changed"
+                )
             last, rows = self._row_ids(batch), rows + _rows_of(batch)
         if self._verify and p.last_row_ids is not None and last is not None and last != p.last_row_ids:
             raise DataPositionError(
-                f"batch {p.batches_in_epoch} of epoch {p.epoch} is rows {abbreviated(last)}, the checkpoint recorded rows {abbreviated(p.last_row_ids)}: "
-                "the data order differs from the interrupted run's (other data, block sizes or workers, or a shuffle): resuming would train some rows twice and skip others"
+                f"batch {p.batches_in_epoch} of epoch {p.epoch} is rows {abbreviated(last)}, the checkpoint "
+                f"recorded rows {abbreviated(p.last_row_ids)}: "
+                "the data order differs from the interrupted run's (other data, block sizes or workers, or a "
+                "shuffle): resuming would train some rows twice and skip others"
             )
         self.resumed = ResumeRecord(p.epoch, p.batches_in_epoch, rows, p.last_row_ids, last)
 
@@ -220,13 +233,19 @@ class PositionedBatches:
                     self.resumed.first_row_ids = self.position.last_row_ids
                 yield batch
             if not seen:
-                raise DataPositionError(f"epoch {self.position.epoch} has no full batch of {self.position.batch_size} rows for rank {self.position.rank}")
+                raise DataPositionError(
+                    f"epoch {self.position.epoch} has no full batch of {self.position.batch_size} rows for rank {self.position.rank}"
+                )
             self.position.next_epoch()
             batches = iter(self._iter_epoch())
 
 
 def resumable_batches(
-    iter_epoch: Callable[[], Iterable[Any]], position: DataPosition, *, row_ids: Callable[[Any], list[int] | None] = row_ids_of, verify: bool = True
+    iter_epoch: Callable[[], Iterable[Any]],
+    position: DataPosition,
+    *,
+    row_ids: Callable[[Any], list[int] | None] = row_ids_of,
+    verify: bool = True,
 ) -> PositionedBatches:
     """The batches of a worker's shard, epoch after epoch without end, continuing from ``position``.
 
@@ -258,5 +277,7 @@ def deterministic_data_config() -> Any:
     from ray.train import DataConfig
 
     current = DataContext.get_current().execution_options
-    options = ExecutionOptions(resource_limits=current.resource_limits, preserve_order=True, verbose_progress=current.verbose_progress)
+    options = ExecutionOptions(
+        resource_limits=current.resource_limits, preserve_order=True, verbose_progress=current.verbose_progress
+    )
     return DataConfig(execution_options=options, enable_shard_locality=False)

@@ -60,7 +60,11 @@ def kill_after_checkpoint(step: int, rank: int, resumed_from: int | None, target
 
     registered = ray.train.get_all_reported_checkpoints()  # blocks until the controller registered every report
     log.warning(
-        "%s=%d: test hook, killing this worker (pid %d); Ray Train registered %d checkpoints", KILL_AFTER_CHECKPOINT_ENV, step, os.getpid(), len(registered)
+        "%s=%d: test hook, killing this worker (pid %d); Ray Train registered %d checkpoints",
+        KILL_AFTER_CHECKPOINT_ENV,
+        step,
+        os.getpid(),
+        len(registered),
     )
     os.kill(os.getpid(), signal.SIGKILL)
 
@@ -92,12 +96,19 @@ def await_notice_mid_step(step: int, rank: int, resumed_from: int | None, target
 
     directory = preemption.notice_dir()
     where = {"step": step, "node": ray.get_runtime_context().get_node_id(), "noticeDir": directory}
-    log.warning("%s=%d: test hook, waiting in the middle of step %d for the interruption notice", NOTICE_MID_STEP_ENV, step, step)
+    log.warning(
+        "%s=%d: test hook, waiting in the middle of step %d for the interruption notice",
+        NOTICE_MID_STEP_ENV,
+        step,
+        step,
+    )
     print(MID_STEP + json.dumps(where, sort_keys=True), flush=True)
     guard = time.monotonic() + NOTICE_WAIT_GUARD_S
     while not (directory and preemption.read_deadline(directory) is not None and _told_of_drain()):
         if time.monotonic() > guard:
-            raise RuntimeError(f"{NOTICE_MID_STEP_ENV}: no notice and drain signal within {NOTICE_WAIT_GUARD_S} s (hang guard)")
+            raise RuntimeError(
+                f"{NOTICE_MID_STEP_ENV}: no notice and drain signal within {NOTICE_WAIT_GUARD_S} s (hang guard)"
+            )
         time.sleep(0.2)
 
 
@@ -123,7 +134,16 @@ def hold_write(ds: Any) -> Any:
         return ds
     import ray.data
 
-    log.warning("%s=%s: test hook, the write holds every block after the first %d until the job is killed", HOLD_WRITE_AFTER_BLOCKS_ENV, blocks, blocks)
+    log.warning(
+        "%s=%s: test hook, the write holds every block after the first %d until the job is killed",
+        HOLD_WRITE_AFTER_BLOCKS_ENV,
+        blocks,
+        blocks,
+    )
     return ds.map_batches(
-        HoldAfter, fn_constructor_kwargs={"blocks": blocks}, compute=ray.data.ActorPoolStrategy(size=1), batch_size=None, batch_format="pyarrow"
+        HoldAfter,
+        fn_constructor_kwargs={"blocks": blocks},
+        compute=ray.data.ActorPoolStrategy(size=1),
+        batch_size=None,
+        batch_format="pyarrow",
     )

@@ -23,14 +23,18 @@ from torch.utils.checkpoint import checkpoint
 IGNORE_INDEX = -100
 
 
-def _chunk_loss_sum(head: torch.nn.Module, hidden: torch.Tensor, labels: torch.Tensor, softcap: float | None) -> torch.Tensor:
+def _chunk_loss_sum(
+    head: torch.nn.Module, hidden: torch.Tensor, labels: torch.Tensor, softcap: float | None
+) -> torch.Tensor:
     logits = head(hidden).float()
     if softcap:
         logits = torch.tanh(logits / softcap) * softcap
     return F.cross_entropy(logits, labels, ignore_index=IGNORE_INDEX, reduction="sum")
 
 
-def chunked_causal_lm_loss(hidden: torch.Tensor, head: torch.nn.Module, labels: torch.Tensor, chunk_tokens: int, softcap: float | None = None) -> torch.Tensor:
+def chunked_causal_lm_loss(
+    hidden: torch.Tensor, head: torch.nn.Module, labels: torch.Tensor, chunk_tokens: int, softcap: float | None = None
+) -> torch.Tensor:
     """Mean next-token cross-entropy of ``hidden`` (batch, seq, hidden) through ``head``, ``chunk_tokens`` tokens at a time."""
     if chunk_tokens < 1:
         raise ValueError(f"chunk_tokens must be at least 1, not {chunk_tokens}")
@@ -38,7 +42,14 @@ def chunked_causal_lm_loss(hidden: torch.Tensor, head: torch.nn.Module, labels: 
     y = labels[:, 1:].reshape(-1).to(hidden.device)
     total = hidden.new_zeros((), dtype=torch.float32)
     for start in range(0, h.shape[0], chunk_tokens):
-        part = checkpoint(_chunk_loss_sum, head, h[start : start + chunk_tokens], y[start : start + chunk_tokens], softcap, use_reentrant=False)
+        part = checkpoint(
+            _chunk_loss_sum,
+            head,
+            h[start : start + chunk_tokens],
+            y[start : start + chunk_tokens],
+            softcap,
+            use_reentrant=False,
+        )
         total = total + part
     return total / (y != IGNORE_INDEX).sum().clamp(min=1)
 

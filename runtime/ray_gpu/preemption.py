@@ -2,7 +2,7 @@
 
 On a spot worker pod the rendered preStop hook writes the notice (the deadline, epoch seconds) into
 ``$RAY_GPU_NOTICE_DIR/notice`` and waits for ``checkpointed`` before it runs ``ray stop``
-(``workloads/rayjob/preemption.ts``). In each training worker:
+(``workloads/raycluster/preemption.ts``). In each training worker:
 
 - :class:`NoticeWatcher` (a thread, one file check a second) sees the notice and asks Ray Core to drain its node
   for preemption with that deadline, as ``ray drain-node --reason DRAIN_NODE_REASON_PREEMPTION`` does;
@@ -30,7 +30,7 @@ from typing import Any
 
 log = logging.getLogger("ray_gpu")
 
-#: The notice folder's variable and its files: one contract with ``workloads/rayjob/preemption.ts``.
+#: The notice folder's variable and its files: one contract with ``workloads/raycluster/preemption.ts``.
 NOTICE_DIR_ENV = "RAY_GPU_NOTICE_DIR"
 NOTICE_FILES = {"notice": "notice", "training": "training", "checkpointed": "checkpointed"}
 #: Seconds between two looks for the notice.
@@ -64,7 +64,9 @@ def drain_own_node(deadline_s: float, why: str) -> bool:
 
     context = ray.get_runtime_context()
     gcs = ray._raylet.GcsClient(address=context.gcs_address)
-    accepted, rejected_because = gcs.drain_node(context.get_node_id(), autoscaler_pb2.DrainNodeReason.Value(DRAIN_REASON), why, int(deadline_s * 1000))
+    accepted, rejected_because = gcs.drain_node(
+        context.get_node_id(), autoscaler_pb2.DrainNodeReason.Value(DRAIN_REASON), why, int(deadline_s * 1000)
+    )
     if not accepted:
         log.warning("ray-gpu preemption: Ray did not accept draining this node: %s", rejected_because)
     return bool(accepted)
@@ -83,7 +85,10 @@ class NoticeWatcher:
     def _watch(self) -> None:
         while (deadline := read_deadline(self.directory)) is None:
             time.sleep(NOTICE_POLL_S)
-        print(f"ray-gpu preemption: notice received, node to be reclaimed in {max(0, round(deadline - time.time()))} s", flush=True)
+        print(
+            f"ray-gpu preemption: notice received, node to be reclaimed in {max(0, round(deadline - time.time()))} s",
+            flush=True,
+        )
         drain_own_node(deadline, "spot interruption notice (ray-gpu preStop)")
 
 

@@ -53,7 +53,9 @@ def _load_schema() -> JsonSchema:
     with open(SCHEMA_FILE, encoding="utf-8") as f:
         schema = cast(JsonSchema, json.load(f))
     if schema["properties"]["apiVersion"]["const"] != API_VERSION:
-        raise ValueError(f"{SCHEMA_FILE} defines {schema['properties']['apiVersion']['const']}, this module writes {API_VERSION}")
+        raise ValueError(
+            f"{SCHEMA_FILE} defines {schema['properties']['apiVersion']['const']}, this module writes {API_VERSION}"
+        )
     return schema
 
 
@@ -82,7 +84,9 @@ def _executed(summary: Any) -> list[Any]:
     operators: list[Any] = []
     for parent in summary.parents:
         operators += _executed(parent)
-    return operators + [op for op in summary.operators_stats if op.wall_time is not None or op.output_num_rows is not None]
+    return operators + [
+        op for op in summary.operators_stats if op.wall_time is not None or op.output_num_rows is not None
+    ]
 
 
 def _named_stage(part: str, gpu_udf: str) -> str | None:
@@ -129,7 +133,9 @@ def _operator(op: Any, stage: str, slots: int) -> dict[str, Any]:
     }
 
 
-def data_section(summary: Any, *, wall_seconds: float, rows: int, slots: Mapping[str, int], gpu_udf: str) -> dict[str, Any]:
+def data_section(
+    summary: Any, *, wall_seconds: float, rows: int, slots: Mapping[str, int], gpu_udf: str
+) -> dict[str, Any]:
     """The ``data`` section from Ray Data's ``DatasetStatsSummary`` (:func:`stats_summary`): one entry per operator
     in execution order, read to write. busySeconds is the sum of its blocks' wall times, rowsOut the rows it output,
     tasks the tasks that output them, maxBlockBytes its largest output block.
@@ -145,7 +151,9 @@ def data_section(summary: Any, *, wall_seconds: float, rows: int, slots: Mapping
     for op in _executed(summary):
         stage = operator_stage(op.operator_name, gpu_udf, previous)
         if stage not in slots:
-            raise ValueError(f"operator {op.operator_name} is in the {stage} stage, which slots {dict(slots)} does not give")
+            raise ValueError(
+                f"operator {op.operator_name} is in the {stage} stage, which slots {dict(slots)} does not give"
+            )
         operators.append(_operator(op, stage, int(slots[stage])))
         previous = stage
     return {"wallSeconds": round(float(wall_seconds), 6), "rows": int(rows), "operators": operators}
@@ -172,7 +180,11 @@ def object_store_section(spilled_before: int) -> dict[str, int]:
 
     capacity = int(ray.cluster_resources()["object_store_memory"])
     workers = worker_store_bytes(ray.nodes())
-    return {"capacityBytes": capacity, "workerCapacityBytes": workers, "spilledBytes": max(0, spilled_bytes() - int(spilled_before))}
+    return {
+        "capacityBytes": capacity,
+        "workerCapacityBytes": workers,
+        "spilledBytes": max(0, spilled_bytes() - int(spilled_before)),
+    }
 
 
 def worker_store_bytes(nodes: Iterable[Mapping[str, Any]]) -> int:

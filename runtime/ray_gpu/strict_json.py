@@ -105,7 +105,9 @@ def read_file(path: str) -> bytes:
         except OSError as e:
             raise JsonProblems([f"{ROOT}: cannot read the file: {e.strerror}"]) from None
     if len(raw) > MAX_DOCUMENT_BYTES:
-        raise JsonProblems([f"{ROOT}: the document is larger than {MAX_DOCUMENT_BYTES} bytes (1 MiB, MAX_DOCUMENT_BYTES)"])
+        raise JsonProblems(
+            [f"{ROOT}: the document is larger than {MAX_DOCUMENT_BYTES} bytes (1 MiB, MAX_DOCUMENT_BYTES)"]
+        )
     return raw
 
 
@@ -121,8 +123,14 @@ def decode(raw: bytes) -> str:
         line = raw.count(b"\n", 0, e.start) + 1
         column = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
         bad = raw[e.start : e.start + 1]
-        hint = "; it starts with a UTF-16 or UTF-32 byte-order mark: save it as UTF-8" if raw.startswith(_WIDE_BOMS) else ""
-        raise JsonProblems([f"{ROOT}: not UTF-8 text: byte {e.start} (line {line}, column {column}) is {bad!r} ({e.reason}){hint}"]) from None
+        hint = (
+            "; it starts with a UTF-16 or UTF-32 byte-order mark: save it as UTF-8"
+            if raw.startswith(_WIDE_BOMS)
+            else ""
+        )
+        raise JsonProblems(
+            [f"{ROOT}: not UTF-8 text: byte {e.start} (line {line}, column {column}) is {bad!r} ({e.reason}){hint}"]
+        ) from None
     return text
 
 
@@ -248,7 +256,9 @@ def _integer(text: str) -> int | _Refused:
 def _float(text: str) -> float | _Refused:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        return _Refused(f"number {abbreviate(text, 24)} is out of range: it overflows a 64-bit float (JSON numbers are finite)")
+        return _Refused(
+            f"number {abbreviate(text, 24)} is out of range: it overflows a 64-bit float (JSON numbers are finite)"
+        )
     return value
 
 
@@ -273,9 +283,14 @@ def _value_problems(value: Any, path: str) -> list[str]:
         return [f"{path}: {bad}"] if bad else []
     problems = []
     if isinstance(value, _DuplicateKeys):
-        problems += [f"{key_path(path, k)}: duplicate key, given {n} times (keys of an object must be unique)" for k, n in value.counts.items()]
+        problems += [
+            f"{key_path(path, k)}: duplicate key, given {n} times (keys of an object must be unique)"
+            for k, n in value.counts.items()
+        ]
     if isinstance(value, dict):
-        problems += [f"{key_path(path, k)}: key has {bad}" for k in value if not k.isascii() and (bad := _lone_surrogate(k))]
+        problems += [
+            f"{key_path(path, k)}: key has {bad}" for k in value if not k.isascii() and (bad := _lone_surrogate(k))
+        ]
     return problems
 
 
@@ -311,19 +326,28 @@ def parse(text: str) -> Any:
     text = text.removeprefix("\ufeff")
     size = len(text) if len(text) > MAX_DOCUMENT_BYTES else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_DOCUMENT_BYTES:
-        raise JsonProblems([f"{ROOT}: the document is larger than {MAX_DOCUMENT_BYTES} bytes (1 MiB, MAX_DOCUMENT_BYTES)"])
+        raise JsonProblems(
+            [f"{ROOT}: the document is larger than {MAX_DOCUMENT_BYTES} bytes (1 MiB, MAX_DOCUMENT_BYTES)"]
+        )
     if not text.strip():
         raise JsonProblems([f"{ROOT}: the document is empty"])
     if text.startswith("\ufeff"):
-        raise JsonProblems([f"{ROOT}: not JSON: more than one byte-order mark at the start (one is accepted and ignored)"])
+        raise JsonProblems(
+            [f"{ROOT}: not JSON: more than one byte-order mark at the start (one is accepted and ignored)"]
+        )
     too_deep = scan(text)[0] if bracket_depth(text) > MAX_DEPTH else None
     if too_deep is not None:
         raise JsonProblems([f"{too_deep}: nested deeper than {MAX_DEPTH} levels (MAX_DEPTH)"])
     try:
-        value = json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_float=_float, parse_constant=_constant)
+        value = json.loads(
+            text, object_pairs_hook=_object, parse_int=_integer, parse_float=_float, parse_constant=_constant
+        )
     except json.JSONDecodeError as e:
         raise JsonProblems([_syntax_problem(text, e)]) from None
-    except (ValueError, RecursionError) as e:  # the depth scan makes these unreachable; kept as the last line of defence
+    except (
+        ValueError,
+        RecursionError,
+    ) as e:  # the depth scan makes these unreachable; kept as the last line of defence
         raise JsonProblems([f"{ROOT}: not a JSON document: {abbreviate(str(e), 120)}"]) from None
     problems = refused_values(value)
     if problems:

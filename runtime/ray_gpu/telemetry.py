@@ -56,7 +56,10 @@ class _Counters:
         if not ray.is_initialized():
             return {}
         keys = ("workload", *self.tag_keys)
-        return {k: Counter(name, description=f"ray-gpu telemetry: {k.replace('_', ' ')}", tag_keys=keys) for k, name in METRICS.items()}
+        return {
+            k: Counter(name, description=f"ray-gpu telemetry: {k.replace('_', ' ')}", tag_keys=keys)
+            for k, name in METRICS.items()
+        }
 
     def add(self, key: str, value: float, tags: dict[str, str]) -> None:
         if self._counters is None:

@@ -8,186 +8,37 @@ Ray is imported only by the methods that build Ray objects.
 from __future__ import annotations
 
 import json
-import logging
 import os
-import sys
 from collections.abc import Mapping
-from typing import Any, TextIO, cast
+from typing import Any, cast
 
 from . import contract, strict_json
-from .contract import knob_env_name
-from .types import ActorPoolSection, DataSection, Knobs, LoraSection, SweepSection, TrainSection, TuningDocument
+from .tuning_core import (
+    ATTN_IMPLEMENTATIONS,
+    CPU_STANDIN_ENV,
+    REPORT_PREFIX,
+    STORAGE_BUCKET_ENV,
+    STORAGE_PATH_ENV,
+    TuningCore,
+    log,
+    log_to_stdout,
+)
+from .types import TuningDocument
 
-#: The library's logger. It has only a NullHandler: applications decide where records go (``log_to_stdout()`` prints them).
-log = logging.getLogger("ray_gpu")
-log.addHandler(logging.NullHandler())
-
-
-class _StdoutHandler(logging.StreamHandler[TextIO]):
-    """Writes to whatever ``sys.stdout`` is at the time (the job log; captured output in tests)."""
-
-    @property
-    def stream(self) -> TextIO:
-        return sys.stdout
-
-    @stream.setter
-    def stream(self, _value: TextIO) -> None:
-        pass
-
-
-def log_to_stdout(level: int = logging.INFO) -> None:
-    """Prints the library's records to the job's stdout as ``ray-gpu: <message>`` lines (once; repeated calls do nothing)."""
-    if not any(isinstance(h, _StdoutHandler) for h in log.handlers):
-        handler = _StdoutHandler()
-        handler.setFormatter(logging.Formatter("ray-gpu: %(message)s"))
-        log.addHandler(handler)
-    log.setLevel(level)
+__all__ = [
+    "CPU_STANDIN_ENV",
+    "REPORT_PREFIX",
+    "STORAGE_BUCKET_ENV",
+    "STORAGE_PATH_ENV",
+    "Tuning",
+    "load",
+    "loads",
+    "log_to_stdout",
+]
 
 
-#: Local CPU stand-in for GPUs (tests, laptops): GPU requests become CPU requests and gloo replaces NCCL.
-CPU_STANDIN_ENV = "RAY_GPU_CPU_STANDIN"
-#: Where checkpoints and outputs go instead of the stack's bucket (a local path, an FSx mount, another URI).
-STORAGE_PATH_ENV = "RAY_GPU_STORAGE_PATH"
-#: The stack's bucket, set on every Ray container from the platform's ConfigMap ray-gpu-storage.
-STORAGE_BUCKET_ENV = "RAY_GPU_STORAGE_BUCKET"
-#: transformers' ``attn_implementation`` name of each planned attention kernel.
-ATTN_IMPLEMENTATIONS = {"eager": "eager", "sdpa": "sdpa", "flash": "flash_attention_2"}
-#: Prefix of the JSON line :meth:`Tuning.report` prints.
-REPORT_PREFIX = "RAY_GPU_APPLIED "
-
-
-def _parse_like(text: str, like: Any) -> Any:
-    if isinstance(like, bool):
-        if text.lower() not in ("true", "false"):
-            raise ValueError("expected true or false")
-        return text.lower() == "true"
-    if isinstance(like, int):
-        return int(text)
-    if isinstance(like, float):
-        return float(text)
-    return text
-
-
-class Tuning:
+class Tuning(TuningCore):
     """A validated tuning document and the arguments built from it. Create it with :func:`ray_gpu.load`."""
-
-    def __init__(self, document: TuningDocument, source: str, env: Mapping[str, str] | None = None):
-        self.document: TuningDocument = document
-        self.source = source
-        self.env = dict(os.environ if env is None else env)
-        self.applied: list[dict[str, Any]] = []
-        w = document["workload"]
-        self.name: str = w["name"]
-        self.kind: str = w["kind"]
-        self.environment: str = w["environment"]
-        self.model: str = w["model"]
-        self.model_family: str = w["modelFamily"]
-        self.model_type: str = w["modelType"]
-        self.cpu_standin = self.env.get(CPU_STANDIN_ENV, "") not in ("", "0", "false")
-        self.knobs = self._knobs_checked_against_env()
-        log.info("loaded %s for %s (%s, %s, model %s) from %s", contract.API_VERSION, self.name, self.kind, self.environment, self.model, source)
-        if self.cpu_standin:
-            log.info("%s is set: GPU requests become CPU requests and gloo replaces NCCL (local runs only)", CPU_STANDIN_ENV)
-
-    # ---- bookkeeping -------------------------------------------------------------------------------
-    def _record(self, key: str, target: str, value: Any, source: str | None = None, *, applied: Any = None, standin: str | None = None) -> Any:
-        """Records that ``value`` (the document's, at ``key``) was handed to ``target``, as ``applied`` when it
-        had to be converted (a path under the storage root) or replaced by a CPU stand-in; returns what was handed."""
-        src = source or f"{os.path.basename(self.source)} {key}"
-        entry: dict[str, Any] = {"key": key, "target": target, "value": value, "source": src}
-        if applied is not None:
-            entry["applied"] = applied
-        if standin:
-            entry["standin"] = standin
-        self.applied.append(entry)
-        shown = json.dumps(value if applied is None else applied, sort_keys=True)
-        log.info("%s = %s  (%s%s)", target, shown if len(shown) <= 200 else shown[:197] + "...", src, f"; stand-in: {standin}" if standin else "")
-        return value if applied is None else applied
-
-    def _get(self, path: str) -> Any:
-        node: Any = self.document
-        for part in path.split("."):
-            node = node[part]
-        return node
-
-    def _section(self, name: str) -> Any:
-        if name not in self.document:
-            raise contract.TuningError(self.source, [f"{name}: this {self.kind} document has no {name} section, so this method does not apply to it"])
-        return self.document[name]  # type: ignore[literal-required]
-
-    def _train(self) -> TrainSection:
-        return cast(TrainSection, self._section("train"))
-
-    def _data(self) -> DataSection:
-        return cast(DataSection, self._section("data"))
-
-    def _pool(self) -> ActorPoolSection:
-        return cast(ActorPoolSection, self._section("actorPool"))
-
-    def _sweep(self) -> SweepSection:
-        return cast(SweepSection, self._section("sweep"))
-
-    def _lora(self) -> LoraSection:
-        return cast(LoraSection, self._section("lora"))
-
-    def _knobs_checked_against_env(self) -> Knobs:
-        """The RayJob sets each knob twice (file and ``RAY_GPU_*``); both come from one plan and must agree. A
-        mismatch means someone changed one of them: re-render instead, since the other settings derive from it."""
-        knobs = self.document["knobs"]
-        problems: list[str] = []
-        for name, planned in sorted(knobs.items()):
-            var = knob_env_name(name)
-            if var not in self.env:
-                continue
-            try:
-                value = _parse_like(self.env[var], planned)
-            except ValueError:
-                value = self.env[var]
-            if value != planned:
-                problems.append(
-                    f"${var}={self.env[var]!r} disagrees with knobs.{name}={planned!r} in the tuning file: both come from one plan; change the workload and re-render"
-                )
-        if problems:
-            raise contract.TuningError("the environment", problems)
-        return knobs
-
-    def stand_in(self, key: str, target: str, applied: Any, reason: str) -> Any:
-        """Records that the job used ``applied`` instead of the planned value at ``key`` (a CPU or smoke stand-in)."""
-        return self._record(key, target, self._get(key), applied=applied, standin=reason)
-
-    def knob(self, name: str) -> Any:
-        """A planner knob (``microBatchSize``, ``zeroStage``, ...), recorded as applied."""
-        if name not in self.knobs:
-            raise contract.TuningError(self.source, [f"knobs.{name}: not planned for a {self.kind} (planned: {', '.join(sorted(self.knobs))})"])
-        return self._record(f"knobs.{name}", name, cast(Mapping[str, Any], self.knobs)[name])
-
-    def report(self) -> dict[str, Any]:
-        """Prints every applied value as one line, ``RAY_GPU_APPLIED {json}``, and returns it."""
-        payload: dict[str, Any] = {"workload": self.name, "kind": self.kind, "source": self.source, "cpuStandin": self.cpu_standin, "applied": self.applied}
-        print(REPORT_PREFIX + json.dumps(payload, sort_keys=True), flush=True)
-        return payload
-
-    # ---- storage -----------------------------------------------------------------------------------
-    def storage_root(self) -> str:
-        """``$RAY_GPU_STORAGE_PATH`` if set, else ``s3://$RAY_GPU_STORAGE_BUCKET``."""
-        if self.env.get(STORAGE_PATH_ENV):
-            return self.env[STORAGE_PATH_ENV].rstrip("/")
-        if self.env.get(STORAGE_BUCKET_ENV):
-            return f"s3://{self.env[STORAGE_BUCKET_ENV]}"
-        raise contract.TuningError(
-            "the environment",
-            [
-                f"${STORAGE_BUCKET_ENV} and ${STORAGE_PATH_ENV} are both unset: the platform's ConfigMap ray-gpu-storage sets the bucket; set {STORAGE_PATH_ENV} to write elsewhere"
-            ],
-        )
-
-    def _under_root(self, prefix: str) -> str:
-        return prefix if "://" in prefix or prefix.startswith("/") else f"{self.storage_root()}/{prefix}"
-
-    def output_path(self) -> str:
-        """Where the job writes its results (``data.outputUri``, under the storage root unless it is a URI)."""
-        uri = self._data()["outputUri"]
-        return self._record("data.outputUri", "output_path", uri, applied=self._under_root(uri))
 
     # ---- Ray Data ----------------------------------------------------------------------------------
     def apply_data_context(self, ctx: Any = None) -> Any:
@@ -196,7 +47,9 @@ class Tuning:
         import ray.data
 
         ctx = ctx or ray.data.DataContext.get_current()
-        ctx.target_max_block_size = self._record("data.blockSizeBytes", "DataContext.target_max_block_size", self._data()["blockSizeBytes"])
+        ctx.target_max_block_size = self._record(
+            "data.blockSizeBytes", "DataContext.target_max_block_size", self._data()["blockSizeBytes"]
+        )
         return ctx
 
     def rows_to_read(self) -> int | None:
@@ -209,7 +62,9 @@ class Tuning:
         of 1 CPU (``TaskPoolStrategy``), so tokenizing runs beside the GPU actors instead of inside them."""
         from ray.data import TaskPoolStrategy
 
-        size = self._record("actorPool.preprocessConcurrency", "TaskPoolStrategy.size", self._pool()["preprocessConcurrency"])
+        size = self._record(
+            "actorPool.preprocessConcurrency", "TaskPoolStrategy.size", self._pool()["preprocessConcurrency"]
+        )
         return {"compute": TaskPoolStrategy(size=size), "num_cpus": 1}
 
     def actor_pool_kwargs(self) -> dict[str, Any]:
@@ -221,7 +76,13 @@ class Tuning:
         batch = self._record("actorPool.batchSize", "map_batches.batch_size", pool["batchSize"])
         strategy = ActorPoolStrategy(size=size)
         if self.cpu_standin:
-            gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"], applied=0, standin="GPUs per actor -> 1 CPU per actor")
+            gpus = self._record(
+                "actorPool.gpusPerActor",
+                "map_batches.num_gpus",
+                pool["gpusPerActor"],
+                applied=0,
+                standin="GPUs per actor -> 1 CPU per actor",
+            )
             return {"compute": strategy, "num_gpus": gpus, "num_cpus": 1, "batch_size": batch}
         gpus = self._record("actorPool.gpusPerActor", "map_batches.num_gpus", pool["gpusPerActor"])
         return {"compute": strategy, "num_gpus": gpus, "batch_size": batch}
@@ -240,7 +101,11 @@ class Tuning:
         per = dict(train["resourcesPerWorker"])
         if self.cpu_standin:
             self._record(
-                "train.resourcesPerWorker", "ScalingConfig.resources_per_worker", per, applied={"CPU": per["CPU"]}, standin="GPU dropped, use_gpu False (gloo)"
+                "train.resourcesPerWorker",
+                "ScalingConfig.resources_per_worker",
+                per,
+                applied={"CPU": per["CPU"]},
+                standin="GPU dropped, use_gpu False (gloo)",
             )
             scaling = ScalingConfig(num_workers=workers, use_gpu=False, resources_per_worker={"CPU": per["CPU"]})
         else:
@@ -257,7 +122,10 @@ class Tuning:
         parent, _, leaf = prefix.rpartition("/")
         run_name = name or leaf
         storage = self._record(
-            "train.checkpointPrefix", "RunConfig.storage_path", train["checkpointPrefix"], applied=self._under_root(parent) if parent else self.storage_root()
+            "train.checkpointPrefix",
+            "RunConfig.storage_path",
+            train["checkpointPrefix"],
+            applied=self._under_root(parent) if parent else self.storage_root(),
         )
         keep = self._record("train.checkpointsToKeep", "CheckpointConfig.num_to_keep", train["checkpointsToKeep"])
         failures = self._record("train.maxFailures", "FailureConfig.max_failures", train["maxFailures"])
@@ -278,10 +146,15 @@ class Tuning:
                 zero = config.get("zero_optimization", {})
                 stage = zero.get("stage") if isinstance(zero, dict) else None
                 if stage != self.knobs.get("zeroStage"):
-                    raise contract.TuningError(candidate, [f"zero_optimization.stage: is {stage}, the plan's zeroStage is {self.knobs.get('zeroStage')}"])
+                    raise contract.TuningError(
+                        candidate,
+                        [f"zero_optimization.stage: is {stage}, the plan's zeroStage is {self.knobs.get('zeroStage')}"],
+                    )
                 self._record("train.deepspeedConfigFile", "deepspeed_config", path, candidate, applied=config)
                 return config
-        raise contract.TuningError(self.source, [f"train.deepspeedConfigFile: {path} not found (the RayJob mounts it next to tuning.json)"])
+        raise contract.TuningError(
+            self.source, [f"train.deepspeedConfigFile: {path} not found (the RayJob mounts it next to tuning.json)"]
+        )
 
     def train_loop_config(self) -> dict[str, Any]:
         """The per-step knobs as a ``train_loop_config`` dict for ``TorchTrainer``."""
@@ -300,17 +173,24 @@ class Tuning:
             "backend": "gloo" if self.cpu_standin else "nccl",
         }
         if "offloadOptimizerClass" in train:
-            config["optimizer_class"] = self._record("train.offloadOptimizerClass", "optimizer_class", train["offloadOptimizerClass"])
+            config["optimizer_class"] = self._record(
+                "train.offloadOptimizerClass", "optimizer_class", train["offloadOptimizerClass"]
+            )
         return config
 
     def checkpoint_every(self) -> int:
         """Optimizer steps between periodic checkpoints; the loop also checkpoints the step in flight on a spot
         interruption notice (:mod:`ray_gpu.preemption`)."""
-        return cast(int, self._record("train.checkpointEverySteps", "checkpoint_every", self._train()["checkpointEverySteps"]))
+        return cast(
+            int, self._record("train.checkpointEverySteps", "checkpoint_every", self._train()["checkpointEverySteps"])
+        )
 
     def stall_after_seconds(self) -> int:
         """Seconds without an optimizer step after which the watchdog fails the job (:mod:`ray_gpu.watchdog`)."""
-        return cast(int, self._record("train.stallAfterSeconds", "watchdog.stall_after_seconds", self._train()["stallAfterSeconds"]))
+        return cast(
+            int,
+            self._record("train.stallAfterSeconds", "watchdog.stall_after_seconds", self._train()["stallAfterSeconds"]),
+        )
 
     def attn_implementation(self) -> str:
         """transformers' ``attn_implementation`` for the planned kernel (``from_pretrained(..., attn_implementation=...)``):
@@ -318,7 +198,12 @@ class Tuning:
         planned = cast(Mapping[str, Any], self.knobs).get("attentionImplementation")
         if planned is None:
             raise contract.TuningError(self.source, [f"knobs.attentionImplementation: not planned for a {self.kind}"])
-        return cast(str, self._record("knobs.attentionImplementation", "attn_implementation", planned, applied=ATTN_IMPLEMENTATIONS[planned]))
+        return cast(
+            str,
+            self._record(
+                "knobs.attentionImplementation", "attn_implementation", planned, applied=ATTN_IMPLEMENTATIONS[planned]
+            ),
+        )
 
     def dataloader_workers(self) -> int:
         """``num_workers`` for a torch DataLoader in each training worker (not needed with Ray Data ingest)."""
@@ -331,7 +216,9 @@ class Tuning:
         return {
             "r": self._record("lora.rank", "LoraConfig.r", lora["rank"]),
             "lora_alpha": self._record("lora.alpha", "LoraConfig.lora_alpha", lora["alpha"]),
-            "target_modules": self._record("lora.targetModules", "LoraConfig.target_modules", list(lora["targetModules"])),
+            "target_modules": self._record(
+                "lora.targetModules", "LoraConfig.target_modules", list(lora["targetModules"])
+            ),
             "lora_dropout": self._record("lora.dropout", "LoraConfig.lora_dropout", lora["dropout"]),
             "quantization": self._record("lora.quantization", "quantization", lora["quantization"]),
         }
@@ -369,7 +256,9 @@ def load(path: str | None = None, *, env: Mapping[str, str] | None = None, apply
     return _tuning(document, source, env, apply_data_context)
 
 
-def loads(text: str | bytes, *, source: str = "<text>", env: Mapping[str, str] | None = None, apply_data_context: bool = True) -> Tuning:
+def loads(
+    text: str | bytes, *, source: str = "<text>", env: Mapping[str, str] | None = None, apply_data_context: bool = True
+) -> Tuning:
     """:func:`load` of a document given as text (or UTF-8 bytes) instead of a file; ``source`` names it in messages.
 
     :raises TuningError: listing every problem, each with its key path; malformed text raises nothing else

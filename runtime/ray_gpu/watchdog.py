@@ -87,7 +87,13 @@ def stall_after_seconds(planned: float | None) -> float | None:
         seconds = 0.0
     if not seconds > 0 or seconds == float("inf"):
         raise ValueError(f"{STALL_AFTER_ENV}={value!r}: expected a positive number of seconds (a test hook)")
-    log.warning("%s=%s: test hook, the watchdog's window is %gs instead of the planned %s", STALL_AFTER_ENV, value, seconds, planned)
+    log.warning(
+        "%s=%s: test hook, the watchdog's window is %gs instead of the planned %s",
+        STALL_AFTER_ENV,
+        value,
+        seconds,
+        planned,
+    )
     return seconds
 
 
@@ -145,7 +151,12 @@ class StepReporter:
         return {"board": self.board, "hang_at_step": self.hang_at_step}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.board, self.hang_at_step, self._handle, self._lookup_failed = state["board"], state["hang_at_step"], None, False
+        self.board, self.hang_at_step, self._handle, self._lookup_failed = (
+            state["board"],
+            state["hang_at_step"],
+            None,
+            False,
+        )
 
     def progress(self, step: int) -> None:
         """Tells the board that optimizer step ``step`` is done (then blocks forever when the hang hook names it)."""
@@ -184,21 +195,34 @@ def _hang(step: int) -> None:
 
     if ray.train.get_context().get_world_rank() != 0:
         return
-    log.warning("%s=%d: test hook, rank 0 blocks forever after step %d, as a hung collective would", HANG_AT_STEP_ENV, step, step)
+    log.warning(
+        "%s=%d: test hook, rank 0 blocks forever after step %d, as a hung collective would",
+        HANG_AT_STEP_ENV,
+        step,
+        step,
+    )
     threading.Event().wait()
 
 
 class StepWatchdog:
     """The driver's side: the board and the thread that reads it. A context manager around ``trainer.fit()``."""
 
-    def __init__(self, workload: str, window: float | None, board: Any, reporter: StepReporter, poll_seconds: float) -> None:
+    def __init__(
+        self, workload: str, window: float | None, board: Any, reporter: StepReporter, poll_seconds: float
+    ) -> None:
         self.workload, self.window, self.reporter, self.poll_seconds = workload, window, reporter, poll_seconds
         self._board = board
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def start(cls, workload: str, stall_after_seconds: float | None, hang_at_step: int | None = None, clock: Callable[[], float] | None = None) -> StepWatchdog:
+    def start(
+        cls,
+        workload: str,
+        stall_after_seconds: float | None,
+        hang_at_step: int | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> StepWatchdog:
         """Creates the board on this (the driver's) node and starts watching it. Without ``stall_after_seconds``, no
         watchdog (a plan without ``train.stallAfterSeconds``), and the reporter does nothing. ``hang_at_step``: the
         hang hook (default: :func:`hang_step`). ``clock``: the board's clock, a test hook (default: ``time.monotonic``
@@ -219,13 +243,32 @@ class StepWatchdog:
         # On the driver's node: a lost GPU node does not take the board with it.
         here = NodeAffinitySchedulingStrategy(node_id=context.get_node_id(), soft=False)
         if clock is not None:
-            log.warning("watchdog: %s: test hook, the step board runs on the clock %r instead of time.monotonic", workload, clock)
+            log.warning(
+                "watchdog: %s: test hook, the step board runs on the clock %r instead of time.monotonic",
+                workload,
+                clock,
+            )
         board_args = () if clock is None else (clock,)
-        board = ray.remote(num_cpus=0)(StepBoard).options(name=name, namespace=NAMESPACE, scheduling_strategy=here).remote(*board_args)
-        dog = cls(workload, stall_after_seconds, board, StepReporter(name, hang), min(POLL_SECONDS, max(0.25, stall_after_seconds / 4)))
+        board = (
+            ray.remote(num_cpus=0)(StepBoard)
+            .options(name=name, namespace=NAMESPACE, scheduling_strategy=here)
+            .remote(*board_args)
+        )
+        dog = cls(
+            workload,
+            stall_after_seconds,
+            board,
+            StepReporter(name, hang),
+            min(POLL_SECONDS, max(0.25, stall_after_seconds / 4)),
+        )
         dog._thread = threading.Thread(target=dog._watch, name="ray-gpu-watchdog", daemon=True)
         dog._thread.start()
-        log.info("watchdog: %s: fails the job after %gs without a training step (board %s)", workload, stall_after_seconds, name)
+        log.info(
+            "watchdog: %s: fails the job after %gs without a training step (board %s)",
+            workload,
+            stall_after_seconds,
+            name,
+        )
         return dog
 
     def _watch(self) -> None:
@@ -240,11 +283,15 @@ class StepWatchdog:
                 continue
             except Exception as e:
                 if not self._stop.is_set():
-                    log.warning("watchdog: %s: the step board is gone (%s); steps are no longer watched", self.workload, e)
+                    log.warning(
+                        "watchdog: %s: the step board is gone (%s); steps are no longer watched", self.workload, e
+                    )
                 return
             if is_stalled(snap.last_event_at, snap.now, self.window) and not self._stop.is_set():
                 assert snap.last_event_at is not None
-                print(stall_message(self.workload, snap.last_step, snap.now - snap.last_event_at, self.window), flush=True)
+                print(
+                    stall_message(self.workload, snap.last_step, snap.now - snap.last_event_at, self.window), flush=True
+                )
                 sys.stderr.flush()
                 os._exit(STALLED_EXIT_STATUS)
 

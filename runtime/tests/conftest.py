@@ -19,7 +19,12 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, di
     out: dict[str, dict[str, dict]] = {}
     for stack in ("dev", "prod"):
         target = tmp_path_factory.mktemp(stack)
-        subprocess.run(["node", str(REPO / "bin/ray-gpu.js"), "render", "--stack", stack, "--out", str(target)], cwd=REPO, check=True, capture_output=True)
+        subprocess.run(
+            ["node", str(REPO / "bin/ray-gpu.js"), "render", "--stack", stack, "--out", str(target)],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        )
         objects = {}
         for f in sorted(target.glob("*.yaml")):
             for doc in yaml.safe_load_all(f.read_text()):
@@ -82,6 +87,12 @@ def ray_local():
 
     # Ray's workers import the runtime library and the test modules (train loops defined in them) from here.
     path = os.pathsep.join([str(REPO / "runtime"), str(REPO / "runtime" / "tests")])
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="ERROR",
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": path}},
+    )
     yield ray
     ray.shutdown()

@@ -96,18 +96,29 @@ FUZZ = Path(__file__).with_name("fuzz_contract.py")
 
 
 def test_the_fuzz_fixture_is_the_dev_stacks_render(tuning_docs):
-    fixture = json.loads((Path(__file__).parent / "fixtures" / "dev-tuning.json").read_text(encoding="utf-8"))["documents"]
+    fixture = json.loads((Path(__file__).parent / "fixtures" / "dev-tuning.json").read_text(encoding="utf-8"))[
+        "documents"
+    ]
     rendered = {name.split("/", 1)[1]: doc for name, doc in tuning_docs.items() if name.startswith("dev/")}
-    assert fixture == rendered, "runtime/tests/fixtures/dev-tuning.json is stale: run .venv-ray/bin/python runtime/tests/fixtures/update_fixtures.py"
+    assert fixture == rendered, (
+        "runtime/tests/fixtures/dev-tuning.json is stale: run .venv-ray/bin/python runtime/tests/fixtures/update_fixtures.py"
+    )
 
 
 @pytest.mark.parametrize("seed", [1, 20261201])
 def test_the_standard_library_fuzz_of_the_loader_finds_nothing(seed):
     # -S: no site-packages, so the loader and the fuzz can only use the standard library (as with a bare python3).
-    out = subprocess.run([sys.executable, "-S", str(FUZZ), "--seed", str(seed), "--count", "300"], capture_output=True, text=True, timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-S", str(FUZZ), "--seed", str(seed), "--count", "300"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert re.fullmatch(
-        rf"fuzz_contract: 300 inputs, \d+ valid, \d+ TuningError, 0 other exceptions, 0 without a path, 0 hangs, 0 wrong verdicts \(seed {seed}\)\n", out.stdout
+        r"fuzz_contract: 300 inputs, \d+ valid, \d+ TuningError, 0 other exceptions, 0 without a path, 0 hangs, "
+        rf"0 wrong verdicts \(seed {seed}\)\n",
+        out.stdout,
     ), out.stdout
 
 
@@ -124,4 +135,8 @@ def test_the_fuzz_reports_a_loader_that_lets_another_exception_escape(monkeypatc
     monkeypatch.setattr(ray_gpu, "loads", leaky)
     assert fuzz_contract.main(["--seed", "1", "--count", "120"]) == 1
     out = capsys.readouterr()
-    assert re.search(r"[1-9]\d* other exceptions", out.out) and "ValueError: NaN escaped" in out.err and "input #" in out.err
+    assert (
+        re.search(r"[1-9]\d* other exceptions", out.out)
+        and "ValueError: NaN escaped" in out.err
+        and "input #" in out.err
+    )

@@ -40,9 +40,14 @@ def test_a_resumed_run_continues_at_the_row_after_the_last_one_trained(tmp_path,
     assert restored == interrupted.position and restored.epoch == (interrupt_after - 1) // 10
     resumed = resumable_batches(epoch, restored)
     continued = take(resumed, 30 - interrupt_after)
-    assert continued[0] == reference[interrupt_after], "the first batch after resuming is the one after the last trained"
+    assert continued[0] == reference[interrupt_after], (
+        "the first batch after resuming is the one after the last trained"
+    )
     assert trained + continued == reference, "nothing trained twice, nothing skipped"
-    assert resumed.resumed is not None and resumed.resumed.last_skipped_row_ids == trained[-1] == resumed.resumed.recorded_row_ids
+    assert (
+        resumed.resumed is not None
+        and resumed.resumed.last_skipped_row_ids == trained[-1] == resumed.resumed.recorded_row_ids
+    )
     assert resumed.resumed.first_row_ids == continued[0]
 
 
@@ -50,7 +55,10 @@ def test_a_resume_over_data_in_another_order_stops_instead_of_training_rows_twic
     run = resumable_batches(epochs_of(rows=40, batch=4), DataPosition(4, 1, 0))
     take(run, 3)
     reordered = lambda: reversed(list(epochs_of(rows=40, batch=4)()))  # noqa: E731
-    with pytest.raises(DataPositionError, match=r"batch 3 of epoch 0 is rows \[28, 29, 30, 31\], the checkpoint recorded rows \[8, 9, 10, 11\]"):
+    with pytest.raises(
+        DataPositionError,
+        match=r"batch 3 of epoch 0 is rows \[28, 29, 30, 31\], the checkpoint recorded rows \[8, 9, 10, 11\]",
+    ):
         take(resumable_batches(reordered, run.position), 1)
     with pytest.raises(DataPositionError, match="epoch 0 ended after 2 batches; the checkpoint says 3"):
         take(resumable_batches(epochs_of(rows=8, batch=4), run.position), 1)
@@ -69,10 +77,19 @@ def test_an_epoch_without_a_full_batch_is_an_error_not_a_hang():
 
 
 def test_positions_round_trip_and_malformed_ones_are_refused(tmp_path):
-    p = DataPosition(batch_size=2, world_size=4, rank=3, epoch=1, batches_in_epoch=7, rows_consumed=54, last_row_ids=[9, 13])
+    p = DataPosition(
+        batch_size=2, world_size=4, rank=3, epoch=1, batches_in_epoch=7, rows_consumed=54, last_row_ids=[9, 13]
+    )
     assert DataPosition.from_json(p.to_json()) == p
-    assert load_position(str(tmp_path), rank=0) is None, "a checkpoint without a position starts the data from the beginning"
-    for bad in ('{"batchSize": 2}', "[]", '{"batchSize": -1, "worldSize": 1, "rank": 0, "epoch": 0, "batchesInEpoch": 0, "rowsConsumed": 0}', "\xff"):
+    assert load_position(str(tmp_path), rank=0) is None, (
+        "a checkpoint without a position starts the data from the beginning"
+    )
+    for bad in (
+        '{"batchSize": 2}',
+        "[]",
+        '{"batchSize": -1, "worldSize": 1, "rank": 0, "epoch": 0, "batchesInEpoch": 0, "rowsConsumed": 0}',
+        "\xff",
+    ):
         with pytest.raises(DataPositionError, match="not a saved data position"):
             DataPosition.from_json(bad)
     assert id_ranges([0, 1, 2, 7, 8, 4]) == [[0, 2], [7, 8], [4, 4]]
@@ -100,7 +117,9 @@ def _loop(cfg: dict) -> None:
             position = load_position(d, rank)
             step = position.rows_consumed // BATCH
     shard = ray.train.get_dataset_shard("train")
-    batches = resumable_batches(lambda: shard.iter_batches(batch_size=BATCH, drop_last=True, batch_format="numpy"), position)
+    batches = resumable_batches(
+        lambda: shard.iter_batches(batch_size=BATCH, drop_last=True, batch_format="numpy"), position
+    )
     with open(os.path.join(cfg["log"], f"rank{rank}.jsonl"), "a", encoding="utf-8") as log:
         for batch in batches:
             step += 1
@@ -131,7 +150,9 @@ def test_ray_train_resumes_the_data_of_every_worker_after_a_failure(tmp_path, ra
         train_loop_config={"log": str(log)},
         torch_config=TorchConfig(backend="gloo"),
         scaling_config=ScalingConfig(num_workers=WORKERS, resources_per_worker={"CPU": 0.5}),
-        run_config=RunConfig(name="resume", storage_path=str(tmp_path / "storage"), failure_config=FailureConfig(max_failures=1)),
+        run_config=RunConfig(
+            name="resume", storage_path=str(tmp_path / "storage"), failure_config=FailureConfig(max_failures=1)
+        ),
         datasets={"train": data},
         dataset_config=deterministic_data_config(),
     )
@@ -148,7 +169,9 @@ def test_ray_train_resumes_the_data_of_every_worker_after_a_failure(tmp_path, ra
         restored = min(second) - 1
         resumed_from.add(restored)
         assert restored in (EVERY, 2 * EVERY), (rank, restored)
-        assert sorted(first) == list(range(1, FAIL_AFTER + 1)) and sorted(second) == list(range(restored + 1, STEPS + 1)), rank
+        assert sorted(first) == list(range(1, FAIL_AFTER + 1)) and sorted(second) == list(
+            range(restored + 1, STEPS + 1)
+        ), rank
         # The resumed attempt starts exactly at the row after the last one the restored checkpoint counted: the batch
         # the interrupted attempt trained on right after it.
         assert second[restored + 1] == first[restored + 1], rank

@@ -39,7 +39,15 @@ def _position(rank: int, step: int, resumed_from: int | None, rows: list[list[in
 
 
 def _resumed(rank: int, step: int, batch: int, skipped: int, first: int) -> str:
-    record = {"rank": rank, "step": step, "epoch": 0, "batch": batch, "recordedRowIds": [skipped], "lastSkippedRowIds": [skipped], "firstRowIds": [first]}
+    record = {
+        "rank": rank,
+        "step": step,
+        "epoch": 0,
+        "batch": batch,
+        "recordedRowIds": [skipped],
+        "lastSkippedRowIds": [skipped],
+        "firstRowIds": [first],
+    }
     return f"{RESUMED_POSITION}{json.dumps(record)}\n"
 
 

@@ -21,7 +21,13 @@ LOGIT_BYTES = 12
 def tiny_llama(dtype: torch.dtype = torch.float32) -> transformers.PreTrainedModel:
     torch.manual_seed(0)
     cfg = transformers.LlamaConfig(
-        hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, vocab_size=VOCAB, max_position_embeddings=512
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=VOCAB,
+        max_position_embeddings=512,
     )
     return transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").to(dtype)
 
@@ -92,6 +98,8 @@ def test_chunked_loss_saves_and_peaks_as_the_plan_says() -> None:
         peaks[name] = probe.peak
     planned_saving = LOGIT_BYTES * VOCAB * (tokens - chunk)
     measured_saving = peaks["full"] - peaks["chunked"]
-    print(f"peak live bytes: full {peaks['full']}, chunked {peaks['chunked']}; saving {measured_saving} vs planned {planned_saving}")
+    print(
+        f"peak live bytes: full {peaks['full']}, chunked {peaks['chunked']}; saving {measured_saving} vs planned {planned_saving}"
+    )
     # The plan's logits term bounds what chunking saves from above, and closely (0.985 of it on torch 2.13 CPU).
     assert 0.9 * planned_saving <= measured_saving <= planned_saving

@@ -24,7 +24,9 @@ def write_parts(folder: str, first_id: int, rows_per_file: list[int]) -> int:
     filesystem.create_dir(path, recursive=True)
     start = first_id
     for i, rows in enumerate(rows_per_file):
-        pq.write_table(pa.table({"id": list(range(start, start + rows))}), f"{path}/part-{i}.parquet", filesystem=filesystem)
+        pq.write_table(
+            pa.table({"id": list(range(start, start + rows))}), f"{path}/part-{i}.parquet", filesystem=filesystem
+        )
         start += rows
     return start - first_id
 
@@ -48,7 +50,11 @@ def test_a_commit_moves_the_files_then_writes_the_marker_and_the_pointer(tmp_pat
     assert os.listdir(os.path.join(out, STAGING_DIR)) == [], "the staging folder is removed after the commit"
     marker = json.loads(Path(folder, MARKER).read_text())
     pointer = json.loads(Path(out, POINTER).read_text())
-    assert pointer == {"format": outputs.MARKER_FORMAT, "runId": run.run_id, "marker": f"{RUNS_DIR}/{run.run_id}/{MARKER}"}
+    assert pointer == {
+        "format": outputs.MARKER_FORMAT,
+        "runId": run.run_id,
+        "marker": f"{RUNS_DIR}/{run.run_id}/{MARKER}",
+    }
     assert marker["runId"] == run.run_id and marker["fileCount"] == 3 and marker["totalRows"] == 15
     assert [f["path"] for f in marker["files"]] == ["part-0.parquet", "part-1.parquet", "part-2.parquet"]
     for f in marker["files"]:  # rows and bytes are the written files' own
@@ -69,7 +75,9 @@ def test_a_rerun_keeps_the_previous_run_until_it_commits(tmp_path):
     assert ray_gpu.latest_output(out) == second and ids(out) == list(range(100, 112))
     assert [r.run_id for r in outputs.committed_runs(out)] == [first.run_id, second.run_id], "the previous run is kept"
     third = commit_run(out, 200, [1])
-    assert [r.run_id for r in outputs.committed_runs(out)] == [second.run_id, third.run_id], "older runs are pruned after a commit"
+    assert [r.run_id for r in outputs.committed_runs(out)] == [second.run_id, third.run_id], (
+        "older runs are pruned after a commit"
+    )
     assert not os.path.exists(os.path.join(out, RUNS_DIR, first.run_id))
 
 
@@ -112,13 +120,17 @@ def test_a_commit_killed_before_its_marker_leaves_a_run_folder_that_is_never_rea
         staged.commit()
     monkeypatch.setattr(outputs, "_write_whole", real)
     dead = os.path.join(out, RUNS_DIR, staged.run_id)
-    assert sorted(os.listdir(dead)) == ["part-0.parquet", "part-1.parquet"], "the files moved, the marker was never written"
+    assert sorted(os.listdir(dead)) == ["part-0.parquet", "part-1.parquet"], (
+        "the files moved, the marker was never written"
+    )
     assert ray_gpu.latest_output(out) == first and [r.run_id for r in outputs.committed_runs(out)] == [first.run_id]
     with pytest.raises(OutputError, match=r"no _SUCCESS\.json marker"):
         ray_gpu.latest_output(dead)
     assert outputs.prune(out) == [], "a young marker-less folder may be a live writer: left alone"
     pruned = outputs.prune(out, now_s=time.time() + 2 * outputs.STALE_AFTER_S)
-    assert sorted(pruned) == sorted([dead, os.path.join(out, STAGING_DIR, staged.run_id)]), "once stale, it and its emptied staging folder are deleted"
+    assert sorted(pruned) == sorted([dead, os.path.join(out, STAGING_DIR, staged.run_id)]), (
+        "once stale, it and its emptied staging folder are deleted"
+    )
     assert ray_gpu.latest_output(out) == first
 
 
@@ -190,7 +202,9 @@ def test_ray_data_writes_commit_with_the_rows_of_each_file(tmp_path, ray_local):
     assert first.total_rows == 1000 and len(first.files) >= 2
     for f, path in zip(first.files, first.paths(), strict=True):
         assert f.rows == pq.read_table(path).num_rows
-    second = ray_gpu.write_parquet(ray.data.range(300, override_num_blocks=3).map(lambda r: {"id": r["id"] + 5000}), out, expected_rows=300)
+    second = ray_gpu.write_parquet(
+        ray.data.range(300, override_num_blocks=3).map(lambda r: {"id": r["id"] + 5000}), out, expected_rows=300
+    )
     assert ray_gpu.latest_output(out) == second and ids(out) == list(range(5000, 5300))
     assert ray.data.read_parquet(second.paths()[0]).count() == second.files[0].rows
     assert [r.run_id for r in outputs.committed_runs(out)] == [first.run_id, second.run_id]
@@ -202,6 +216,8 @@ def test_a_damaged_staged_file_is_not_committed(tmp_path):
     staged = outputs.StagedOutput(out)
     write_parts(staged.staging_uri, 10, [3])
     Path(staged.staging_uri, "part-1.parquet").write_bytes(b"PAR1 cut short")
-    with pytest.raises(OutputError, match=r"part-1\.parquet in .*: its parquet footer cannot be read .*: not committed"):
+    with pytest.raises(
+        OutputError, match=r"part-1\.parquet in .*: its parquet footer cannot be read .*: not committed"
+    ):
         staged.commit()
     assert ray_gpu.latest_output(out) == first

@@ -23,7 +23,9 @@ def test_the_committed_dashboards_are_what_ray_generates() -> None:
     for name, text in script.generated().items():
         committed = folder / name
         assert committed.exists(), f"{committed} is missing: run .venv-ray/bin/python scripts/ray-dashboards.py"
-        assert committed.read_text(encoding="utf-8") == text, f"{committed} differs from Ray's: run scripts/ray-dashboards.py"
+        assert committed.read_text(encoding="utf-8") == text, (
+            f"{committed} differs from Ray's: run scripts/ray-dashboards.py"
+        )
         board = json.loads(text)
         assert board["uid"] and board["panels"]
     # The default dashboard filters on the cluster label our PodMonitor copies from the pod (ray.io/cluster).

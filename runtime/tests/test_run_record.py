@@ -57,7 +57,9 @@ def pipeline_run(ray_local, tmp_path_factory):
     per = ROWS // FILES
     for f in range(FILES):
         ids = np.arange(f * per, (f + 1) * per)
-        pq.write_table(pa.table({"id": ids, "text": [f"row {i} " * (1 + i % 5) for i in ids]}), source / f"part-{f}.parquet")
+        pq.write_table(
+            pa.table({"id": ids, "text": [f"row {i} " * (1 + i % 5) for i in ids]}), source / f"part-{f}.parquet"
+        )
     spilled_before = run_record.spilled_bytes()
     ds = ray.data.read_parquet(str(source))
     ds = ds.map_batches(Tokenize, compute=ray.data.TaskPoolStrategy(size=1), num_cpus=1)
@@ -72,7 +74,9 @@ SLOTS = {"read": 2, "preprocess": 1, "gpu": 1, "write": 2}
 
 def _data(pipeline_run) -> dict[str, Any]:
     written, run, _ = pipeline_run
-    return run_record.data_section(run_record.stats_summary(written[0]), wall_seconds=1.0, rows=run.total_rows, slots=SLOTS, gpu_udf="Embedder")
+    return run_record.data_section(
+        run_record.stats_summary(written[0]), wall_seconds=1.0, rows=run.total_rows, slots=SLOTS, gpu_udf="Embedder"
+    )
 
 
 def test_on_written_gets_the_dataset_that_wrote(pipeline_run):
@@ -103,7 +107,9 @@ def test_a_record_of_a_real_run_validates_and_is_printed(pipeline_run, tuning, c
     assert store["capacityBytes"] > 0 and store["spilledBytes"] >= 0
     # a single-node Ray: its one node runs the tasks, so the workers' store is the cluster's
     assert store["workerCapacityBytes"] == store["capacityBytes"]
-    record = run_record.write(tuning(), data=_data(pipeline_run), objectStore=store, gpuMemory=run_record.gpu_memory_section([]))
+    record = run_record.write(
+        tuning(), data=_data(pipeline_run), objectStore=store, gpuMemory=run_record.gpu_memory_section([])
+    )
     assert run_record.validate_record(record) == []
     assert "gpuMemory" not in record  # nothing measured: the section is left out
     workload = tuning().document["workload"]
@@ -115,7 +121,9 @@ def test_a_record_of_a_real_run_validates_and_is_printed(pipeline_run, tuning, c
 
 def test_the_file_is_written_when_the_variable_is_set(tuning, tmp_path):
     path = tmp_path / "records" / "run.json"
-    record = ray_gpu.write_run_record(tuning({ray_gpu.RUN_RECORD_FILE_ENV: str(path)}), recorded_at="2026-12-03T15:00:00Z")
+    record = ray_gpu.write_run_record(
+        tuning({ray_gpu.RUN_RECORD_FILE_ENV: str(path)}), recorded_at="2026-12-03T15:00:00Z"
+    )
     text = path.read_text(encoding="utf-8")
     assert text.endswith("}\n") and json.loads(text) == record
     assert text == json.dumps(record, indent=2, sort_keys=True) + "\n"
@@ -138,7 +146,17 @@ def _valid() -> dict[str, Any]:
         "data": {
             "wallSeconds": 2.5,
             "rows": 10,
-            "operators": [{"name": "ReadParquet", "stage": "read", "slots": 2, "tasks": 1, "busySeconds": 0.1, "rowsOut": 10, "maxBlockBytes": 100}],
+            "operators": [
+                {
+                    "name": "ReadParquet",
+                    "stage": "read",
+                    "slots": 2,
+                    "tasks": 1,
+                    "busySeconds": 0.1,
+                    "rowsOut": 10,
+                    "maxBlockBytes": 100,
+                }
+            ],
         },
         "train": {"workers": 2, "steps": 5, "dataWaitFraction": 0.25, "samplesPerSecond": 12.0},
         "objectStore": {"capacityBytes": 1000, "workerCapacityBytes": 800, "spilledBytes": 0},
@@ -155,18 +173,38 @@ def _broken(change: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("change", "path", "rule"),
     [
-        (lambda d: d.update(zzz=1), "zzz", f"unknown key (known keys: {', '.join(sorted(_valid()))}); a {run_record.API_VERSION} record"),
-        (lambda d: d.update(apiVersion="ray-gpu.dev/run-record/v2"), "apiVersion", "expected 'ray-gpu.dev/run-record/v1'"),
+        (
+            lambda d: d.update(zzz=1),
+            "zzz",
+            f"unknown key (known keys: {', '.join(sorted(_valid()))}); a {run_record.API_VERSION} record",
+        ),
+        (
+            lambda d: d.update(apiVersion="ray-gpu.dev/run-record/v2"),
+            "apiVersion",
+            "expected 'ray-gpu.dev/run-record/v1'",
+        ),
         (lambda d: d["workload"].pop("planDigest"), "workload.planDigest", "required key is missing"),
         (lambda d: d["workload"].update(planDigest="sha256:xyz"), "workload.planDigest", "expected a string matching"),
-        (lambda d: d["data"]["operators"][0].update(stage="gpus"), "data.operators[0].stage", "expected one of read, preprocess, gpu, write"),
-        (lambda d: d["data"]["operators"][0].update(slotz=1), "data.operators[0].slotz", "unknown key (did you mean 'slots'?)"),
+        (
+            lambda d: d["data"]["operators"][0].update(stage="gpus"),
+            "data.operators[0].stage",
+            "expected one of read, preprocess, gpu, write",
+        ),
+        (
+            lambda d: d["data"]["operators"][0].update(slotz=1),
+            "data.operators[0].slotz",
+            "unknown key (did you mean 'slots'?)",
+        ),
         (lambda d: d["data"]["operators"][0].pop("rowsOut"), "data.operators[0].rowsOut", "required key is missing"),
         (lambda d: d["data"]["operators"].append("Write"), "data.operators[1]", "expected an object"),
         (lambda d: d["data"].update(operators=[]), "data.operators", "expected a list of at least 1 item(s)"),
         (lambda d: d["data"].update(wallSeconds=0), "data.wallSeconds", "expected a number in [0.001, 2592000.0]"),
         (lambda d: d.update(recordedAt="2026-02-30T10:00:00Z"), "recordedAt", "expected a string matching"),
-        (lambda d: d["train"].update(dataWaitFraction=1.5), "train.dataWaitFraction", "expected a number in [0.0, 1.0]"),
+        (
+            lambda d: d["train"].update(dataWaitFraction=1.5),
+            "train.dataWaitFraction",
+            "expected a number in [0.0, 1.0]",
+        ),
         (lambda d: d["gpuMemory"].update(peakGiB=[-1]), "gpuMemory.peakGiB", "invalid"),
         (lambda d: d.update(source="driver"), "source", "expected one of runtime"),
         (lambda d: d.pop("recordedAt"), "recordedAt", "required key is missing"),
@@ -184,14 +222,20 @@ def test_write_refuses_an_invalid_record_listing_every_problem(tuning, tmp_path)
     with pytest.raises(ValueError, match=r"not a valid ray-gpu.dev/run-record/v1 record") as refused:
         run_record.write(tuning({ray_gpu.RUN_RECORD_FILE_ENV: str(tmp_path / "r.json")}), data=bad)
     message = str(refused.value)
-    assert "data.rows:" in message and "data.operators[0].stage:" in message and "data.operators[0].slots: required key is missing" in message
+    assert (
+        "data.rows:" in message
+        and "data.operators[0].stage:" in message
+        and "data.operators[0].slots: required key is missing" in message
+    )
     assert not (tmp_path / "r.json").exists()
 
 
 def test_the_tuning_documents_unknown_key_message_is_unchanged():
     problems = ray_gpu.validate({"apiVersion": ray_gpu.API_VERSION, "bogus": 1})
     assert any(
-        p.startswith("bogus: unknown key") and p.endswith(f"this runtime reads {ray_gpu.API_VERSION}, so a newer planner may have written it") for p in problems
+        p.startswith("bogus: unknown key")
+        and p.endswith(f"this runtime reads {ray_gpu.API_VERSION}, so a newer planner may have written it")
+        for p in problems
     )
 
 
@@ -221,7 +265,12 @@ def test_the_train_and_gpu_memory_sections():
         {"kind": "train", "rank": 0, "steps": 10, "dataWaitFraction": 0.1, "samplesPerSecond": 4.0},
         {"kind": "train", "rank": 1, "steps": 9, "dataWaitFraction": 0.3, "samplesPerSecond": 5.0},
     ]
-    assert run_record.train_section(workers) == {"workers": 2, "steps": 9, "dataWaitFraction": 0.3, "samplesPerSecond": 9.0}
+    assert run_record.train_section(workers) == {
+        "workers": 2,
+        "steps": 9,
+        "dataWaitFraction": 0.3,
+        "samplesPerSecond": 9.0,
+    }
     assert run_record.gpu_memory_section([1.23456, 2]) == {"peakGiB": [1.235, 2.0]}
     with pytest.raises(ValueError, match="at least one worker"):
         run_record.train_section([])
@@ -240,5 +289,7 @@ def test_the_workers_store_counts_the_live_nodes_that_run_tasks():
 
 
 def test_the_schema_file_is_the_packaged_one():
-    assert Path(run_record.SCHEMA_FILE).name == "run_record.schema.json" and os.path.dirname(run_record.SCHEMA_FILE) == os.path.dirname(ray_gpu.__file__)
+    assert Path(run_record.SCHEMA_FILE).name == "run_record.schema.json" and os.path.dirname(
+        run_record.SCHEMA_FILE
+    ) == os.path.dirname(ray_gpu.__file__)
     assert run_record.SCHEMA["properties"]["apiVersion"]["const"] == run_record.API_VERSION

@@ -37,7 +37,10 @@ def test_the_document_type_has_every_section():
 
 def test_knob_variables_come_from_the_schema():
     assert ray_gpu.knob_env_name("microBatchSize") == "RAY_GPU_MICRO_BATCH_SIZE"
-    assert ray_gpu.knob_env_name("gpusPerActor") == contract.SCHEMA["properties"]["knobs"]["properties"]["gpusPerActor"]["x-env"]
+    assert (
+        ray_gpu.knob_env_name("gpusPerActor")
+        == contract.SCHEMA["properties"]["knobs"]["properties"]["gpusPerActor"]["x-env"]
+    )
     with pytest.raises(ray_gpu.TuningError, match=r"knobs\.microBatch: no such knob"):
         ray_gpu.knob_env_name("microBatch")
 
@@ -47,11 +50,17 @@ def test_a_document_carries_exactly_its_kinds_knobs(tuning_docs):
     doc["knobs"]["batchSize"] = 8
     del doc["knobs"]["microBatchSize"]
     problems = contract.validate(doc)
-    assert problems == ["knobs.microBatchSize: required for a TrainingJob, missing", "knobs.batchSize: not a TrainingJob knob"]
+    assert problems == [
+        "knobs.microBatchSize: required for a TrainingJob, missing",
+        "knobs.batchSize: not a TrainingJob knob",
+    ]
 
 
 MALFORMED = {
-    "duplicate key": (b'{"apiVersion": "ray-gpu.io/v1", "apiVersion": "x"}', "apiVersion: duplicate key, given 2 times"),
+    "duplicate key": (
+        b'{"apiVersion": "ray-gpu.io/v1", "apiVersion": "x"}',
+        "apiVersion: duplicate key, given 2 times",
+    ),
     "invalid UTF-8": (b'{"kind": "Tuning\xff"}', "$: not UTF-8 text: byte 16 (line 1, column 17) is b'\\xff'"),
     "deep nesting": (b"[" * 100_000 + b"]" * 100_000, "$" + "[0]" * 32 + ": nested deeper than 32 levels (MAX_DEPTH)"),
     "NaN": (b'{"apiVersion": NaN}', "apiVersion: NaN is not a number: JSON has no NaN, Infinity or -Infinity"),
@@ -62,8 +71,14 @@ MALFORMED = {
     "empty": (b"", "$: the document is empty"),
     "whitespace": (b" \n\t ", "$: the document is empty"),
     "not an object": (b"[1, 2]", "$: expected an object, got [1, 2]"),
-    "UTF-16": ('{"kind": "Tuning"}'.encode("utf-16"), "$: not UTF-8 text: byte 0 (line 1, column 1) is b'\\xff' (invalid start byte); it starts with a UTF-16"),
-    "syntax error": (b'{"knobs": {"microBatchSize": }}', "knobs.microBatchSize: not JSON: Expecting value at line 1, column 30"),
+    "UTF-16": (
+        '{"kind": "Tuning"}'.encode("utf-16"),
+        "$: not UTF-8 text: byte 0 (line 1, column 1) is b'\\xff' (invalid start byte); it starts with a UTF-16",
+    ),
+    "syntax error": (
+        b'{"knobs": {"microBatchSize": }}',
+        "knobs.microBatchSize: not JSON: Expecting value at line 1, column 30",
+    ),
     "lone surrogate": (b'{"workload": {"name": "\\ud800"}}', "workload.name: a lone surrogate"),
     "odd key": (b'{"we:ird": 1}', '$["we:ird"]: unknown key'),
     "too large": (b" " * (1 << 20) + b"{}", "$: the document is larger than 1048576 bytes (1 MiB, MAX_DOCUMENT_BYTES)"),
@@ -100,7 +115,9 @@ def test_a_path_that_is_not_a_regular_file_is_refused_without_blocking(tmp_path,
         os.mkfifo(path)  # opening it for reading would block without a writer: the loader must not wait
     else:
         path = Path("/dev/null")
-    with pytest.raises(ray_gpu.TuningError, match=r"\$: not a regular file \((a directory|a FIFO|a device or socket)\)"):
+    with pytest.raises(
+        ray_gpu.TuningError, match=r"\$: not a regular file \((a directory|a FIFO|a device or socket)\)"
+    ):
         ray_gpu.load(str(path), env={})
 
 
@@ -113,7 +130,9 @@ def test_problems_past_twenty_are_counted_in_the_message():
 
 def test_importing_the_loader_imports_no_heavy_module():
     code = "import sys, ray_gpu, ray_gpu.contract; print(sorted(m for m in ('ray', 'torch', 'pyarrow', 'numpy') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parents[1], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=Path(__file__).parents[1], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -41,7 +41,11 @@ def test_a_loop_that_waits_for_input_reports_its_data_wait_fraction_and_throughp
     records = parse_log("\n".join(f"(RayTrainWorker pid=1) {line}" for line in lines))
     assert [r["steps"] for r in records] == [5, 10]
     # logged at step() of the 10th batch, before that body's time is closed by the loop's next request
-    assert records[-1]["steps"] == 10 and {k: records[-1][k] for k in ("kind", "workload", "rank")} == {"kind": "train", "workload": "llm", "rank": 1}
+    assert records[-1]["steps"] == 10 and {k: records[-1][k] for k in ("kind", "workload", "rank")} == {
+        "kind": "train",
+        "workload": "llm",
+        "rank": 1,
+    }
     assert set(records[-1]) == set(s)
 
 
@@ -109,7 +113,11 @@ def test_counters_are_published_inside_ray(ray_local) -> None:
         t = StepTelemetry("llm", emit=lambda _: None)
         for _ in t.batches(range(3)):
             t.step(samples=2, tokens=10)
-        assert t._counters is not None and set(t._counters._counters or {}) >= {"steps", "samples", "input_wait_seconds"}
+        assert t._counters is not None and set(t._counters._counters or {}) >= {
+            "steps",
+            "samples",
+            "input_wait_seconds",
+        }
         return t.summary()
 
     assert ray.get(loop.remote())["steps"] == 3

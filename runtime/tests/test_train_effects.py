@@ -24,7 +24,10 @@ def _worker_nodes(job: dict, gpus: bool = True) -> list[dict[str, float]]:
     for group in job["spec"]["rayClusterSpec"]["workerGroupSpecs"]:
         limits = group["template"]["spec"]["containers"][0]["resources"]["limits"]
         cpu = str(limits["cpu"])
-        node = {"CPU": float(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu), "GPU": float(limits.get("nvidia.com/gpu", 0)) if gpus else 0.0}
+        node = {
+            "CPU": float(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu),
+            "GPU": float(limits.get("nvidia.com/gpu", 0)) if gpus else 0.0,
+        }
         nodes += [dict(node) for _ in range(group["replicas"])]
     return nodes
 
@@ -47,7 +50,9 @@ def test_cpu_stand_in_replaces_gpus_and_says_so(rendered, tuning_docs, write_doc
     scaling = tuning.scaling_config()
     assert _placed(scaling, _worker_nodes(job, gpus=False))[0] == []
     gpu_plan = load(write_doc, doc).scaling_config()
-    assert len(_placed(gpu_plan, _worker_nodes(job, gpus=False))[0]) == doc["train"]["numWorkers"], "each GPU worker needs a GPU"
+    assert len(_placed(gpu_plan, _worker_nodes(job, gpus=False))[0]) == doc["train"]["numWorkers"], (
+        "each GPU worker needs a GPU"
+    )
     assert _placed(gpu_plan, _worker_nodes(job))[0] == []
     entry = next(e for e in tuning.applied if e["key"] == "train.resourcesPerWorker")
     assert entry["value"] == {"CPU": 11, "GPU": 1} and entry["applied"] == {"CPU": 11} and "gloo" in entry["standin"]
@@ -63,7 +68,12 @@ def test_train_configs_on_gpus(rendered, tuning_docs, write_doc):
     from ray.train.v2.api.exceptions import WorkerGroupError
 
     doc, job = tuning_docs["prod/llm-pretrain"], rendered["prod"]["RayJob/llm-pretrain"]
-    tuning = load(write_doc, doc, env={"RAY_GPU_STORAGE_BUCKET": "stack-bucket"}, deepspeed={"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}})
+    tuning = load(
+        write_doc,
+        doc,
+        env={"RAY_GPU_STORAGE_BUCKET": "stack-bucket"},
+        deepspeed={"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}},
+    )
     nodes = _worker_nodes(job)
     unplaced, left = _placed(tuning.scaling_config(), nodes)
     assert unplaced == [] and [node["GPU"] for node in left] == [0.0] * len(nodes), left
@@ -72,7 +82,10 @@ def test_train_configs_on_gpus(rendered, tuning_docs, write_doc):
     run = tuning.run_config()
     assert run.storage_path == "s3://stack-bucket/ray/checkpoints" and run.name == "llm-pretrain"
     policy = create_failure_policy(run.failure_config)
-    decisions = [policy.make_decision(WorkerGroupError("a worker died", {0: RuntimeError("lost")})) for _ in range(doc["train"]["maxFailures"] + 1)]
+    decisions = [
+        policy.make_decision(WorkerGroupError("a worker died", {0: RuntimeError("lost")}))
+        for _ in range(doc["train"]["maxFailures"] + 1)
+    ]
     assert decisions == [FailureDecision.RETRY] * doc["train"]["maxFailures"] + [FailureDecision.RAISE]
     assert tuning.deepspeed_config() == {"zero_optimization": {"stage": doc["knobs"]["zeroStage"]}}
     loop = tuning.train_loop_config()
@@ -113,7 +126,9 @@ def test_storage_needs_the_bucket_or_a_path(tuning_docs, write_doc, tmp_path):
     ``<path>/<checkpointPrefix>`` and, given two more checkpoints than planned, deletes the oldest: the planned
     number is left, the newest ones."""
     tuning = load(write_doc, tuning_docs["dev/llm-pretrain"])
-    with pytest.raises(ray_gpu.TuningError, match=r"\$RAY_GPU_STORAGE_BUCKET and \$RAY_GPU_STORAGE_PATH are both unset"):
+    with pytest.raises(
+        ray_gpu.TuningError, match=r"\$RAY_GPU_STORAGE_BUCKET and \$RAY_GPU_STORAGE_PATH are both unset"
+    ):
         tuning.run_config()
     doc = tuning_docs["prod/llm-pretrain"]
     keep = doc["train"]["checkpointsToKeep"]

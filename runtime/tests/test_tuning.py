@@ -24,8 +24,17 @@ def test_knob_env_names_match_the_rayjob_environment(rendered, tuning_docs):
             if not key.startswith("RayJob/"):
                 continue
             knobs = tuning_docs[f"{stack}/{job['metadata']['name']}"]["knobs"]
-            env = {e["name"]: e.get("value") for e in job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["env"]}
-            planner = {n for n in env if n.startswith("RAY_GPU_")} - {"RAY_GPU_TUNING_FILE", "RAY_GPU_STORAGE_BUCKET", NOTICE_DIR_ENV}
+            env = {
+                e["name"]: e.get("value")
+                for e in job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0][
+                    "env"
+                ]
+            }
+            planner = {n for n in env if n.startswith("RAY_GPU_")} - {
+                "RAY_GPU_TUNING_FILE",
+                "RAY_GPU_STORAGE_BUCKET",
+                NOTICE_DIR_ENV,
+            }
             assert planner == {knob_env_name(k) for k in knobs}, key
             for k, v in knobs.items():
                 assert env[knob_env_name(k)] == (str(v).lower() if isinstance(v, bool) else str(v)), (key, k)
@@ -82,12 +91,19 @@ def test_data_jobs_get_ray_data_arguments_of_the_current_api(ray_local, tuning_d
     row_values = 1024  # 8 KiB rows
     rows = 3 * planned // (8 * row_values)
     blocks = _block_sizes(ray_local, ctx, rows, row_values)
-    assert len(blocks) >= 2 and min(blocks[:-1]) >= planned and max(blocks) < MAX_SAFE_BLOCK_SIZE_FACTOR * planned, (blocks, planned)
+    assert len(blocks) >= 2 and min(blocks[:-1]) >= planned and max(blocks) < MAX_SAFE_BLOCK_SIZE_FACTOR * planned, (
+        blocks,
+        planned,
+    )
     unplanned = _block_sizes(ray_local, ray.data.DataContext(), rows, row_values)
     assert unplanned == [sum(blocks)], "without the plan, Ray Data keeps the read as one block"
-    assert ctx.execution_options.resource_limits.object_store_memory == default_limit, "Ray Data's own limit is left alone"
+    assert ctx.execution_options.resource_limits.object_store_memory == default_limit, (
+        "Ray Data's own limit is left alone"
+    )
     pool = tuning.actor_pool_kwargs()
-    assert isinstance(pool["compute"], ray.data.ActorPoolStrategy) and pool["compute"].min_size == pool["compute"].max_size
+    assert (
+        isinstance(pool["compute"], ray.data.ActorPoolStrategy) and pool["compute"].min_size == pool["compute"].max_size
+    )
     pre = tuning.preprocess_kwargs()
     assert isinstance(pre["compute"], ray.data.TaskPoolStrategy) and pre["num_cpus"] == 1
 
@@ -95,7 +111,10 @@ def test_data_jobs_get_ray_data_arguments_of_the_current_api(ray_local, tuning_d
         def __call__(self, batch):
             return batch
 
-    assert _deprecations_logged(lambda: ray.data.range(1).map_batches(lambda b: b, **pre).map_batches(Identity, **pool)) == []
+    assert (
+        _deprecations_logged(lambda: ray.data.range(1).map_batches(lambda b: b, **pre).map_batches(Identity, **pool))
+        == []
+    )
     # and the check does catch one: the argument the runtime used before Ray 2.51
     assert _deprecations_logged(lambda: ray.data.range(1).map_batches(lambda b: b, concurrency=4))
 
@@ -114,8 +133,10 @@ def test_environment_must_agree_with_the_file(tuning_docs, write_doc):
     with pytest.raises(ray_gpu.TuningError) as err:
         load(write_doc, doc, env={"RAY_GPU_MICRO_BATCH_SIZE": "1", "RAY_GPU_GRADIENT_CHECKPOINTING": "maybe"})
     assert err.value.problems == [
-        "$RAY_GPU_GRADIENT_CHECKPOINTING='maybe' disagrees with knobs.gradientCheckpointing=False in the tuning file: both come from one plan; change the workload and re-render",
-        "$RAY_GPU_MICRO_BATCH_SIZE='1' disagrees with knobs.microBatchSize=2 in the tuning file: both come from one plan; change the workload and re-render",
+        "$RAY_GPU_GRADIENT_CHECKPOINTING='maybe' disagrees with knobs.gradientCheckpointing=False in the tuning "
+        "file: both come from one plan; change the workload and re-render",
+        "$RAY_GPU_MICRO_BATCH_SIZE='1' disagrees with knobs.microBatchSize=2 in the tuning file: both come from "
+        "one plan; change the workload and re-render",
     ]
 
 
@@ -150,14 +171,22 @@ def test_lora_sweep_and_report(tuning_docs, write_doc, capsys):
     tuning = load(write_doc, doc, apply_data_context=False)
     planned = doc["lora"]
     model = sft.build(tuning.model, tuning.model_family, tuning.lora_config_kwargs(), True, False, "sdpa")
-    wrapped = {name.removeprefix("base_model.model."): m for name, m in model.named_modules() if isinstance(m, LoraLayer)}
+    wrapped = {
+        name.removeprefix("base_model.model."): m for name, m in model.named_modules() if isinstance(m, LoraLayer)
+    }
     base = common.causal_lm(tuning.model, tuning.model_family, True)
-    targets = {name for name, m in base.named_modules() if isinstance(m, torch.nn.Linear) and name.rsplit(".", 1)[-1] in planned["targetModules"]}
+    targets = {
+        name
+        for name, m in base.named_modules()
+        if isinstance(m, torch.nn.Linear) and name.rsplit(".", 1)[-1] in planned["targetModules"]
+    }
     assert set(wrapped) == targets and targets, sorted(wrapped)
     trainable = {name: p.numel() for name, p in model.named_parameters() if p.requires_grad}
     assert all(".lora_" in name for name in trainable), sorted(trainable)
     rank = planned["rank"]
-    assert sum(trainable.values()) == sum(rank * (m.base_layer.in_features + m.base_layer.out_features) for m in wrapped.values())
+    assert sum(trainable.values()) == sum(
+        rank * (m.base_layer.in_features + m.base_layer.out_features) for m in wrapped.values()
+    )
     assert {m.scaling["default"] for m in wrapped.values()} == {planned["alpha"] / rank}
     sweep = load(write_doc, tuning_docs["dev/llm-sweep"], env={"RAY_GPU_STORAGE_BUCKET": "b"}, apply_data_context=False)
     assert sweep.sweep_grid() == tuning_docs["dev/llm-sweep"]["sweep"]["grid"] and len(sweep.sweep_grid()) == 6
@@ -192,4 +221,6 @@ def test_a_malformed_deepspeed_file_is_a_tuning_error_with_its_path(tuning_docs,
     tuning = ray_gpu.load(str(tmp_path / "tuning.json"), env={}, apply_data_context=False)
     with pytest.raises(ray_gpu.TuningError) as err:
         tuning.deepspeed_config()
-    assert err.value.source.endswith("deepspeed.json") and any(p.startswith(problem) for p in err.value.problems), err.value.problems
+    assert err.value.source.endswith("deepspeed.json") and any(p.startswith(problem) for p in err.value.problems), (
+        err.value.problems
+    )

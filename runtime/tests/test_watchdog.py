@@ -97,10 +97,16 @@ def test_the_hooks_are_read_from_the_environment(monkeypatch, stdout_log, capsys
     monkeypatch.setenv(STALL_AFTER_ENV, "7.5")
     monkeypatch.setenv(HANG_AT_STEP_ENV, "3")
     assert (stall_after_seconds(600.0), hang_step()) == (7.5, 3)
-    assert f"{STALL_AFTER_ENV}=7.5: test hook, the watchdog's window is 7.5s instead of the planned 600.0" in capsys.readouterr().out
+    assert (
+        f"{STALL_AFTER_ENV}=7.5: test hook, the watchdog's window is 7.5s instead of the planned 600.0"
+        in capsys.readouterr().out
+    )
 
 
-@pytest.mark.parametrize(("name", "value"), [(STALL_AFTER_ENV, "0"), (STALL_AFTER_ENV, "soon"), (HANG_AT_STEP_ENV, "0"), (HANG_AT_STEP_ENV, "-2")])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [(STALL_AFTER_ENV, "0"), (STALL_AFTER_ENV, "soon"), (HANG_AT_STEP_ENV, "0"), (HANG_AT_STEP_ENV, "-2")],
+)
 def test_a_malformed_hook_is_refused(monkeypatch, name, value) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=f"^{name}="):
@@ -119,10 +125,21 @@ def test_the_reporter_travels_without_its_handle_and_without_a_board_does_nothin
 
 
 # ---- real Ray Train drivers -------------------------------------------------------------------------------------
-def _drive(ray_local, tmp_path: Path, hooks: dict[str, str], steps: int, step_seconds: float, planned_window: float) -> subprocess.CompletedProcess[str]:
+def _drive(
+    ray_local, tmp_path: Path, hooks: dict[str, str], steps: int, step_seconds: float, planned_window: float
+) -> subprocess.CompletedProcess[str]:
     address = ray_local.get_runtime_context().gcs_address
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(RUNTIME), str(RUNTIME / "tests")]), **hooks}
-    command = [sys.executable, str(DRIVER), "--address", address, "--storage", str(tmp_path / "storage"), "--steps", str(steps)]
+    command = [
+        sys.executable,
+        str(DRIVER),
+        "--address",
+        address,
+        "--storage",
+        str(tmp_path / "storage"),
+        "--steps",
+        str(steps),
+    ]
     command += ["--step-seconds", str(step_seconds), "--planned-window", str(planned_window)]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=HANG_GUARD_SECONDS, check=False)
 
@@ -133,12 +150,22 @@ def test_a_job_whose_rank_0_hangs_is_ended_by_the_watchdog(ray_local, tmp_path: 
     3, however slow the machine; after it the driver lets the clock run on, so it must pass. Decided: exit status 86,
     one watchdog line naming step 3 and a silence of at least the window, and the driver never gets to finish."""
     # Steps without end: only the watchdog ends this driver.
-    run = _drive(ray_local, tmp_path, {STALL_AFTER_ENV: "5", HANG_AT_STEP_ENV: "3"}, steps=1_000_000, step_seconds=0.5, planned_window=3600)
+    run = _drive(
+        ray_local,
+        tmp_path,
+        {STALL_AFTER_ENV: "5", HANG_AT_STEP_ENV: "3"},
+        steps=1_000_000,
+        step_seconds=0.5,
+        planned_window=3600,
+    )
     output = run.stdout + run.stderr
     assert run.returncode == STALLED_EXIT_STATUS, output
     lines = [line for line in run.stdout.splitlines() if line.startswith(LOG_PREFIX)]
     assert len(lines) == 1, output
-    match = re.fullmatch(rf"{LOG_PREFIX}watchdog-test: no training step for (\d+)s since step 3 \(window 5s\); failing the job .*", lines[0])
+    match = re.fullmatch(
+        rf"{LOG_PREFIX}watchdog-test: no training step for (\d+)s since step 3 \(window 5s\); failing the job .*",
+        lines[0],
+    )
     assert match is not None, lines[0]
     assert int(match[1]) >= 5, lines[0]
     assert "watchdog driver: finished" not in output

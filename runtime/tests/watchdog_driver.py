@@ -111,7 +111,9 @@ def main() -> None:
     parser.add_argument("--address", required=True)
     parser.add_argument("--storage", required=True)
     parser.add_argument("--steps", type=int, required=True)
-    parser.add_argument("--step-seconds", type=float, required=True, help="seconds each step takes on the board's (logical) clock")
+    parser.add_argument(
+        "--step-seconds", type=float, required=True, help="seconds each step takes on the board's (logical) clock"
+    )
     parser.add_argument("--planned-window", type=float, required=True)
     args = parser.parse_args()
 
@@ -124,7 +126,9 @@ def main() -> None:
 
     ray_gpu.log_to_stdout()
     path = os.pathsep.join([str(RUNTIME), str(RUNTIME / "tests")])
-    ray.init(address=args.address, logging_level="ERROR", log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+    ray.init(
+        address=args.address, logging_level="ERROR", log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}}
+    )
     clock = ray.remote(num_cpus=0)(LogicalClock).remote()
     window = watchdog.stall_after_seconds(args.planned_window)
     assert window is not None
@@ -135,7 +139,12 @@ def main() -> None:
             threading.Thread(target=_run_on_after, args=(hang, board, clock, args.step_seconds), daemon=True).start()
         trainer = TorchTrainer(
             train_loop,
-            train_loop_config={"steps": args.steps, "step_seconds": args.step_seconds, "watchdog": dog.reporter, "clock": clock},
+            train_loop_config={
+                "steps": args.steps,
+                "step_seconds": args.step_seconds,
+                "watchdog": dog.reporter,
+                "clock": clock,
+            },
             torch_config=TorchConfig(backend="gloo"),
             scaling_config=ScalingConfig(num_workers=2, resources_per_worker={"CPU": 0.5}),
             run_config=RunConfig(name="watchdog", storage_path=args.storage),

@@ -35,7 +35,11 @@ SMOKE_HIDDEN = 64
 
 def arguments(description: str, extra: Callable[[argparse.ArgumentParser], object] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--smoke", action="store_true", help="CPU smoke run: tiny random model of the same family, a few thousand synthetic rows")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CPU smoke run: tiny random model of the same family, a few thousand synthetic rows",
+    )
     parser.add_argument("--tuning", default=None, help="tuning file (default: $RAY_GPU_TUNING_FILE)")
     if extra:
         extra(parser)
@@ -72,7 +76,13 @@ def tiny_config(family: str) -> Any:
     from transformers import AutoConfig
 
     kind = model_type(family)
-    common = dict(vocab_size=SMOKE_VOCAB, hidden_size=SMOKE_HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+    common = dict(
+        vocab_size=SMOKE_VOCAB,
+        hidden_size=SMOKE_HIDDEN,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+    )
     if kind == "qwen2_vl":
         text = dict(
             common,
@@ -83,7 +93,15 @@ def tiny_config(family: str) -> Any:
             rope_scaling={"type": "mrope", "mrope_section": [2, 2, 4]},
         )
         vision = dict(
-            depth=1, embed_dim=32, num_heads=2, hidden_size=SMOKE_HIDDEN, mlp_ratio=2, patch_size=14, spatial_merge_size=2, temporal_patch_size=2, in_channels=3
+            depth=1,
+            embed_dim=32,
+            num_heads=2,
+            hidden_size=SMOKE_HIDDEN,
+            mlp_ratio=2,
+            patch_size=14,
+            spatial_merge_size=2,
+            temporal_patch_size=2,
+            in_channels=3,
         )
         return AutoConfig.for_model(
             "qwen2_vl",
@@ -104,7 +122,14 @@ def attention(tuning: Any) -> str:
 
     planned = str(tuning.attn_implementation())
     if planned == "flash_attention_2" and not torch.cuda.is_available():
-        return str(tuning.stand_in("knobs.attentionImplementation", "attn_implementation", "sdpa", "FlashAttention-2 needs a GPU: SDPA on CPU"))
+        return str(
+            tuning.stand_in(
+                "knobs.attentionImplementation",
+                "attn_implementation",
+                "sdpa",
+                "FlashAttention-2 needs a GPU: SDPA on CPU",
+            )
+        )
     return planned
 
 
@@ -130,7 +155,12 @@ class HashTokenizer:
         self.vocab, self.reserved = vocab, reserved
 
     def __call__(self, texts: list[str], max_length: int) -> dict[str, np.ndarray]:
-        rows = [[self.reserved + (zlib.crc32(w.encode()) % (self.vocab - 2 * self.reserved)) for w in t.split()][:max_length] for t in texts]
+        rows = [
+            [self.reserved + (zlib.crc32(w.encode()) % (self.vocab - 2 * self.reserved)) for w in t.split()][
+                :max_length
+            ]
+            for t in texts
+        ]
         width = max_length  # fixed width, so rows from different blocks batch together
         ids: Any = np.zeros((len(rows), width), dtype=np.int64)
         mask: Any = np.zeros((len(rows), width), dtype=np.int64)
@@ -146,7 +176,9 @@ def tokenizer(model: str, smoke: bool) -> Any:
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(model)
-    return lambda texts, max_length: tok(texts, max_length=max_length, truncation=True, padding="max_length", return_tensors="np")
+    return lambda texts, max_length: tok(
+        texts, max_length=max_length, truncation=True, padding="max_length", return_tensors="np"
+    )
 
 
 WORDS = np.array(
@@ -201,7 +233,9 @@ def add_smoke_images(config: Any, batch: dict[str, Any]) -> dict[str, Any]:
     tokens = t * h * w // (merge * merge)
     ids, mask = batch["input_ids"], batch["attention_mask"]
     n = ids.shape[0]
-    vision = torch.tensor([config.vision_start_token_id] + [config.image_token_id] * tokens + [config.vision_end_token_id]).repeat(n, 1)
+    vision = torch.tensor(
+        [config.vision_start_token_id] + [config.image_token_id] * tokens + [config.vision_end_token_id]
+    ).repeat(n, 1)
     patch = 3 * config.vision_config.temporal_patch_size * config.vision_config.patch_size**2
     input_ids = torch.cat([vision, ids], dim=1)
     return {

@@ -1,8 +1,9 @@
 """EmbeddingPipeline example: Ray Data batch embeddings with a fixed-size GPU actor pool, CPU tokenization sized
 to feed it, and block sizes and object-store limits that keep the working set in memory (no spilling).
 
-    python -m ray_gpu.examples.embed            # on the cluster: reads data.uri (a text column, optional id), writes parquet to data.outputUri
-                                                # as a committed run (ray_gpu.outputs: read it back with ray_gpu.latest_output)
+    python -m ray_gpu.examples.embed            # on the cluster: reads data.uri (a text column, optional id),
+                                                # writes parquet to data.outputUri as a committed run
+                                                # (ray_gpu.outputs: read it back with ray_gpu.latest_output)
     python -m ray_gpu.examples.embed --smoke    # CPU: writes a synthetic parquet dataset, tiny random encoder
 """
 
@@ -26,9 +27,13 @@ SMOKE_TOKENS = 32
 
 
 def extra(parser: Any) -> None:
-    parser.add_argument("--smoke-rows", type=int, default=20_000, help="--smoke: rows to synthesize, at most the plan's rowsToRead")
+    parser.add_argument(
+        "--smoke-rows", type=int, default=20_000, help="--smoke: rows to synthesize, at most the plan's rowsToRead"
+    )
     parser.add_argument("--smoke-text-chars", type=int, default=7000, help="--smoke: characters per row")
-    parser.add_argument("--smoke-files", type=int, default=SMOKE_FILES, help="--smoke: parquet files to write the rows into")
+    parser.add_argument(
+        "--smoke-files", type=int, default=SMOKE_FILES, help="--smoke: parquet files to write the rows into"
+    )
 
 
 def synthesize(path: str, rows: int, chars: int, files: int = SMOKE_FILES) -> str:
@@ -44,7 +49,11 @@ def synthesize(path: str, rows: int, chars: int, files: int = SMOKE_FILES) -> st
         ids = np.arange(f * per_file, min(rows, (f + 1) * per_file))
         offsets = rng.integers(0, len(base) - chars, size=len(ids))
         texts = [base[o : o + chars] for o in offsets]
-        pq.write_table(pa.table({"id": ids, "text": texts}), os.path.join(path, f"part-{f}.parquet"), row_group_size=SMOKE_ROW_GROUP_ROWS)
+        pq.write_table(
+            pa.table({"id": ids, "text": texts}),
+            os.path.join(path, f"part-{f}.parquet"),
+            row_group_size=SMOKE_ROW_GROUP_ROWS,
+        )
     open(marker, "w").close()
     return path
 
@@ -132,9 +141,15 @@ def main() -> None:
     writers: list[Any] = []
     started = time.perf_counter()
     # A new committed run under the output: the previous results stay until this write has completed.
-    run = ray_gpu.write_parquet(ds, output, metadata={"workload": tuning.name, "model": tuning.model}, on_written=writers.append)
+    run = ray_gpu.write_parquet(
+        ds, output, metadata={"workload": tuning.name, "model": tuning.model}, on_written=writers.append
+    )
     wall = time.perf_counter() - started
-    print(f"ray-gpu example: embedded {run.total_rows} rows into {run.uri} ({len(run.files)} files, run {run.run_id}, committed) in {wall:.1f}s", flush=True)
+    print(
+        f"ray-gpu example: embedded {run.total_rows} rows into {run.uri} ({len(run.files)} files, run "
+        f"{run.run_id}, committed) in {wall:.1f}s",
+        flush=True,
+    )
     print(ds.stats(), flush=True)
     record(tuning, writers[0], wall, run.total_rows, spilled_before)
 
@@ -146,7 +161,9 @@ def record(tuning: Any, writer: Any, wall_seconds: float, rows: int, spilled_bef
 
     cpus, pool = int(ray.cluster_resources().get("CPU", 1)), tuning.document["actorPool"]
     slots = {"read": cpus, "write": cpus, "preprocess": pool["preprocessConcurrency"], "gpu": pool["actorPoolSize"]}
-    data = run_record.data_section(run_record.stats_summary(writer), wall_seconds=wall_seconds, rows=rows, slots=slots, gpu_udf=Embedder.__name__)
+    data = run_record.data_section(
+        run_record.stats_summary(writer), wall_seconds=wall_seconds, rows=rows, slots=slots, gpu_udf=Embedder.__name__
+    )
     run_record.write(tuning, data=data, objectStore=run_record.object_store_section(spilled_before))
 
 

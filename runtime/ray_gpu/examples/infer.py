@@ -61,20 +61,31 @@ class Generator:
             for prompt, p in zip(batch["prompt"], params, strict=True):
                 ids = self.torch.as_tensor(self.tokenizer([prompt], 32)["input_ids"])
                 with self.torch.inference_mode():
-                    out = self.model.generate(ids, max_new_tokens=SMOKE_NEW_TOKENS, do_sample=p.get("temperature", 1.0) > 0, pad_token_id=0, **p)
+                    out = self.model.generate(
+                        ids,
+                        max_new_tokens=SMOKE_NEW_TOKENS,
+                        do_sample=p.get("temperature", 1.0) > 0,
+                        pad_token_id=0,
+                        **p,
+                    )
                 outputs.append(" ".join(str(t) for t in out[0, ids.shape[1] :].tolist()))
         else:
             from vllm import SamplingParams
 
             # Prompts longer than the planned context minus the new tokens keep their last tokens; a sweep may set max_tokens itself.
             budget = self.engine["max_model_len"] - self.engine["max_tokens"]
-            sampling = [SamplingParams(**{"max_tokens": self.engine["max_tokens"], "truncate_prompt_tokens": budget, **p}) for p in params]
+            sampling = [
+                SamplingParams(**{"max_tokens": self.engine["max_tokens"], "truncate_prompt_tokens": budget, **p})
+                for p in params
+            ]
             outputs = [r.outputs[0].text for r in self.llm.generate(list(batch["prompt"]), sampling)]
         return {**common.ids_of(batch), "params": batch["params"], "output": np.array(outputs, dtype=object)}
 
 
 def main() -> None:
-    args = common.arguments(__doc__.splitlines()[0], lambda p: p.add_argument("--smoke-rows", type=int, default=64, help="--smoke: prompts"))
+    args = common.arguments(
+        __doc__.splitlines()[0], lambda p: p.add_argument("--smoke-rows", type=int, default=64, help="--smoke: prompts")
+    )
     tuning = ray_gpu.load(args.tuning)
     grid, rows, output = tuning.sweep_grid(), tuning.rows_to_read(), tuning.output_path()
     engine = {
@@ -97,17 +108,24 @@ def main() -> None:
             ds = ds.limit(rows)
     prompts = ds.count()
     ds = ds.map_batches(lambda b: expand(b, grid), **tuning.preprocess_kwargs())
-    ds = ds.map_batches(Generator, fn_constructor_args=(tuning.model, tuning.model_family, args.smoke, engine), **tuning.actor_pool_kwargs())
+    ds = ds.map_batches(
+        Generator,
+        fn_constructor_args=(tuning.model, tuning.model_family, args.smoke, engine),
+        **tuning.actor_pool_kwargs(),
+    )
     tuning.report()
     started = time.time()
     # A new committed run under the output, committed only with one row per prompt and setting (counted from the
     # written files); the previous results stay until then.
     try:
-        run = ray_gpu.write_parquet(ds, output, expected_rows=prompts * len(grid), metadata={"workload": tuning.name, "model": tuning.model})
+        run = ray_gpu.write_parquet(
+            ds, output, expected_rows=prompts * len(grid), metadata={"workload": tuning.name, "model": tuning.model}
+        )
     except ray_gpu.OutputError as e:
         raise SystemExit(f"expected {prompts} x {len(grid)} = {prompts * len(grid)} generations: {e}") from None
     print(
-        f"ray-gpu example: {run.total_rows} generations ({prompts} prompts x {len(grid)} settings) into {run.uri} (run {run.run_id}, committed) in {time.time() - started:.1f}s",
+        f"ray-gpu example: {run.total_rows} generations ({prompts} prompts x {len(grid)} settings) into "
+        f"{run.uri} (run {run.run_id}, committed) in {time.time() - started:.1f}s",
         flush=True,
     )
 

@@ -1,16 +1,12 @@
-"""The Ray Train loop the training and SFT examples share: DDP or DeepSpeed as planned, gradient accumulation,
-checkpoints to the stack's bucket every ``train.checkpointEverySteps`` optimizer steps and on a spot interruption notice
-(``ray_gpu.preemption``: the step in flight is finished and checkpointed), and resume from the last one: model,
-optimizer, step and each worker's data position (``ray_gpu.data_position``), so a resumed run continues the data at
-the row after the last one trained on instead of starting again from the first row."""
+"""The Ray Train loop each worker of the training and SFT examples runs: DDP or DeepSpeed as planned, gradient
+accumulation, checkpoints to the stack's bucket every ``train.checkpointEverySteps`` optimizer steps and on a spot
+interruption notice (``ray_gpu.preemption``: the step in flight is finished and checkpointed), and resume from the last
+one (``checkpoints``: model, optimizer, step and each worker's data position, so a resumed run continues the data at
+the row after the last one trained on). The driver that starts it is ``driver``."""
 
 from __future__ import annotations
 
 import contextlib
-import json
-import math
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,126 +14,17 @@ from typing import Any
 
 import ray
 import ray.train
-from ray.train.torch import TorchConfig, TorchTrainer
 
-from .. import interruptions, run_record, watchdog
+from .. import interruptions
 from ..data_position import (
     ROW_ID_COLUMN,
     DataPosition,
-    DataPositionError,
-    PositionedBatches,
-    deterministic_data_config,
-    id_ranges,
-    load_position,
     resumable_batches,
-    save_position,
 )
 from ..loss import use_chunked_loss
 from ..preemption import Preemption
 from ..telemetry import StepTelemetry
-from ..tuning import Tuning
-from . import common
-
-STATE_FILE = "state.pt"
-#: What the driver prints of the workers' counted run (``Observed.ran``), as ``ray-gpu example: ran with {...}``.
-RAN_KEYS = ("world_size", "rows_per_forward", "forwards_per_optimizer_step", "optimizer_steps", "global_samples_per_optimizer_step")
-SMOKE_TOKENS = 64
-#: Steps between checkpoints of a smoke run (a stand-in for the planned cadence: smoke runs are a few steps long).
-SMOKE_CHECKPOINT_EVERY = 3
-
-
-def training_dataset(
-    args: Any, tuning: Tuning, max_length: int, columns: tuple[str, ...] = ("text",), preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-) -> Any:
-    """Tokenized rows: ``--data`` (parquet with ``columns``), or synthetic text for --smoke. ``preprocess``
-    replaces the text tokenizer (vision-language rows)."""
-    model, smoke = tuning.model, args.smoke
-
-    def tokenize(batch: dict[str, Any]) -> dict[str, Any]:
-        out = common.tokenizer(model, smoke)(list(batch["text"]), max_length)
-        return {**common.ids_of(batch), "input_ids": out["input_ids"], "attention_mask": out["attention_mask"]}
-
-    if smoke:
-        # Row ids travel with the rows: a resumed run checks and logs where its data continues (data_position).
-        ds = ray.data.range(args.rows).map_batches(lambda b: {"id": b["id"], "text": common.synthetic_texts(int(b["id"][0]), len(b["id"]), 48)})
-    elif args.data:
-        ds = ray.data.read_parquet(args.data, columns=list(columns))
-    else:
-        raise SystemExit(f"--data is required outside --smoke: a parquet dataset with columns {', '.join(columns)}")
-    return ds.map_batches(preprocess if preprocess and not smoke else tokenize)
-
-
-def _restore(checkpoint: Any, engine: Any, model: Any, optimizer: Any, position: DataPosition) -> tuple[int, DataPosition]:
-    """The step and data position of ``checkpoint``, with the model and optimizer state loaded from it. A checkpoint
-    without a data position (written before they were saved) starts the data from the beginning."""
-    import torch
-
-    with checkpoint.as_directory() as d:
-        if engine is not None:
-            _, client = engine.load_checkpoint(d)
-            step = client["step"]
-        else:
-            state = torch.load(os.path.join(d, STATE_FILE), weights_only=False)
-            # LoRA checkpoints hold only the adapters: missing base weights are expected, unknown keys are not.
-            unexpected = (model.module if hasattr(model, "module") else model).load_state_dict(state["model"], strict=False).unexpected_keys
-            if unexpected:
-                raise RuntimeError(f"checkpoint keys the model does not have: {unexpected[:5]}")
-            optimizer.load_state_dict(state["optimizer"])
-            step = state["step"]
-        saved = load_position(d, position.rank)
-    if saved is None:
-        print(f"ray-gpu example: rank {position.rank}: the checkpoint of step {step} has no data position; the data starts from the beginning", flush=True)
-        return step, position
-    try:
-        saved.check_fits(position.batch_size, position.world_size, position.rank)
-    except DataPositionError as e:
-        # The job was resubmitted with another shape (a spec change: GPUs, batch size): the model resumes, but the
-        # saved count of batches means other rows now, so the data restarts the saved epoch rather than fail every retry.
-        print(f"ray-gpu example: rank {position.rank}: {e}; the model resumes from step {step}, the data restarts epoch {saved.epoch}", flush=True)
-        position.epoch = saved.epoch
-        return step, position
-    return step, saved
-
-
-def _save(step: int, metrics: dict[str, Any], engine: Any, model: Any, optimizer: Any, position: DataPosition, cfg: dict[str, Any]) -> None:
-    """Reports a checkpoint of ``step``: the model and optimizer (rank 0, or every rank under DeepSpeed) and every
-    rank's data position, merged by Ray Train into one checkpoint folder."""
-    import torch
-
-    with tempfile.TemporaryDirectory() as d:
-        if engine is not None:
-            engine.save_checkpoint(d, client_state={"step": step})
-        elif position.rank == 0:
-            inner = model.module if hasattr(model, "module") else model
-            trainable_state = {k: v for k, v in inner.state_dict().items() if cfg["save_all"] or "lora_" in k}
-            torch.save({"model": trainable_state, "optimizer": optimizer.state_dict(), "step": step}, os.path.join(d, STATE_FILE))
-        save_position(d, position)
-        ray.train.report(metrics, checkpoint=ray.train.Checkpoint.from_directory(d))
-
-
-def _log_resumed(batches: PositionedBatches, step: int) -> None:
-    """Prints where a resumed worker's data continues (the end-to-end test reads it)."""
-    r = batches.resumed
-    if r is None:
-        return
-    record = {
-        "rank": batches.position.rank,
-        "step": step,
-        "epoch": r.epoch,
-        "batch": r.skipped_batches,
-        "skippedRows": r.skipped_rows,
-        "recordedRowIds": r.recorded_row_ids,
-        "lastSkippedRowIds": r.last_skipped_row_ids,
-        "firstRowIds": r.first_row_ids,
-    }
-    print(f"ray-gpu example: resumed data position {json.dumps(record, sort_keys=True)}", flush=True)
-
-
-def _log_position(position: DataPosition, step: int, trained_ids: list[int], resumed_from: int | None) -> None:
-    """Prints a worker's data position at a checkpoint and the rows it trained on since the previous one (or since
-    it resumed from the checkpoint of step ``resumed_from``; the end-to-end test reads it)."""
-    record = {**json.loads(position.to_json()), "step": step, "resumedFrom": resumed_from, "rowsSincePrevious": id_ranges(trained_ids)}
-    print(f"ray-gpu example: data position at checkpoint {json.dumps(record, sort_keys=True)}", flush=True)
+from . import checkpoints
 
 
 @dataclass
@@ -206,22 +93,15 @@ def _measured(telemetry: StepTelemetry) -> list[dict[str, Any]]:
     import torch
     import torch.distributed as dist
 
-    mine = {**telemetry.summary(), "peakGiB": torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None}
+    mine = {
+        **telemetry.summary(),
+        "peakGiB": torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None,
+    }
     if not (dist.is_available() and dist.is_initialized()):
         return [mine]
     everyone: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(everyone, mine)
     return everyone
-
-
-def _record(tuning: Tuning, metrics: dict[str, Any]) -> None:
-    """Writes the run record from what the workers measured (the last report's ``workers``); a run that reported
-    no final step (it resumed at its end) has nothing measured and writes none."""
-    workers = metrics.get("workers")
-    if not workers:
-        return
-    peaks = run_record.gpu_memory_section(w["peakGiB"] for w in workers if w.get("peakGiB") is not None)
-    run_record.write(tuning, train=run_record.train_section(workers), gpuMemory=peaks)
 
 
 #: ``torch.optim.AdamW`` flags per planned ``optimizerStep`` (the memory plan counts each one's temporaries). Fused
@@ -278,14 +158,20 @@ def _start(engine: Any, model: Any, optimizer: Any, micro: int) -> tuple[int, Da
     checkpoint = ray.train.get_checkpoint()
     if not checkpoint:
         return 0, position, None
-    step, position = _restore(checkpoint, engine, model, optimizer, position)
+    step, position = checkpoints.restore(checkpoint, engine, model, optimizer, position)
     if position.rank == 0:
         print(f"ray-gpu example: resumed from checkpoint at step {step}", flush=True)
     return step, position, step
 
 
 def _micro_step(
-    cfg: dict[str, Any], model: Any, engine: Any, step_loss: Callable[[Any, Any], Any], autocast: Any, batch: Any, boundary: bool
+    cfg: dict[str, Any],
+    model: Any,
+    engine: Any,
+    step_loss: Callable[[Any, Any], Any],
+    autocast: Any,
+    batch: Any,
+    boundary: bool,
 ) -> tuple[Any, int]:
     """Forward and backward of one micro-batch (DeepSpeed accumulates and steps at the boundary itself; DDP
     all-reduces gradients only on the last micro-batch of each optimizer step). Returns the loss and the batch's rows."""
@@ -307,7 +193,7 @@ def _micro_step(
     return loss, int(batch["input_ids"].shape[0])
 
 
-def _train_loop(cfg: dict[str, Any]) -> None:
+def train_loop(cfg: dict[str, Any]) -> None:
     import torch
 
     built = _build(cfg)
@@ -318,7 +204,11 @@ def _train_loop(cfg: dict[str, Any]) -> None:
             return model(**batch, labels=labels).loss
         return chunked.loss(model(**batch).logits, labels, cfg["loss_chunk_tokens"])
 
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if engine is None and torch.cuda.is_available() else contextlib.nullcontext()
+    autocast = (
+        torch.autocast("cuda", dtype=torch.bfloat16)
+        if engine is None and torch.cuda.is_available()
+        else contextlib.nullcontext()
+    )
     accumulation, micro = cfg["gradient_accumulation_steps"], cfg["micro_batch_size"]
     step, position, resumed_from = _start(engine, model, optimizer, micro)
     reporter = cfg["watchdog"]
@@ -332,7 +222,7 @@ def _train_loop(cfg: dict[str, Any]) -> None:
     preemption = Preemption.start(position.rank, ray.train.get_context().get_local_rank())
     for batch in telemetry.batches(batches) if step < cfg["steps"] else []:
         if micro_steps == 0:
-            _log_resumed(batches, step)
+            checkpoints.log_resumed(batches, step)
         trained_ids += batches.position.last_row_ids or []
         micro_steps += 1
         tokens = int(batch["attention_mask"].sum()) if "attention_mask" in batch else 0
@@ -352,13 +242,20 @@ def _train_loop(cfg: dict[str, Any]) -> None:
         notice = preemption.noticed()
         if step % cfg["checkpoint_every"] == 0 or step == cfg["steps"] or notice is not None:
             # What the workers really ran (counted by hooks), for the driver to compare with the plan.
-            metrics = {"step": step, "loss": float(loss), "seconds": round(time.time() - started, 2), **built.observed.ran()}
+            metrics = {
+                "step": step,
+                "loss": float(loss),
+                "seconds": round(time.time() - started, 2),
+                **built.observed.ran(),
+            }
             if step == cfg["steps"]:
                 metrics["workers"] = _measured(telemetry)  # the run record's train and GPU memory (driver: _record)
-            _log_position(batches.position, step, trained_ids, resumed_from)
-            _save(step, metrics, engine, model, optimizer, batches.position, cfg)
+            checkpoints.log_position(batches.position, step, trained_ids, resumed_from)
+            checkpoints.save(step, metrics, engine, model, optimizer, batches.position, cfg)
             trained_ids = []
-            interruptions.kill_after_checkpoint(step, batches.position.rank, resumed_from, cfg["kill_after_checkpoint_step"])
+            interruptions.kill_after_checkpoint(
+                step, batches.position.rank, resumed_from, cfg["kill_after_checkpoint_step"]
+            )
             if notice is not None:
                 reporter.stopped(step)  # waiting for Ray Train's restart is not a stall
                 preemption.after_checkpoint(step, notice)  # never returns: Ray Train restarts the run from this step
@@ -366,146 +263,3 @@ def _train_loop(cfg: dict[str, Any]) -> None:
             break
     reporter.stopped(step)
     telemetry.log()
-
-
-@dataclass(frozen=True)
-class PlannedRun:
-    """What one training run is given: the planned loop, batch, DeepSpeed and Ray Train settings with the smoke
-    run's stand-ins applied, the model's builders, and the dataset (built by :func:`plan_run`)."""
-
-    loop: dict[str, Any]
-    deepspeed: dict[str, Any] | None
-    steps: int
-    checkpoint_every: int
-    learning_rate: float
-    build_model: Callable[[], Any]
-    prepare_batch: Callable[[Any, Any], Any]
-    save_all: bool
-    scaling: Any
-    run_config: Any
-    dataset: Any
-
-    def train_loop_config(self, workload: str, reporter: Any) -> dict[str, Any]:
-        """The config each worker's :func:`_train_loop` reads."""
-        return {
-            **self.loop,
-            "deepspeed": self.deepspeed,
-            "steps": self.steps,
-            "checkpoint_every": self.checkpoint_every,
-            "learning_rate": self.learning_rate,
-            "build_model": self.build_model,
-            "prepare_batch": self.prepare_batch,
-            "save_all": self.save_all,
-            "workload": workload,
-            # The end-to-end tests' interruption hooks (ray_gpu.interruptions), None in every real job.
-            "kill_after_checkpoint_step": interruptions.kill_step(),
-            "notice_mid_step": interruptions.notice_step(),
-            # Fails the job when steps stop (ray_gpu.watchdog); carries the hang test hook to the workers.
-            "watchdog": reporter,
-        }
-
-
-def run(args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any) -> Any:
-    """Trains with the planned Ray Train, DeepSpeed and batch settings; returns Ray Train's result."""
-    planned = plan_run(args, tuning, build_model, prepare_batch, save_all, **dataset_kwargs)
-    window = watchdog.stall_after_seconds(tuning.stall_after_seconds())  # the plan's, or the test hook's
-    tuning.report()
-    with watchdog.StepWatchdog.start(tuning.name, window) as dog:
-        return _fit(tuning, planned, dog.reporter)
-
-
-def _deepspeed(tuning: Tuning, loop: dict[str, Any]) -> dict[str, Any] | None:
-    """The planned DeepSpeed config, or None: none planned, or a CPU stand-in (DDP with the same batch settings)."""
-    if "deepspeedConfigFile" not in tuning.document["train"]:
-        return None
-    if tuning.cpu_standin:
-        reason = f"DeepSpeed ZeRO-{loop['zero_stage']} needs GPUs: DDP (gloo) with the same batch settings"
-        tuning.stand_in("train.deepspeedConfigFile", "deepspeed_config", None, reason)
-        return None
-    return tuning.deepspeed_config()
-
-
-def plan_run(
-    args: Any, tuning: Tuning, build_model: Callable[[], Any], prepare_batch: Callable[[Any, Any], Any], save_all: bool, **dataset_kwargs: Any
-) -> PlannedRun:
-    """The run's settings from the plan and the arguments (a smoke run's stand-ins named in the report)."""
-    loop = tuning.train_loop_config()
-    deepspeed = _deepspeed(tuning, loop)
-    scaling, run_config = tuning.scaling_config(), tuning.run_config()
-    max_length = loop["sequence_length"]
-    if args.smoke:
-        max_length = tuning.stand_in("knobs.sequenceLength", "max_length", min(max_length, SMOKE_TOKENS), "smoke rows are short synthetic text")
-    global_batch = loop["global_batch_size"]
-    if args.smoke and args.rows is None:
-        # The run's steps and one global batch more: synthetic rows no step trains on would only be tokenized.
-        args.rows = (args.steps + 1) * global_batch
-    dataset = training_dataset(args, tuning, max_length, **dataset_kwargs)
-    # Count rows before preprocessing (cheap) rather than tokenizing everything twice.
-    steps = args.steps or math.ceil(
-        (args.rows if args.smoke else ray.data.read_parquet(args.data, columns=[dataset_kwargs.get("columns", ("text",))[0]]).count()) / global_batch
-    )
-    return PlannedRun(
-        loop=loop,
-        deepspeed=deepspeed,
-        steps=steps,
-        checkpoint_every=_checkpoint_every(args, tuning),
-        learning_rate=args.learning_rate,
-        build_model=build_model,
-        prepare_batch=prepare_batch,
-        save_all=save_all,
-        scaling=scaling,
-        run_config=run_config,
-        dataset=dataset,
-    )
-
-
-def _fit(tuning: Tuning, planned: PlannedRun, reporter: Any) -> Any:
-    """Runs Ray Train under the watchdog (``reporter`` tells it of every step) and reports what ran."""
-    trainer = TorchTrainer(
-        _train_loop,
-        train_loop_config=planned.train_loop_config(tuning.name, reporter),
-        torch_config=TorchConfig(backend=planned.loop["backend"]),
-        # Ordered ingest: every run splits the rows across workers the same way, so a data position is exact.
-        dataset_config=deterministic_data_config(),
-        scaling_config=planned.scaling,
-        run_config=planned.run_config,
-        datasets={"train": planned.dataset},
-    )
-    result = trainer.fit()
-    metrics = result.metrics or {}
-    ran = {k: metrics.get(k) for k in RAN_KEYS}
-    print(f"ray-gpu example: ran with {json.dumps(ran, sort_keys=True)}", flush=True)
-    print(
-        f"ray-gpu example: finished at step {metrics.get('step')} of {planned.steps}; checkpoint {result.checkpoint.path if result.checkpoint else None}",
-        flush=True,
-    )
-    _record(tuning, metrics)
-    return result
-
-
-def _checkpoint_every(args: Any, tuning: Tuning) -> int:
-    """The planned cadence, or ``--checkpoint-every`` (a stand-in the report names); smoke runs checkpoint every 3."""
-    if not args.checkpoint_every and not args.smoke:
-        return tuning.checkpoint_every()
-    every, why = (
-        (args.checkpoint_every, "--checkpoint-every")
-        if args.checkpoint_every
-        else (SMOKE_CHECKPOINT_EVERY, f"a smoke run checkpoints every {SMOKE_CHECKPOINT_EVERY} steps")
-    )
-    return int(tuning.stand_in("train.checkpointEverySteps", "checkpoint_every", every, why))
-
-
-def add_training_arguments(parser: Any) -> None:
-    parser.add_argument("--data", default=None, help="parquet dataset with a text column (s3://...)")
-    parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one epoch; --smoke: 6)")
-    parser.add_argument("--rows", type=int, default=None, help="--smoke: synthetic rows (default: the steps' global batches and one more)")
-    parser.add_argument(
-        "--checkpoint-every", type=int, default=None, help="optimizer steps between checkpoints (default: the plan's train.checkpointEverySteps; --smoke: 3)"
-    )
-    parser.add_argument("--learning-rate", type=float, default=2e-4)
-
-
-def finish_arguments(args: Any) -> Any:
-    if args.smoke:
-        args.steps = args.steps or 6
-    return args

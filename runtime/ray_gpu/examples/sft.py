@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 import ray_gpu
-from ray_gpu.examples import common, loop
+from ray_gpu.examples import common, driver
 
 
 def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_checkpointing: bool, attn: str) -> Any:
@@ -26,14 +26,22 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
         base = common.causal_lm(model, family, smoke, frozen_base=True, attn=attn)
     else:
         quant = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=lora["quantization"] == "nf4-double", bnb_4bit_compute_dtype=torch.bfloat16
+            load_in_4bit=True,
+            bnb_4bit_quant_type="nf4",
+            bnb_4bit_use_double_quant=lora["quantization"] == "nf4-double",
+            bnb_4bit_compute_dtype=torch.bfloat16,
         )
         cls = AutoModelForImageTextToText if common.model_type(family) == "qwen2_vl" else AutoModelForCausalLM
         base = prepare_model_for_kbit_training(
-            cls.from_pretrained(model, quantization_config=quant, attn_implementation=attn), use_gradient_checkpointing=gradient_checkpointing
+            cls.from_pretrained(model, quantization_config=quant, attn_implementation=attn),
+            use_gradient_checkpointing=gradient_checkpointing,
         )
     config = LoraConfig(
-        r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules=lora["target_modules"], lora_dropout=lora["lora_dropout"], task_type="CAUSAL_LM"
+        r=lora["r"],
+        lora_alpha=lora["lora_alpha"],
+        target_modules=lora["target_modules"],
+        lora_dropout=lora["lora_dropout"],
+        task_type="CAUSAL_LM",
     )
     return get_peft_model(base, config)
 
@@ -69,13 +77,20 @@ def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any
         images = [Image.open(io.BytesIO(b)).convert("RGB").resize((side, side)) for b in batch["image"]]
         # Text is cut to the planned tokens first, so image tokens are never truncated and every row has one length.
         texts = [
-            processor.tokenizer.decode(processor.tokenizer(t, truncation=True, max_length=text_tokens)["input_ids"], skip_special_tokens=True)
+            processor.tokenizer.decode(
+                processor.tokenizer(t, truncation=True, max_length=text_tokens)["input_ids"], skip_special_tokens=True
+            )
             for t in batch["text"]
         ]
         chats = [[{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}] for t in texts]
         prompts = [processor.apply_chat_template(c, tokenize=False) for c in chats]
         out = processor(
-            text=prompts, images=images, padding="max_length", max_length=text_tokens + image_tokens + 32, return_tensors="np", return_mm_token_type_ids=True
+            text=prompts,
+            images=images,
+            padding="max_length",
+            max_length=text_tokens + image_tokens + 32,
+            return_tensors="np",
+            return_mm_token_type_ids=True,
         )
         n = len(images)
         return {
@@ -90,25 +105,33 @@ def vision_language_rows(model: str, image_tokens: int, text_tokens: int) -> Any
 
 
 def main() -> None:
-    args = loop.finish_arguments(common.arguments(__doc__.splitlines()[0], loop.add_training_arguments))
+    args = driver.finish_arguments(common.arguments(__doc__.splitlines()[0], driver.add_training_arguments))
     tuning = ray_gpu.load(args.tuning)
     lora = tuning.lora_config_kwargs()
     if args.smoke and lora["quantization"] != "none":
         lora["quantization"] = tuning.stand_in(
-            "lora.quantization", "quantization", "none", "4-bit base weights need bitsandbytes on a GPU: LoRA on unquantized weights"
+            "lora.quantization",
+            "quantization",
+            "none",
+            "4-bit base weights need bitsandbytes on a GPU: LoRA on unquantized weights",
         )
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     checkpointing = bool(tuning.knobs.get("gradientCheckpointing"))
     attn = common.attention(tuning)
     vl = tuning.model_type == "vision-language"
     if vl and common.model_type(family) != "qwen2_vl":
-        raise SystemExit(f"this example handles Qwen2-VL image inputs; {model} ({family}) needs its own processor code in vision_language_rows")
+        raise SystemExit(
+            f"this example handles Qwen2-VL image inputs; {model} ({family}) needs its own processor code in vision_language_rows"
+        )
     dataset: dict[str, Any] = {}
     if vl:
         # Full scale reads parquet rows with an encoded image (bytes) and its text.
         image_tokens = tuning.document["lora"].get("imageTokensPerSample") or 1024
-        dataset = {"columns": ("image", "text"), "preprocess": vision_language_rows(model, image_tokens, tuning.knobs["sequenceLength"])}
-    loop.run(
+        dataset = {
+            "columns": ("image", "text"),
+            "preprocess": vision_language_rows(model, image_tokens, tuning.knobs["sequenceLength"]),
+        }
+    driver.run(
         args,
         tuning,
         build_model=lambda: build(model, family, lora, smoke, checkpointing, attn),

@@ -8,15 +8,15 @@ checkpoints in the stack's bucket, resume from the last checkpoint.
 from __future__ import annotations
 
 import ray_gpu
-from ray_gpu.examples import common, loop
+from ray_gpu.examples import common, driver
 
 
 def main() -> None:
-    args = loop.finish_arguments(common.arguments(__doc__.splitlines()[0], loop.add_training_arguments))
+    args = driver.finish_arguments(common.arguments(__doc__.splitlines()[0], driver.add_training_arguments))
     tuning = ray_gpu.load(args.tuning)
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     attn = common.attention(tuning)
-    loop.run(
+    driver.run(
         args,
         tuning,
         build_model=lambda: common.causal_lm(model, family, smoke, attn=attn),
