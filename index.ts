@@ -11,5 +11,7 @@
 export * from "./core";
 export * from "./workloads";
 export * from "./components";
+/** Reads the runtime package from disk (file I/O: kept out of the pure `core` and `workloads` entry points). */
+export { loadRuntimePackage } from "./io/runtime-package";
 export { simulateDeploy, type SimulateDeployOptions, type SimulatedDeploy } from "./cli/preview/simulate";
 export type { PreviewResource } from "./cli/preview/run";

@@ -13,7 +13,7 @@ import { parseStackConfig, type StackConfig } from "../core/config/stack";
 import { planLayout, type LayoutInput } from "../core/deploy/layout";
 import { platformPods } from "../core/deploy/platform-pods";
 import { copyNodes, poolNodes, type Unschedulable } from "../core/deploy/schedule";
-import { planPlatform, type PlatformPlan } from "../core/platform/plan";
+import { planPlatform, type PlatformPlan } from "../core/platform-plan";
 import { kueueRelease, type AdmissionPlan } from "../core/platform/queueing";
 import { loadRuntimePackage } from "../io/runtime-package";
 import { jobPods, schedulingIssues } from "../workloads/scheduling";

@@ -19,7 +19,7 @@ import {
   prometheusStorageClass,
   type ObservabilityPlan,
 } from "../core/observability/charts";
-import { MANAGED_BY } from "../workloads/rayjob/render";
+import { MANAGED_BY } from "../workloads/k8s/labels";
 import { METRICS_SCRAPER_LABEL } from "../workloads/security/namespace";
 import { MONITORING_POD_SECURITY_LABELS } from "../core/platform/namespaces";
 import { monitoringObjects, rayDashboardConfigMaps } from "../workloads/observability/monitoring";

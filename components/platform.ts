@@ -8,7 +8,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parseStackConfig, type StackConfigInput } from "../core/config/stack";
-import { planPlatform, type PlatformPlan } from "../core/platform/plan";
+import { planPlatform, type PlatformPlan } from "../core/platform-plan";
 import type { NodeGroupPlan } from "../core/platform/node-groups";
 import { ClusterAutoscaler, KubeRayOperator, NvidiaDevicePlugin } from "./addons";
 import { JobQueue } from "./queueing";

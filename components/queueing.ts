@@ -7,7 +7,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kueueRelease, type QueuePlan } from "../core/platform/queueing";
 import { queueObjects } from "../workloads/queue/kueue";
-import { MANAGED_BY } from "../workloads/rayjob/render";
+import { MANAGED_BY } from "../workloads/k8s/labels";
 import { helmRelease } from "./addons";
 import { childOptions, nameChecks, withOrdering, type OrderingSource } from "./child-options";
 

@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { loadRuntimePackage } from "../io/runtime-package";
 import { runtimeConfigMap, type RuntimePackage } from "../workloads/contract/configmaps";
 import type { KubeObject } from "../workloads/k8s/types";
-import { MANAGED_BY } from "../workloads/rayjob/render";
+import { MANAGED_BY } from "../workloads/k8s/labels";
 import { workloadSecretName } from "../workloads/security/secrets";
 import { childOptions, nameChecks, withOrdering, type OrderingSource } from "./child-options";
 

@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { RbacGrant, RbacRule } from "../core/observability/operator-rbac";
-import { MANAGED_BY } from "../workloads/rayjob/render";
+import { MANAGED_BY } from "../workloads/k8s/labels";
 
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 /** A plan rule as the provider's input: the same fields, mutable copies of each list. */

@@ -6,7 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { namespacePolicies, type EgressOptions } from "../workloads/security/namespace";
-import { MANAGED_BY } from "../workloads/rayjob/render";
+import { MANAGED_BY } from "../workloads/k8s/labels";
 import { childOptions } from "./child-options";
 
 /** Arguments of {@link WorkloadSecurity}. */

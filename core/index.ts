@@ -65,7 +65,7 @@ export {
 export { MODEL_NAMES, type ModelArchitecture } from "./models";
 export type { MemoryEstimate } from "./memory/estimate";
 export { GPU_TAINT, POOL_LABEL, planPools, type CpuPoolPlan, type GpuPoolPlan, type PoolsPlan } from "./pools";
-export { planPlatform, type PlatformPlan } from "./platform/plan";
+export { planPlatform, type PlatformPlan } from "./platform-plan";
 export {
   planCpuNodeGroup,
   planGpuNodeGroup,

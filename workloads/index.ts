@@ -30,4 +30,3 @@ export type {
 } from "./contract/types";
 export type { ConfigMap, KubeObject, RayJob } from "./k8s/types";
 export { checkRayJob } from "./rayjob/checks";
-export { loadRuntimePackage } from "../io/runtime-package";

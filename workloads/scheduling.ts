@@ -10,7 +10,7 @@ import type { PodRequest } from "../core/deploy/platform-pods";
 import { indexNodes, type NodeIndex } from "../core/deploy/schedule";
 import type { AdmissionPlan } from "../core/platform/queueing";
 import { SUBMITTER_REQUEST } from "../core/platform/queueing";
-import type { PlatformPlan } from "../core/platform/plan";
+import type { PlatformPlan } from "../core/platform-plan";
 import type { WorkloadPlan } from "./workload";
 
 /** The pods one job runs: its head and submitter on the CPU pool, its workers on their GPU pool. */

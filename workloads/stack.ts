@@ -5,7 +5,7 @@
 import type { StackConfig } from "../core/config/stack";
 import { ConfigError, type ConfigIssue } from "../core/errors";
 import { POOL_LABEL, type PoolsPlan } from "../core/pools";
-import { planPlatform, type PlatformPlan } from "../core/platform/plan";
+import { planPlatform, type PlatformPlan } from "../core/platform-plan";
 import type { DestroyLeftover } from "../core/platform/destroy";
 import { apiEndpointNote } from "../core/config/api-endpoint";
 import { schedulingIssues } from "./scheduling";
@@ -20,9 +20,9 @@ import { monitoringObjects } from "./observability/monitoring";
 import { queueObjects } from "./queue/kueue";
 import { neverAdmittedIssues } from "./queue/never-admitted";
 import { runtimeConfigMap, type RuntimePackage } from "./contract/configmaps";
-import { MANAGED_BY } from "./rayjob/render";
+import { MANAGED_BY } from "./k8s/labels";
 import { namespacePolicies } from "./security/namespace";
-import { checkRayJob } from "./rayjob/checks";
+import { checkRayResources } from "./ray-resources";
 import type { KubeObject } from "./k8s/types";
 import { Workload, type WorkloadPlan } from "./workload";
 import type { WorkloadContext } from "./context";
@@ -111,7 +111,7 @@ function planWorkload(
     const plan = construct.plan(ctx) as WorkloadPlan;
     try {
       const objects = construct.render(ctx, plan);
-      const checked = objects.flatMap((obj) => (obj.kind === "RayJob" ? checkRayJob(obj, ctx.pools) : []));
+      const checked = checkRayResources(objects, ctx.pools);
       issues.push(...checked);
       const rendered = { workload: spec.name, example: spec.example, objects };
       if (!options.renderedTo || checked.length > 0) return { plan, rendered };

@@ -28,8 +28,8 @@ import { API_VERSION, planDigest, type TuningDocument } from "./contract/documen
 import type { KubeObject } from "./k8s/types";
 import { strategyOf } from "./kinds/table";
 import type { InputOf, KindStrategy, MemoryPlanOf, SpecOf, TuneInput, TuningOf } from "./kinds/api/strategy";
-import { MANAGED_BY, renderDisruptionBudget, renderRayJob } from "./rayjob/render";
-import { jobNetworkPolicy } from "./rayjob/network-policy";
+import { MANAGED_BY } from "./k8s/labels";
+import { rayResourceOf } from "./ray-resources";
 import { checkPipVerified, runtimeEnvYAML } from "./rayjob/runtime-env";
 import { resolveGpuPool, type WorkloadContext } from "./context";
 import { withHostMemoryCheck } from "./host-memory";
@@ -54,6 +54,19 @@ export interface WorkloadPlanOf<K extends WorkloadKind> {
   readonly tuning: TuningOf<K>;
   /** Average GPU utilization the job should hold (its alert's threshold and `ray-gpu report`'s promise), in %. */
   readonly gpuUtilizationTargetPercent: number;
+  /**
+   * Digest of everything the job receives from the plan (its tuning document, the files beside it, its cluster shape):
+   * the `workload.planDigest` of its tuning document, and of the run records its runs write.
+   */
+  readonly planDigest: string;
+}
+
+/** A plan's tuning document and the files beside it, as `render` writes them into the tuning ConfigMap. */
+interface PlannedDocument {
+  readonly document: TuningDocument;
+  readonly files: Readonly<Record<string, object>>;
+  /** The context the document was made in: `render` reuses it only in the same one. */
+  readonly ctx: WorkloadContext;
 }
 
 /** A planned workload of any kind. */
@@ -64,6 +77,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   /** The validated spec, defaults applied. */
   readonly spec: SpecOf<K>;
   private readonly strategy: KindStrategy<K>;
+  /** The document of each plan this construct made, so `render` of that plan in its context does not build it again. */
+  private readonly documents = new WeakMap<WorkloadPlanOf<K>, PlannedDocument>();
 
   /**
    * @param spec A spec as written or validated; its `kind` picks the strategy.
@@ -115,7 +130,21 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     };
     const gpuUtilizationTargetPercent =
       spec.gpuUtilizationTargetPercent ?? DEFAULT_GPU_UTILIZATION_TARGET[spec.kind as WorkloadKind];
-    return { ...base, kind: spec.kind as K, modelName, memory, shape, tuning, gpuUtilizationTargetPercent };
+    const planned = { ...base, kind: spec.kind as K, modelName, memory, shape, tuning, gpuUtilizationTargetPercent };
+    const documented = this.plannedDocument(ctx, planned, path);
+    const plan = { ...planned, planDigest: documented.document.workload.planDigest };
+    this.documents.set(plan, documented);
+    return plan;
+  }
+
+  /** The tuning document of `plan` (its digest left out of what it digests) and the kind's files. */
+  private plannedDocument(
+    ctx: WorkloadContext,
+    plan: Omit<WorkloadPlanOf<K>, "planDigest">,
+    path: string,
+  ): PlannedDocument {
+    const kindDoc = this.strategy.document({ ...this.tuneInput(ctx, plan, path), tuning: plan.tuning });
+    return { document: this.document(plan, kindDoc), files: kindDoc.files, ctx };
   }
 
   /**
@@ -132,11 +161,9 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       namespace: ctx.namespace,
       labels: { ...MANAGED_BY, "ray-gpu.io/workload": this.spec.name },
     };
-    const kindDoc = this.strategy.document({
-      ...this.tuneInput(ctx, plan, path),
-      tuning: plan.tuning,
-    });
-    const tuning = tuningConfigMap(target, this.document(plan, kindDoc), kindDoc.files);
+    const cached = this.documents.get(plan);
+    const { document, files } = cached?.ctx === ctx ? cached : this.plannedDocument(ctx, plan, path);
+    const tuning = tuningConfigMap(target, document, files);
     if (configMapBytes(tuning) > MAX_CONFIGMAP_BYTES) {
       throw new ConfigError([
         {
@@ -147,7 +174,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
         },
       ]);
     }
-    const job = renderRayJob({
+    const ray = rayResourceOf(this.strategy.rayResource).render({
       name: this.spec.name,
       namespace: ctx.namespace,
       kind: this.spec.kind,
@@ -164,21 +191,20 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       queueName: ctx.queueName,
     });
     const alerts = ctx.alerts ? [jobPrometheusRule(jobAlertInput(this.alertFacts(plan, ctx)), target.labels)] : [];
-    return [tuning, job, renderDisruptionBudget(job), jobNetworkPolicy(job, MANAGED_BY), ...alerts];
+    return [tuning, ...ray, ...alerts];
   }
 
   /** What the job's alerts read from its plan. */
   private alertFacts(plan: WorkloadPlanOf<K>, ctx: WorkloadContext): JobAlertFacts {
-    const tuning: object = plan.tuning;
+    const tuning = plan.tuning as TrainingTuning | DataJobTuning;
     return {
       name: plan.name,
       kind: plan.kind,
       namespace: ctx.namespace,
       preRunningDeadlineSeconds: plan.shape.lifecycle.preRunningDeadlineSeconds,
-      dataWorkingSetBytes: "data" in tuning ? (plan.tuning as DataJobTuning).data.data.workingSetBytes : undefined,
+      dataWorkingSetBytes: tuning.engine === "ray-data" ? tuning.data.data.workingSetBytes : undefined,
       gpuUtilizationTargetPercent: plan.gpuUtilizationTargetPercent,
-      plannedStepSeconds:
-        "interruptions" in tuning ? (plan.tuning as TrainingTuning).interruptions.stepSeconds : undefined,
+      plannedStepSeconds: tuning.engine === "ray-train" ? tuning.interruptions.stepSeconds : undefined,
     };
   }
 
@@ -232,7 +258,10 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   }
 
   /** The whole tuning document: the workload with its plan's digest, its knobs and its kind's sections. */
-  private document(plan: WorkloadPlanOf<K>, kindDoc: { sections: object; files: object }): TuningDocument {
+  private document(
+    plan: Omit<WorkloadPlanOf<K>, "planDigest">,
+    kindDoc: { sections: object; files: object },
+  ): TuningDocument {
     const model = plan.memory.model;
     const workload = {
       name: plan.name,

@@ -36,7 +36,7 @@ export function allDecisions(w: WorkloadPlan) {
 
 /** The kind's tuning as `plan --json` shows it: `train` (training kinds) or `data` (Ray Data kinds). */
 function tuningView(w: WorkloadPlan): object {
-  const { decisions: _decisions, ...sections } = w.tuning;
+  const { decisions: _decisions, engine: _engine, ...sections } = w.tuning;
   return sections;
 }
 

@@ -173,7 +173,8 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, startup?: 
   // Variables that send pip, the model hub, S3 or every request elsewhere (HTTPS only: core/config/env-rules.ts), and
   // what pip installs at start (hash-checked or not: core/config/pip.ts).
   out.push(...startupLines(startup));
-  if ("interruptions" in w.tuning) out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
+  if (w.tuning.engine === "ray-train")
+    out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
   out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");
   return fit(out, wrap);
 }

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { MANAGED_BY } from "../../workloads/rayjob/render";
+import { MANAGED_BY } from "../../workloads/k8s/labels";
 import { stableJson } from "../../core/serialize";
 
 /** The manifest a render leaves in its folder: the files it wrote, each with its SHA-256. */

@@ -46,22 +46,17 @@ function planConfig(config: StackConfig, file: string): StackPlan {
 /** Plans a stack file's text (validated like `plan` does), naming the file in errors. */
 const planText = (text: string, file: string) => planConfig(stackConfigFromText(text, file), file);
 
-/** The workload's plan and the digest its tuning document carries; refused when it does not render. */
+/** The workload's plan and its digest; refused when it does not render (no run can then be of it). */
 export function renderedPlan(plan: StackPlan, name: string, file: string): { workload: WorkloadPlan; digest: string } {
   const workload = plan.workloads.find((w) => w.name === name);
   if (!workload)
     throw new UsageError(
       `${file} has no workload ${name}; its workloads are ${plan.workloads.map((w) => w.name).join(", ")}`,
     );
-  const objects = plan.objects.find((o) => o.workload === name)?.objects ?? [];
-  const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === `${name}-tuning`) as
-    { data: Record<string, string> } | undefined;
-  if (!cm) {
-    const why = plan.notRendered.find((n) => n.workload === name)?.reason ?? "it does not render";
-    throw new UsageError(`workload ${name} does not render, so no run can be of its plan: ${why}`);
-  }
-  const digest = (JSON.parse(cm.data["tuning.json"]!) as { workload: { planDigest: string } }).workload.planDigest;
-  return { workload, digest };
+  const notRendered = plan.notRendered.find((n) => n.workload === name);
+  if (notRendered)
+    throw new UsageError(`workload ${name} does not render, so no run can be of its plan: ${notRendered.reason}`);
+  return { workload, digest: workload.planDigest };
 }
 
 /** Refuses a record of another workload, environment or plan, with the reason. */

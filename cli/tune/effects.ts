@@ -1,6 +1,5 @@
 /** The planned values a re-plan changes, named as `ray-gpu plan` shows them. */
 import { gib, mib } from "../../core/tune/words";
-import type { DataJobTuning } from "../../workloads/kinds/api/plans";
 import type { WorkloadPlan } from "../../workloads/workload";
 
 /** One planned value before and after the re-plan, in its unit. */
@@ -15,9 +14,8 @@ const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
 /** The values a tune change can move, each with how it reads. */
 function plannedValues(plan: WorkloadPlan): Record<string, string> {
   const out: Record<string, string> = { "memory.requiredGiB": `${plan.memory.memory.requiredGiB} GiB` };
-  const tuning: object = plan.tuning;
-  if ("data" in tuning) {
-    const { pool, data } = (tuning as DataJobTuning).data;
+  if (plan.tuning.engine === "ray-data") {
+    const { pool, data } = plan.tuning.data;
     out["actorPool.preprocessConcurrency"] = count(pool.preprocessConcurrency, "task");
     out["actorPool.batchSize"] = count(pool.batchSize, "row");
     out["data.blockSizeBytes"] = mib(data.blockSizeBytes);

@@ -29,10 +29,8 @@ export function settingsOf(config: StackConfig, name: string): Partial<Record<Tu
   return set;
 }
 
-function dataTuningOf(plan: WorkloadPlan): DataJobTuning | undefined {
-  const tuning: object = plan.tuning;
-  return "data" in tuning ? (tuning as DataJobTuning) : undefined;
-}
+const dataTuningOf = (plan: WorkloadPlan): DataJobTuning | undefined =>
+  plan.tuning.engine === "ray-data" ? plan.tuning : undefined;
 
 function dataFacts(plan: WorkloadPlan, defaults: WorkloadPlan): DataFacts | undefined {
   const tuning = dataTuningOf(plan);

@@ -4,4 +4,3 @@ export * from "./iam";
 export * from "./network";
 export * from "./node-groups";
 export * from "./storage";
-export * from "./plan";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../core/errors";
-import { planPlatform, type PlatformPlan } from "../../core/platform/plan";
+import { planPlatform, type PlatformPlan } from "../../core/platform-plan";
 import { planStack } from "../../workloads/stack";
 import { schedulingIssues } from "../../workloads/scheduling";
 import { planLayout } from "../../core/deploy/layout";

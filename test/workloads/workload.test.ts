@@ -165,3 +165,30 @@ describe("TrainingJob", () => {
     },
   );
 });
+
+describe("the plan's digest", () => {
+  it("is the digest each tuning document carries, for every workload of both stacks", () => {
+    for (const stack of ["dev", "prod"] as const) {
+      const plan = planStack(repoStack(stack), { runtime });
+      for (const { workload, objects } of plan.objects) {
+        const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === `${workload}-tuning`);
+        const carried = JSON.parse((cm as { data: Record<string, string> }).data["tuning.json"]!).workload.planDigest;
+        expect(plan.workloads.find((w) => w.name === workload)!.planDigest, `${stack} ${workload}`).toBe(carried);
+      }
+      expect(plan.objects.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("changes with what the job receives, and only then", () => {
+    const digests = (edit: (w: Record<string, unknown>) => void) => {
+      const config = repoStack("dev");
+      edit(config.workloads[0] as unknown as Record<string, unknown>);
+      return planStack(config, { runtime }).workloads.map((w) => w.planDigest);
+    };
+    const base = digests(() => {});
+    expect(digests(() => {})).toEqual(base);
+    const moreGpus = digests((w) => (w["gpus"] = (w["gpus"] as number) * 2));
+    expect(moreGpus[0]).not.toBe(base[0]);
+    expect(moreGpus.slice(1)).toEqual(base.slice(1));
+  });
+});

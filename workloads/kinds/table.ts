@@ -1,6 +1,6 @@
 /**
  * Every workload kind and its strategy. Exhaustive: a new kind fails to compile until it has a strategy. Adding one
- * (say a RayService for online inference) means a schema in core/config/workloads.ts, its knobs and sections in the
+ * (say a RayService for online inference) means a schema in core/config/workloads/, its knobs and sections in the
  * contract, a folder here with its strategy, and a row in this table.
  */
 import type { WorkloadKind } from "../../core/config/workloads";

@@ -7,7 +7,7 @@
  * every pod from the pod templates (common/pod.go, labelPod), and which the RayCluster's random name cannot give.
  */
 import type { NetworkPolicy, RayJob } from "../k8s/types";
-import { WORKLOAD_LABEL } from "./render";
+import { WORKLOAD_LABEL } from "../k8s/labels";
 import { SUBMITTER_LABEL } from "../security/pods";
 import { DASHBOARD_PORT, policy, RAY_NODE_LABEL } from "../security/namespace";
 

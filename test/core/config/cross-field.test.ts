@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OWNED_ENV } from "../../../core/config/owned-env";
 import { parseStackConfig } from "../../../core/config/stack";
-import { planPlatform } from "../../../core/platform/plan";
+import { planPlatform } from "../../../core/platform-plan";
 import { RESERVED_NAMESPACES } from "../../../core/platform/namespaces";
 import { configProblems, minimalConfig, repoStack, type RawConfig } from "../../helpers/fixtures";
 

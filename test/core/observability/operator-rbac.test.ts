@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { planPlatform } from "../../../core/platform/plan";
+import { planPlatform } from "../../../core/platform-plan";
 import {
   PROMETHEUS_STACK_ACCOUNTS,
   PROMETHEUS_STACK_FULLNAME,

@@ -11,7 +11,7 @@ import {
   kuberayOperatorRelease,
 } from "../../../core/platform/addons";
 import { EKS_VERSIONS } from "../../../core/catalog/eks-versions";
-import { planPlatform } from "../../../core/platform/plan";
+import { planPlatform } from "../../../core/platform-plan";
 import { repoStack } from "../../helpers/fixtures";
 import { keysNotInChart } from "../../helpers/helm-values";
 

@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { CHART_PINS } from "../../../core/platform/addons";
-import { planPlatform, type PlatformPlan } from "../../../core/platform/plan";
+import { planPlatform, type PlatformPlan } from "../../../core/platform-plan";
 import { KUEUE_CHART } from "../../../core/platform/queueing";
 import { OBSERVABILITY_CHARTS } from "../../../core/observability/charts";
 import { repoStack } from "../../helpers/fixtures";

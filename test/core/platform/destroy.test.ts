@@ -1,6 +1,6 @@
 /** What `pulumi destroy` leaves behind or blocks on, per shipped stack; and Prometheus's claim going with it. */
 import { describe, expect, it } from "vitest";
-import { planPlatform } from "../../../core/platform/plan";
+import { planPlatform } from "../../../core/platform-plan";
 import { repoStack } from "../../helpers/fixtures";
 
 describe("destroy leftovers", () => {

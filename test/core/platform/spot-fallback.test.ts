@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { SPOT_WAIT_MINUTES } from "../../../core/config/platform";
 import { capacityCostNote, planPools } from "../../../core/pools";
 import { planGpuNodeGroups, type NodeGroupPlan } from "../../../core/platform/node-groups";
-import { planPlatform } from "../../../core/platform/plan";
+import { planPlatform } from "../../../core/platform-plan";
 import { WAIT_FOR_PODS_READY_MINUTES } from "../../../core/platform/queueing";
 import { autoScalingGroupPattern } from "../../../core/platform/spot-fallback";
 import { REPLACEMENT } from "../../../cli/diff/replacement";

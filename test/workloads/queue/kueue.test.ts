@@ -19,7 +19,7 @@ import {
   type QueueDemand,
 } from "../../../core/platform/queueing";
 import type { ClusterQueue, KubeObject, RayJob, ResourceFlavor } from "../../../workloads/k8s/types";
-import { POD_ANNOTATIONS } from "../../../workloads/rayjob/render";
+import { POD_ANNOTATIONS } from "../../../workloads/raycluster/labels";
 import { cpuQuantity, memoryQuantity } from "../../../workloads/queue/kueue";
 import { neverAdmittedIssues } from "../../../workloads/queue/never-admitted";
 import { planStack } from "../../../workloads/stack";

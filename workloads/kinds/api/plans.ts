@@ -48,6 +48,8 @@ export type TrainTuning = Omit<TrainSection, "deepspeedConfigFile"> & {
 
 /** What the Ray Train tuner returns. */
 export interface TrainingTuning {
+  /** What runs the job: tells a plan's tuning apart from {@link DataJobTuning}. */
+  readonly engine: "ray-train";
   readonly train: TrainTuning;
   /** The checkpoint cadence and what an interruption costs with it. */
   readonly interruptions: InterruptionPlan;
@@ -59,6 +61,8 @@ export type DataTuning = Omit<DataSection, "outputUri">;
 
 /** What the Ray Data tuner returns. */
 export interface DataJobTuning {
+  /** What runs the job: tells a plan's tuning apart from {@link TrainingTuning}. */
+  readonly engine: "ray-data";
   readonly data: {
     readonly data: DataTuning;
     readonly pool: ActorPoolSection;

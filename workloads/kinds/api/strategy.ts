@@ -11,6 +11,7 @@ import type { WorkloadKind, WorkloadSpec, WorkloadSpecInput } from "../../../cor
 import type { IssueCollector } from "../../../core/errors";
 import type { GpuPoolPlan } from "../../../core/pools";
 import type { KnobsOf, SectionsOf } from "../../contract/document";
+import type { RayResourceKind } from "../../resources/api";
 import type { DataJobTuning, InferenceMemoryPlan, KindMemoryPlan, LoRAMemoryPlan, TrainingTuning } from "./plans";
 
 export type SpecOf<K extends WorkloadKind> = Extract<WorkloadSpec, { kind: K }>;
@@ -55,6 +56,8 @@ export interface KindStrategy<K extends WorkloadKind> {
    * @internal
    */
   readonly schema: z.ZodType<SpecOf<K>, InputOf<K>>;
+  /** The Ray resource the kind renders to (`workloads/ray-resources.ts`): a RayJob for every batch kind. */
+  readonly rayResource: RayResourceKind;
   /** What the kind needs from its worker pods, with the reasons. */
   readonly needs: WorkerNeeds;
   /** Rules that need the pool or the model: batch arithmetic, tensor parallelism, context length. */

@@ -96,6 +96,7 @@ const SWEEP_REASON =
 
 export const BATCH_INFERENCE: KindStrategy<"BatchInference"> = {
   schema: BatchInferenceSpecSchema,
+  rayResource: "RayJob",
   needs: NEEDS,
   check,
   checkGpus,

@@ -75,6 +75,7 @@ function planMemory(spec: EmbeddingPipelineSpec, pool: GpuPoolPlan): KindMemoryP
 
 export const EMBEDDING_PIPELINE: KindStrategy<"EmbeddingPipeline"> = {
   schema: EmbeddingPipelineSpecSchema,
+  rayResource: "RayJob",
   needs: NEEDS,
   check(spec, _pool, path, issues) {
     checkContextLength(

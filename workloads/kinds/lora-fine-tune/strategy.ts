@@ -10,6 +10,7 @@ import type { KindStrategy } from "../api/strategy";
 
 export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
   schema: LoRAFineTuneSpecSchema,
+  rayResource: "RayJob",
   needs: TRAINING_NEEDS,
   check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
   checkGpus: (spec, _pool, path, issues) => checkBatchArithmetic(spec, path, issues),

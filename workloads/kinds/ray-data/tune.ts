@@ -177,7 +177,7 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
     batchSize: a.batchSizePerActor,
     preprocessConcurrency: pool.preprocess,
   };
-  return { data: { data, pool: actorPool, sweep }, decisions: log.decisions };
+  return { engine: "ray-data", data: { data, pool: actorPool, sweep }, decisions: log.decisions };
 }
 
 /** The data and actor-pool sections of the document: the tuning, with the output location. */

@@ -214,6 +214,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
   const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
   return {
+    engine: "ray-train",
     train: { ...workers, ...resilience, ...cadence, deepspeed, ...offload },
     interruptions,
     decisions: log.decisions,

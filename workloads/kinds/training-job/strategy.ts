@@ -8,6 +8,7 @@ import type { KindStrategy } from "../api/strategy";
 
 export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
   schema: TrainingJobSpecSchema,
+  rayResource: "RayJob",
   needs: TRAINING_NEEDS,
   check: (spec, _pool, path, issues) => checkTrainingSpec(spec, path, issues),
   checkGpus: (spec, _pool, path, issues) => checkBatchArithmetic(spec, path, issues),

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LabelSelector, PodDisruptionBudget, RayJob } from "../../../workloads/k8s/types";
-import { EVICT_ON_NOTICE_LABEL } from "../../../workloads/rayjob/preemption";
+import { EVICT_ON_NOTICE_LABEL } from "../../../workloads/raycluster/preemption";
 import { planStack } from "../../../workloads/stack";
 import { repoStack, runtime } from "../../helpers/fixtures";
 

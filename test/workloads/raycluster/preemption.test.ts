@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync, chmodSync, mkdirS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { NOTICE_DIR_ENV, NOTICE_FILES, noticeScript } from "../../../workloads/rayjob/preemption";
+import { NOTICE_DIR_ENV, NOTICE_FILES, noticeScript } from "../../../workloads/raycluster/preemption";
 
 /** Runs the hook with `ray` stood in for by a script that records its arguments. */
 function runHook(grace: number, setUp: (dir: string) => void) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { planPlatform } from "../../../core/platform/plan";
-import { autoscalerTags } from "../../../core/platform/node-groups";
-import { bucketAccessPolicy } from "../../../core/platform/iam";
-import { clusterAutoscalerPolicy } from "../../../core/platform/addons";
-import { GPU_TAINT } from "../../../core/pools";
-import { configWith, repoStack } from "../../helpers/fixtures";
+import { planPlatform } from "../../core/platform-plan";
+import { autoscalerTags } from "../../core/platform/node-groups";
+import { bucketAccessPolicy } from "../../core/platform/iam";
+import { clusterAutoscalerPolicy } from "../../core/platform/addons";
+import { GPU_TAINT } from "../../core/pools";
+import { configWith, repoStack } from "../helpers/fixtures";
 
 describe("platform plan", () => {
   it("puts the CPU pool first on the standard AMI, and GPU pools on the NVIDIA AMI with their taint", () => {

@@ -2,24 +2,24 @@
  * The whole platform, planned from the typed stack config: network (new clusters only), node groups, add-ons,
  * storage. `RayGpuPlatform` maps this plan to resources; tests compare it with `toEqual`.
  */
-import type { ClusterConfig } from "../config/platform";
-import type { StackConfig } from "../config/stack";
-import { planPools, type PoolsPlan } from "../pools";
+import type { ClusterConfig } from "./config/platform";
+import type { StackConfig } from "./config/stack";
+import { planPools, type PoolsPlan } from "./pools";
 import {
   clusterAutoscalerRelease,
   kuberayOperatorRelease,
   nvidiaDevicePluginRelease,
   type HelmReleasePlan,
-} from "./addons";
-import { planNetwork, type NetworkPlan } from "./network";
-import { planCpuNodeGroup, planGpuNodeGroups, type NodeGroupPlan } from "./node-groups";
-import { planSpotFallback, type SpotFallbackPlan } from "./spot-fallback";
-import { planStorage, type StoragePlan } from "./storage";
-import { planSecurity, type SecurityPlan } from "./security";
-import { planQueue, type QueuePlan } from "./queueing";
-import { planLayout, poolRoomLeft, type PlatformLayout } from "../deploy/layout";
-import { planObservability, type ObservabilityPlan } from "../observability/charts";
-import { destroyLeftovers, type DestroyLeftover } from "./destroy";
+} from "./platform/addons";
+import { planNetwork, type NetworkPlan } from "./platform/network";
+import { planCpuNodeGroup, planGpuNodeGroups, type NodeGroupPlan } from "./platform/node-groups";
+import { planSpotFallback, type SpotFallbackPlan } from "./platform/spot-fallback";
+import { planStorage, type StoragePlan } from "./platform/storage";
+import { planSecurity, type SecurityPlan } from "./platform/security";
+import { planQueue, type QueuePlan } from "./platform/queueing";
+import { planLayout, poolRoomLeft, type PlatformLayout } from "./deploy/layout";
+import { planObservability, type ObservabilityPlan } from "./observability/charts";
+import { destroyLeftovers, type DestroyLeftover } from "./platform/destroy";
 
 /** The whole platform, planned: network, cluster, pools and node groups, add-on releases, storage. */
 export interface PlatformPlan {
