@@ -5,8 +5,9 @@
  *
  * A configuration names its bucket by an output (`bucket: bucket.id`), unknown in a preview that creates the bucket:
  * it is matched by the resource that output came from (`propertyDependencies.bucket`, known in preview; without
- * those, the bucket among its dependencies), else by a known name (`bucket` of both). When neither decides in preview, reading the unknown value makes `@pulumi/policy`
- * report that the rule cannot run during preview; it runs again, with every value known, during `pulumi up`.
+ * those, the bucket among its dependencies), else by a known name (`bucket` of both). When neither decides in preview,
+ * reading the unknown value makes `@pulumi/policy` report that the rule cannot run during preview; it runs again, with
+ * every value known, during `pulumi up`.
  */
 import { arr, kindOf, nonEmpty, obj, violation, type PolicyInput } from "./inputs";
 

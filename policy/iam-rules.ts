@@ -175,7 +175,8 @@ export const IAM_RULES: readonly ResourceRule[] = [
   {
     name: "no-wildcard-iam",
     description:
-      'IAM policies (managed, inline, a Role\'s inlinePolicies) allow no `*`, no `service:*`, no wildcard action on Resource "*" and no NotAction, and repeat no key in their JSON text.',
+      "IAM policies (managed, inline, a Role's inlinePolicies) allow no `*`, no `service:*`, no wildcard action on " +
+      'Resource "*" and no NotAction, and repeat no key in their JSON text.',
     types: DOCUMENT_TYPES,
     check: wildcardProblems,
   },

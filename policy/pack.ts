@@ -79,7 +79,8 @@ export function deploySimulationPolicy(): StackValidationPolicy {
   return {
     name: DEPLOY_RULE_NAME,
     description:
-      "pulumi up can create every resource in the order it would: add-ons and releases after the nodes and CoreDNS they need, custom resources after their CRD's chart, Ray pods on some node group, names within their limits.",
+      "pulumi up can create every resource in the order it would: add-ons and releases after the nodes and CoreDNS " +
+      "they need, custom resources after their CRD's chart, Ray pods on some node group, names within their limits.",
     enforcementLevel: "mandatory",
     validateStack: (args, report) => {
       for (const v of deploySimulationViolations(args.resources)) report(v);

@@ -9,7 +9,8 @@ dest=${1:-/usr/local/share/ray-gpu/gocode}
 [ -d "$dest/src/github.com/docker/distribution/digestset" ] && [ -d "$dest/src/github.com/opencontainers/go-digest" ] && exit 0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-download() { (cd "$work" && apt-get download -qq golang-github-docker-distribution-dev golang-github-opencontainers-go-digest-dev 2>/dev/null); }
+packages=(golang-github-docker-distribution-dev golang-github-opencontainers-go-digest-dev)
+download() { (cd "$work" && apt-get download -qq "${packages[@]}" 2>/dev/null); }
 download || { apt-get update -qq && download; } # no package lists yet: fetch them once
 for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
 mkdir -p "$dest/src/github.com/docker/distribution" "$dest/src/github.com/opencontainers"

@@ -99,10 +99,7 @@ function mergeProject(
     else if (!(full in entries)) [entries[full], origin[full]] = [given, project.file];
   }
   if (missing.length > 0)
-    issues.push({
-      path: `${project.file}: config`,
-      message: `declares ${missing.join(", ")} without a default, so every stack must set ${missing.length > 1 ? "them" : "it"}: Pulumi stops with "Stack '${stack}' is missing configuration value${missing.length > 1 ? "s" : ""}"; set ${missing.length > 1 ? "them" : "it"} in this stack file or give a default`,
-    });
+    issues.push({ path: `${project.file}: config`, message: missingConfigMessage(missing, stack) });
   for (const [key, decl] of project.config) {
     const value = entries[fullKey(project.name, key)];
     if (value === undefined || decl.type === undefined) continue;
@@ -149,4 +146,12 @@ export function stackConfigMap(doc: unknown, file: string, stack: string, projec
     });
   if (issues.length > 0) throw new ConfigError(issues, file);
   return { entries, origin };
+}
+
+/** Why declarations without a default fail every stack that does not set them, as Pulumi says it. */
+function missingConfigMessage(missing: readonly string[], stack: string): string {
+  const [them, s] = missing.length > 1 ? ["them", "s"] : ["it", ""];
+  const pulumi = `Pulumi stops with "Stack '${stack}' is missing configuration value${s}"`;
+  const fix = `set ${them} in this stack file or give a default`;
+  return `declares ${missing.join(", ")} without a default, so every stack must set ${them}: ${pulumi}; ${fix}`;
 }

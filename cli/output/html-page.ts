@@ -87,4 +87,7 @@ ${body}
 
 /** A legend: a swatch and a label per series. */
 export const legend = (items: readonly { label: string; color: string }[]) =>
-  `<div class="legend">${items.map((i) => `<span><i class="swatch" style="background:${i.color}"></i>${esc(i.label)}</span>`).join("")}</div>`;
+  `<div class="legend">${items.map((i) => `<span>${swatch(i.color)}${esc(i.label)}</span>`).join("")}</div>`;
+
+/** A series' color, as the legend shows it. */
+const swatch = (color: string) => `<i class="swatch" style="background:${color}"></i>`;

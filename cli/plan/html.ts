@@ -5,6 +5,7 @@
  * max. Numbers carry their `plan --json` path.
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
+import { el, htmlTable, leaf, tableRow } from "../output/html-tags";
 import { capacityCostNote } from "../../core/pools";
 import type { planDocument } from "./document";
 
@@ -45,33 +46,48 @@ function budgetBar(w: PlanDoc["workloads"][number], i: number): string {
   const max = Math.max(m.usableGiB, m.requiredGiB, ...shown.map((part) => part.gib)) * 1.02;
   const px = (gib: number) => (gib / max) * SCALE;
   const parts = shown
-    .map(
-      ({ key, p, gib }, row) =>
-        `<rect class="budget" data-part="${key}" x="${X0}" y="${2 + row * PART_STEP_PX}" width="${px(gib).toFixed(1)}" height="${PART_PX}" fill="${PALETTE[p % PALETTE.length]}"><title>${esc(key)} ${gib} GiB</title></rect>`,
-    )
+    .map(({ key, p, gib }, row) => {
+      const at = { x: X0, y: 2 + row * PART_STEP_PX, width: px(gib).toFixed(1), height: PART_PX };
+      const bar = { class: "budget", "data-part": key, ...at, fill: PALETTE[p % PALETTE.length]! };
+      return el("rect", bar, el("title", {}, `${esc(key)} ${gib} GiB`));
+    })
     .join("");
   const y = 2 + shown.length * PART_STEP_PX + 4;
   const height = y + 20;
   const free = m.usableGiB - m.requiredGiB;
-  const required = `<rect class="required" x="${X0}" y="${y}" width="${px(m.requiredGiB).toFixed(1)}" height="16" fill="${m.fits ? "#57606a" : "#cf222e"}"><title>planned ${m.requiredGiB} GiB</title></rect>`;
+  const requiredAt = { x: X0, y, width: px(m.requiredGiB).toFixed(1), height: 16 };
+  const required = el(
+    "rect",
+    { class: "required", ...requiredAt, fill: m.fits ? "#57606a" : "#cf222e" },
+    el("title", {}, `planned ${m.requiredGiB} GiB`),
+  );
+  const freeAt = { x: (X0 + px(m.requiredGiB)).toFixed(1), y, width: px(free).toFixed(1), height: 16 };
   const headroom =
     free > 0
-      ? `<rect class="budget" data-part="headroom" x="${(X0 + px(m.requiredGiB)).toFixed(1)}" y="${y}" width="${px(free).toFixed(1)}" height="16" fill="${HEADROOM}" stroke="#9ad0a8"/>`
+      ? leaf("rect", { class: "budget", "data-part": "headroom", ...freeAt, fill: HEADROOM, stroke: "#9ad0a8" })
       : "";
   const limitX = (X0 + px(m.usableGiB)).toFixed(1);
-  const limit = `<line class="usable" x1="${limitX}" x2="${limitX}" y1="0" y2="${height}" stroke="${m.fits ? "#1b1f24" : "#cf222e"}" stroke-width="2"/>`;
-  const labels = `<text x="0" y="12">${esc(w.name)}</text><text x="0" y="${y + 13}" class="muted">planned / A10G</text>`;
-  return `<svg class="workload-budget" id="budget-${i}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}">${labels}${parts}${required}${headroom}${limit}</svg>`;
+  const stroke = m.fits ? "#1b1f24" : "#cf222e";
+  const limit = leaf("line", { class: "usable", x1: limitX, x2: limitX, y1: 0, y2: height, stroke, "stroke-width": 2 });
+  const labels = `${el("text", { x: 0, y: 12 }, esc(w.name))}${el("text", { x: 0, y: y + 13, class: "muted" }, "planned / A10G")}`;
+  const box = { class: "workload-budget", id: `budget-${i}`, viewBox: `0 0 ${W} ${height}`, width: W, height };
+  return el("svg", box, `${labels}${parts}${required}${headroom}${limit}`);
 }
 
 function workloadRows(doc: PlanDoc): string {
   const rows = doc.workloads
-    .map(
-      (w, i) =>
-        `<tr><td>${esc(w.name)}</td><td>${esc(w.kind)}</td><td>${num(`workloads.${i}.gpus`, w.gpus)}</td><td>${num(`workloads.${i}.memory.requiredGiB`, w.memory.requiredGiB, "GiB")}</td><td>${num(`workloads.${i}.memory.usableGiB`, w.memory.usableGiB, "GiB")}</td><td>${w.memory.fits ? "fits" : "<strong>does not fit</strong>"}</td></tr>`,
+    .map((w, i) =>
+      tableRow([
+        esc(w.name),
+        esc(w.kind),
+        num(`workloads.${i}.gpus`, w.gpus),
+        num(`workloads.${i}.memory.requiredGiB`, w.memory.requiredGiB, "GiB"),
+        num(`workloads.${i}.memory.usableGiB`, w.memory.usableGiB, "GiB"),
+        w.memory.fits ? "fits" : "<strong>does not fit</strong>",
+      ]),
     )
     .join("");
-  return `<table><tr><th>workload</th><th>kind</th><th>GPUs</th><th>planned per GPU</th><th>A10G usable</th><th>verdict</th></tr>${rows}</table>`;
+  return htmlTable(["workload", "kind", "GPUs", "planned per GPU", "A10G usable", "verdict"], rows);
 }
 
 /** Under a spot-with-fallback pool's capacity: where its nodes come from, and what it costs at most. */
@@ -80,12 +96,18 @@ const fallbackNote = (p: PlanDoc["pools"][number]) =>
 
 function poolRows(doc: PlanDoc): string {
   const rows = doc.pools
-    .map(
-      (p, i) =>
-        `<tr><td>${esc(p.name)}</td><td>${esc(p.instanceType)}</td><td>${num(`pools.${i}.minNodes`, p.minNodes)}-${num(`pools.${i}.maxNodes`, p.maxNodes)}</td><td>${num(`pools.${i}.allocatablePerNode.gpus`, p.allocatablePerNode.gpus)}</td><td>${esc(p.capacityType)}${fallbackNote(p)}</td><td>$${num(`pools.${i}.usdPerHourAtMax`, p.usdPerHourAtMax)}</td></tr>`,
+    .map((p, i) =>
+      tableRow([
+        esc(p.name),
+        esc(p.instanceType),
+        `${num(`pools.${i}.minNodes`, p.minNodes)}-${num(`pools.${i}.maxNodes`, p.maxNodes)}`,
+        num(`pools.${i}.allocatablePerNode.gpus`, p.allocatablePerNode.gpus),
+        `${esc(p.capacityType)}${fallbackNote(p)}`,
+        `$${num(`pools.${i}.usdPerHourAtMax`, p.usdPerHourAtMax)}`,
+      ]),
     )
     .join("");
-  return `<table><tr><th>pool</th><th>instance</th><th>nodes</th><th>GPUs per node</th><th>capacity</th><th>$/h at max</th></tr>${rows}</table>`;
+  return htmlTable(["pool", "instance", "nodes", "GPUs per node", "capacity", "$/h at max"], rows);
 }
 
 /** The plan page of a stack (or of one workload file). */

@@ -10,7 +10,9 @@ export function registerPreview(program: Command, ctx: CommandContext): void {
   program
     .command("preview")
     .description(
-      "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted) and what each waits for, offline under Pulumi's mock runtime; exit 1 when the deploy simulation finds a wait that never ends or a pod no node can take.",
+      "List every resource `pulumi up` would create for the stack, with inputs (secrets redacted) and what each " +
+        "waits for, offline under Pulumi's mock runtime; exit 1 when the deploy simulation finds a wait that never " +
+        "ends or a pod no node can take.",
     )
     .option("-s, --stack <name>", "stack whose Pulumi.<name>.yaml to preview (with --program: its config, if present)")
     .option(

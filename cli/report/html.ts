@@ -3,6 +3,7 @@
  * utilization over the job's lifetime against the target (SVG), and the peak GPU memory against the plan and the device.
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
+import { el, htmlTable, leaf, tableRow } from "../output/html-tags";
 import { PRICE_OF, type JobReport } from "./job-report";
 
 const W = 1000;
@@ -21,25 +22,37 @@ function timeline(r: JobReport): string {
   const grid = [0, 25, 50, 75, 100]
     .map(
       (v) =>
-        `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" stroke="#eaeef2"/><text x="${PAD.left - 6}" y="${y(v) + 4}" text-anchor="end">${v}%</text>`,
+        leaf("line", { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), stroke: "#eaeef2" }) +
+        el("text", { x: PAD.left - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}%`),
     )
     .join("");
   const ticks = [0, 0.25, 0.5, 0.75, 1]
     .map((f) => from + f * (to - from))
-    .map(
-      (t, i) =>
-        `<text x="${x(t)}" y="${H - 8}" text-anchor="${i === 0 ? "start" : i === 4 ? "end" : "middle"}">${clock(t)}</text>`,
+    .map((t, i) =>
+      el("text", { x: x(t), y: H - 8, "text-anchor": i === 0 ? "start" : i === 4 ? "end" : "middle" }, clock(t)),
     )
     .join("");
   const lines = r.timeline.perWorker
     .map((w, i) => {
       const pts = w.points.map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-      return `<polyline class="worker" data-pod="${esc(w.pod)}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="1.5" points="${pts}"/>`;
+      const stroke = PALETTE[i % PALETTE.length]!;
+      return leaf("polyline", {
+        class: "worker",
+        "data-pod": esc(w.pod),
+        fill: "none",
+        stroke,
+        "stroke-width": 1.5,
+        points: pts,
+      });
     })
     .join("");
   const target = r.gpuUtilization.targetPercent;
-  const targetLine = `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(target)}" y2="${y(target)}" stroke="#cf222e" stroke-dasharray="6 4"/><text x="${W - PAD.right}" y="${y(target) - 4}" text-anchor="end" fill="#cf222e">target ${target}%</text>`;
-  return `<svg id="timeline" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="GPU utilization per worker">${grid}${ticks}${lines}${targetLine}</svg>`;
+  const targetAt = { x1: PAD.left, x2: W - PAD.right, y1: y(target), y2: y(target) };
+  const targetLine =
+    leaf("line", { ...targetAt, stroke: "#cf222e", "stroke-dasharray": "6 4" }) +
+    el("text", { x: W - PAD.right, y: y(target) - 4, "text-anchor": "end", fill: "#cf222e" }, `target ${target}%`);
+  const box = { id: "timeline", viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img" };
+  return el("svg", { ...box, "aria-label": "GPU utilization per worker" }, `${grid}${ticks}${lines}${targetLine}`);
 }
 
 /** Peak GPU memory against the plan's estimate and the device's usable memory, one horizontal bar each. */
@@ -47,8 +60,13 @@ function memoryBars(r: JobReport): string {
   const { peakGiB, plannedGiB, usableGiB } = r.gpuMemory;
   const max = Math.max(usableGiB, peakGiB ?? 0, plannedGiB) * 1.05;
   const bar = (label: string, value: number, color: string, row: number) =>
-    `<text x="0" y="${row * 30 + 16}">${esc(label)}</text><rect x="150" y="${row * 30 + 4}" height="18" width="${((value / max) * 780).toFixed(1)}" fill="${color}"/><text x="${(160 + (value / max) * 780).toFixed(1)}" y="${row * 30 + 17}">${value} GiB</text>`;
-  return `<svg id="memory" viewBox="0 0 ${W} 96" width="${W}" height="96" role="img" aria-label="GPU memory, planned and used">${bar("planned per GPU", plannedGiB, "#8c959f", 0)}${peakGiB === null ? "" : bar("peak measured", peakGiB, peakGiB > usableGiB ? "#cf222e" : "#0072B2", 1)}${bar("A10G usable", usableGiB, "#d0d7de", 2)}</svg>`;
+    el("text", { x: 0, y: row * 30 + 16 }, esc(label)) +
+    leaf("rect", { x: 150, y: row * 30 + 4, height: 18, width: ((value / max) * 780).toFixed(1), fill: color }) +
+    el("text", { x: (160 + (value / max) * 780).toFixed(1), y: row * 30 + 17 }, `${value} GiB`);
+  const peak = peakGiB === null ? "" : bar("peak measured", peakGiB, peakGiB > usableGiB ? "#cf222e" : "#0072B2", 1);
+  const bars = `${bar("planned per GPU", plannedGiB, "#8c959f", 0)}${peak}${bar("A10G usable", usableGiB, "#d0d7de", 2)}`;
+  const box = { id: "memory", viewBox: `0 0 ${W} 96`, width: W, height: 96, role: "img" };
+  return el("svg", { ...box, "aria-label": "GPU memory, planned and used" }, bars);
 }
 
 function table(r: JobReport): string {
@@ -78,17 +96,20 @@ function table(r: JobReport): string {
     ],
   ];
   const body = rows.map(([a, b, c]) => `<tr><td>${esc(a)}</td><td>${b}</td><td class="muted">${c}</td></tr>`).join("");
-  return `<table><tr><th></th><th>measured</th><th>planned</th></tr>${body}</table>`;
+  return htmlTable(["", "measured", "planned"], body);
 }
 
 function workers(r: JobReport): string {
   const rows = r.gpuUtilization.perWorker
-    .map(
-      (w, i) =>
-        `<tr><td>${esc(w.pod)}</td><td>${num(`gpuUtilization.perWorker.${i}.averagePercent`, w.averagePercent, "%")}</td><td>${num(`gpuUtilization.perWorker.${i}.p10Percent`, w.p10Percent, "%")}</td></tr>`,
+    .map((w, i) =>
+      tableRow([
+        esc(w.pod),
+        num(`gpuUtilization.perWorker.${i}.averagePercent`, w.averagePercent, "%"),
+        num(`gpuUtilization.perWorker.${i}.p10Percent`, w.p10Percent, "%"),
+      ]),
     )
     .join("");
-  return `<table><tr><th>worker</th><th>average</th><th>p10</th></tr>${rows}</table>`;
+  return htmlTable(["worker", "average", "p10"], rows);
 }
 
 /** The report page. */

@@ -178,7 +178,9 @@ export function envRuleProblem(name: string, value: string): EnvRuleProblem | un
     const problem = httpsUrlProblem(rule.class === "proxy" ? url.replace(/^http:\/\//i, "https://") : url);
     if (problem?.kind === "credential")
       return {
-        message: `${problem.why}, which the RayJob, plan.json and Pulumi's state would hold in clear text: give the URL alone, and the credential through secretEnv (pip reads PIP_INDEX_URL's user from ~/.netrc or a keyring)`,
+        message:
+          `${problem.why}, which the RayJob, plan.json and Pulumi's state would hold in clear text: give the URL ` +
+          "alone, and the credential through secretEnv (pip reads PIP_INDEX_URL's user from ~/.netrc or a keyring)",
         redact: true,
       };
     const why =

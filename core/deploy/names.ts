@@ -151,7 +151,8 @@ function problemOf(n: DeployNode, limit: NameLimit): string | undefined {
   if (name === undefined) return undefined;
   if ("given" in name) {
     if (name.given.length <= limit.max) return undefined;
-    return `${limit.field} "${name.given}" is ${name.given.length} characters; ${limit.what} is at most ${limit.max} (${limit.source}): give it a shorter name`;
+    const length = `${limit.field} "${name.given}" is ${name.given.length} characters`;
+    return `${length}; ${limit.what} is at most ${limit.max} (${limit.source}): give it a shorter name`;
   }
   if (name.made <= limit.max) return undefined;
   const room = limit.max - limit.autoName!.suffix;

@@ -151,7 +151,8 @@ function customObject(n: DeployNode, g: Graph): string | undefined {
   if (!releases.length || releases.some((r) => waitsOn(g, n, r.name))) return undefined;
   return (
     `its kind (${group}) exists only once the ${chart} chart installs its CRDs, but it does not wait for ` +
-    `${releases.map((r) => r.name).join(" or ")}: the API server refuses it (no matches for kind); make it depend on the release (a RayWorkload ` +
+    `${releases.map((r) => r.name).join(" or ")}: the API server refuses it (no matches for kind); ` +
+    `make it depend on the release (a RayWorkload ` +
     `on a RayGpuPlatform: pass \`{ platform }\` or \`platform.workloadOptions()\`)`
   );
 }

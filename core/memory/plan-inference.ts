@@ -219,7 +219,8 @@ function servingAdvice(args: ServingMemoryRequest, plan: { memory: ServingEstima
   const b = memory.breakdownGiB;
   return [
     `does not fit: weights ${b.weights} GiB + profiling activations ${b.activations} GiB + non-torch ` +
-      `${round(b.framework - FRAMEWORK.cudaContextGiB)} GiB per GPU leave no room in ${round(args.usableGiB * u)} GiB (gpuMemoryUtilization ` +
+      `${round(b.framework - FRAMEWORK.cudaContextGiB)} GiB per GPU leave no room in ` +
+      `${round(args.usableGiB * u)} GiB (gpuMemoryUtilization ` +
       `${u}) for a ${seqTokens}-token KV cache; use a larger tensorParallelSize, fewer tokens, or a smaller model`,
   ];
 }

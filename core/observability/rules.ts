@@ -192,7 +192,9 @@ function pendingAlert(j: JobAlertInput): AlertRule {
     for: promDuration(pendingFor),
     labels: jobLabels(j),
     annotations: {
-      summary: `${j.workload}: pods pending for ${promDuration(pendingFor)} of a ${promDuration(j.preRunningDeadlineSeconds)} pre-running deadline`,
+      summary:
+        `${j.workload}: pods pending for ${promDuration(pendingFor)} ` +
+        `of a ${promDuration(j.preRunningDeadlineSeconds)} pre-running deadline`,
       description:
         `KubeRay fails the job when it is not running ${promDuration(j.preRunningDeadlineSeconds)} after ` +
         "admission. Pending pods usually wait for a GPU node (capacity, quota, the autoscaler) or an image pull.",

@@ -15,10 +15,11 @@
  *   pool keeps one flavor over both groups, and its quota holds them to `maxNodes` nodes together.
  * - Cluster Autoscaler v1.36.1: the `priority` expander (`expander/priority/priority.go`, `BestOptions`) prefers the
  *   groups whose Auto Scaling group name matches the highest priority; EKS names a managed group's Auto Scaling group
- *   `eks-<node group name>-<uuid>` (aws/containers-roadmap#1304, terraform-aws-modules/terraform-aws-eks#3007). When EC2 has no spot capacity the ASG's scaling
- *   activity fails; the AWS provider marks the missing instances `placeholder-cannot-be-fulfilled`, an out-of-resources
- *   error (`cloudprovider/aws/auto_scaling_groups.go`, `isNodeGroupAvailable`, read on its 1-minute refresh), and the
- *   cluster state backs the group off (`clusterstate/clusterstate.go`, `handleInstanceCreationErrorsForNodeGroup`;
+ *   `eks-<node group name>-<uuid>` (aws/containers-roadmap#1304, terraform-aws-modules/terraform-aws-eks#3007). When
+ *   EC2 has no spot capacity the ASG's scaling activity fails; the AWS provider marks the missing instances
+ *   `placeholder-cannot-be-fulfilled`, an out-of-resources error (`cloudprovider/aws/auto_scaling_groups.go`,
+ *   `isNodeGroupAvailable`, read on its 1-minute refresh), and the cluster state backs the group off
+ *   (`clusterstate/clusterstate.go`, `handleInstanceCreationErrorsForNodeGroup`;
  *   `--initial-node-group-backoff-duration` 5 min): the next loop scales the on-demand group. A spot node that neither
  *   comes nor fails is given up after `--max-node-provision-time` (`updateScaleRequests`, "ScaleUpTimedOut"), the
  *   scale-up reverted and the group backed off the same way. AWS reads no per-group override of that flag
