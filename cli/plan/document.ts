@@ -34,10 +34,10 @@ export function allDecisions(w: WorkloadPlan) {
   return [...w.memory.decisions, ...w.tuning.decisions, ...w.shape.decisions];
 }
 
-/** The kind's tuning as `plan --json` shows it: `train` (training kinds) or `data` (Ray Data kinds). */
+/** The kind's tuning as `plan --json` shows it: `train` and `interruptions` (Ray Train), or `data` (Ray Data). */
 function tuningView(w: WorkloadPlan): object {
-  const { decisions: _decisions, engine: _engine, ...sections } = w.tuning;
-  return sections;
+  const t = w.tuning;
+  return t.engine === "ray-data" ? { data: t.data } : { train: t.train, interruptions: t.interruptions };
 }
 
 /** One workload as `plan --json` prints it: the chosen knobs at the top level, then memory, shape and reasons. */

@@ -6,11 +6,6 @@ import type { StackConfig } from "../../core/config/stack";
 import { GIB } from "../../core/quantity";
 import type { DataFacts, TrainFacts, TunableField, TuneFacts } from "../../core/tune/model";
 import type { DataJobTuning } from "../../workloads/kinds/api/plans";
-import {
-  RAY_DATA_OBJECT_STORE_FRACTION,
-  TASKS_IN_FLIGHT_PER_ACTOR,
-  WORKING_SET_TARGET,
-} from "../../workloads/kinds/ray-data/tune";
 import type { WorkloadPlan } from "../../workloads/workload";
 
 /** Every field `tune` may change: one table, which `facts` and the stack edit both read. */
@@ -50,8 +45,8 @@ function dataFacts(plan: WorkloadPlan, defaults: WorkloadPlan): DataFacts | unde
       batchSize: plain.data.pool.batchSize,
       blockSizeBytes: plain.data.data.blockSizeBytes,
     },
-    blocksInFlight: 2 * (pool.preprocessConcurrency + pool.actorPoolSize * TASKS_IN_FLIGHT_PER_ACTOR),
-    workingSetShare: RAY_DATA_OBJECT_STORE_FRACTION * WORKING_SET_TARGET,
+    blocksInFlight: tuning.workingSetModel.blocksInFlight,
+    workingSetShare: tuning.workingSetModel.share,
     plannedStoreBytes: worker.replicas * worker.objectStoreGiB * GIB,
   };
 }

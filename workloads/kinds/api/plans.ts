@@ -63,6 +63,12 @@ export type DataTuning = Omit<DataSection, "outputUri">;
 export interface DataJobTuning {
   /** What runs the job: tells a plan's tuning apart from {@link TrainingTuning}. */
   readonly engine: "ray-data";
+  /**
+   * How the plan sized the blocks: `blocksInFlight` copies (each in-flight block as its operator's input and output)
+   * fit `share` of the workers' object stores (Ray Data's default limit times the plan's target). `ray-gpu tune` checks
+   * a measured run against the same model.
+   */
+  readonly workingSetModel: { readonly blocksInFlight: number; readonly share: number };
   readonly data: {
     readonly data: DataTuning;
     readonly pool: ActorPoolSection;

@@ -129,7 +129,7 @@ function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number 
     `2 x ${inFlight} blocks x ${blockBytes} B = ${(workingSet / GIB).toFixed(2)} GiB <= ${(budget / GIB).toFixed(2)} ` +
       `GiB limit: nothing spills`,
   );
-  return { budget, blockBytes, rowsPerBlock, workingSet };
+  return { budget, blockBytes, rowsPerBlock, workingSet, blocksInFlight: 2 * inFlight };
 }
 
 /** Rows to read: dev reads a sample. */
@@ -177,7 +177,11 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
     batchSize: a.batchSizePerActor,
     preprocessConcurrency: pool.preprocess,
   };
-  return { engine: "ray-data", data: { data, pool: actorPool, sweep }, decisions: log.decisions };
+  const workingSetModel = {
+    blocksInFlight: blocks.blocksInFlight,
+    share: RAY_DATA_OBJECT_STORE_FRACTION * WORKING_SET_TARGET,
+  };
+  return { engine: "ray-data", data: { data, pool: actorPool, sweep }, workingSetModel, decisions: log.decisions };
 }
 
 /** The data and actor-pool sections of the document: the tuning, with the output location. */
