@@ -108,7 +108,9 @@ describe("ray-gpu CLI", () => {
     expect(r.code).toBe(1);
     expect(r.err).toBe(
       `ray-gpu: invalid input\n${file}: 4 problems\n` +
-        '  ✖ TrainingJob "solo".model: unknown model; did you mean "meta-llama/Llama-3.1-8B"?; use a catalog id (see docs/memory.md#models) or give the architecture as an object { parameters, layers, hiddenSize, attentionHeads, kvHeads, intermediateSize, vocabSize, mlp } (got "meta-llama/Llama-3.1-8b")\n' +
+        '  ✖ TrainingJob "solo".model: unknown model; did you mean "meta-llama/Llama-3.1-8B"?; use a catalog id ' +
+        "(see docs/memory.md#models) or give the architecture as an object { parameters, layers, hiddenSize, " +
+        'attentionHeads, kvHeads, intermediateSize, vocabSize, mlp } (got "meta-llama/Llama-3.1-8b")\n' +
         '  ✖ TrainingJob "solo".gpus: must be >= 1 (got -1)\n' +
         '  ✖ TrainingJob "solo".precision: must be one of "bf16-mixed", "bf16-true", "fp16-mixed", "fp32" (got "bf16")\n' +
         '  ✖ TrainingJob "solo".microBatchSise: unknown key; did you mean "microBatchSize"? (got 4)\n',

@@ -304,7 +304,8 @@ describe("fuzz: malformed input never crashes the CLI", () => {
       .map(([c, n]) => `exit ${c}: ${n}`)
       .join(", ");
     console.log(
-      `fuzz: ${tally.inputs} inputs tried; ${codes}; traces = ${tally.traces}; hangs = ${tally.hangs}; exit 1 without a path = ${tally.unnamed}`,
+      `fuzz: ${tally.inputs} inputs tried; ${codes}; traces = ${tally.traces}; hangs = ${tally.hangs}; ` +
+        `exit 1 without a path = ${tally.unnamed}`,
     );
     expect(tally.inputs).toBe(400 + TRAP_PATHS.length * 5);
     expect(tally.traces + tally.hangs + tally.unnamed).toBe(0);

@@ -87,7 +87,8 @@ describe("GitHub workflows", () => {
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     const testCommand = /^(npm test)\s+#/m.exec(readme)?.[1];
     expect(runs).toEqual([
-      "sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus golang-go golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev",
+      "sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus golang-go " +
+        "golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev",
       "sudo bash scripts/go-image-reference.sh",
       "npm ci",
       testCommand,
@@ -135,12 +136,14 @@ describe("GitHub workflows", () => {
     };
     const halved = await runStep((prod) => prod.replace(/(name: embed-chunks[\s\S]*?gpus: )8/, "$14"));
     expect(halved.body.split("\n")[0]).toBe(
-      "**-4 GPUs, -$4.85/h for jobs, +$0.00/h for pools at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting, 0 replacements**",
+      "**-4 GPUs, -$4.85/h for jobs, +$0.00/h for pools at max, 1 workload re-planned, 0 added, 0 removed, 0 " +
+        "stop fitting, 0 replacements**",
     );
     expect(halved.body).toContain("<details><summary>embed-chunks:");
     // The pull request's own bin/ray-gpu.js (which throws) never ran, and is listed as changed code.
     expect(halved.body.trimEnd().split("\n").slice(-2)).toEqual([
-      "This pull request also changes code; the diff above is the base's code over its stack files. Their effect shows in `pulumi preview` and in review:",
+      "This pull request also changes code; the diff above is the base's code over its stack files. Their effect " +
+        "shows in `pulumi preview` and in review:",
       "- `bin/ray-gpu.js`",
     ]);
     expect(halved.output).toBe("status=0\n");
@@ -254,7 +257,9 @@ async function labelDecision(
       "#!/usr/bin/env bash",
       'path=""; jq_expr="."',
       'while [ $# -gt 0 ]; do case "$1" in api|--paginate) ;; --jq) jq_expr="$2"; shift ;; *) path="$1" ;; esac; shift; done',
-      'case "$path" in repos/acme/ml/issues/7/events) file=events.json ;; repos/acme/ml/collaborators/*/permission) user=${path#repos/acme/ml/collaborators/}; file=${user%/permission}.json ;; *) exit 1 ;; esac',
+      'case "$path" in repos/acme/ml/issues/7/events) file=events.json ;; ' +
+        "repos/acme/ml/collaborators/*/permission) user=${path#repos/acme/ml/collaborators/}; " +
+        "file=${user%/permission}.json ;; *) exit 1 ;; esac",
       `jq -r "$jq_expr" "${dir}/$file"`,
     ].join("\n"),
     { mode: 0o755 },

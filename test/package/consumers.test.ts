@@ -178,7 +178,8 @@ describe("the packed package", () => {
   );
 
   it.each(SNIPPET_RUNS)(
-    "compiles every TypeScript snippet of the README and docs/ as pasted ($template tsconfig, TypeScript $typescript), and runs each complete one under Pulumi's standard mocks",
+    "compiles every TypeScript snippet of the README and docs/ as pasted ($template tsconfig, TypeScript " +
+      "$typescript), and runs each complete one under Pulumi's standard mocks",
     async ({ template, typescript }) => {
       const set = PEER_SETS[0]!;
       const dir = join(work, `snippets-${template}`);

@@ -80,7 +80,10 @@ describe("policy pack resource rules", () => {
         "is not a safe sysctl; set only safe sysctls",
     );
     expect(one("RayJob at ray.io/v1alpha1")).toMatch(
-      /^RayJob .+: apiVersion is ray\.io\/v1alpha1: deprecated in KubeRay v1\.7, and its schema has no authOptions, .+; use apiVersion ray\.io\/v1$/,
+      new RegExp(
+        "^RayJob .+: apiVersion is ray\\.io/v1alpha1: deprecated in KubeRay v1\\.7, and its schema has no " +
+          "authOptions, .+; use apiVersion ray\\.io/v1$",
+      ),
     );
     expect(one("RayJob runtimeEnvYAML env_vars with a secret")).toMatch(
       /: spec\.runtimeEnvYAML \(env_vars\.DB_PASSWORD\) sets DB_PASSWORD in clear text: its name says it holds a secret; /,

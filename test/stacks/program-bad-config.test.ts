@@ -10,7 +10,8 @@ describe("stacks/index.ts with bad config", () => {
     config["ray-gpu:worklods"] = "[]";
     const recorded = await setupPulumiMocks(config);
     await expect(import("../../stacks/index.js")).rejects.toThrow(
-      'Pulumi.dev.yaml: 2 problems\n  ✖ ray-gpu:environment: must be one of "dev", "prod" (got "qa")\n  ✖ ray-gpu:worklods: unknown key; did you mean "workloads"? (got [])',
+      'Pulumi.dev.yaml: 2 problems\n  ✖ ray-gpu:environment: must be one of "dev", "prod" (got "qa")\n  ✖ ' +
+        'ray-gpu:worklods: unknown key; did you mean "workloads"? (got [])',
     );
     expect(recorded).toEqual([]);
   });

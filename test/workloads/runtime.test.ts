@@ -134,7 +134,8 @@ describe("Ray version pin", () => {
     };
     expect(() => new TrainingJob(old as never)).toThrow(ConfigError);
     expect(() => new TrainingJob(old as never)).toThrow(
-      `image: Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is tested with (tag "2.41.0-py311-gpu")`,
+      `image: Ray images must be Ray ${RAY_VERSION}, the version the RayJob declares and the runtime library is ` +
+        'tested with (tag "2.41.0-py311-gpu")',
     );
   });
 });
@@ -179,8 +180,12 @@ describe("runtime environment (runtimeEnvYAML)", () => {
     ).toThrow(
       [
         "3 problems",
-        '  ✖ TrainingJob "t".runtimeEnv.pip[0]: must pin one exact version, such as torch==2.13.0, optionally followed by --hash=sha256:<64 lowercase hex digits> (or sha384, sha512) options: pip resolves a range or a wildcard (>=, >, ~=, ==*) to whatever is newest at each job start, so two runs of one plan could install different packages (got "torch")',
-        '  ✖ TrainingJob "t".runtimeEnv.envVars.RAY_GPU_MICRO_BATCH_SIZE: RAY_GPU_* is set by pulumi-ray-gpu (the tuned values) on every Ray container (docs/runtime.md); choose another name (got "1")',
+        '  ✖ TrainingJob "t".runtimeEnv.pip[0]: must pin one exact version, such as torch==2.13.0, optionally ' +
+          "followed by --hash=sha256:<64 lowercase hex digits> (or sha384, sha512) options: pip resolves a range " +
+          "or a wildcard (>=, >, ~=, ==*) to whatever is newest at each job start, so two runs of one plan could " +
+          'install different packages (got "torch")',
+        '  ✖ TrainingJob "t".runtimeEnv.envVars.RAY_GPU_MICRO_BATCH_SIZE: RAY_GPU_* is set by pulumi-ray-gpu ' +
+          '(the tuned values) on every Ray container (docs/runtime.md); choose another name (got "1")',
         '  ✖ TrainingJob "t".runtimeEnv.workingDir: unknown key; allowed keys are pip, envVars (got "s3://x")',
       ].join("\n"),
     );

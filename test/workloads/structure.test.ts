@@ -30,6 +30,13 @@ const workloads = join(repoRoot, "workloads");
 const rel = (p: string) => relative(workloads, p).split(sep).join("/");
 const isInside = (dir: string, p: string) => p === dir || p.startsWith(`${dir}/`);
 
+/** docs/architecture.md's rooms of workloads/ and what each may import, by room name. */
+function documentedRooms(): Map<string, Set<string>> {
+  const doc = readFileSync(join(repoRoot, "docs/architecture.md"), "utf8");
+  const rows = [...doc.matchAll(/^\| `workloads\/([a-z0-9-]+)\/` \|.*\| ([a-z0-9, -]+) \|$/gm)];
+  return new Map(rows.map((m) => [m[1]!, new Set(m[2]!.split(", "))]));
+}
+
 describe("structure of workloads/", () => {
   const edges = sources(workloads).flatMap((file) =>
     importsOf(file)
@@ -43,6 +50,26 @@ describe("structure of workloads/", () => {
       return src !== dst && isInside(dst, src);
     });
     expect(upward.map((e) => `${rel(e.from)} -> ${rel(e.to)}`)).toEqual([]);
+  });
+
+  it("has each room import only what docs/architecture.md's table of rooms allows", () => {
+    const allowed = documentedRooms();
+    const roomOf = (file: string) => rel(dirname(file)).split("/")[0]!;
+    const outside = (target: string) => relative(repoRoot, target).split(sep)[0]!;
+    const rooms = new Set(
+      sources(workloads)
+        .filter((f) => dirname(f) !== workloads)
+        .map(roomOf),
+    );
+    expect([...rooms].sort()).toEqual([...allowed.keys()].sort());
+    const everyImport = sources(workloads).flatMap((file) => importsOf(file).map((to) => ({ from: file, to })));
+    const refused = everyImport.flatMap(({ from, to }) => {
+      if (dirname(from) === workloads) return [];
+      const target = isInside(workloads, to) ? (dirname(to) === workloads ? "(top)" : roomOf(to)) : outside(to);
+      const room = roomOf(from);
+      return target === room || allowed.get(room)?.has(target) ? [] : [`${rel(from)} -> ${target}`];
+    });
+    expect(refused).toEqual([]);
   });
 
   it("has no cycles between sibling folders", () => {

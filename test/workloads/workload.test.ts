@@ -100,7 +100,8 @@ describe("TrainingJob", () => {
     expect(
       () => new TrainingJob({ ...base, env: { NCCL_SOCKET_IFNAME: "ens5", RAY_GPU_STORAGE_BUCKET: "b" } }),
     ).toThrow(
-      '2 problems\n  ✖ TrainingJob "ddp".env.NCCL_SOCKET_IFNAME: NCCL_* is set by pulumi-ray-gpu (the NCCL settings of the plan) on every Ray container (docs/tuning.md); choose another name',
+      '2 problems\n  ✖ TrainingJob "ddp".env.NCCL_SOCKET_IFNAME: NCCL_* is set by pulumi-ray-gpu (the NCCL ' +
+        "settings of the plan) on every Ray container (docs/tuning.md); choose another name",
     );
   });
 
@@ -119,7 +120,8 @@ describe("TrainingJob", () => {
           strategy: "fsdp",
         } as never),
     ).toThrow(
-      '3 problems\n  ✖ TrainingJob "ok".model: required (got (missing))\n  ✖ TrainingJob "ok".gpus: expected int (got 1.5)\n  ✖ TrainingJob "ok".strategy: must be one of "ddp", "deepspeed", "auto" (got "fsdp")',
+      '3 problems\n  ✖ TrainingJob "ok".model: required (got (missing))\n  ✖ TrainingJob "ok".gpus: expected int ' +
+        '(got 1.5)\n  ✖ TrainingJob "ok".strategy: must be one of "ddp", "deepspeed", "auto" (got "fsdp")',
     );
   });
 

@@ -94,18 +94,22 @@ describe("ray-gpu diff", () => {
     expect(r.err).toMatch(/cost: the pools' cost at max \+\$11\.34\/h exceeds \+\$5\.00\/h/);
   });
 
-  it("--fail-on cost:<usd> fires when a job doubles its GPUs on pools whose size stays, and the summary agrees with the job line", async () => {
-    const base = prod();
-    workloads(base)[1]!["gpus"] = 4;
-    const dir = repo(base, prod());
-    const r = await diff(dir, "--fail-on", "cost:1", "--no-preview");
-    expect(r.out.split("\n")[0]).toMatch(/^\+4 GPUs, \+\$4\.85\/h for jobs, \+\$0\.00\/h for pools at max, /);
-    expect(r.out).toMatch(/embed-chunks: .*\+\$4\.85\/h \(4\.85 → 9\.70\)/);
-    expect(r.code).toBe(3);
-    expect(r.err).toMatch(/cost: the jobs' cost while they run \+\$4\.85\/h exceeds \+\$1\.00\/h/);
-    expect(r.err).not.toMatch(/pools' cost/);
-    expect((await diff(dir, "--fail-on", "cost:5", "--no-preview")).code).toBe(0);
-  });
+  it(
+    "--fail-on cost:<usd> fires when a job doubles its GPUs on pools whose size stays, and the summary agrees " +
+      "with the job line",
+    async () => {
+      const base = prod();
+      workloads(base)[1]!["gpus"] = 4;
+      const dir = repo(base, prod());
+      const r = await diff(dir, "--fail-on", "cost:1", "--no-preview");
+      expect(r.out.split("\n")[0]).toMatch(/^\+4 GPUs, \+\$4\.85\/h for jobs, \+\$0\.00\/h for pools at max, /);
+      expect(r.out).toMatch(/embed-chunks: .*\+\$4\.85\/h \(4\.85 → 9\.70\)/);
+      expect(r.code).toBe(3);
+      expect(r.err).toMatch(/cost: the jobs' cost while they run \+\$4\.85\/h exceeds \+\$1\.00\/h/);
+      expect(r.err).not.toMatch(/pools' cost/);
+      expect((await diff(dir, "--fail-on", "cost:5", "--no-preview")).code).toBe(0);
+    },
+  );
 
   it("says what it is doing on the progress channel (a terminal's stderr), and nothing of it elsewhere", async () => {
     const dir = repo(prod(), prod());
@@ -183,7 +187,8 @@ describe("ray-gpu diff", () => {
     expect(r.err).toBe("");
     expect(r.out.length).toBeLessThanOrEqual(COMMENT_LIMIT + 1);
     expect(r.out.split("\n")[0]).toBe(
-      "**+200 GPUs, +$242.40/h for jobs, +$0.00/h for pools at max, 200 workloads re-planned, 0 added, 0 removed, 0 stop fitting, resources not previewed**",
+      "**+200 GPUs, +$242.40/h for jobs, +$0.00/h for pools at max, 200 workloads re-planned, 0 added, 0 " +
+        "removed, 0 stop fitting, resources not previewed**",
     );
     expect(r.out).toContain("<details><summary>embed-0:");
     expect(r.out).toContain("cut to fit GitHub's comment limit");

@@ -231,7 +231,9 @@ describe("ray-gpu plan --workload --json", () => {
     const file = join(dir, "w.yaml");
     writeFileSync(
       file,
-      "kind: LoRAFineTune\nname: custom\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 1024\nmodel: { parameters: 3000000000, layers: 26, hiddenSize: 3072, attentionHeads: 24, kvHeads: 8, intermediateSize: 8192, vocabSize: 32000, mlp: swiglu }\n",
+      "kind: LoRAFineTune\nname: custom\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 1024\nmodel: { " +
+        "parameters: 3000000000, layers: 26, hiddenSize: 3072, attentionHeads: 24, kvHeads: 8, intermediateSize: " +
+        "8192, vocabSize: 32000, mlp: swiglu }\n",
     );
     const { code, doc } = await planJson(file);
     expect(code).toBe(0);

@@ -83,7 +83,10 @@ describe("ray-gpu preview (offline)", () => {
     expect(r.stdout).toMatch(/│ {2}├─ aws:s3:Bucket +ray-gpu-storage-bucket \(protect, retainOnDelete\)\n/);
     const wide = await preview("--stack", "prod", "--wide");
     expect(wide.stdout).toMatch(
-      /\naws:s3\/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration +ray-gpu-storage-encryption +ray-gpu-storage\n/,
+      new RegExp(
+        "\naws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration " +
+          "+ray-gpu-storage-encryption +ray-gpu-storage\n",
+      ),
     );
     // the same resources either way, and nothing on stderr when it is not a terminal
     const count = (text: string) => /: (\d+) resources/.exec(text)![1];

@@ -69,7 +69,8 @@ res("aws:eks/nodeGroup:NodeGroup", "system", { scalingConfig: { minSize: 1, maxS
   {
     name: "(d) a job rendered against another config's pools",
     program: onPlatform(`
-const other = lib.planPools(lib.parsePlatformConfig({ ...platformConfig, gpuNodeGroups: [{ name: "b", instanceType: "g5.12xlarge", maxNodes: 2 }] }));
+const otherPools = [{ name: "b", instanceType: "g5.12xlarge", maxNodes: 2 }];
+const other = lib.planPools(lib.parsePlatformConfig({ ...platformConfig, gpuNodeGroups: otherPools }));
 new lib.RayWorkload("llama", { objects: render(other), platform });`),
     named: [/✖ llama-rayjob: its worker group gpu-b's pods can land on no node group .*ray-gpu\.io\/pool=b/],
   },

@@ -161,7 +161,8 @@ describe("ray-gpu tune", () => {
     const r = await tune(dir, "--from", file);
     expect(r.code).toBe(2);
     expect(r.err).toContain(
-      "refusing to tune levers-embed: the record is of kind BatchInference, levers-embed is of kind EmbeddingPipeline; the record is of a dev run",
+      "refusing to tune levers-embed: the record is of kind BatchInference, levers-embed is of kind " +
+        "EmbeddingPipeline; the record is of a dev run",
     );
   });
 

@@ -116,7 +116,8 @@ describe("RayJob cluster shape", () => {
 
   it("rejects a GPU count that is not a whole number of nodes, naming the fix", () => {
     expect(errorOf(() => shape(pools("g5.12xlarge", 8), 6))).toBe(
-      '1 problem\n  ✖ ray-gpu:workloads[0].gpus: must be a multiple of 4 (GPUs per g5.12xlarge node of pool "gpu"): use 4 or 8, or a pool of 1-GPU instances (got 6)',
+      "1 problem\n  ✖ ray-gpu:workloads[0].gpus: must be a multiple of 4 (GPUs per g5.12xlarge node of pool " +
+        '"gpu"): use 4 or 8, or a pool of 1-GPU instances (got 6)',
     );
   });
 
@@ -129,7 +130,8 @@ describe("RayJob cluster shape", () => {
   it("rejects a head that does not fit the CPU pool, naming a size that does", () => {
     const msg = errorOf(() => shape(pools("g5.xlarge", 64, {}, { instanceType: "m6i.large" }), 64));
     expect(msg).toContain(
-      "✖ ray-gpu:platform.cpuNodeGroup.instanceType: the Ray head of ray-gpu:workloads[0] (64 worker nodes) needs 16 CPUs and 128 GiB, but a m6i.large node offers 1 CPUs and 5 GiB; use m6i.12xlarge or larger",
+      "✖ ray-gpu:platform.cpuNodeGroup.instanceType: the Ray head of ray-gpu:workloads[0] (64 worker nodes) " +
+        "needs 16 CPUs and 128 GiB, but a m6i.large node offers 1 CPUs and 5 GiB; use m6i.12xlarge or larger",
     );
   });
 

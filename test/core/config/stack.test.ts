@@ -55,7 +55,9 @@ describe("stack config schema", () => {
       [
         "Pulumi.test.yaml: 5 problems",
         '  ✖ ray-gpu:environment: must be one of "dev", "prod" (got "staging")',
-        '  ✖ ray-gpu:platform.gpuNodeGroups[0].instanceType: must be one of "g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.8xlarge", "g5.12xlarge", "g5.16xlarge", "g5.24xlarge", "g5.48xlarge" (got "p4d.24xlarge")',
+        '  ✖ ray-gpu:platform.gpuNodeGroups[0].instanceType: must be one of "g5.xlarge", "g5.2xlarge", ' +
+          '"g5.4xlarge", "g5.8xlarge", "g5.12xlarge", "g5.16xlarge", "g5.24xlarge", "g5.48xlarge" (got ' +
+          '"p4d.24xlarge")',
         '  ✖ ray-gpu:platform.gpuNodeGroups[0].maxNode: unknown key; did you mean "maxNodes"? (got 3)',
         "  ✖ ray-gpu:workloads[0].gpus: must be >= 1 (got 0)",
         '  ✖ ray-gpu:workloads[0].gpuss: unknown key; did you mean "gpus"? (got 4)',
@@ -88,7 +90,8 @@ describe("stack config schema", () => {
     const raw = minimalConfig();
     raw.workloads[0]!["kind"] = "Trainingjob";
     expect(problems(raw)).toContain(
-      '✖ ray-gpu:workloads[0].kind: must be one of "TrainingJob", "LoRAFineTune", "EmbeddingPipeline", "BatchInference" (got "Trainingjob")',
+      '✖ ray-gpu:workloads[0].kind: must be one of "TrainingJob", "LoRAFineTune", "EmbeddingPipeline", ' +
+        '"BatchInference" (got "Trainingjob")',
     );
   });
 

@@ -280,7 +280,8 @@ export const TOLERANCE: { readonly [R in Rule]: readonly [number, number] } = {
 export function publishedTable(): string {
   const rows = PUBLISHED_CASES.map((c) => {
     const p = c.predicted();
-    return `| ${c.id} | ${c.rule} | ${c.measured} ${c.unit} | ${p.toFixed(2)} ${c.unit} | ${(p / c.measured).toFixed(2)} | ${c.source}; ${c.what} |`;
+    const cells = [c.id, c.rule, `${c.measured} ${c.unit}`, `${p.toFixed(2)} ${c.unit}`, (p / c.measured).toFixed(2)];
+    return `| ${cells.join(" | ")} | ${c.source}; ${c.what} |`;
   });
   return [
     "| Case | Rule | Measured | Predicted | Ratio | Source and settings |",

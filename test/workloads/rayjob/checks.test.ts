@@ -57,7 +57,8 @@ describe("plan-time KubeRay checks", () => {
     });
     expect(msgs).toEqual([
       'RayJob train: spec.rayClusterSpec.headGroupSpec.rayStartParams.num-cpus: the head must run no work: set num-cpus "0"',
-      "RayJob train: spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources.limits: the head must not get a GPU: it belongs on the CPU pool",
+      "RayJob train: spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources.limits: the head " +
+        "must not get a GPU: it belongs on the CPU pool",
     ]);
   });
 
@@ -69,32 +70,41 @@ describe("plan-time KubeRay checks", () => {
       r.memory = "180Gi";
     });
     expect(msgs).toEqual([
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.cpu: a g5.12xlarge node offers 47 CPUs to a Ray pod",
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory: a g5.12xlarge node offers 168Gi to a Ray pod",
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.nvidia.com/gpu: a g5.12xlarge node has 4 GPU(s)",
+      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.cpu: a " +
+        "g5.12xlarge node offers 47 CPUs to a Ray pod",
+      "RayJob train: " +
+        "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory: a " +
+        "g5.12xlarge node offers 168Gi to a Ray pod",
+      "RayJob train: " +
+        "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.nvidia.com/gpu: a " +
+        "g5.12xlarge node has 4 GPU(s)",
     ]);
   });
 
   it("rejects a worker without the GPU taint's toleration, or selecting no GPU pool", () => {
     expect(messages((j) => (worker(j).template.spec.tolerations = []))).toEqual([
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.tolerations: must tolerate the pool's taint nvidia.com/gpu=true:NoSchedule, or no node will take the pod",
+      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.tolerations: must tolerate the pool's " +
+        "taint nvidia.com/gpu=true:NoSchedule, or no node will take the pod",
     ]);
     expect(messages((j) => (worker(j).template.spec.nodeSelector = { "ray-gpu.io/pool": "nope" }))).toEqual([
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector: must select a GPU pool with ray-gpu.io/pool; pools are a10g-4x",
+      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].template.spec.nodeSelector: must select a GPU pool " +
+        "with ray-gpu.io/pool; pools are a10g-4x",
     ]);
   });
 
   it("rejects a TTL without shutdown, and deletion rules mixed with shutdown or a TTL", () => {
     expect(messages((j) => ((j.spec.shutdownAfterJobFinishes = false), (j.spec.ttlSecondsAfterFinished = 60)))).toEqual(
       [
-        "RayJob train: spec.ttlSecondsAfterFinished: a RayJob with shutdownAfterJobFinishes set to false cannot have TTLSecondsAfterFinished",
+        "RayJob train: spec.ttlSecondsAfterFinished: a RayJob with shutdownAfterJobFinishes set to false cannot " +
+          "have TTLSecondsAfterFinished",
         "RayJob train: spec.shutdownAfterJobFinishes: a kueue managed job should delete the cluster after finishing",
       ],
     );
     expect(
       messages((j) => ((j.spec.shutdownAfterJobFinishes = true), (j.spec.ttlSecondsAfterFinished = 60)), "prod"),
     ).toEqual([
-      "RayJob train: spec.deletionStrategy.deletionRules: spec.shutdownAfterJobFinishes and spec.deletionStrategy.deletionRules are mutually exclusive",
+      "RayJob train: spec.deletionStrategy.deletionRules: spec.shutdownAfterJobFinishes and " +
+        "spec.deletionStrategy.deletionRules are mutually exclusive",
       "RayJob train: spec.ttlSecondsAfterFinished: a global TTL cannot be combined with deletionRules; put ttlSeconds on each rule",
     ]);
   });
@@ -106,8 +116,10 @@ describe("plan-time KubeRay checks", () => {
       rules.push({ ...rules[0]!, condition: { ...rules[0]!.condition } });
     }, "prod");
     expect(msgs).toEqual([
-      "RayJob train: spec.deletionStrategy.deletionRules[5]: duplicate rule for DeletionPolicyType 'DeleteCluster' and JobStatus 'SUCCEEDED'",
-      "RayJob train: spec.deletionStrategy.deletionRules: for JobStatus 'FAILED': DeleteCluster TTL (3600) must be >= DeleteWorkers TTL (7200)",
+      "RayJob train: spec.deletionStrategy.deletionRules[5]: duplicate rule for DeletionPolicyType " +
+        "'DeleteCluster' and JobStatus 'SUCCEEDED'",
+      "RayJob train: spec.deletionStrategy.deletionRules: for JobStatus 'FAILED': DeleteCluster TTL (3600) must " +
+        "be >= DeleteWorkers TTL (7200)",
     ]);
   });
 
@@ -117,9 +129,11 @@ describe("plan-time KubeRay checks", () => {
       worker(j).rayStartParams["object-store-memory"] = String(100 * 2 ** 30);
     });
     expect(msgs).toEqual([
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].minReplicas: worker group gpu-a10g-4x has minReplicas 3 greater than maxReplicas 2",
+      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].minReplicas: worker group gpu-a10g-4x has " +
+        "minReplicas 3 greater than maxReplicas 2",
       "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].replicas: replicas must be between minReplicas (3) and maxReplicas (2)",
-      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].rayStartParams.object-store-memory: object store (100.0 GiB) must fit in /dev/shm (41.0 GiB), or Ray falls back to slow disk-backed memory",
+      "RayJob train: spec.rayClusterSpec.workerGroupSpecs[0].rayStartParams.object-store-memory: object store " +
+        "(100.0 GiB) must fit in /dev/shm (41.0 GiB), or Ray falls back to slow disk-backed memory",
     ]);
   });
 

@@ -78,10 +78,12 @@ describe.skipIf(skip)(
       job.spec.deletionStrategy!.deletionRules[1]!.condition = { ttlSeconds: 0 };
       const errors = crds.validate(job);
       expect(errors).toContain(
-        "/spec/deletionStrategy/deletionRules[0]/condition: CEL rule failed: JobStatus and JobDeploymentStatus cannot be used together within the same deletion condition.",
+        "/spec/deletionStrategy/deletionRules[0]/condition: CEL rule failed: JobStatus and JobDeploymentStatus " +
+          "cannot be used together within the same deletion condition.",
       );
       expect(errors).toContain(
-        "/spec/deletionStrategy/deletionRules[1]/condition: CEL rule failed: the deletion condition requires either the JobStatus or the JobDeploymentStatus field.",
+        "/spec/deletionStrategy/deletionRules[1]/condition: CEL rule failed: the deletion condition requires " +
+          "either the JobStatus or the JobDeploymentStatus field.",
       );
     });
 
