@@ -54,7 +54,9 @@ export type {
   WorkloadSpecInput,
 } from "./config/types";
 export { ENVIRONMENT_PROFILES, type EnvironmentProfile } from "./environments";
+export { ACCELERATORS, ACCELERATOR_NAMES, type AcceleratorName, type AcceleratorSpec } from "./catalog/accelerators";
 export {
+  acceleratorOf,
   CPU_INSTANCE_TYPES,
   GPU_INSTANCES,
   GPU_INSTANCE_TYPES,

@@ -4,7 +4,13 @@
  */
 import { nodeAllocatable, type NodeAllocatable } from "./catalog/eks-allocatable";
 import { defaultDaemonSetReserve, type DaemonSetReserve } from "./catalog/daemonsets";
-import { CPU_INSTANCES, GPU_INSTANCES, type CpuInstanceType, type GpuInstanceType } from "./catalog/instances";
+import {
+  acceleratorOf,
+  CPU_INSTANCES,
+  GPU_INSTANCES,
+  type CpuInstanceType,
+  type GpuInstanceType,
+} from "./catalog/instances";
 import { SPOT_WAIT_MINUTES, type GpuCapacityType, type PlatformConfig } from "./config/platform";
 
 /** Node label every pool sets to its name; RayJob pods select on it. */
@@ -20,7 +26,7 @@ export interface Taint {
 }
 
 /** Accelerator label the Cluster Autoscaler reads to know a node template has GPUs (its AWS README). */
-export const ACCELERATOR_LABEL = { "k8s.amazonaws.com/accelerator": "nvidia-a10g" } as const;
+export const ACCELERATOR_LABEL_KEY = "k8s.amazonaws.com/accelerator";
 
 /** Taint on every GPU node: only pods that tolerate it (Ray GPU workers, the device plugin) land there. */
 export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
@@ -120,7 +126,11 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       minNodes: g.minNodes,
       maxNodes: g.maxNodes,
       capacityType: g.capacityType,
-      labels: { [POOL_LABEL]: g.name, [ROLE_LABEL]: "gpu", ...ACCELERATOR_LABEL },
+      labels: {
+        [POOL_LABEL]: g.name,
+        [ROLE_LABEL]: "gpu",
+        [ACCELERATOR_LABEL_KEY]: acceleratorOf(g.instanceType).nodeLabel,
+      },
       taints: [GPU_TAINT],
       allocatable: alloc,
       daemonSetReserve: reserve,

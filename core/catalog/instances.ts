@@ -3,13 +3,14 @@
  *
  * Exhaustive typed tables keyed by a union: adding a size fails to compile until it is fully described.
  * Values are copied from `shared/facts/aws-g5.json`, which cites its sources:
- * - vCPU, memory, GPUs, GPU memory (EC2 DescribeInstanceTypes: 22888 MiB per A10G), NVMe, baseline network:
+ * - vCPU, memory, GPUs, NVMe, baseline network (the GPU's own facts are in ./accelerators.ts):
  *   aws/karpenter-provider-aws main@1d927085 `website/content/en/preview/reference/instance-types.md`.
  * - EFA support: eksctl-io/eksctl main@8b75484b `pkg/utils/instance/instance_types.go` (`EFASupported`).
  * - ENIs and IPv4 per ENI: awslabs/amazon-eks-ami v20260724 `nodeadm/internal/kubelet/instance-info.jsonl`.
  * - Price: us-east-1 on-demand Linux, APPROXIMATE, karpenter-provider-aws `zz_generated.pricing_aws.go`
  *   (AWS Pricing API snapshot of 2026-07-20). Check current pricing before quoting it.
  */
+import { ACCELERATORS, type AcceleratorName, type AcceleratorSpec } from "./accelerators";
 
 /** Every g5 size. The g5 family is the only GPU family this library plans for (A10G, 24 GB GDDR6). */
 export const GPU_INSTANCE_TYPES = [
@@ -69,11 +70,8 @@ export interface InstanceSpec {
 export interface GpuInstanceSpec extends InstanceSpec {
   /** NVIDIA A10G GPUs. Multi-GPU sizes link them over PCIe only (no NVLink). */
   readonly gpus: number;
-  /**
-   * Device memory per GPU as EC2 DescribeInstanceTypes reports it: 22888 MiB (about 22.35 GiB), not the
-   * "24 GB" label. See `usableGpuMemoryGiB`.
-   */
-  readonly gpuMemoryMiBPerGpu: number;
+  /** The GPU (./accelerators.ts): its memory, throughput, power and node label. */
+  readonly accelerator: AcceleratorName;
   /** Local instance-store NVMe: disk count and total decimal GB. Lost on stop; good for Ray spilling. */
   readonly nvme: { readonly disks: number; readonly totalGB: number };
   /** AWS's headline network figure, for display. */
@@ -88,7 +86,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 4,
     memoryGiB: 16,
     gpus: 1,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 250 },
     networkBaselineMbps: 2500,
     networkHeadline: "up to 10 Gbps",
@@ -101,7 +99,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 8,
     memoryGiB: 32,
     gpus: 1,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 450 },
     networkBaselineMbps: 5000,
     networkHeadline: "up to 10 Gbps",
@@ -114,7 +112,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 16,
     memoryGiB: 64,
     gpus: 1,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 600 },
     networkBaselineMbps: 10000,
     networkHeadline: "up to 25 Gbps",
@@ -127,7 +125,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 32,
     memoryGiB: 128,
     gpus: 1,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 900 },
     networkBaselineMbps: 25000,
     networkHeadline: "25 Gbps",
@@ -140,7 +138,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 48,
     memoryGiB: 192,
     gpus: 4,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 3800 },
     networkBaselineMbps: 40000,
     networkHeadline: "40 Gbps",
@@ -153,7 +151,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 64,
     memoryGiB: 256,
     gpus: 1,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 1900 },
     networkBaselineMbps: 25000,
     networkHeadline: "25 Gbps",
@@ -166,7 +164,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 96,
     memoryGiB: 384,
     gpus: 4,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 1, totalGB: 3800 },
     networkBaselineMbps: 50000,
     networkHeadline: "50 Gbps",
@@ -179,7 +177,7 @@ export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec }
     vcpu: 192,
     memoryGiB: 768,
     gpus: 8,
-    gpuMemoryMiBPerGpu: 22888,
+    accelerator: "A10G",
     nvme: { disks: 2, totalGB: 7600 },
     networkBaselineMbps: 100000,
     networkHeadline: "100 Gbps",
@@ -353,20 +351,17 @@ export function instanceSpec(name: GpuInstanceType | CpuInstanceType): InstanceS
   return isGpuInstanceType(name) ? GPU_INSTANCES[name] : CPU_INSTANCES[name];
 }
 
-/**
- * Memory of one A10G as CUDA reports it to PyTorch, in GiB: 21.99 GiB ("GPU 0 has a total capacity of
- * 21.99 GiB", torch >= 2.1 on ml.g5.12xlarge / EKS, vllm-project/vllm#2395; older drivers and torch report
- * 22.19 GiB, vllm-project/vllm#372). nvidia-smi shows 23028 MiB and EC2 22888 MiB; the "24 GB" label is
- * never usable. We take the lowest reported figure.
- */
-export const A10G_CUDA_TOTAL_GIB = 21.99;
+/** The GPU of a `type` node (its row of ./accelerators.ts). */
+export function acceleratorOf(type: GpuInstanceType): AcceleratorSpec {
+  return ACCELERATORS[GPU_INSTANCES[type].accelerator];
+}
 
 /**
- * Usable memory of one GPU of `type`, in GiB: what CUDA can hand out, before the CUDA context and allocator
- * headroom that the memory planner subtracts.
+ * Usable memory of one GPU of `type`, in GiB: what CUDA can hand out (the accelerator's `cudaTotalGiB`), before the
+ * CUDA context and allocator headroom that the memory planner subtracts.
  */
 export function usableGpuMemoryGiB(type: GpuInstanceType): number {
-  return GPU_INSTANCES[type].gpus > 0 ? A10G_CUDA_TOTAL_GIB : 0;
+  return GPU_INSTANCES[type].gpus > 0 ? acceleratorOf(type).cudaTotalGiB : 0;
 }
 
 /** Max pods by the ENI formula `ENIs × (IPv4 per ENI − 1) + 2` (nodeadm `calculateStandardMaxPods`). */

@@ -10,6 +10,7 @@
  * One moment fires at most one of them: each condition excludes the ones before it (hung, idle, starved), whatever
  * the thresholds. Pure.
  */
+import { ACCELERATORS } from "../catalog/accelerators";
 import { secondsText, STALL_STEPS } from "../reliability/interruption";
 import type { WorkloadKind } from "../config/workloads";
 import { METRICS, RECORDED, type MetricDef } from "./metrics";
@@ -17,12 +18,8 @@ import { promDuration, sel, type AlertRule } from "./promql";
 
 /** How long utilization may stay below target before an alert fires (RayGpuJobLowUtilization, RayGpuJobStarved). */
 export const LOW_UTILIZATION_FOR = "15m";
-/**
- * The A10G's power limit, W: 300 W as nvidia-smi reports it on g5 (a third-party report; NVIDIA publishes no A10G
- * datasheet): gist shashankprasanna/10ebe6dc1ba1d8d93db17da4e2cc890e, as the shared facts (aws-g5.json
- * `gpuSpecs.A10G.tdpW_reported`) record it.
- */
-export const A10G_POWER_LIMIT_WATTS = 300;
+/** The A10G's power limit, W (../catalog/accelerators.ts, with its source). */
+export const A10G_POWER_LIMIT_WATTS = ACCELERATORS.A10G.powerLimitWatts;
 /**
  * Share of the power limit below which a GPU counts as drawing near-idle power. No idle figure for the A10G is
  * published; in pytorch/pytorch#118369 (a job that hit the NCCL watchdog's collective timeout) a GPU at 100% and one

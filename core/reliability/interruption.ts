@@ -13,8 +13,9 @@
  *   preemption watcher (Ray 2.58, polling every 5 s) tells every worker (`ray.train.get_preemption_info()`); the
  *   training loop finishes its step, checkpoints it with its data position, and the hook then stops Ray on the node.
  *
- * The step-time estimate is rough: the tokens' training FLOPs over {@link ASSUMED_GPU_TFLOPS} at
- * {@link ASSUMED_MFU}; NVIDIA publishes no A10G datasheet (facts/aws-g5.md), so neither figure is measured here.
+ * The step-time estimate is rough: the tokens' training FLOPs over the GPU's dense BF16 throughput
+ * (`gpuTflops`, from ../catalog/accelerators.ts) at {@link ASSUMED_MFU}; NVIDIA publishes no A10G datasheet
+ * (facts/aws-g5.md), so neither figure is measured here.
  * The runtime's telemetry reports the real step time.
  */
 
@@ -29,8 +30,6 @@ export const SPOT_WORKER_GRACE_SECONDS = SPOT_NOTICE_SECONDS;
 export const NOTICE_DELIVERY_SECONDS = 6;
 /** Left at the end of the grace period for `ray stop` and the kubelet. */
 export const STOP_MARGIN_SECONDS = 15;
-/** A10G BF16 dense tensor throughput as often quoted (facts/aws-g5.md marks it unverified). */
-export const ASSUMED_GPU_TFLOPS = 70;
 /** Share of that throughput a data-parallel step reaches: an assumption, not a measurement. */
 export const ASSUMED_MFU = 0.3;
 /** Share of a node's baseline network a checkpoint upload to S3 gets. */
@@ -59,6 +58,8 @@ export interface InterruptionInput {
   readonly checkpointBytes: number;
   readonly tokensPerStep: number;
   readonly gpus: number;
+  /** Dense BF16 throughput of one GPU, TFLOPS (the accelerator's `denseBf16Tflops`). */
+  readonly gpuTflops: number;
   /** Nodes that write their share of a checkpoint at once: all of them under ZeRO, one (rank 0) under DDP. */
   readonly writerNodes: number;
   readonly gradientCheckpointing: boolean;
@@ -96,8 +97,7 @@ export function stepFlops(i: InterruptionInput): number {
 }
 
 /** Seconds of one optimizer step on the job's GPUs, at the assumed throughput. */
-export const estimateStepSeconds = (i: InterruptionInput) =>
-  stepFlops(i) / (i.gpus * ASSUMED_GPU_TFLOPS * 1e12 * ASSUMED_MFU);
+export const estimateStepSeconds = (i: InterruptionInput) => stepFlops(i) / (i.gpus * i.gpuTflops * 1e12 * ASSUMED_MFU);
 
 /** Seconds to upload one checkpoint, the nodes writing their shares in parallel. */
 export const checkpointWriteSeconds = (i: InterruptionInput) =>

@@ -5,7 +5,7 @@
  * digest and no per-operator busy time, so it writes no record.
  */
 import { z } from "zod";
-import { GPU_INSTANCES } from "../catalog/instances";
+import { ACCELERATORS } from "../catalog/accelerators";
 import { withoutSafeIntegerBounds } from "../json-schema";
 
 /** The record's version. */
@@ -24,7 +24,7 @@ const MAX_RUN_SECONDS = 30 * 24 * 3600;
 /** Tasks or actors an operator may run at once: a Ray cluster's CPUs and GPUs, 2,000 nodes of 192 vCPUs at most. */
 const MAX_SLOTS = 384_000;
 /** The most device memory one GPU of the catalog has, in GiB: PyTorch's peak allocation cannot exceed it. */
-const MAX_GPU_GIB = Math.max(...Object.values(GPU_INSTANCES).map((g) => g.gpuMemoryMiBPerGpu)) / 1024;
+const MAX_GPU_GIB = Math.max(...Object.values(ACCELERATORS).map((a) => a.memoryMiB)) / 1024;
 /** How far an operator's busy time may exceed its slots' time in the run (clocks of tasks and driver differ a little). */
 const BUSY_TOLERANCE = 1.1;
 

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
-  A10G_CUDA_TOTAL_GIB,
   CPU_INSTANCES,
   CPU_INSTANCE_TYPES,
   GPU_INSTANCES,
@@ -32,8 +32,8 @@ describe("hardware catalog", () => {
   });
 
   it("uses CUDA's usable A10G memory, not the 24 GiB label", () => {
-    expect(usableGpuMemoryGiB("g5.xlarge")).toBe(A10G_CUDA_TOTAL_GIB);
-    expect(A10G_CUDA_TOTAL_GIB).toBeLessThan(22888 / 1024);
+    expect(usableGpuMemoryGiB("g5.xlarge")).toBe(ACCELERATORS.A10G.cudaTotalGiB);
+    expect(ACCELERATORS.A10G.cudaTotalGiB).toBeLessThan(ACCELERATORS.A10G.memoryMiB / 1024);
     expect(GPU_INSTANCES["g5.48xlarge"].gpus).toBe(8);
   });
 
@@ -52,7 +52,7 @@ describe("hardware catalog", () => {
           c.vcpu,
           c.memoryGiB,
           c.gpus,
-          c.gpuMemoryMiBPerGpu,
+          ACCELERATORS[c.accelerator].memoryMiB,
           c.nvme.totalGB,
           c.efaSupported,
           c.maxEnis,

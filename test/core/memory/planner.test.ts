@@ -1,7 +1,9 @@
 import { defaultLoraTargets } from "../../../core/memory/lora";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { A10G_CUDA_TOTAL_GIB } from "../../../core/catalog/instances";
+import { ACCELERATORS } from "../../../core/catalog/accelerators";
+
+const A10G_CUDA_TOTAL_GIB = ACCELERATORS.A10G.cudaTotalGiB;
 import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
 import { trainingMemory } from "../../../core/memory/knob-search";
 import { planTrainingMemory } from "../../../core/memory/plan-training";

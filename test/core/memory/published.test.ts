@@ -10,7 +10,9 @@ import { catalogModel, blockLinearParameters } from "../../../core/models";
 import { estimateLlmServing } from "../../../core/memory/estimate-inference";
 import { NF4_BYTES_PER_PARAM } from "../../../core/memory/model-states";
 import { planServingMemory } from "../../../core/memory/plan-inference";
-import { A10G_CUDA_TOTAL_GIB } from "../../../core/catalog/instances";
+import { ACCELERATORS } from "../../../core/catalog/accelerators";
+
+const A10G_CUDA_TOTAL_GIB = ACCELERATORS.A10G.cudaTotalGiB;
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CASES_BEGIN, CASES_END, sectionOf } from "../../../scripts/generate";

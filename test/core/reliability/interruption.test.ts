@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import {
   aboutSeconds,
   lostWorkText,
@@ -18,6 +19,7 @@ const base: InterruptionInput = {
   checkpointBytes: 1.2e9 * 12,
   tokensPerStep: 64 * 2048,
   gpus: 4,
+  gpuTflops: ACCELERATORS.A10G.denseBf16Tflops,
   writerNodes: 1,
   gradientCheckpointing: false,
   networkBaselineMbps: 40_000,

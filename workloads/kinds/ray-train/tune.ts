@@ -7,7 +7,7 @@ import type { ClusterShapePlan } from "../../../core/cluster/shape";
 import type { Environment } from "../../../core/config/stack";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
-import { GPU_INSTANCES, type GpuInstanceType } from "../../../core/catalog/instances";
+import { acceleratorOf, GPU_INSTANCES, type GpuInstanceType } from "../../../core/catalog/instances";
 import { ZERO3_MAX_LIVE_PARAMETERS } from "../../../core/memory/buffers";
 import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import { checkpointBytesPerTrainable } from "../../../core/memory/model-states";
@@ -170,6 +170,7 @@ function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
     checkpointBytes: trainable * perWeight,
     tokensPerStep: knobs.globalBatchSize * (knobs.sequenceLength + (memory.imageTokensPerSample ?? 0)),
     gpus: spec.gpus,
+    gpuTflops: acceleratorOf(args.instanceType).denseBf16Tflops,
     writerNodes: knobs.zeroStage > 0 ? shape.worker.replicas : 1,
     gradientCheckpointing: knobs.gradientCheckpointing,
     networkBaselineMbps: GPU_INSTANCES[args.instanceType].networkBaselineMbps,
