@@ -9,8 +9,13 @@ import type { WorkloadSpec } from "../types";
 import { BatchInferenceSpecSchema, EmbeddingPipelineSpecSchema } from "./data";
 import { LoRAFineTuneSpecSchema, TrainingJobSpecSchema } from "./training";
 
-export { DatasetSchema, MAX_RAYJOB_NAME_LENGTH, MAX_SWEEP_SETTINGS } from "./base";
+export { MAX_RAYJOB_NAME_LENGTH, MAX_SWEEP_SETTINGS } from "./base";
+// The schemas are internal (zod stays out of the published declarations, docs/library.md): so are their re-exports.
+/** @internal */
+export { DatasetSchema } from "./base";
+/** @internal */
 export { BatchInferenceSpecSchema, EmbeddingPipelineSpecSchema } from "./data";
+/** @internal */
 export { ImagesSchema, LoraSchema, LoRAFineTuneSpecSchema, TrainingJobSpecSchema } from "./training";
 
 /**
