@@ -105,7 +105,8 @@ function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number 
   );
   const inFlight = pool.preprocess + pool.actors * TASKS_IN_FLIGHT_PER_ACTOR;
   // Each in-flight block exists as input and output of its operator.
-  const fitBlock = Math.floor((budget * WORKING_SET_TARGET) / (2 * inFlight));
+  const model = { blocksInFlight: 2 * inFlight, share: RAY_DATA_OBJECT_STORE_FRACTION * WORKING_SET_TARGET };
+  const fitBlock = Math.floor((budget * WORKING_SET_TARGET) / model.blocksInFlight);
   const planned = Math.max(
     MIN_BLOCK_BYTES,
     Math.min(MAX_BLOCK_BYTES, fitBlock, Math.max(rowBytes, a.batchSizePerActor * rowBytes)),
@@ -122,14 +123,14 @@ function planBlocks(a: DataJobInput, pool: { actors: number; preprocess: number 
       `${split}), one GPU batch = ${a.batchSizePerActor} rows), at least 1 MiB: ${rowsPerBlock} rows per ` +
       `block`,
   );
-  const workingSet = 2 * inFlight * blockBytes;
+  const workingSet = model.blocksInFlight * blockBytes;
   log.decide(
     "data.workingSetBytes",
     workingSet,
     `2 x ${inFlight} blocks x ${blockBytes} B = ${(workingSet / GIB).toFixed(2)} GiB <= ${(budget / GIB).toFixed(2)} ` +
       `GiB limit: nothing spills`,
   );
-  return { budget, blockBytes, rowsPerBlock, workingSet, blocksInFlight: 2 * inFlight };
+  return { budget, blockBytes, rowsPerBlock, workingSet, model };
 }
 
 /** Rows to read: dev reads a sample. */
@@ -177,11 +178,12 @@ export function tuneData(a: DataJobInput, sweep?: SweepSection): DataJobTuning {
     batchSize: a.batchSizePerActor,
     preprocessConcurrency: pool.preprocess,
   };
-  const workingSetModel = {
-    blocksInFlight: blocks.blocksInFlight,
-    share: RAY_DATA_OBJECT_STORE_FRACTION * WORKING_SET_TARGET,
+  return {
+    engine: "ray-data",
+    data: { data, pool: actorPool, sweep },
+    workingSetModel: blocks.model,
+    decisions: log.decisions,
   };
-  return { engine: "ray-data", data: { data, pool: actorPool, sweep }, workingSetModel, decisions: log.decisions };
 }
 
 /** The data and actor-pool sections of the document: the tuning, with the output location. */
