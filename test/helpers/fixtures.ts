@@ -1,5 +1,6 @@
 /** Shared test inputs: the repo's real stacks and a small valid config to mutate. */
-import { resolve } from "node:path";
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseStackConfig, type StackConfig } from "../../core/config/stack";
 import { ConfigError } from "../../core/errors";
 import { namespacePolicies } from "../../workloads/security/namespace";
@@ -94,3 +95,15 @@ export const MONITORING_FILES = [
   "prometheusrule-ray-gpu.yaml",
   "configmap-ray-gpu-dashboard-ray-jobs.yaml",
 ];
+
+/** Folders {@link filesUnder} does not enter: build output, installed packages, caches and virtual environments. */
+const NOT_SOURCES = /^(node_modules|dist|__pycache__|\.mypy_cache|\.ruff_cache|\.pytest_cache|\.venv.*)$/;
+
+/** Every file under `dir` (paths joined to `dir`) whose name matches `name`, outside {@link NOT_SOURCES} folders. */
+export function filesUnder(dir: string, name: RegExp): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return NOT_SOURCES.test(entry.name) ? [] : filesUnder(full, name);
+    return entry.isFile() && name.test(entry.name) ? [full] : [];
+  });
+}

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/fixtures";
+import { filesUnder, repoRoot } from "../helpers/fixtures";
 
 const MAX_FILE_LINES = 400;
 const MAX_LINE_CHARS = 140;
@@ -29,15 +29,6 @@ const ROOTS = [
   "workloads",
 ];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs|py|sh)$/;
-const SKIPPED = new Set(["node_modules", "dist", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) return SKIPPED.has(entry.name) || entry.name.startsWith(".venv") ? [] : sources(full);
-    return entry.isFile() && SOURCE.test(entry.name) ? [full] : [];
-  });
-}
 
 /** What breaks the size rules in `text`, as `file:line: why` lines. */
 function sizeProblems(file: string, text: string): string[] {
@@ -50,7 +41,7 @@ function sizeProblems(file: string, text: string): string[] {
 
 describe("source size", () => {
   const files = [
-    ...ROOTS.flatMap((root) => sources(join(repoRoot, root))),
+    ...ROOTS.flatMap((root) => filesUnder(join(repoRoot, root), SOURCE)),
     ...readdirSync(repoRoot).filter((f) => SOURCE.test(f)),
   ];
 

@@ -3,22 +3,16 @@
  * parent folder's files), no two sibling folders depend on each other through any chain, and the functions of
  * workloads/ and core/cluster/ stay short enough to read at once.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/fixtures";
+import { filesUnder, repoRoot } from "../helpers/fixtures";
 
 /** Longest function we accept, in lines ("about 40"). */
 const MAX_FUNCTION_LINES = 45;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return sources(full);
-    return name.endsWith(".ts") ? [full] : [];
-  });
-}
+const sources = (dir: string) => filesUnder(dir, /\.ts$/);
 
 /** Relative imports of a file, resolved to repository paths (without extension). */
 function importsOf(file: string): string[] {

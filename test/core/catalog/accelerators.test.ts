@@ -2,13 +2,13 @@
  * The accelerator table: its figures are the shared facts', every GPU instance names a row, and no GPU fact is written
  * anywhere else in the code (planners read it through the instance's accelerator).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ACCELERATORS, ACCELERATOR_NAMES } from "../../../core/catalog/accelerators";
 import { acceleratorOf, GPU_INSTANCE_TYPES, usableGpuMemoryGiB } from "../../../core/catalog/instances";
-import { planPools } from "../../../core/pools";
-import { repoRoot, repoStack } from "../../helpers/fixtures";
+import { ACCELERATOR_LABEL_KEY, planPools } from "../../../core/pools";
+import { filesUnder, repoRoot, repoStack } from "../../helpers/fixtures";
 
 const factsFile = resolve(process.env["RAY_GPU_FACTS"] ?? join(repoRoot, "../shared/facts"), "aws-g5.json");
 const facts = existsSync(factsFile)
@@ -21,13 +21,9 @@ const facts = existsSync(factsFile)
 /** Code lines (comments aside) of every source file the planners, components and runtime are made of. */
 function codeLines(): { at: string; text: string }[] {
   const roots = ["core", "workloads", "cli", "components", "policy", "stacks", "io", "runtime/ray_gpu"];
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? (e.name === "__pycache__" ? [] : walk(join(dir, e.name))) : [join(dir, e.name)],
-    );
   return roots
-    .flatMap((r) => walk(join(repoRoot, r)))
-    .filter((f) => /\.(ts|py)$/.test(f) && !f.endsWith(join("catalog", "accelerators.ts")))
+    .flatMap((r) => filesUnder(join(repoRoot, r), /\.(ts|py)$/))
+    .filter((f) => !f.endsWith(join("catalog", "accelerators.ts")))
     .flatMap((f) =>
       readFileSync(f, "utf8")
         .split("\n")
@@ -57,8 +53,7 @@ describe("the accelerator table", () => {
       expect(usableGpuMemoryGiB(type)).toBe(acceleratorOf(type).cudaTotalGiB);
     }
     const pools = planPools(repoStack("prod").platform);
-    for (const p of pools.gpu)
-      expect(p.labels["k8s.amazonaws.com/accelerator"]).toBe(acceleratorOf(p.instanceType).nodeLabel);
+    for (const p of pools.gpu) expect(p.labels[ACCELERATOR_LABEL_KEY]).toBe(acceleratorOf(p.instanceType).nodeLabel);
   });
 
   it("is the only place a GPU's figures are written", () => {
