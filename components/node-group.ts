@@ -115,7 +115,7 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
   return group;
 }
 
-/** An A10G (g5) pool. */
+/** One node group of a GPU pool (g5, g6 or g6e): a pool has one per instance type and capacity type. */
 export class GpuNodeGroup extends pulumi.ComponentResource {
   /** Name of the EKS managed node group. */
   public readonly nodeGroupName: pulumi.Output<string>;

@@ -1,6 +1,6 @@
 /**
  * `RayGpuPlatform`: the whole platform from the typed stack config: network (new clusters), EKS (new or
- * adopted), the CPU pool and the A10G pools, the NVIDIA device plugin, the Cluster Autoscaler, the KubeRay
+ * adopted), the CPU pool and the GPU pools, the NVIDIA device plugin, the Cluster Autoscaler, the KubeRay
  * operator and storage. Exposes what workloads need: pool labels and taints, the service account, the bucket,
  * the operator and the Kubernetes provider.
  */
@@ -51,7 +51,7 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
   public readonly kuberayOperator: KubeRayOperator;
   /** Kueue and the stack's queue, when `queueing.enabled`; RayJobs wait in it for their pool's quota. */
   public readonly queue: JobQueue | undefined;
-  /** The A10G node groups, in config order (a spot-with-fallback pool's two: spot, then on-demand). */
+  /** The GPU node groups, in config order (per pool, each size in order, a spot group before its on-demand twin). */
   public readonly gpuNodeGroups: readonly GpuNodeGroup[];
   /** The bucket, the workload namespace and the Ray pods' service account. */
   public readonly storage: Storage;

@@ -60,6 +60,12 @@ export interface EnvironmentProfile {
    * requirement carries a `--hash` and pip runs with `--require-hashes`: nothing unverified installs at job start.
    */
   readonly unverifiedPip: boolean;
+  /**
+   * A job that fits in GPU memory on its pool's own instance type but not on one of the pool's fallback types:
+   * `refuse` (a ConfigError naming the type, so the fallback never starts a node the job would run out of memory on),
+   * or `warn` (planned on the pool's own type; the plan names the types it would not fit on).
+   */
+  readonly fallbackMisfit: "refuse" | "warn";
   /** What the environment means for the platform. */
   readonly platform: {
     /** NAT gateways: one shared (cheap) or one per zone (no cross-zone dependency). */
@@ -112,6 +118,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     ncclDebug: "WARN",
     spotAllowed: true,
     unverifiedPip: true,
+    fallbackMisfit: "warn",
     platform: {
       natGateways: "Single",
       availabilityZones: 2,
@@ -153,6 +160,7 @@ export const ENVIRONMENT_PROFILES: { readonly [E in Environment]: EnvironmentPro
     ncclDebug: undefined,
     spotAllowed: false,
     unverifiedPip: false,
+    fallbackMisfit: "refuse",
     platform: {
       natGateways: "OnePerAz",
       availabilityZones: 3,

@@ -8,6 +8,7 @@ import {
   acceleratorOf,
   CPU_INSTANCES,
   GPU_INSTANCES,
+  usableGpuMemoryGiB,
   type CpuInstanceType,
   type GpuInstanceType,
 } from "./catalog/instances";
@@ -50,7 +51,8 @@ interface PoolPlanBase {
   readonly podBudget: PodBudget;
   /**
    * Approximate on-demand price of `maxNodes` nodes in us-east-1, USD per hour: what the pool costs at most on any
-   * capacity type (a spot node's price is capped at the on-demand price, EC2's default maximum).
+   * capacity type (a spot node's price is capped at the on-demand price, EC2's default maximum), and on the dearest of
+   * a GPU pool's instance types.
    */
   readonly usdPerHourAtMax: number;
 }
@@ -61,10 +63,49 @@ export interface CpuPoolPlan extends PoolPlanBase {
   readonly instanceType: CpuInstanceType;
 }
 
-/** An A10G pool. */
+/** The figures of a GPU node a job is planned on. */
+export const POOL_NODE_FIGURES = [
+  "podBudget",
+  "usableGpuMemoryGiB",
+  "hostMemoryGiBPerGpu",
+  "nvmeGB",
+  "networkBaselineMbps",
+  "denseBf16Tflops",
+] as const;
+/** One of {@link POOL_NODE_FIGURES}. */
+export type PoolNodeFigure = (typeof POOL_NODE_FIGURES)[number];
+
+/**
+ * What every node of a GPU pool offers at least, whichever of the pool's instance types it is: the figures a job on
+ * the pool is planned and tuned with, and for each the type that binds it (the first in the pool's order among equals).
+ */
+export interface PoolNode {
+  /** GPUs per node: the same on every type of a pool (a rule of the config). */
+  readonly gpus: number;
+  /** Memory CUDA hands out per GPU, GiB (the accelerator's `cudaTotalGiB`). */
+  readonly usableGpuMemoryGiB: number;
+  /** Host memory per GPU, GiB (nominal). */
+  readonly hostMemoryGiBPerGpu: number;
+  /** Local NVMe, decimal GB. */
+  readonly nvmeGB: number;
+  readonly networkBaselineMbps: number;
+  /** Dense BF16 TFLOPS of one GPU. */
+  readonly denseBf16Tflops: number;
+  readonly binding: { readonly [F in PoolNodeFigure]: GpuInstanceType };
+}
+
+/** A GPU pool: g5 (A10G), g6 (L4) or g6e (L40S) nodes, of one instance type or several in fallback order. */
 export interface GpuPoolPlan extends PoolPlanBase {
   readonly role: "gpu";
+  /** The pool's own instance type, tried first. */
   readonly instanceType: GpuInstanceType;
+  /** Every type the pool's nodes may be, in the order they are tried: `instanceType`, then the fallbacks. */
+  readonly instanceTypes: readonly GpuInstanceType[];
+  /**
+   * What every node offers at least. `allocatable` and `podBudget` are floors too (per field, over every type), so a
+   * Ray pod sized to them fits on any node of the pool.
+   */
+  readonly node: PoolNode;
   readonly availabilityZone: string | undefined;
   readonly efa: boolean;
   /** Launch the pool's nodes in a cluster placement group (needs `availabilityZone`). */
@@ -97,6 +138,50 @@ export function podBudget(allocatable: NodeAllocatable, reserve: DaemonSetReserv
 
 const cost = (usdPerHour: number, nodes: number) => Math.round(usdPerHour * nodes * 1000) / 1000;
 
+/** The allocatable of a node of any of `types`, per field the least (`instanceType`: the one with the least CPU). */
+function floorAllocatable(types: readonly GpuInstanceType[]): NodeAllocatable {
+  const all = types.map((t) => nodeAllocatable(t));
+  const least = (f: (a: NodeAllocatable) => number) => Math.min(...all.map(f));
+  const cpuLeast = all.find((a) => a.cpuMillis === least((x) => x.cpuMillis))!;
+  return {
+    ...cpuLeast,
+    maxPods: least((a) => a.maxPods),
+    capacityMemoryMiB: least((a) => a.capacityMemoryMiB),
+    memoryMiB: least((a) => a.memoryMiB),
+  };
+}
+
+/** Each figure of a node of `type`; a pod budget compares by CPUs, then memory. */
+function nodeFigures(type: GpuInstanceType, budget: (t: GpuInstanceType) => PodBudget) {
+  const spec = GPU_INSTANCES[type];
+  const b = budget(type);
+  return {
+    podBudget: b.cpus * 1e6 + b.memoryGiB,
+    usableGpuMemoryGiB: usableGpuMemoryGiB(type),
+    hostMemoryGiBPerGpu: spec.memoryGiB / spec.gpus,
+    nvmeGB: spec.nvmeGB,
+    networkBaselineMbps: spec.networkBaselineMbps,
+    denseBf16Tflops: acceleratorOf(type).denseBf16Tflops,
+  } satisfies Record<PoolNodeFigure, number>;
+}
+
+/** What every node of a pool of `types` offers at least, and the type that binds each figure. */
+export function poolNode(types: readonly GpuInstanceType[], budget: (t: GpuInstanceType) => PodBudget): PoolNode {
+  const figures = types.map((t) => ({ type: t, of: nodeFigures(t, budget) }));
+  const bind = (f: PoolNodeFigure) => figures.reduce((low, x) => (x.of[f] < low.of[f] ? x : low), figures[0]!);
+  const binding = Object.fromEntries(POOL_NODE_FIGURES.map((f) => [f, bind(f).type])) as PoolNode["binding"];
+  const least = (f: PoolNodeFigure) => bind(f).of[f];
+  return {
+    gpus: GPU_INSTANCES[types[0]!].gpus,
+    usableGpuMemoryGiB: least("usableGpuMemoryGiB"),
+    hostMemoryGiBPerGpu: least("hostMemoryGiBPerGpu"),
+    nvmeGB: least("nvmeGB"),
+    networkBaselineMbps: least("networkBaselineMbps"),
+    denseBf16Tflops: least("denseBf16Tflops"),
+    binding,
+  };
+}
+
 /** Plans every pool of `platform`. */
 export function planPools(platform: PlatformConfig): PoolsPlan {
   const c = platform.cpuNodeGroup;
@@ -117,12 +202,16 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
     usdPerHourAtMax: cost(CPU_INSTANCES[c.instanceType].usdPerHourUsEast1, c.maxNodes),
   };
   const gpu = platform.gpuNodeGroups.map((g): GpuPoolPlan => {
-    const alloc = nodeAllocatable(g.instanceType);
+    const types = [g.instanceType, ...(g.fallbackInstanceTypes ?? [])];
+    const alloc = floorAllocatable(types);
     const reserve = g.daemonSetReserve ?? defaultDaemonSetReserve("gpu");
+    const budget = podBudget(alloc, reserve);
     return {
       role: "gpu",
       name: g.name,
       instanceType: g.instanceType,
+      instanceTypes: types,
+      node: poolNode(types, (t) => podBudget(nodeAllocatable(t), reserve)),
       minNodes: g.minNodes,
       maxNodes: g.maxNodes,
       capacityType: g.capacityType,
@@ -134,8 +223,8 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       taints: [GPU_TAINT],
       allocatable: alloc,
       daemonSetReserve: reserve,
-      podBudget: podBudget(alloc, reserve),
-      usdPerHourAtMax: cost(GPU_INSTANCES[g.instanceType].usdPerHourUsEast1, g.maxNodes),
+      podBudget: budget,
+      usdPerHourAtMax: cost(Math.max(...types.map((t) => GPU_INSTANCES[t].usdPerHourUsEast1)), g.maxNodes),
       availabilityZone: g.availabilityZone,
       efa: g.efa,
       clusterPlacementGroup: g.clusterPlacementGroup,
@@ -145,6 +234,18 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
     };
   });
   return { cpu, gpu };
+}
+
+/**
+ * `pool` as if its nodes were all of `type` (one of its instance types): the node figures of that type alone, the
+ * pool's floors otherwise. What a job is planned on to learn whether it fits that type.
+ */
+export function poolOn(pool: GpuPoolPlan, type: GpuInstanceType): GpuPoolPlan {
+  return {
+    ...pool,
+    instanceTypes: [type],
+    node: poolNode([type], (t) => podBudget(nodeAllocatable(t), pool.daemonSetReserve)),
+  };
 }
 
 /** What the cost of a pool at max size means for its capacity type, in words (empty for on-demand). */

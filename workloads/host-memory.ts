@@ -37,11 +37,14 @@ export function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
     break;
   }
   const ramPerGpu = (t: GpuInstanceType) => GPU_INSTANCES[t].memoryGiB / GPU_INSTANCES[t].gpus;
-  const roomier = GPU_INSTANCE_TYPES.filter((t) => ramPerGpu(t) > ramPerGpu(pool.instanceType));
+  const gpu = GPU_INSTANCES[pool.instanceType].accelerator;
+  const roomier = GPU_INSTANCE_TYPES.filter(
+    (t) => GPU_INSTANCES[t].accelerator === gpu && ramPerGpu(t) > pool.node.hostMemoryGiBPerGpu,
+  );
   if (roomier.length > 0)
     advice.push(
       `use a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")} ` +
-        `(${pool.instanceType} has ${ramPerGpu(pool.instanceType)} GiB RAM per GPU)`,
+        `(${pool.node.binding.hostMemoryGiBPerGpu} has ${pool.node.hostMemoryGiBPerGpu} GiB RAM per GPU)`,
     );
   return { ...m, fits: false, advice: [...m.advice, ...advice] };
 }

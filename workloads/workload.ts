@@ -32,7 +32,7 @@ import { MANAGED_BY } from "./k8s/labels";
 import { rayResourceOf } from "./ray-resources";
 import { checkPipVerified, runtimeEnvYAML } from "./rayjob/runtime-env";
 import { resolveGpuPool, type WorkloadContext } from "./context";
-import { withHostMemoryCheck } from "./host-memory";
+import { planPoolMemory, type FallbackFit } from "./fallback-memory";
 import type { GpuInstanceType } from "../core/catalog/instances";
 
 /** A planned workload of kind `K`. */
@@ -43,7 +43,13 @@ export interface WorkloadPlanOf<K extends WorkloadKind> {
   readonly example: boolean;
   readonly environment: Environment;
   readonly nodePool: string;
+  /** The pool's own instance type (its fallback types, if any, are in {@link fallback}). */
   readonly instanceType: GpuInstanceType;
+  /**
+   * On a pool with fallback instance types: the type whose GPU memory binds the plan, and (dev only) the types the job
+   * would not fit on. Undefined on a pool of one type.
+   */
+  readonly fallback: FallbackFit | undefined;
   readonly gpus: number;
   /** The model as the workload named it (catalog id), or "custom". */
   readonly modelName: string;
@@ -114,10 +120,14 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     checkPipVerified(this.spec.runtimeEnv?.pip, ctx.environment, path);
     const pool = resolveGpuPool(this.spec, ctx.pools, path);
     const shape = this.shapeOn(pool, ctx, path);
-    const memory = withHostMemoryCheck(this.strategy.planMemory(this.spec, pool), shape, pool, (gpus) =>
-      this.strategy.planMemory({ ...this.spec, gpus }, pool),
-    );
-    const tuning = this.strategy.tune(this.tuneInput(ctx, { memory, shape, instanceType: pool.instanceType }, path));
+    const { memory, fallback } = planPoolMemory(pool, {
+      planMemory: (p, gpus) => this.strategy.planMemory(gpus === undefined ? this.spec : { ...this.spec, gpus }, p),
+      shape,
+      environment: ctx.environment,
+      path,
+      poolIndex: ctx.pools.gpu.indexOf(pool),
+    });
+    const tuning = this.strategy.tune(this.tuneInput(ctx, { memory, shape, nodePool: pool.name }, path));
     const { spec } = this;
     const modelName = typeof spec.model === "string" ? spec.model : "custom";
     const base = {
@@ -126,6 +136,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       environment: ctx.environment,
       nodePool: pool.name,
       instanceType: pool.instanceType,
+      fallback,
       gpus: spec.gpus,
     };
     const gpuUtilizationTargetPercent =
@@ -232,12 +243,14 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
 
   private tuneInput(
     ctx: WorkloadContext,
-    planned: { memory: MemoryPlanOf<K>; shape: ClusterShapePlan; instanceType: GpuInstanceType },
+    planned: { memory: MemoryPlanOf<K>; shape: ClusterShapePlan; nodePool: string },
     path: string,
   ): TuneInput<K> {
     return {
       spec: this.spec,
-      ...planned,
+      memory: planned.memory,
+      shape: planned.shape,
+      node: ctx.pools.gpu.find((p) => p.name === planned.nodePool)!.node,
       environment: ctx.environment,
       storagePrefix: ctx.storagePrefix ?? "",
       path,

@@ -26,6 +26,10 @@ export function poolView(p: PoolPlan) {
     usdPerHourAtMax: p.usdPerHourAtMax,
     // Only a spot-with-fallback pool has it (the plans of other pools stay as they were).
     ...(p.role === "gpu" && p.spotWaitMinutes !== undefined ? { spotWaitMinutes: p.spotWaitMinutes } : {}),
+    // Only a pool with fallback instance types: the sizes after its own, and what every node offers at least.
+    ...(p.role === "gpu" && p.instanceTypes.length > 1
+      ? { fallbackInstanceTypes: p.instanceTypes.slice(1), leastNode: p.node }
+      : {}),
   };
 }
 
@@ -52,6 +56,7 @@ export function workloadView(w: WorkloadPlan) {
     environment: w.environment,
     nodePool: w.nodePool,
     instanceType: w.instanceType,
+    ...(w.fallback ? { fallback: w.fallback } : {}),
     gpus: w.gpus,
     model: w.modelName,
     fits: m.fits,

@@ -1,9 +1,10 @@
 /**
  * `ray-gpu plan --html`: the plan as one page. Each workload's GPU memory budget per GPU as bars on one scale (weights,
  * gradients, optimizer states, activations, logits, KV cache, communication buffers, framework, each at its own peak;
- * then the planned requirement and the headroom up to what an A10G offers), and each pool's nodes, GPUs and cost at
+ * then the planned requirement and the headroom up to what the GPU offers), and each pool's nodes, GPUs and cost at
  * max. Numbers carry their `plan --json` path.
  */
+import { GPU_INSTANCES } from "../../core/catalog/instances";
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
 import { el, htmlTable, leaf, tableRow } from "../output/html-tags";
 import { capacityCostNote } from "../../core/pools";
@@ -37,9 +38,13 @@ const X0 = 160;
  * One workload's bars, all on one scale and from one zero, so the line (the usable memory per GPU) cuts them where it
  * would cut the GPU: each memory part at its own peak, one bar each (they are not all held at once, so stacked they
  * would add up to more than the plan's peak and cross the line of a job that fits), and under them the planned
- * requirement (the peak, the CUDA context, NCCL buffers and allocator headroom) with the headroom left to what an A10G
+ * requirement (the peak, the CUDA context, NCCL buffers and allocator headroom) with the headroom left to what the GPU
  * offers, or the overflow, in red.
  */
+/** The GPU a workload's memory is planned against: its pool's, or the one that binds among the pool's types. */
+const gpuOf = (w: PlanDoc["workloads"][number]) =>
+  GPU_INSTANCES[w.fallback?.gpuMemoryBindsOn ?? w.instanceType].accelerator;
+
 function budgetBar(w: PlanDoc["workloads"][number], i: number): string {
   const m = w.memory;
   const shown = PARTS.map(([key], p) => ({ key, p, gib: m.breakdownGiB[key] })).filter((part) => part.gib > 0);
@@ -69,7 +74,8 @@ function budgetBar(w: PlanDoc["workloads"][number], i: number): string {
   const limitX = (X0 + px(m.usableGiB)).toFixed(1);
   const stroke = m.fits ? "#1b1f24" : "#cf222e";
   const limit = leaf("line", { class: "usable", x1: limitX, x2: limitX, y1: 0, y2: height, stroke, "stroke-width": 2 });
-  const labels = `${el("text", { x: 0, y: 12 }, esc(w.name))}${el("text", { x: 0, y: y + 13, class: "muted" }, "planned / A10G")}`;
+  const gpu = `planned / ${gpuOf(w)}`;
+  const labels = `${el("text", { x: 0, y: 12 }, esc(w.name))}${el("text", { x: 0, y: y + 13, class: "muted" }, gpu)}`;
   const box = { class: "workload-budget", id: `budget-${i}`, viewBox: `0 0 ${W} ${height}`, width: W, height };
   return el("svg", box, `${labels}${parts}${required}${headroom}${limit}`);
 }
@@ -87,7 +93,7 @@ function workloadRows(doc: PlanDoc): string {
       ]),
     )
     .join("");
-  return htmlTable(["workload", "kind", "GPUs", "planned per GPU", "A10G usable", "verdict"], rows);
+  return htmlTable(["workload", "kind", "GPUs", "planned per GPU", "usable per GPU", "verdict"], rows);
 }
 
 /** Under a spot-with-fallback pool's capacity: where its nodes come from, and what it costs at most. */
@@ -122,7 +128,7 @@ export function planHtml(doc: PlanDoc): string {
     `<div class="muted">${esc(doc.region)}, namespace ${esc(doc.namespace)}</div>`,
     `<h2>GPU memory per GPU</h2>`,
     `<div class="muted">Thin bars: each part at its own peak, one bar each from the same zero (they are not all held ` +
-      `at once, so they are not stacked). Thick bar: the planned requirement and the headroom to the A10G's usable ` +
+      `at once, so they are not stacked). Thick bar: the planned requirement and the headroom to the GPU's usable ` +
       `memory (the line).</div>`,
     parts,
     ...doc.workloads.map(budgetBar),

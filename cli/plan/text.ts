@@ -1,6 +1,6 @@
 /** The text of `ray-gpu plan`, for people: pools, queue, and each workload with its reasons. */
 import { lostWorkText } from "../../core/reliability/interruption";
-import { capacityCostNote } from "../../core/pools";
+import { capacityCostNote, type GpuPoolPlan } from "../../core/pools";
 import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
 import type { WorkloadSpec } from "../../core/config/workloads";
@@ -117,6 +117,18 @@ function memoryLine(mem: WorkloadPlan["memory"]["memory"]): string {
   );
 }
 
+/** What a pool with fallback instance types plans its jobs on, and which type binds each figure. */
+function fallbackNote(p: GpuPoolPlan): string {
+  const n = p.node;
+  const b = n.binding;
+  return (
+    `${p.name}: nodes are ${p.instanceTypes.join(", then ")} (the next size when EC2 has none of the one before); ` +
+    `jobs are planned on the least of them: Ray pod ${p.podBudget.cpus} CPU, ${p.podBudget.memoryGiB} GiB ` +
+    `(${b.podBudget}), GPU memory ${n.usableGpuMemoryGiB} GiB (${b.usableGpuMemoryGiB}), NVMe ${n.nvmeGB} GB ` +
+    `(${b.nvmeGB}), ${n.denseBf16Tflops} BF16 TFLOPS (${b.denseBf16Tflops}); the price at max is the dearest size's`
+  );
+}
+
 /** The pools table: allocatable per node, what one Ray pod may request, and the price at max. */
 function poolLines(plan: StackPlan, wrap: Wrap): string[] {
   const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H AT MAX"]];
@@ -125,7 +137,7 @@ function poolLines(plan: StackPlan, wrap: Wrap): string[] {
     rows.push([
       p.name,
       p.role,
-      p.instanceType,
+      p.role === "gpu" ? p.instanceTypes.join(" > ") : p.instanceType,
       `${p.minNodes}-${p.maxNodes}`,
       p.capacityType,
       `${p.allocatable.cpuMillis}m CPU, ${(p.allocatable.memoryMiB / 1024).toFixed(1)} GiB${gpus}`,
@@ -145,6 +157,7 @@ function poolLines(plan: StackPlan, wrap: Wrap): string[] {
     ...table(rows),
     ...wrap("(prices: approximate us-east-1 on-demand list prices; spot is cheaper and varies)", "  "),
     ...fallback.flatMap((p) => wrap(`${p.name}: ${capacityCostNote(p)}`, "  ")),
+    ...plan.pools.gpu.filter((p) => p.instanceTypes.length > 1).flatMap((p) => wrap(fallbackNote(p), "  ")),
     "",
   ];
 }
@@ -156,8 +169,13 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, startup?: 
   const knobs = Object.entries(w.memory.knobs).map(([k, v]) => `${k}=${String(v)}`);
   const out = [
     `Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} ` +
-      `x ${w.instanceType}${example}`,
-    memoryLine(w.memory.memory),
+      `x ${w.fallback ? w.fallback.instanceTypes.join(" or ") : w.instanceType}${example}`,
+    memoryLine(w.memory.memory) + (w.fallback ? ` on ${w.fallback.gpuMemoryBindsOn}, the least of the pool's` : ""),
+    ...(w.fallback?.misfits ?? []).map(
+      (t) =>
+        `  ! does not fit in GPU memory on ${t}, a fallback of pool ${w.nodePool}: the job runs out of memory if ` +
+        `the autoscaler starts a ${t} node for it (prod refuses this)`,
+    ),
     `  knobs: ${knobs.join(", ")}`,
     ...w.memory.advice.map((a) => `  ! ${a}`),
     `  head: ${s.head.cpus} CPU, ${s.head.memoryGiB} GiB, object store ${s.head.objectStoreGiB} GiB, num-cpus 0`,

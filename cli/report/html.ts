@@ -64,7 +64,7 @@ function memoryBars(r: JobReport): string {
     leaf("rect", { x: 150, y: row * 30 + 4, height: 18, width: ((value / max) * 780).toFixed(1), fill: color }) +
     el("text", { x: (160 + (value / max) * 780).toFixed(1), y: row * 30 + 17 }, `${value} GiB`);
   const peak = peakGiB === null ? "" : bar("peak measured", peakGiB, peakGiB > usableGiB ? "#cf222e" : "#0072B2", 1);
-  const bars = `${bar("planned per GPU", plannedGiB, "#8c959f", 0)}${peak}${bar("A10G usable", usableGiB, "#d0d7de", 2)}`;
+  const bars = `${bar("planned per GPU", plannedGiB, "#8c959f", 0)}${peak}${bar("usable per GPU", usableGiB, "#d0d7de", 2)}`;
   const box = { id: "memory", viewBox: `0 0 ${W} 96`, width: W, height: 96, role: "img" };
   return el("svg", { ...box, "aria-label": "GPU memory, planned and used" }, bars);
 }

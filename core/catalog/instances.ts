@@ -1,30 +1,17 @@
 /**
- * Hardware catalog: every EC2 g5 size (NVIDIA A10G) and the m6i/m7i sizes used for Ray heads and system pods.
+ * Hardware catalog: the GPU sizes (./gpu-instances.ts) and the m6i/m7i sizes used for Ray heads and system pods, with
+ * the lookups every planner uses.
  *
  * Exhaustive typed tables keyed by a union: adding a size fails to compile until it is fully described.
- * Values are copied from `shared/facts/aws-g5.json`, which cites its sources:
- * - vCPU, memory, GPUs, NVMe, baseline network (the GPU's own facts are in ./accelerators.ts):
- *   aws/karpenter-provider-aws main@1d927085 `website/content/en/preview/reference/instance-types.md`.
- * - EFA support: eksctl-io/eksctl main@8b75484b `pkg/utils/instance/instance_types.go` (`EFASupported`).
- * - ENIs and IPv4 per ENI: awslabs/amazon-eks-ami v20260724 `nodeadm/internal/kubelet/instance-info.jsonl`.
- * - Price: us-east-1 on-demand Linux, APPROXIMATE, karpenter-provider-aws `zz_generated.pricing_aws.go`
- *   (AWS Pricing API snapshot of 2026-07-20). Check current pricing before quoting it.
+ * CPU values are copied from `shared/facts/aws-g5.json` (`headNodeCandidates`), whose sources are those of the GPU
+ * table: Karpenter's instance-types.md, nodeadm's instance-info.jsonl and Karpenter's pricing snapshot (APPROXIMATE).
  */
-import { ACCELERATORS, type AcceleratorName, type AcceleratorSpec } from "./accelerators";
+import { ACCELERATORS, type AcceleratorSpec } from "./accelerators";
+import { GPU_INSTANCES, type GpuInstanceType } from "./gpu-instances";
+import type { InstanceSpec } from "./instance-spec";
 
-/** Every g5 size. The g5 family is the only GPU family this library plans for (A10G, 24 GB GDDR6). */
-export const GPU_INSTANCE_TYPES = [
-  "g5.xlarge",
-  "g5.2xlarge",
-  "g5.4xlarge",
-  "g5.8xlarge",
-  "g5.12xlarge",
-  "g5.16xlarge",
-  "g5.24xlarge",
-  "g5.48xlarge",
-] as const;
-/** A g5 (A10G) size of the GPU catalog. */
-export type GpuInstanceType = (typeof GPU_INSTANCE_TYPES)[number];
+export { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "./gpu-instances";
+export type { GpuInstanceSpec, InstanceSpec } from "./instance-spec";
 
 /** CPU-only sizes for the Ray head, the KubeRay operator and system pods. */
 export const CPU_INSTANCE_TYPES = [
@@ -49,144 +36,6 @@ export const CPU_INSTANCE_TYPES = [
 ] as const;
 /** An m6i or m7i size of the CPU catalog. */
 export type CpuInstanceType = (typeof CPU_INSTANCE_TYPES)[number];
-
-/** Fields every instance type has. */
-export interface InstanceSpec {
-  /** Logical CPUs (2 per physical core on these families). */
-  readonly vcpu: number;
-  /** Nominal memory in GiB (the instance size, not the kernel's MemTotal). */
-  readonly memoryGiB: number;
-  /** Sustained network bandwidth in Mbps ("up to" sizes burst above it for short periods only). */
-  readonly networkBaselineMbps: number;
-  /** ENIs of the default network card; with {@link ipv4PerEni} this sets the ENI-based max pods. */
-  readonly maxEnis: number;
-  /** IPv4 addresses per ENI. */
-  readonly ipv4PerEni: number;
-  /** Approximate us-east-1 on-demand Linux price in USD per hour. */
-  readonly usdPerHourUsEast1: number;
-}
-
-/** A g5 size. */
-export interface GpuInstanceSpec extends InstanceSpec {
-  /** NVIDIA A10G GPUs. Multi-GPU sizes link them over PCIe only (no NVLink). */
-  readonly gpus: number;
-  /** The GPU (./accelerators.ts): its memory, throughput, power and node label. */
-  readonly accelerator: AcceleratorName;
-  /** Local instance-store NVMe: disk count and total decimal GB. Lost on stop; good for Ray spilling. */
-  readonly nvme: { readonly disks: number; readonly totalGB: number };
-  /** AWS's headline network figure, for display. */
-  readonly networkHeadline: string;
-  /** One EFA interface is available (g5.8xlarge and larger). Needs the EFA device plugin and aws-ofi-nccl. */
-  readonly efaSupported: boolean;
-}
-
-/** The g5 table. */
-export const GPU_INSTANCES: { readonly [K in GpuInstanceType]: GpuInstanceSpec } = {
-  "g5.xlarge": {
-    vcpu: 4,
-    memoryGiB: 16,
-    gpus: 1,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 250 },
-    networkBaselineMbps: 2500,
-    networkHeadline: "up to 10 Gbps",
-    efaSupported: false,
-    maxEnis: 4,
-    ipv4PerEni: 15,
-    usdPerHourUsEast1: 1.006,
-  },
-  "g5.2xlarge": {
-    vcpu: 8,
-    memoryGiB: 32,
-    gpus: 1,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 450 },
-    networkBaselineMbps: 5000,
-    networkHeadline: "up to 10 Gbps",
-    efaSupported: false,
-    maxEnis: 4,
-    ipv4PerEni: 15,
-    usdPerHourUsEast1: 1.212,
-  },
-  "g5.4xlarge": {
-    vcpu: 16,
-    memoryGiB: 64,
-    gpus: 1,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 600 },
-    networkBaselineMbps: 10000,
-    networkHeadline: "up to 25 Gbps",
-    efaSupported: false,
-    maxEnis: 8,
-    ipv4PerEni: 30,
-    usdPerHourUsEast1: 1.624,
-  },
-  "g5.8xlarge": {
-    vcpu: 32,
-    memoryGiB: 128,
-    gpus: 1,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 900 },
-    networkBaselineMbps: 25000,
-    networkHeadline: "25 Gbps",
-    efaSupported: true,
-    maxEnis: 8,
-    ipv4PerEni: 30,
-    usdPerHourUsEast1: 2.448,
-  },
-  "g5.12xlarge": {
-    vcpu: 48,
-    memoryGiB: 192,
-    gpus: 4,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 3800 },
-    networkBaselineMbps: 40000,
-    networkHeadline: "40 Gbps",
-    efaSupported: true,
-    maxEnis: 15,
-    ipv4PerEni: 50,
-    usdPerHourUsEast1: 5.672,
-  },
-  "g5.16xlarge": {
-    vcpu: 64,
-    memoryGiB: 256,
-    gpus: 1,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 1900 },
-    networkBaselineMbps: 25000,
-    networkHeadline: "25 Gbps",
-    efaSupported: true,
-    maxEnis: 8,
-    ipv4PerEni: 30,
-    usdPerHourUsEast1: 4.096,
-  },
-  "g5.24xlarge": {
-    vcpu: 96,
-    memoryGiB: 384,
-    gpus: 4,
-    accelerator: "A10G",
-    nvme: { disks: 1, totalGB: 3800 },
-    networkBaselineMbps: 50000,
-    networkHeadline: "50 Gbps",
-    efaSupported: true,
-    maxEnis: 15,
-    ipv4PerEni: 50,
-    usdPerHourUsEast1: 8.144,
-  },
-  "g5.48xlarge": {
-    vcpu: 192,
-    memoryGiB: 768,
-    gpus: 8,
-    accelerator: "A10G",
-    nvme: { disks: 2, totalGB: 7600 },
-    networkBaselineMbps: 100000,
-    networkHeadline: "100 Gbps",
-    efaSupported: true,
-    maxEnis: 7,
-    ipv4PerEni: 50,
-    usdPerHourUsEast1: 16.288,
-  },
-};
 
 /** The m6i/m7i table (4 GiB per vCPU, no instance store). */
 export const CPU_INSTANCES: { readonly [K in CpuInstanceType]: InstanceSpec } = {
@@ -336,7 +185,7 @@ export const CPU_INSTANCES: { readonly [K in CpuInstanceType]: InstanceSpec } = 
   },
 };
 
-/** True when `name` is a g5 size in the catalog. */
+/** True when `name` is a GPU size (g5, g6, g6e) in the catalog. */
 export function isGpuInstanceType(name: string): name is GpuInstanceType {
   return Object.hasOwn(GPU_INSTANCES, name);
 }
@@ -368,3 +217,6 @@ export function usableGpuMemoryGiB(type: GpuInstanceType): number {
 export function maxPodsByEni(spec: Pick<InstanceSpec, "maxEnis" | "ipv4PerEni">): number {
   return spec.maxEnis * (spec.ipv4PerEni - 1) + 2;
 }
+
+/** The instance families of the GPU catalog, from their sizes' names (`g5`, `g6`, `g6e`). */
+export const gpuFamilyOf = (type: GpuInstanceType): string => type.slice(0, type.indexOf("."));

@@ -7,7 +7,6 @@ import { ENVIRONMENT_PROFILES, type CleanupPolicy } from "../environments";
 import type { Environment } from "../config/stack";
 import { DecisionLog, type Decision } from "../decisions";
 import { IssueCollector } from "../errors";
-import { GPU_INSTANCES } from "../catalog/instances";
 import { POOL_LABEL, type CpuPoolPlan, type GpuPoolPlan, type Taint } from "../pools";
 import { planHead, type HeadPlan } from "./head";
 import { workerEnv } from "./env";
@@ -179,7 +178,7 @@ function decideWorkerMemory(input: ClusterShapeInput, gpusPerNode: number, memor
   log.decide("worker.objectStoreGiB", objectStoreGiB, WHY_WORKER.objectStore(needs, memoryGiB));
   log.decide("worker.shmGiB", shmGiB, WHY_WORKER.shm(needs, objectStoreGiB));
   log.decide("worker.heapGiB", heapGiB, WHY_WORKER.heap(needs));
-  const nvmeGB = GPU_INSTANCES[pool.instanceType].nvme.totalGB;
+  const nvmeGB = pool.node.nvmeGB;
   const spillGiB = log.decide(
     "worker.spillGiB",
     Math.floor((nvmeGB * 1e9 * SPILL_NVME_FRACTION) / 2 ** 30),
@@ -237,7 +236,7 @@ function planLifecycle(input: ClusterShapeInput, log: DecisionLog): LifecyclePla
 export function planClusterShape(input: ClusterShapeInput): ClusterShapePlan {
   const log = new DecisionLog();
   const issues = new IssueCollector();
-  const gpusPerNode = GPU_INSTANCES[input.gpuPool.instanceType].gpus;
+  const gpusPerNode = input.gpuPool.node.gpus;
   checkFit(input, gpusPerNode, issues);
   const head = planHead({
     workers: Math.ceil(input.gpus / gpusPerNode),

@@ -15,6 +15,7 @@ import {
 import { cidrRange } from "./address-set";
 import { distinctEntries } from "./distinct";
 import { grammar, GRAMMARS } from "./grammars";
+import { GPU_CAPACITY_TYPES, MAX_FALLBACK_INSTANCE_TYPES, SPOT_WAIT_MINUTES } from "./gpu-capacity";
 
 /** The IPv4 range of every address: the default of the public API endpoint's and the pods' HTTPS egress ranges. */
 export const EVERY_ADDRESS = "0.0.0.0/0";
@@ -128,29 +129,18 @@ export const CpuNodeGroupSchema = z.strictObject({
   daemonSetReserve: DaemonSetReserveSchema.optional(),
 });
 
-/**
- * Where a GPU pool's nodes come from: on-demand, spot (dev only), or spot with an on-demand fallback (a spot node
- * group and an on-demand one; see `core/platform/spot-fallback.ts`).
- */
-export const GPU_CAPACITY_TYPES = ["on-demand", "spot", "spot-with-fallback"] as const;
-/** A GPU pool's capacity type. */
-export type GpuCapacityType = (typeof GPU_CAPACITY_TYPES)[number];
+export {
+  GPU_CAPACITY_TYPES,
+  SPOT_WAIT_MINUTES,
+  SPOT_GROUP_SUFFIX,
+  spotGroupName,
+  MAX_FALLBACK_INSTANCE_TYPES,
+  fallbackGroupName,
+  type GpuCapacityType,
+} from "./gpu-capacity";
 
 /**
- * `spotWaitMinutes` of a spot-with-fallback pool that sets none, and its range. It becomes the Cluster Autoscaler's
- * `--max-node-provision-time`, which applies to every node group: at least 5 minutes, so a healthy g5 node (EC2 launch
- * plus the AL2023 boot and join, a few minutes) is never given up on; at most 10, so an on-demand node started then
- * still has about 5 minutes to come up and pull its image within Kueue's 15-minute `waitForPodsReady`.
- */
-export const SPOT_WAIT_MINUTES = { default: 10, min: 5, max: 10 } as const;
-
-/** Suffix of the spot node group of a spot-with-fallback pool: the pool's on-demand group keeps the pool's name. */
-export const SPOT_GROUP_SUFFIX = "-spot";
-/** The spot node group's name of the spot-with-fallback pool `pool`. */
-export const spotGroupName = (pool: string) => `${pool}${SPOT_GROUP_SUFFIX}`;
-
-/**
- * An A10G (g5) pool.
+ * A GPU pool: g5 (A10G), g6 (L4) or g6e (L40S) nodes, with fallback sizes in order.
  * @internal
  */
 export const GpuNodeGroupSchema = z.strictObject({
@@ -159,8 +149,18 @@ export const GpuNodeGroupSchema = z.strictObject({
    * spot-with-fallback pool, whose spot group is `<name>-spot`).
    */
   name: dnsLabel(MAX_POOL_NAME),
-  /** A g5 size. */
+  /** A GPU size of the catalog: g5 (A10G), g6 (L4) or g6e (L40S), `xlarge` to `48xlarge`. */
   instanceType: z.enum(GPU_INSTANCE_TYPES),
+  /**
+   * GPU sizes to fall back to, in order, when EC2 has no `instanceType` capacity to give: one node group per size,
+   * scaled by the Cluster Autoscaler's priority expander only after the groups before it could not be (see
+   * `core/platform/spot-fallback.ts`); Kueue admits the pool's jobs on any of them (one flavor). Each must have as
+   * many GPUs per node as `instanceType`, differ from it and from each other, and needs queueing on. Jobs on the pool
+   * are planned on the smallest node of all the sizes, and to fit in the GPU memory of each: prod refuses a size a job
+   * would not fit, dev plans the job on `instanceType` and warns. At most 3.
+   * @default [] (no fallback)
+   */
+  fallbackInstanceTypes: z.array(z.enum(GPU_INSTANCE_TYPES)).max(MAX_FALLBACK_INSTANCE_TYPES).default([]),
   /**
    * Fewest nodes; 0 lets the pool scale to zero when no RayJob needs it.
    * @default 0

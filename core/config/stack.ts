@@ -18,6 +18,7 @@ import { nodeAllocatable } from "../catalog/eks-allocatable";
 import { GPU_INSTANCES } from "../catalog/instances";
 import { ENVIRONMENT_PROFILES } from "../environments";
 import { checkCapacity } from "./capacity";
+import { checkFallbackTypes } from "./fallback-types";
 import { EVERY_ADDRESS, PlatformSchema } from "./platform";
 import { publicAddressCount } from "./address-set";
 import { unroutableEntries, unroutableMessage } from "./api-endpoint";
@@ -79,10 +80,10 @@ function checkGpuPools(cfg: StackShape, addIssue: AddIssue): void {
   const { platform } = cfg;
   platform.gpuNodeGroups.forEach((pool, i) => {
     const path = ["platform", "gpuNodeGroups", i];
-    if (pool.efa && !GPU_INSTANCES[pool.instanceType].efaSupported) {
+    if (pool.efa && GPU_INSTANCES[pool.instanceType].efaInterfaces === 0) {
       addIssue(
         [...path, "efa"],
-        `${pool.instanceType} has no EFA interface; use g5.8xlarge or larger, or set efa: false`,
+        `${pool.instanceType} has no EFA interface; use an 8xlarge or larger size, or set efa: false`,
       );
     } else if (pool.efa) {
       addIssue(
@@ -135,6 +136,7 @@ export const StackConfigSchema = z
     checkPools(cfg, addIssue);
     checkGpuPools(cfg, addIssue);
     checkCapacity(cfg, addIssue);
+    checkFallbackTypes(cfg, addIssue);
     checkApiEndpoint(cfg, addIssue);
     const seen = new Set<string>();
     cfg.workloads.forEach((w, i) => {

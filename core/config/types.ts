@@ -390,7 +390,7 @@ export type GpuNodeGroupConfig = {
    */
   name: string;
   /**
-   * A g5 size.
+   * A GPU size of the catalog: g5 (A10G), g6 (L4) or g6e (L40S), `xlarge` to `48xlarge`.
    */
   instanceType:
     | "g5.xlarge"
@@ -400,7 +400,58 @@ export type GpuNodeGroupConfig = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
+  /**
+   * GPU sizes to fall back to, in order, when EC2 has no `instanceType` capacity to give: one node group per size,
+   * scaled by the Cluster Autoscaler's priority expander only after the groups before it could not be (see
+   * `core/platform/spot-fallback.ts`); Kueue admits the pool's jobs on any of them (one flavor). Each must have as
+   * many GPUs per node as `instanceType`, differ from it and from each other, and needs queueing on. Jobs on the pool
+   * are planned on the smallest node of all the sizes, and to fit in the GPU memory of each: prod refuses a size a job
+   * would not fit, dev plans the job on `instanceType` and warns. At most 3.
+   * @default [] (no fallback)
+   */
+  fallbackInstanceTypes: (
+    | "g5.xlarge"
+    | "g5.2xlarge"
+    | "g5.4xlarge"
+    | "g5.8xlarge"
+    | "g5.12xlarge"
+    | "g5.16xlarge"
+    | "g5.24xlarge"
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge"
+  )[];
   /**
    * Fewest nodes; 0 lets the pool scale to zero when no RayJob needs it.
    * @default 0
@@ -464,7 +515,7 @@ export type GpuNodeGroupConfigInput = {
    */
   name: string;
   /**
-   * A g5 size.
+   * A GPU size of the catalog: g5 (A10G), g6 (L4) or g6e (L40S), `xlarge` to `48xlarge`.
    */
   instanceType:
     | "g5.xlarge"
@@ -474,11 +525,62 @@ export type GpuNodeGroupConfigInput = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Most nodes.
    */
   maxNodes: number;
+  /**
+   * GPU sizes to fall back to, in order, when EC2 has no `instanceType` capacity to give: one node group per size,
+   * scaled by the Cluster Autoscaler's priority expander only after the groups before it could not be (see
+   * `core/platform/spot-fallback.ts`); Kueue admits the pool's jobs on any of them (one flavor). Each must have as
+   * many GPUs per node as `instanceType`, differ from it and from each other, and needs queueing on. Jobs on the pool
+   * are planned on the smallest node of all the sizes, and to fit in the GPU memory of each: prod refuses a size a job
+   * would not fit, dev plans the job on `instanceType` and warns. At most 3.
+   * @default [] (no fallback)
+   */
+  fallbackInstanceTypes?: (
+    | "g5.xlarge"
+    | "g5.2xlarge"
+    | "g5.4xlarge"
+    | "g5.8xlarge"
+    | "g5.12xlarge"
+    | "g5.16xlarge"
+    | "g5.24xlarge"
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge"
+  )[];
   /**
    * Fewest nodes; 0 lets the pool scale to zero when no RayJob needs it.
    * @default 0
@@ -1174,7 +1276,23 @@ export type TrainingJobSpec = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -1332,7 +1450,23 @@ export type TrainingJobSpecInput = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -1525,7 +1659,23 @@ export type LoRAFineTuneSpec = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -1686,7 +1836,23 @@ export type LoRAFineTuneSpecInput = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -1844,7 +2010,23 @@ export type EmbeddingPipelineSpec = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -1970,7 +2152,23 @@ export type EmbeddingPipelineSpecInput = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -2140,7 +2338,23 @@ export type BatchInferenceSpec = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,
@@ -2278,7 +2492,23 @@ export type BatchInferenceSpecInput = {
     | "g5.12xlarge"
     | "g5.16xlarge"
     | "g5.24xlarge"
-    | "g5.48xlarge";
+    | "g5.48xlarge"
+    | "g6.xlarge"
+    | "g6.2xlarge"
+    | "g6.4xlarge"
+    | "g6.8xlarge"
+    | "g6.12xlarge"
+    | "g6.16xlarge"
+    | "g6.24xlarge"
+    | "g6.48xlarge"
+    | "g6e.xlarge"
+    | "g6e.2xlarge"
+    | "g6e.4xlarge"
+    | "g6e.8xlarge"
+    | "g6e.12xlarge"
+    | "g6e.16xlarge"
+    | "g6e.24xlarge"
+    | "g6e.48xlarge";
   /**
    * Container image with Ray, the user's code and its dependencies. Needed to render. Ray's own images
    * (`rayproject/ray`) must be Ray 2.58.0 (`RAY_VERSION`), the version the RayJob declares and the runtime is tested with,

@@ -1,5 +1,6 @@
 /**
- * EKS managed node group plans for the CPU pool and the A10G pools: AMI type, capacity, labels and taints the
+ * EKS managed node group plans for the CPU pool and the GPU pools (one group per instance type and capacity type): AMI
+ * type (the accelerator's, ../catalog/accelerators.ts), capacity, labels and taints the
  * RayJobs select on, IMDSv2, root volume, instance-store NVMe for Ray spilling, placement, and the tags the
  * Cluster Autoscaler needs to scale a pool up from zero.
  *
@@ -12,11 +13,11 @@
  * label, so `--balance-similar-node-groups` never splits a scale-up between them (`./spot-fallback.ts`).
  */
 import { IMDS } from "./security";
-import { GPU_INSTANCES } from "../catalog/instances";
-import { spotGroupName } from "../config/platform";
+import { acceleratorOf, GPU_INSTANCES, type GpuInstanceType } from "../catalog/instances";
+import { fallbackGroupName, spotGroupName } from "../config/platform";
 import type { Environment } from "../config/stack";
 import { capacityAllowed } from "../environments";
-import type { CpuPoolPlan, GpuPoolPlan, Taint } from "../pools";
+import { ACCELERATOR_LABEL_KEY, type CpuPoolPlan, type GpuPoolPlan, type Taint } from "../pools";
 
 /** EKS's spelling of taint effects. */
 const EKS_EFFECT = {
@@ -37,6 +38,7 @@ export interface NodeGroupPlan {
   readonly name: string;
   readonly role: "system" | "gpu";
   readonly amiType: "AL2023_x86_64_NVIDIA" | "AL2023_x86_64_STANDARD";
+  /** The group's one instance type (a pool with fallback sizes has a group per size). */
   readonly capacityType: "ON_DEMAND" | "SPOT";
   readonly instanceTypes: readonly string[];
   readonly scaling: { readonly minSize: number; readonly maxSize: number; readonly desiredSize: number };
@@ -160,9 +162,10 @@ export function planCpuNodeGroup(pool: CpuPoolPlan, target: Pick<NodeGroupTarget
   };
 }
 
-/** One node group of a GPU pool: its name, capacity and the fewest nodes it keeps. */
+/** One node group of a GPU pool: its name, instance type, capacity and the fewest nodes it keeps. */
 interface GpuGroupSpec {
   readonly name: string;
+  readonly instanceType: GpuInstanceType;
   readonly capacityType: NodeGroupPlan["capacityType"];
   readonly minSize: number;
   /** Put the capacity type in the autoscaler's node template (a fallback pool's two groups must not look alike). */
@@ -173,46 +176,57 @@ interface GpuGroupSpec {
 export const CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType";
 
 /**
- * The groups a pool needs: one, or for spot-with-fallback the spot group (preferred, at the pool's `minNodes`) and the
- * on-demand group from 0 nodes (see `./spot-fallback.ts`). Spot alone is used only where the environment allows it.
+ * The capacity groups of one size: one, or for spot-with-fallback the spot group (preferred, at the pool's `minNodes`
+ * for the pool's own size) and the on-demand group from 0 nodes (see `./spot-fallback.ts`). Spot alone is used only
+ * where the environment allows it. A fallback size keeps no node of its own (`minSize` 0).
  */
-function gpuGroupSpecs(pool: GpuPoolPlan, environment: Environment): GpuGroupSpec[] {
+function capacityGroups(pool: GpuPoolPlan, type: GpuInstanceType, environment: Environment): GpuGroupSpec[] {
+  const first = type === pool.instanceType;
+  const name = first ? pool.name : fallbackGroupName(pool.name, type);
+  const minNodes = first ? pool.minNodes : 0;
   if (pool.capacityType === "spot-with-fallback")
     return [
       {
-        name: spotGroupName(pool.name),
+        name: spotGroupName(name),
+        instanceType: type,
         capacityType: "SPOT",
-        minSize: pool.minNodes,
+        minSize: minNodes,
         templateCapacityLabel: true,
       },
-      { name: pool.name, capacityType: "ON_DEMAND", minSize: 0, templateCapacityLabel: true },
+      { name, instanceType: type, capacityType: "ON_DEMAND", minSize: 0, templateCapacityLabel: true },
     ];
   const spot = pool.capacityType === "spot" && capacityAllowed(environment, "spot");
   return [
     {
-      name: pool.name,
+      name,
+      instanceType: type,
       capacityType: spot ? "SPOT" : "ON_DEMAND",
-      minSize: pool.minNodes,
+      minSize: minNodes,
       templateCapacityLabel: false,
     },
   ];
 }
 
-/** One node group of an A10G pool. */
+/** The groups a pool needs: those of its own size, then those of each fallback size in order. */
+function gpuGroupSpecs(pool: GpuPoolPlan, environment: Environment): GpuGroupSpec[] {
+  return pool.instanceTypes.flatMap((t) => capacityGroups(pool, t, environment));
+}
+
+/** One node group of a GPU pool: its nodes carry the pool's labels and their own GPU's accelerator label. */
 function gpuNodeGroup(pool: GpuPoolPlan, group: GpuGroupSpec, clusterName: string): NodeGroupPlan {
-  const gpus = GPU_INSTANCES[pool.instanceType].gpus;
-  const template = group.templateCapacityLabel
-    ? { ...pool.labels, [CAPACITY_TYPE_LABEL]: group.capacityType }
-    : pool.labels;
+  const gpus = GPU_INSTANCES[group.instanceType].gpus;
+  const accelerator = acceleratorOf(group.instanceType);
+  const labels = { ...pool.labels, [ACCELERATOR_LABEL_KEY]: accelerator.nodeLabel };
+  const template = group.templateCapacityLabel ? { ...labels, [CAPACITY_TYPE_LABEL]: group.capacityType } : labels;
   return {
     pool: pool.name,
     name: group.name,
     role: "gpu",
-    amiType: "AL2023_x86_64_NVIDIA",
+    amiType: accelerator.eksAmiType,
     capacityType: group.capacityType,
-    instanceTypes: [pool.instanceType],
+    instanceTypes: [group.instanceType],
     scaling: { minSize: group.minSize, maxSize: pool.maxNodes, desiredSize: group.minSize },
-    labels: pool.labels,
+    labels,
     taints: pool.taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_EFFECT[t.effect] })),
     launchTemplate: {
       httpTokens: "required",
@@ -227,16 +241,17 @@ function gpuNodeGroup(pool: GpuPoolPlan, group: GpuGroupSpec, clusterName: strin
 }
 
 /**
- * Plans an A10G pool's node groups: one, or two for a spot-with-fallback pool (spot first, then on-demand). Each group
- * holds up to `maxNodes`; the pool's queue quota keeps the two to `maxNodes` nodes together.
+ * Plans a GPU pool's node groups: per instance type (its own, then each fallback), one group, or two for a
+ * spot-with-fallback pool (spot, then on-demand). Each group holds up to `maxNodes`; the pool's queue quota keeps them
+ * to `maxNodes` busy nodes together.
  */
 export function planGpuNodeGroups(pool: GpuPoolPlan, target: NodeGroupTarget): NodeGroupPlan[] {
   return gpuGroupSpecs(pool, target.environment).map((g) => gpuNodeGroup(pool, g, target.clusterName));
 }
 
 /**
- * Plans an A10G pool's node group: its only one, or the spot group of a spot-with-fallback pool, which has two
- * (`planGpuNodeGroups` plans both).
+ * Plans a GPU pool's first node group: its only one, or the first of several (the spot group of a spot-with-fallback
+ * pool; `planGpuNodeGroups` plans them all).
  */
 export function planGpuNodeGroup(pool: GpuPoolPlan, target: NodeGroupTarget): NodeGroupPlan {
   return planGpuNodeGroups(pool, target)[0]!;

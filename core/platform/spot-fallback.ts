@@ -1,6 +1,9 @@
 /**
- * Spot with an on-demand fallback (`capacityType: spot-with-fallback`): how a pool's pods get spot nodes first and
- * on-demand nodes when spot has none to give, and what the Cluster Autoscaler is told for it. Pure.
+ * Capacity fallback: how a pool's pods get nodes from its node groups in order, and what the Cluster Autoscaler is told
+ * for it. A pool falls back across capacity types (`capacityType: spot-with-fallback`: spot first, on demand when spot
+ * has none to give) and across instance types (`fallbackInstanceTypes`: its own size first, then each fallback size in
+ * order). With both, every spot group comes before every on-demand group (spot of any size costs less than on-demand
+ * of the first), and sizes keep their order within each. Pure.
  *
  * The mechanism is the Cluster Autoscaler's, not Kueue's. At the pinned versions:
  * - Kueue v0.19.2 (commit 8eab6877) picks a flavor for quota only. After a failed ProvisioningRequest check
@@ -25,6 +28,8 @@
  *   scale-up reverted and the group backed off the same way. AWS reads no per-group override of that flag
  *   (`cloudprovider/aws/aws_manager.go`, `GetAsgOptions`), so it is one value for every node group. No
  *   ProvisioningRequest is used (`--enable-provisioning-requests` stays off): a failed one would only requeue to spot.
+ * - An instance type EC2 has no capacity for fails the same way (`InsufficientInstanceCapacity` in the ASG's scaling
+ *   activity, the same placeholder and backoff), so the next size's group is scaled on the next loop.
  * - Chart 9.59.0 writes `expanderPriorities` into the ConfigMap `cluster-autoscaler-priority-expander` and grants the
  *   RBAC when `extraArgs.expander` names `priority` (`templates/priority-expander-configmap.yaml`, `role.yaml`).
  */
@@ -32,14 +37,27 @@ import { SPOT_WAIT_MINUTES } from "../config/platform";
 import type { GpuPoolPlan } from "../pools";
 import type { NodeGroupPlan } from "./node-groups";
 
-/** Priorities of the expander: a fallback pool's spot group above every other group. */
-export const EXPANDER_PRIORITY = { spot: 20, other: 10 } as const;
+/**
+ * Priorities of the expander: the last group of a pool's order, and every pool without a fallback, at `other`; each
+ * group before it `step` higher than the next (a spot-with-fallback pool of one size: spot at 20).
+ */
+export const EXPANDER_PRIORITY = { other: 10, step: 10 } as const;
 
-/** What the Cluster Autoscaler is told for the stack's spot-with-fallback pools. */
+/** One priority of the expander and the Auto Scaling groups it prefers. */
+export interface ExpanderTier {
+  readonly priority: number;
+  /** Regular expressions of Auto Scaling group names. */
+  readonly groups: readonly string[];
+}
+
+/** What the Cluster Autoscaler is told for the stack's pools with a fallback (capacity type or instance type). */
 export interface SpotFallbackPlan {
-  /** Regular expressions of the spot groups' Auto Scaling group names, preferred by the `priority` expander. */
-  readonly preferredGroups: readonly string[];
-  /** `--max-node-provision-time`: the longest a pod waits for a spot node before the on-demand group is scaled. */
+  /** The groups above `EXPANDER_PRIORITY.other`, highest priority first. */
+  readonly tiers: readonly ExpanderTier[];
+  /**
+   * `--max-node-provision-time`: the longest a pod waits for a node of one group before the next is scaled (the
+   * spot-with-fallback pools' `spotWaitMinutes`, else its default).
+   */
   readonly maxNodeProvisionMinutes: number;
 }
 
@@ -49,26 +67,43 @@ export interface SpotFallbackPlan {
  */
 export const autoScalingGroupPattern = (name: string) => `^eks-${name}-[0-9a-f]{26}-`;
 
+/** A pool's node groups in the order the autoscaler tries them: spot before on-demand, then sizes in order. */
+function groupOrder(pool: GpuPoolPlan, groups: readonly NodeGroupPlan[]): NodeGroupPlan[] {
+  const own = groups.filter((g) => g.pool === pool.name);
+  const rank = (g: NodeGroupPlan) =>
+    (g.capacityType === "SPOT" ? 0 : pool.instanceTypes.length) +
+    pool.instanceTypes.findIndex((t) => t === g.instanceTypes[0]);
+  return [...own].sort((x, y) => rank(x) - rank(y));
+}
+
 /**
- * The autoscaler's settings for the stack's spot-with-fallback pools, or undefined when it has none (its
- * configuration then stays as it was). Every fallback pool waits the same (a rule of the config).
+ * The autoscaler's settings for the stack's pools with a fallback, or undefined when none has one (its configuration
+ * then stays as it was). Every spot-with-fallback pool waits the same (a rule of the config).
  */
 export function planSpotFallback(
   pools: readonly GpuPoolPlan[],
   groups: readonly NodeGroupPlan[],
 ): SpotFallbackPlan | undefined {
-  const fallback = pools.filter((p) => p.capacityType === "spot-with-fallback");
-  if (!fallback.length) return undefined;
-  const names = new Set(fallback.map((p) => p.name));
+  const ordered = pools.map((p) => groupOrder(p, groups)).filter((o) => o.length > 1);
+  if (!ordered.length) return undefined;
+  const byPriority = new Map<number, string[]>();
+  for (const order of ordered)
+    order.forEach((g, rank) => {
+      const priority = EXPANDER_PRIORITY.other + EXPANDER_PRIORITY.step * (order.length - 1 - rank);
+      if (priority > EXPANDER_PRIORITY.other)
+        byPriority.set(priority, [...(byPriority.get(priority) ?? []), autoScalingGroupPattern(g.name)]);
+    });
+  const spotPools = pools.filter((p) => p.capacityType === "spot-with-fallback");
   return {
-    preferredGroups: groups
-      .filter((g) => names.has(g.pool) && g.capacityType === "SPOT")
-      .map((g) => autoScalingGroupPattern(g.name)),
-    maxNodeProvisionMinutes: Math.min(...fallback.map((p) => p.spotWaitMinutes ?? SPOT_WAIT_MINUTES.default)),
+    tiers: [...byPriority].sort(([a], [b]) => b - a).map(([priority, names]) => ({ priority, groups: names })),
+    maxNodeProvisionMinutes: Math.min(
+      SPOT_WAIT_MINUTES.default,
+      ...spotPools.map((p) => p.spotWaitMinutes ?? SPOT_WAIT_MINUTES.default),
+    ),
   };
 }
 
-/** The chart values that make the autoscaler prefer spot and give up on it after the wait. */
+/** The chart values that make the autoscaler try each pool's groups in order, giving up on one after the wait. */
 export function spotFallbackValues(plan: SpotFallbackPlan): {
   extraArgs: Record<string, string>;
   expanderPriorities: Record<string, string[]>;
@@ -77,7 +112,7 @@ export function spotFallbackValues(plan: SpotFallbackPlan): {
     // Ties (groups of one priority) go to least-waste, as without the fallback.
     extraArgs: { expander: "priority,least-waste", "max-node-provision-time": `${plan.maxNodeProvisionMinutes}m` },
     expanderPriorities: {
-      [EXPANDER_PRIORITY.spot]: [...plan.preferredGroups],
+      ...Object.fromEntries(plan.tiers.map((t) => [t.priority, [...t.groups]])),
       // A group no expression matches is never scaled (priority.go): every other group is listed here.
       [EXPANDER_PRIORITY.other]: [".*"],
     },

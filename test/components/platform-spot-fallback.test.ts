@@ -4,14 +4,13 @@
  * prefer spot, and a deploy order the simulation accepts.
  */
 import { describe, expect, it } from "vitest";
-import { checkDeployOrder, type DeployNode } from "../../core/deploy/order";
+import { checkDeployOrder } from "../../core/deploy/order";
 import type { RecordedResource } from "../helpers/pulumi-mocks";
 import { fallbackConfigEdit } from "../helpers/spot-fallback";
 import { assertPlatformInvariants } from "./platform-invariants";
-import { ofType, runProgram } from "./run-program";
+import { deployNodesOf, ofType, runProgram } from "./run-program";
 
 const CAPACITY_TEMPLATE_TAG = "k8s.io/cluster-autoscaler/node-template/label/eks.amazonaws.com/capacityType";
-const urnName = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
 
 describe("RayGpuPlatform, prod stack with a spot-with-fallback pool", () => {
   let rs: RecordedResource[];
@@ -53,13 +52,6 @@ describe("RayGpuPlatform, prod stack with a spot-with-fallback pool", () => {
   });
 
   it("creates the resources in an order the deploy simulation accepts", () => {
-    const nodes: DeployNode[] = rs.map((r) => ({
-      type: r.type,
-      name: r.name,
-      parent: r.parent ? urnName(r.parent) : null,
-      inputs: r.inputs,
-      dependsOn: r.dependencies.map(urnName),
-    }));
-    expect(checkDeployOrder(nodes)).toEqual([]);
+    expect(checkDeployOrder(deployNodesOf(rs))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 /** Runs stacks/index.ts once under the preview mocks with a stack's config (one program per test file). */
 import { join } from "node:path";
+import type { DeployNode } from "../../core/deploy/order";
 import { repoRoot } from "../helpers/fixtures";
 import { settlePreview, setupPulumiMocks, stackFileConfig, type RecordedResource } from "../helpers/pulumi-mocks";
 
@@ -48,3 +49,15 @@ export async function runProgram(
 }
 
 export const ofType = (rs: readonly RecordedResource[], type: string) => rs.filter((r) => r.type === type);
+
+const urnName = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
+
+/** The recorded resources as the deploy simulation's graph (parents and dependencies by name). */
+export const deployNodesOf = (rs: readonly RecordedResource[]): DeployNode[] =>
+  rs.map((r) => ({
+    type: r.type,
+    name: r.name,
+    parent: r.parent ? urnName(r.parent) : null,
+    inputs: r.inputs,
+    dependsOn: r.dependencies.map(urnName),
+  }));

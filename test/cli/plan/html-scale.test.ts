@@ -85,7 +85,7 @@ describe("plan --html bars", () => {
       "kind",
       "GPUs",
       "planned per GPU",
-      "A10G usable",
+      "usable per GPU",
       "verdict",
     ]);
     expect(html).not.toContain("<th></th>");

@@ -18,6 +18,12 @@ const facts = existsSync(factsFile)
     })
   : undefined;
 
+/** The L4 and L40S rows of facts/aws-g6.json, kept in this repository. */
+const g6 = JSON.parse(readFileSync(join(repoRoot, "facts/aws-g6.json"), "utf8")) as {
+  instances: { instanceType: string; gpuMemoryMiBPerGpuEc2Api: number }[];
+  gpuSpecs: Record<string, Record<string, unknown> & { bf16TensorTflops: { dense: number } }>;
+};
+
 /** Code lines (comments aside) of every source file the planners, components and runtime are made of. */
 function codeLines(): { at: string; text: string }[] {
   const roots = ["core", "workloads", "cli", "components", "policy", "stacks", "io", "runtime/ray_gpu"];
@@ -33,8 +39,39 @@ function codeLines(): { at: string; text: string }[] {
 }
 
 describe("the accelerator table", () => {
-  it.skipIf(!facts)("holds the shared facts' figures for every GPU", () => {
-    for (const name of ACCELERATOR_NAMES) {
+  it("holds the figures of facts/aws-g6.json for the L4 and the L40S", () => {
+    for (const name of ["L4", "L40S"] as const) {
+      const spec = g6.gpuSpecs[name]!;
+      const a = ACCELERATORS[name];
+      const fp8 = spec["fp8TensorTflops"] as { dense: number };
+      expect(
+        [
+          a.memoryBandwidthGBps,
+          a.powerLimitWatts,
+          a.denseBf16Tflops,
+          a.denseFp8Tflops,
+          a.cudaTotalGiB,
+          a.tflopsVerified,
+        ],
+        name,
+      ).toEqual([
+        spec["memoryBandwidthGBs"],
+        spec["maxPowerW"],
+        spec.bf16TensorTflops.dense,
+        fp8.dense,
+        spec["cudaTotalGiB"],
+        true,
+      ]);
+      const family = name === "L4" ? "g6." : "g6e.";
+      for (const row of g6.instances.filter((r) => r.instanceType.startsWith(family)))
+        expect(row.gpuMemoryMiBPerGpuEc2Api, row.instanceType).toBe(a.memoryMiB);
+      // CUDA hands out less than EC2 reports: the planner plans against the lower figure.
+      expect(a.cudaTotalGiB).toBeLessThan(a.memoryMiB / 1024);
+    }
+  });
+
+  it.skipIf(!facts)("holds the shared facts' figures for the A10G", () => {
+    for (const name of ["A10G"] as const) {
       const spec = facts!.gpuSpecs[name]!;
       const a = ACCELERATORS[name];
       expect([a.memoryBandwidthGBps, a.powerLimitWatts], name).toEqual([

@@ -22,10 +22,42 @@ const facts = existsSync(factsFile)
       headNodeCandidates: Record<string, number | string>[];
     })
   : undefined;
+/** The g6 and g6e facts, kept in this repository (facts/aws-g6.json) in the shared facts' form. */
+const g6Facts = JSON.parse(readFileSync(join(repoRoot, "facts/aws-g6.json"), "utf8")) as {
+  instances: Record<string, number | string>[];
+};
+
+/** A catalog row's figures beside the facts row's, field by field. */
+function rowPair(c: (typeof GPU_INSTANCES)[keyof typeof GPU_INSTANCES], f: Record<string, unknown>, efa: unknown) {
+  const ours = [
+    c.vcpu,
+    c.memoryGiB,
+    c.gpus,
+    ACCELERATORS[c.accelerator].memoryMiB,
+    c.nvmeGB,
+    c.efaInterfaces,
+    c.maxEnis,
+    c.ipv4PerEni,
+    c.usdPerHourUsEast1,
+  ];
+  const theirs = [
+    f["vcpu"],
+    f["memoryGiB"],
+    f["gpuCount"],
+    f["gpuMemoryMiBPerGpuEc2Api"],
+    f["localNvmeGB"],
+    efa,
+    f["maxEnis"],
+    f["ipv4PerEni"],
+    f["usEast1OnDemandLinuxUsdPerHourApprox"],
+  ];
+  return { ours, theirs };
+}
 
 describe("hardware catalog", () => {
-  it("lists every g5 size and the m6i/m7i head sizes", () => {
-    expect(GPU_INSTANCE_TYPES).toHaveLength(8);
+  it("lists every g5, g6 and g6e size and the m6i/m7i head sizes", () => {
+    expect(GPU_INSTANCE_TYPES).toHaveLength(24);
+    expect(GPU_INSTANCE_TYPES.every((t) => /^g(5|6|6e)\.\d*x?large$/.test(t))).toBe(true);
     expect(Object.keys(GPU_INSTANCES).sort()).toEqual([...GPU_INSTANCE_TYPES].sort());
     expect(Object.keys(CPU_INSTANCES).sort()).toEqual([...CPU_INSTANCE_TYPES].sort());
     expect(CPU_INSTANCE_TYPES.every((t) => /^m[67]i\./.test(t))).toBe(true);
@@ -47,30 +79,8 @@ describe("hardware catalog", () => {
       const t = String(f["instanceType"]);
       expect(isGpuInstanceType(t), t).toBe(true);
       const c = GPU_INSTANCES[t as keyof typeof GPU_INSTANCES];
-      expect(
-        [
-          c.vcpu,
-          c.memoryGiB,
-          c.gpus,
-          ACCELERATORS[c.accelerator].memoryMiB,
-          c.nvme.totalGB,
-          c.efaSupported,
-          c.maxEnis,
-          c.ipv4PerEni,
-          c.usdPerHourUsEast1,
-        ],
-        t,
-      ).toEqual([
-        f["vcpu"],
-        f["memoryGiB"],
-        f["gpuCount"],
-        f["gpuMemoryMiBPerGpuEc2Api"],
-        f["localNvmeGB"],
-        f["efaSupported"],
-        f["maxEnis"],
-        f["ipv4PerEni"],
-        f["usEast1OnDemandLinuxUsdPerHourApprox"],
-      ]);
+      const { ours, theirs } = rowPair(c, f, f["maxEfaInterfaces"]);
+      expect(ours, t).toEqual(theirs);
       expect(maxPodsByEni(c), t).toBe(f["maxPodsEniFormula"]);
     }
     for (const f of facts!.headNodeCandidates) {
@@ -85,6 +95,18 @@ describe("hardware catalog", () => {
         f["usEast1OnDemandLinuxUsdPerHourApprox"],
       ]);
       expect(maxPodsByEni(c), t).toBe(f["maxPodsEniFormula"]);
+    }
+  });
+
+  it("matches facts/aws-g6.json field by field, every g6 and g6e size", () => {
+    expect(g6Facts.instances.map((f) => f["instanceType"])).toEqual(
+      GPU_INSTANCE_TYPES.filter((t) => t.startsWith("g6")),
+    );
+    for (const f of g6Facts.instances) {
+      const t = String(f["instanceType"]) as keyof typeof GPU_INSTANCES;
+      const { ours, theirs } = rowPair(GPU_INSTANCES[t], f, f["efaInterfaces"]);
+      expect(ours, t).toEqual(theirs);
+      expect(maxPodsByEni(GPU_INSTANCES[t]), t).toBe(f["maxPodsEniFormula"]);
     }
   });
 

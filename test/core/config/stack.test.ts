@@ -1,3 +1,4 @@
+import { GPU_INSTANCE_TYPES } from "../../../core/catalog/instances";
 import { describe, expect, it } from "vitest";
 import { configProblems, configWith, minimalConfig, repoStack } from "../../helpers/fixtures";
 
@@ -55,9 +56,8 @@ describe("stack config schema", () => {
       [
         "Pulumi.test.yaml: 5 problems",
         '  ✖ ray-gpu:environment: must be one of "dev", "prod" (got "staging")',
-        '  ✖ ray-gpu:platform.gpuNodeGroups[0].instanceType: must be one of "g5.xlarge", "g5.2xlarge", ' +
-          '"g5.4xlarge", "g5.8xlarge", "g5.12xlarge", "g5.16xlarge", "g5.24xlarge", "g5.48xlarge" (got ' +
-          '"p4d.24xlarge")',
+        `  ✖ ray-gpu:platform.gpuNodeGroups[0].instanceType: must be one of ` +
+          `${GPU_INSTANCE_TYPES.map((t) => `"${t}"`).join(", ")} (got "p4d.24xlarge")`,
         '  ✖ ray-gpu:platform.gpuNodeGroups[0].maxNode: unknown key; did you mean "maxNodes"? (got 3)',
         "  ✖ ray-gpu:workloads[0].gpus: must be >= 1 (got 0)",
         '  ✖ ray-gpu:workloads[0].gpuss: unknown key; did you mean "gpus"? (got 4)',
@@ -114,7 +114,7 @@ describe("stack config schema", () => {
     );
     expect(msg).toContain("✖ ray-gpu:platform.gpuNodeGroups[1].capacityType: spot is allowed in dev only");
     expect(msg).toContain(
-      "✖ ray-gpu:platform.gpuNodeGroups[1].efa: g5.2xlarge has no EFA interface; use g5.8xlarge or larger, or set efa: false",
+      "✖ ray-gpu:platform.gpuNodeGroups[1].efa: g5.2xlarge has no EFA interface; use an 8xlarge or larger size, or set efa: false",
     );
     expect(msg).toContain(
       '✖ ray-gpu:platform.gpuNodeGroups[1].availabilityZone: zone "eu-west-1a" is not in region us-east-1',

@@ -4,12 +4,11 @@
  * `table.ts` maps every kind to its strategy; `Workload` runs the same short pipeline for all of them.
  */
 import type { z } from "zod";
-import type { GpuInstanceType } from "../../../core/catalog/instances";
 import type { ClusterShapePlan, WorkerNeeds } from "../../../core/cluster/shape";
 import type { Environment } from "../../../core/config/stack";
 import type { WorkloadKind, WorkloadSpec, WorkloadSpecInput } from "../../../core/config/workloads";
 import type { IssueCollector } from "../../../core/errors";
-import type { GpuPoolPlan } from "../../../core/pools";
+import type { GpuPoolPlan, PoolNode } from "../../../core/pools";
 import type { KnobsOf, SectionsOf } from "../../contract/document";
 import type { RayResourceKind } from "../../resources/api";
 import type { DataJobTuning, InferenceMemoryPlan, KindMemoryPlan, LoRAMemoryPlan, TrainingTuning } from "./plans";
@@ -35,8 +34,8 @@ export interface TuneInput<K extends WorkloadKind> {
   readonly spec: SpecOf<K>;
   readonly memory: MemoryPlanOf<K>;
   readonly shape: ClusterShapePlan;
-  /** The GPU pool's instance type (its network carries checkpoints). */
-  readonly instanceType: GpuInstanceType;
+  /** What every node of the job's GPU pool offers (its network carries checkpoints; its GPUs set the step time). */
+  readonly node: PoolNode;
   readonly environment: Environment;
   /** Key prefix of the stack's bucket. */
   readonly storagePrefix: string;

@@ -1,6 +1,5 @@
 /** BatchInference: offline LLM inference over a dataset with a fixed pool of vLLM replicas, sweeping generation settings. */
 import type { WorkerNeeds } from "../../../core/cluster/shape";
-import { GPU_INSTANCES, usableGpuMemoryGiB } from "../../../core/catalog/instances";
 import { resolveModel } from "../../../core/config/model-ref";
 import { BatchInferenceSpecSchema, type BatchInferenceSpec } from "../../../core/config/workloads";
 import type { IssueCollector } from "../../../core/errors";
@@ -36,7 +35,7 @@ export function sweepGrid(
 /** Tensor parallelism that fits a node divides the GPUs (once the cluster shape accepts them): every replica is whole. */
 function checkGpus(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
   const tp = spec.tensorParallelSize;
-  if (tp !== undefined && tp <= GPU_INSTANCES[pool.instanceType].gpus && spec.gpus % tp !== 0)
+  if (tp !== undefined && tp <= pool.node.gpus && spec.gpus % tp !== 0)
     issues.add(`${path}.tensorParallelSize`, `must divide gpus (${spec.gpus}) so every replica gets ${tp} GPUs`, tp);
 }
 
@@ -45,7 +44,7 @@ function checkGpus(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, is
  * for the CUDA context.
  */
 function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
-  const gpusPerNode = GPU_INSTANCES[pool.instanceType].gpus;
+  const gpusPerNode = pool.node.gpus;
   const tp = spec.tensorParallelSize;
   if (tp !== undefined && tp > gpusPerNode) {
     issues.add(
@@ -60,7 +59,7 @@ function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues
     { path: `${path}.maxPromptTokens`, value: spec.maxPromptTokens },
     issues,
   );
-  const share = utilizationProblem(spec.gpuMemoryUtilization, usableGpuMemoryGiB(pool.instanceType));
+  const share = utilizationProblem(spec.gpuMemoryUtilization, pool.node.usableGpuMemoryGiB);
   if (share) issues.add(`${path}.gpuMemoryUtilization`, share, spec.gpuMemoryUtilization);
 }
 
@@ -69,12 +68,12 @@ function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemor
   const plan = planServingMemory({
     model,
     gpus: spec.gpus,
-    gpusPerNode: GPU_INSTANCES[pool.instanceType].gpus,
+    gpusPerNode: pool.node.gpus,
     maxPromptTokens: spec.maxPromptTokens,
     maxNewTokens: spec.maxNewTokens,
     gpuMemoryUtilization: spec.gpuMemoryUtilization,
     tensorParallelSize: spec.tensorParallelSize,
-    usableGiB: usableGpuMemoryGiB(pool.instanceType),
+    usableGiB: pool.node.usableGpuMemoryGiB,
   });
   const knobs = {
     tensorParallelSize: plan.tensorParallelSize,

@@ -1,6 +1,5 @@
 /** EmbeddingPipeline: Ray Data batch embeddings with a fixed pool of encoder actors. */
 import type { WorkerNeeds } from "../../../core/cluster/shape";
-import { usableGpuMemoryGiB } from "../../../core/catalog/instances";
 import { resolveModel } from "../../../core/config/model-ref";
 import { EmbeddingPipelineSpecSchema, type EmbeddingPipelineSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
@@ -54,7 +53,7 @@ function planMemory(spec: EmbeddingPipelineSpec, pool: GpuPoolPlan): KindMemoryP
     sequenceLength,
     batchSize: spec.batchSize,
     attention: spec.attention,
-    usableGiB: usableGpuMemoryGiB(pool.instanceType) / actors,
+    usableGiB: pool.node.usableGpuMemoryGiB / actors,
   });
   const knobs = {
     batchSize: plan.batchSize,

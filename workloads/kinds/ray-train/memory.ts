@@ -2,7 +2,6 @@
  * Asks the training memory planner about a TrainingJob or LoRAFineTune: resolves the model, fills the defaults the
  * planner needs (sequence length, image tokens) and returns the typed knobs the job receives.
  */
-import { GPU_INSTANCES, usableGpuMemoryGiB } from "../../../core/catalog/instances";
 import { resolveModel } from "../../../core/config/model-ref";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
@@ -59,8 +58,8 @@ export function planTrainingKindMemory(spec: TrainingJobSpec | LoRAFineTuneSpec,
   const plan = planTrainingMemory({
     model,
     gpus: spec.gpus,
-    gpusPerNode: GPU_INSTANCES[pool.instanceType].gpus,
-    usableGiB: usableGpuMemoryGiB(pool.instanceType),
+    gpusPerNode: pool.node.gpus,
+    usableGiB: pool.node.usableGpuMemoryGiB,
     sequenceLength: seq,
     globalBatchSize: spec.globalBatchSize,
     precision: spec.precision,

@@ -4,10 +4,10 @@
  * Pure; every value comes with its reason.
  */
 import type { ClusterShapePlan } from "../../../core/cluster/shape";
+import type { PoolNode } from "../../../core/pools";
 import type { Environment } from "../../../core/config/stack";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
-import { acceleratorOf, GPU_INSTANCES, type GpuInstanceType } from "../../../core/catalog/instances";
 import { ZERO3_MAX_LIVE_PARAMETERS } from "../../../core/memory/buffers";
 import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import { checkpointBytesPerTrainable } from "../../../core/memory/model-states";
@@ -170,10 +170,10 @@ function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
     checkpointBytes: trainable * perWeight,
     tokensPerStep: knobs.globalBatchSize * (knobs.sequenceLength + (memory.imageTokensPerSample ?? 0)),
     gpus: spec.gpus,
-    gpuTflops: acceleratorOf(args.instanceType).denseBf16Tflops,
+    gpuTflops: args.node.denseBf16Tflops,
     writerNodes: knobs.zeroStage > 0 ? shape.worker.replicas : 1,
     gradientCheckpointing: knobs.gradientCheckpointing,
-    networkBaselineMbps: GPU_INSTANCES[args.instanceType].networkBaselineMbps,
+    networkBaselineMbps: args.node.networkBaselineMbps,
     spot: shape.worker.spot,
   };
 }
@@ -199,7 +199,8 @@ export interface TuneTrainingArgs {
   readonly memory: KindMemoryPlan<TrainingJobKnobs> & { readonly imageTokensPerSample?: number | undefined };
   readonly knobs: TrainingJobKnobs;
   readonly shape: ClusterShapePlan;
-  readonly instanceType: GpuInstanceType;
+  /** What every node of the job's pool offers (the slowest GPU and network of its instance types). */
+  readonly node: PoolNode;
   readonly environment: Environment;
   readonly storagePrefix: string;
 }
