@@ -2,6 +2,7 @@
  * Node pool plans: what each pool's nodes offer a Ray pod, the labels and taints RayJobs select on, and the
  * hourly cost at full scale. Pure; the platform components and the RayJob shape both read these plans.
  */
+import type { AcceleratorName } from "./catalog/accelerators";
 import { nodeAllocatable, type NodeAllocatable } from "./catalog/eks-allocatable";
 import { defaultDaemonSetReserve, type DaemonSetReserve } from "./catalog/daemonsets";
 import {
@@ -84,6 +85,8 @@ export interface PoolNode {
   readonly gpus: number;
   /** Memory CUDA hands out per GPU, GiB (the accelerator's `cudaTotalGiB`). */
   readonly usableGpuMemoryGiB: number;
+  /** The GPU of that memory: the accelerator of the type that binds it. */
+  readonly gpu: AcceleratorName;
   /** Host memory per GPU, GiB (nominal). */
   readonly hostMemoryGiBPerGpu: number;
   /** Local NVMe, decimal GB. */
@@ -174,6 +177,7 @@ export function poolNode(types: readonly GpuInstanceType[], budget: (t: GpuInsta
   return {
     gpus: GPU_INSTANCES[types[0]!].gpus,
     usableGpuMemoryGiB: least("usableGpuMemoryGiB"),
+    gpu: GPU_INSTANCES[binding.usableGpuMemoryGiB].accelerator,
     hostMemoryGiBPerGpu: least("hostMemoryGiBPerGpu"),
     nvmeGB: least("nvmeGB"),
     networkBaselineMbps: least("networkBaselineMbps"),

@@ -129,7 +129,7 @@ function checkFit(input: ClusterShapeInput, gpusPerNode: number, issues: IssueCo
     const message =
       `a ${pool.instanceType} worker has ${memoryGiB} GiB; after ${shmGiB} GiB of /dev/shm only ${heapGiB} ` +
       `GiB of heap remain, below the ${needs.minHeapGiBPerGpu * gpusPerNode} GiB this workload needs; ` +
-      `use a larger g5 size`;
+      `use a larger size`;
     issues.add(`${path}.instanceType`, message, pool.instanceType);
   }
 }

@@ -1,9 +1,11 @@
 /**
  * The ways out when a training job does not fit, each planned again with the planner itself: the smallest GPU count
  * that fits (and with which ZeRO stage and offload), releasing the knobs the workload pinned, a fused attention
- * kernel, a quantized base, the longest sequence that fits. No advice repeats the current setting; when nothing
- * within the g5 family fits, the advice says so.
+ * kernel, a quantized base (or, for a QLoRA job, the bf16 base that ZeRO-3 can shard), the longest sequence that fits.
+ * No advice repeats the current setting. When nothing fits on the job's GPU, the advice re-plans on each GPU of the
+ * catalog with more memory (../catalog/accelerators.ts) and names the first that fits, or says that none does.
  */
+import { ACCELERATOR_NAMES, ACCELERATORS } from "../catalog/accelerators";
 import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { DEFAULT_LORA_DROPOUT, defaultLoraTargets } from "./lora";
@@ -93,6 +95,36 @@ function quantized(r: TrainingRequest): string | undefined {
   return s && `use lora.quantization: ${next} (${summary(s, r)})`;
 }
 
+/**
+ * A QLoRA job that does not fit: the bf16 base with ZeRO-3 on the fewest GPUs where it fits. The planner keeps a 4-bit
+ * base whole on every GPU (it tries ZeRO-3 for QLoRA only when pinned), so more GPUs alone never help it.
+ */
+function unquantizedSharded(r: TrainingRequest): string | undefined {
+  if (!r.lora || r.lora.quantization === "none" || r.zeroStage !== undefined) return undefined;
+  const lora = { ...r.lora, quantization: "none" as const };
+  for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > r.gpus)) {
+    const s = fitting({ ...released(r, gpus), lora, strategy: "auto" });
+    if (s) return `use lora.quantization: none with gpus: ${gpus} (ZeRO-3 shards the bf16 base; ${summary(s, r)})`;
+  }
+  return undefined;
+}
+
+/** The first GPU of the catalog with more memory on which the job fits as asked, or with more of them. */
+function largerGpu(r: TrainingRequest): string | undefined {
+  const larger = ACCELERATOR_NAMES.filter((n) => ACCELERATORS[n].cudaTotalGiB > r.usableGiB).sort(
+    (a, b) => ACCELERATORS[a].cudaTotalGiB - ACCELERATORS[b].cudaTotalGiB,
+  );
+  for (const name of larger) {
+    const usableGiB = ACCELERATORS[name].cudaTotalGiB;
+    for (const gpus of [r.gpus, ...ADVICE_GPU_COUNTS.filter((g) => g > r.gpus)]) {
+      const on = { ...released(r, gpus), usableGiB, gpuName: name };
+      const s = fitting(on);
+      if (s) return `use a pool of ${name} GPUs with gpus: ${gpus} (${summary(s, on)})`;
+    }
+  }
+  return undefined;
+}
+
 function shorterSequence(r: TrainingRequest): string | undefined {
   const at = (sequenceLength: number) => fitting({ ...released(r), sequenceLength });
   let lo = MIN_ADVICE_SEQUENCE;
@@ -108,25 +140,25 @@ function shorterSequence(r: TrainingRequest): string | undefined {
   return `use sequenceLength: ${lo}, the longest that fits (${summary(best, r)})`;
 }
 
-/** Every way out that fits, re-planned; or that nothing in the g5 family does. */
+/** Every way out that fits, re-planned; or that nothing on any GPU of the catalog does. */
 export function replannedAdvice(r: TrainingRequest, mem: MemoryEstimate): string[] {
   const b = mem.breakdownGiB;
+  const gpu = r.gpuName ?? "GPU";
   const out = [
     `does not fit: needs ${mem.requiredGiB} GiB per GPU (model states ${b.modelStates} GiB, buffers ` +
-      `${b.communicationBuffers} GiB, activations ${b.activations} GiB, logits ${b.logits} GiB) but an A10G offers ` +
-      `${r.usableGiB} GiB`,
+      `${b.communicationBuffers} GiB, activations ${b.activations} GiB, logits ${b.logits} GiB) but each ${gpu} ` +
+      `offers ${r.usableGiB} GiB`,
   ];
   const pins = pinnedKnobs(r);
   const unpinned = pins.length > 0 ? fitting(released(r)) : undefined;
   if (unpinned) out.push(`leave ${pins.join(", ")} to the planner (${summary(unpinned, r)})`);
-  const ways = [zeroInsteadOfDdp(r), moreGpus(r), otherAttention(r), quantized(r), shorterSequence(r)].filter(
-    (w) => w !== undefined,
-  );
-  out.push(...ways);
-  if (out.length === 1)
-    out.push(
-      `nothing within the g5 family fits: tried up to ${ADVICE_GPU_COUNTS.at(-1)} A10G GPUs with ZeRO-3 and CPU ` +
-        `offload, QLoRA and sequences down to ${MIN_ADVICE_SEQUENCE} tokens; use GPUs with more memory or a smaller model`,
-    );
+  const ways = [zeroInsteadOfDdp(r), moreGpus(r), unquantizedSharded(r), otherAttention(r), quantized(r)];
+  out.push(...[...ways, shorterSequence(r)].filter((w) => w !== undefined));
+  if (out.length > 1) return out;
+  const elsewhere = largerGpu(r);
+  const tried =
+    `nothing fits on the ${gpu} (${r.usableGiB} GiB): tried up to ${ADVICE_GPU_COUNTS.at(-1)} GPUs with ZeRO-3 ` +
+    `and CPU offload, QLoRA and sequences down to ${MIN_ADVICE_SEQUENCE} tokens`;
+  out.push(elsewhere ? `${tried}; ${elsewhere}` : `${tried}, and on no GPU of the catalog; use a smaller model`);
   return out;
 }

@@ -18,6 +18,11 @@ export interface TrainingRequest {
   readonly gpus: number;
   readonly gpusPerNode: number;
   readonly usableGiB: number;
+  /**
+   * The GPU `usableGiB` is of, as the advice names it (`A10G`, `L4`, `L40S`).
+   * @default - "GPU"
+   */
+  readonly gpuName?: string | undefined;
   readonly sequenceLength: number;
   readonly globalBatchSize?: number | undefined;
   readonly precision: Precision;

@@ -147,7 +147,7 @@ describe("memory planner v2", () => {
     expect(r.error!.issues[0]!.message).toMatch(/run only eager attention/);
   });
 
-  it("says when nothing within the g5 family fits, and offers no way out that repeats the current setting", () => {
+  it("says when nothing fits on any GPU of the catalog, and offers no way out that repeats the current setting", () => {
     const p = planTrainingMemory(
       request("meta-llama/Llama-3.1-70B", { gpus: 64, gpusPerNode: 8, sequenceLength: 131072 }),
     );
@@ -163,7 +163,39 @@ describe("memory planner v2", () => {
     const none = planTrainingMemory(
       request("Qwen/Qwen2.5-72B", { gpus: 8, gpusPerNode: 8, optimizer: "sgd", sequenceLength: 131072 }),
     );
-    expect(none.advice.slice(1)).toEqual([expect.stringMatching(/^nothing within the g5 family fits: tried up to 64/)]);
+    expect(none.advice.slice(1)).toEqual([
+      expect.stringMatching(/^nothing fits on the GPU \(21\.99 GiB\): tried up to 64 .*, and on no GPU of the catalog/),
+    ]);
+  });
+
+  it("re-plans on the catalog's GPUs with more memory when nothing fits on the job's, naming the first that does", () => {
+    const small = planTrainingMemory(request("meta-llama/Llama-3.2-1B", { usableGiB: 1, gpuName: "tiny" }));
+    expect(small.fits).toBe(false);
+    expect(small.advice[0]).toMatch(/but each tiny offers 1 GiB$/);
+    // The A10G is the smallest GPU of the catalog with more memory, and the job fits one as asked.
+    expect(small.advice[1]).toMatch(/^nothing fits on the tiny \(1 GiB\): .*; use a pool of A10G GPUs with gpus: 1 \(/);
+    expect(small.advice[1]).toMatch(/of 21\.99 GiB\)$/);
+  });
+
+  it("offers a QLoRA job that no GPU count helps the bf16 base sharded by ZeRO-3, on the fewest GPUs that fit", () => {
+    const qlora = {
+      ...lora,
+      targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"] as const,
+      quantization: "nf4",
+    } as const;
+    const p = planTrainingMemory(request("meta-llama/Llama-3.1-70B", { gpus: 4, gpusPerNode: 4, lora: qlora }));
+    expect(p.fits).toBe(false);
+    const way = p.advice.find((a) => a.startsWith("use lora.quantization: none"));
+    expect(way).toMatch(/^use lora\.quantization: none with gpus: (\d+) \(ZeRO-3 shards the bf16 base; ZeRO-3/);
+    const gpus = Number(/gpus: (\d+)/.exec(way!)![1]);
+    // The way out plans as fitting when taken, and not on half as many GPUs.
+    const taken = (n: number) =>
+      planTrainingMemory(
+        request("meta-llama/Llama-3.1-70B", { gpus: n, gpusPerNode: 8, lora: { ...qlora, quantization: "none" } }),
+      );
+    expect(taken(gpus).fits).toBe(true);
+    expect(taken(gpus / 2).fits).toBe(false);
+    expect(p.advice.join("\n")).not.toMatch(/nothing fits/);
   });
 });
 
