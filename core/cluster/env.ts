@@ -10,28 +10,11 @@ import type { Environment } from "../config/stack";
 import type { DecisionLog } from "../decisions";
 import { ENVIRONMENT_PROFILES } from "../environments";
 
-/** Builds the worker environment and records why each variable is set. */
-export function workerEnv(args: {
-  environment: Environment;
-  multiNode: boolean;
-  efa: boolean;
-  log: DecisionLog;
-}): Record<string, string> {
-  const { log } = args;
-  const env: Record<string, string> = {};
-  const set = (name: string, value: string, reason: string) => {
-    env[name] = log.decide(`env.${name}`, value, reason);
-  };
-  set(
-    "PYTORCH_CUDA_ALLOC_CONF",
-    "expandable_segments:True",
-    "lets the caching allocator grow segments instead of fragmenting, the fix PyTorch's OOM message suggests; A10G has only ~22 GiB",
-  );
-  set(
-    "NCCL_SOCKET_IFNAME",
-    "eth0",
-    "pins NCCL bootstrap and socket traffic to the pod interface; a wrong interface hangs multi-node jobs (ray-project/ray#26663)",
-  );
+/** Sets one variable with its reason. */
+type SetVariable = (name: string, value: string, reason: string) => void;
+
+/** NCCL's transport across nodes: EFA's libfabric provider, or the socket tuning of TCP over ENA. */
+function transportEnv(args: { efa: boolean; multiNode: boolean }, set: SetVariable): void {
   if (args.efa) {
     set(
       "FI_PROVIDER",
@@ -47,6 +30,34 @@ export function workerEnv(args: {
     );
     set("NCCL_NSOCKS_PERTHREAD", "8", "TCP over ENA: 8 sockets per thread, product 16 <= NCCL's 64-socket limit");
   }
+}
+
+/** Builds the worker environment and records why each variable is set. */
+export function workerEnv(args: {
+  environment: Environment;
+  multiNode: boolean;
+  efa: boolean;
+  /** The GPU the worker's memory is planned on (its pool's least), and what CUDA hands out of it, GiB. */
+  gpu: { readonly name: string; readonly usableGiB: number };
+  log: DecisionLog;
+}): Record<string, string> {
+  const { log } = args;
+  const env: Record<string, string> = {};
+  const set: SetVariable = (name, value, reason) => {
+    env[name] = log.decide(`env.${name}`, value, reason);
+  };
+  set(
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "expandable_segments:True",
+    "lets the caching allocator grow segments instead of fragmenting, the fix PyTorch's OOM message suggests; " +
+      `${args.gpu.name} has only ~${Math.round(args.gpu.usableGiB)} GiB`,
+  );
+  set(
+    "NCCL_SOCKET_IFNAME",
+    "eth0",
+    "pins NCCL bootstrap and socket traffic to the pod interface; a wrong interface hangs multi-node jobs (ray-project/ray#26663)",
+  );
+  transportEnv(args, set);
   const debug = ENVIRONMENT_PROFILES[args.environment].ncclDebug;
   if (debug)
     set(

@@ -192,7 +192,8 @@ function planWorker(input: ClusterShapeInput, gpusPerNode: number, log: Decision
   const pool = input.gpuPool;
   const size = decideWorkerSize(input, gpusPerNode, log);
   const memory = decideWorkerMemory(input, gpusPerNode, size.memoryGiB, log);
-  const env = workerEnv({ environment: input.environment, multiNode: size.replicas > 1, efa: pool.efa, log });
+  const gpu = { name: pool.node.gpu, usableGiB: pool.node.usableGpuMemoryGiB };
+  const env = workerEnv({ environment: input.environment, multiNode: size.replicas > 1, efa: pool.efa, gpu, log });
   const placement = {
     nodeSelector: { [POOL_LABEL]: pool.name },
     tolerations: pool.taints,

@@ -50,6 +50,13 @@ describe("L4 and L40S pools", () => {
     // The weights alone (13.0 B parameters in bf16) are more than an A10G holds, less than an L40S.
     expect(a10g.memory.memory.requiredGiB).toBeGreaterThan(ACCELERATORS.A10G.cudaTotalGiB);
     expect(l40s.memory.memory.requiredGiB).toBeLessThanOrEqual(ACCELERATORS.L40S.cudaTotalGiB);
+    // The reasons name the pool's GPU, not the A10G.
+    const reason = (w: typeof l40s) => w.shape.decisions.find((d) => d.key === "env.PYTORCH_CUDA_ALLOC_CONF")!.reason;
+    expect([reason(l40s), reason(a10g)]).toEqual([
+      expect.stringMatching(/L40S has only ~44 GiB$/),
+      expect.stringMatching(/A10G has only ~22 GiB$/),
+    ]);
+    expect(a10g.memory.advice[0]).toMatch(/but each A10G offers 21\.99 GiB$/);
   });
 
   it("plan a g6.2xlarge pool with the L4's memory, label and node", () => {
