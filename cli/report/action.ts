@@ -82,6 +82,7 @@ function promised(ctx: CommandContext, opts: ReportOptions): Promised {
     workers: w.shape.worker.replicas,
     usdPerNodeHour: pool.usdPerHourAtMax / pool.maxNodes,
     capacityType: pool.capacityType,
+    instanceTypes: pool.instanceTypes,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
 import { el, htmlTable, leaf, tableRow } from "../output/html-tags";
-import { PRICE_OF, type JobReport } from "./job-report";
+import { priceLabel, type JobReport } from "./job-report";
 
 const W = 1000;
 const H = 260;
@@ -90,7 +90,7 @@ function table(r: JobReport): string {
     ["data-wait fraction", num("dataWaitFraction", r.dataWaitFraction), ""],
     ["GPU-hours", num("usage.gpuHours", r.usage.gpuHours), `${num("usage.plannedGpus", r.usage.plannedGpus)} GPUs`],
     [
-      `cost, ${PRICE_OF[r.usage.capacityType].label}`,
+      `cost, ${priceLabel(r.usage)}`,
       `$${num("usage.usd", r.usage.usd)}`,
       `$${num("usage.usdPerNodeHour", r.usage.usdPerNodeHour)} a node-hour`,
     ],

@@ -26,6 +26,10 @@ export interface Promised {
   readonly usdPerNodeHour: number;
   /** Where the job's GPU pool gets its nodes. */
   readonly capacityType: GpuCapacityType;
+  /**
+   * The pool's instance types, its own first: with fallback sizes the node price is the dearest's, an upper bound.
+   */
+  readonly instanceTypes: readonly string[];
 }
 
 /**
@@ -41,6 +45,13 @@ export const PRICE_OF: Readonly<Record<GpuCapacityType, { readonly upperBound: b
     label: "GPU nodes, spot with fallback: at the on-demand price, an upper bound",
   },
 };
+
+/** What the report's cost line says of its price: the capacity type's label, and the dearest of fallback sizes. */
+export function priceLabel(usage: JobReport["usage"]): string {
+  const base = PRICE_OF[usage.capacityType].label;
+  const sizes = usage.pricedAtDearestOf;
+  return sizes ? `${base}; at the dearest of ${sizes.join(", ")}, an upper bound` : base;
+}
 
 /** The report document (`ray-gpu report --json`). */
 export interface JobReport {
@@ -75,8 +86,13 @@ export interface JobReport {
     readonly plannedGpus: number;
     /** The job's GPU pool's capacity type. */
     readonly capacityType: GpuCapacityType;
-    /** Whether `usd` is an upper bound (a spot pool priced at on demand) rather than the price. */
+    /**
+     * Whether `usd` is an upper bound (a spot pool priced at on demand, or a pool with fallback sizes priced at the
+     * dearest) rather than the price.
+     */
     readonly usdIsUpperBound: boolean;
+    /** A pool with fallback sizes: its sizes, whose dearest `usdPerNodeHour` is. Absent for a pool of one size. */
+    readonly pricedAtDearestOf?: readonly string[];
   };
   readonly verdict: { readonly kept: boolean; readonly line: string; readonly shortfalls: readonly string[] };
   /** Each worker's average GPU utilization over the window, `[unix seconds, %]` every `stepSeconds`. */
@@ -155,7 +171,8 @@ export function jobReport(
       usd: round2(m.nodeHours * p.usdPerNodeHour),
       plannedGpus: p.gpus,
       capacityType: p.capacityType,
-      usdIsUpperBound: PRICE_OF[p.capacityType].upperBound,
+      usdIsUpperBound: PRICE_OF[p.capacityType].upperBound || p.instanceTypes.length > 1,
+      ...(p.instanceTypes.length > 1 ? { pricedAtDearestOf: p.instanceTypes } : {}),
     },
     verdict: { kept: short.length === 0, line: verdictLine(p, m, short), shortfalls: short },
     timeline,

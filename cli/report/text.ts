@@ -4,7 +4,7 @@
  */
 import { GIB } from "../../core/quantity";
 import { printable } from "../output/terminal-text";
-import { PRICE_OF, type JobReport } from "./job-report";
+import { priceLabel, type JobReport } from "./job-report";
 
 const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}%`);
 
@@ -36,11 +36,7 @@ export function reportText(r: JobReport): string {
       ? []
       : [["samples/s", r.samplesPerSecond.toFixed(1), ""] as [string, string, string]]),
     ["GPU-hours", r.usage.gpuHours.toFixed(2), `${r.usage.plannedGpus} GPUs`],
-    [
-      `cost (${PRICE_OF[r.usage.capacityType].label})`,
-      `$${r.usage.usd.toFixed(2)}`,
-      `$${r.usage.usdPerNodeHour.toFixed(3)}/node-hour`,
-    ],
+    [`cost (${priceLabel(r.usage)})`, `$${r.usage.usd.toFixed(2)}`, `$${r.usage.usdPerNodeHour.toFixed(3)}/node-hour`],
   ];
   const workers = r.gpuUtilization.perWorker.map(
     (w) => `  ${printable(w.pod)}: average ${pct(w.averagePercent)}, p10 ${pct(w.p10Percent)}`,

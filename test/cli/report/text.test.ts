@@ -17,6 +17,7 @@ const promised: Promised = {
   workers: 8,
   usdPerNodeHour: 5.672,
   capacityType: "on-demand",
+  instanceTypes: ["g5.12xlarge"],
 };
 const measured: Measured = {
   perWorker: [{ pod: "w-0", averagePercent: 95, p10Percent: 90 }],
@@ -53,6 +54,15 @@ describe("report text", () => {
       );
     },
   );
+
+  it("says a pool with fallback sizes is priced at the dearest, an upper bound", () => {
+    const r = reportOf({ ...promised, instanceTypes: ["g5.12xlarge", "g6e.12xlarge"] });
+    expect(r.usage).toMatchObject({ usdIsUpperBound: true, pricedAtDearestOf: ["g5.12xlarge", "g6e.12xlarge"] });
+    expect(reportText(r)).toMatch(
+      /cost \(GPU nodes, on demand; at the dearest of g5\.12xlarge, g6e\.12xlarge, an upper bound\)/,
+    );
+    expect(reportOf(promised).usage).not.toHaveProperty("pricedAtDearestOf");
+  });
 });
 
 describe("text from a server, made printable", () => {
