@@ -3,6 +3,7 @@ import { lostWorkText } from "../../core/reliability/interruption";
 import { capacityCostNote, type GpuPoolPlan } from "../../core/pools";
 import type { StackPlan } from "../../workloads/stack";
 import type { WorkloadPlan } from "../../workloads/workload";
+import type { FallbackFit } from "../../workloads/fallback-memory";
 import type { WorkloadSpec } from "../../core/config/workloads";
 import { envRedirects } from "../../core/config/env-rules";
 import { pipVerification, type PipVerification } from "../../core/config/pip";
@@ -162,6 +163,12 @@ function poolLines(plan: StackPlan, wrap: Wrap): string[] {
   ];
 }
 
+/** Where a job on a pool with fallback sizes is planned: the least GPU memory, or (dev) the pool's own size. */
+const fallbackMemoryNote = (f: FallbackFit) =>
+  f.misfits.length > 0
+    ? ` on ${f.gpuMemoryBindsOn}, the pool's own size`
+    : ` on ${f.gpuMemoryBindsOn}, the least of the pool's sizes`;
+
 /** One workload's block: pool and GPUs, memory verdict, knobs, advice, head and worker, alerts, and every reason. */
 function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, startup?: WorkloadStartup): string[] {
   const s = w.shape;
@@ -170,7 +177,7 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, startup?: 
   const out = [
     `Workload ${w.name} (${w.kind}, ${w.modelName}): ${w.gpus} GPUs on pool ${w.nodePool} = ${s.worker.replicas} ` +
       `x ${w.fallback ? w.fallback.instanceTypes.join(" or ") : w.instanceType}${example}`,
-    memoryLine(w.memory.memory) + (w.fallback ? ` on ${w.fallback.gpuMemoryBindsOn}, the least of the pool's` : ""),
+    memoryLine(w.memory.memory) + (w.fallback ? fallbackMemoryNote(w.fallback) : ""),
     ...(w.fallback?.misfits ?? []).map(
       (t) =>
         `  ! does not fit in GPU memory on ${t}, a fallback of pool ${w.nodePool}: the job runs out of memory if ` +

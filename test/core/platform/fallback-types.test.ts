@@ -11,6 +11,7 @@ import { planPlatform } from "../../../core/platform-plan";
 import { autoScalingGroupPattern } from "../../../core/platform/spot-fallback";
 import { ACCELERATOR_LABEL_KEY, planPools, POOL_LABEL } from "../../../core/pools";
 import { queueObjects } from "../../../workloads/queue/kueue";
+import { planText } from "../../../cli/plan/text";
 import { planStack } from "../../../workloads/stack";
 import { configProblems, configWith, minimalConfig, runtime, type RawConfig } from "../../helpers/fixtures";
 
@@ -163,6 +164,12 @@ describe("fallback sizes a job would not fit", () => {
     const job = planOf(stack(pool, lora13b(1)));
     expect([job.memory.fits, job.memory.memory.usableGiB]).toEqual([true, ACCELERATORS.L40S.cudaTotalGiB]);
     expect(job.fallback?.misfits).toEqual(["g5.2xlarge"]);
+    const config = configWith((raw) => Object.assign(raw, stack(pool, lora13b(1))));
+    const text = planText("dev", planStack(config, { runtime }), 400);
+    expect(text).toMatch(/GPU memory: fits: .* on g6e\.xlarge, the pool's own size\n/);
+    expect(text).toMatch(
+      / {2}! does not fit in GPU memory on g5\.2xlarge, a fallback of pool gpu: .*prod refuses this/,
+    );
   });
 });
 
