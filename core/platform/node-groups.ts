@@ -1,8 +1,8 @@
 /**
  * EKS managed node group plans for the CPU pool and the GPU pools (one group per instance type and capacity type): AMI
- * type (the accelerator's, ../catalog/accelerators.ts), capacity, labels and taints the
- * RayJobs select on, IMDSv2, root volume, instance-store NVMe for Ray spilling, placement, and the tags the
- * Cluster Autoscaler needs to scale a pool up from zero.
+ * type (the accelerator's, ../catalog/accelerators.ts), capacity, labels and taints the RayJobs select on, IMDSv2, root
+ * volume, instance-store NVMe for Ray spilling, placement, and the tags the Cluster Autoscaler needs to scale a pool up
+ * from zero.
  *
  * Sources (shared/facts): `eks-gpu-amis.md` (AL2023_x86_64_NVIDIA ships the driver but not the device plugin),
  * `aws-g5.md` (nodeadm `spec.instance.localStorage.strategy: RAID0` mounts the NVMe array and bind-mounts the
@@ -38,8 +38,8 @@ export interface NodeGroupPlan {
   readonly name: string;
   readonly role: "system" | "gpu";
   readonly amiType: "AL2023_x86_64_NVIDIA" | "AL2023_x86_64_STANDARD";
-  /** The group's one instance type (a pool with fallback sizes has a group per size). */
   readonly capacityType: "ON_DEMAND" | "SPOT";
+  /** The group's one instance type (a pool with fallback sizes has a group per size). */
   readonly instanceTypes: readonly string[];
   readonly scaling: { readonly minSize: number; readonly maxSize: number; readonly desiredSize: number };
   readonly labels: Readonly<Record<string, string>>;
