@@ -9,6 +9,7 @@ import {
   acceleratorOf,
   CPU_INSTANCES,
   GPU_INSTANCES,
+  hostMemoryGiBPerGpu,
   usableGpuMemoryGiB,
   type CpuInstanceType,
   type GpuInstanceType,
@@ -154,23 +155,23 @@ function floorAllocatable(types: readonly GpuInstanceType[]): NodeAllocatable {
   };
 }
 
-/** Each figure of a node of `type`; a pod budget compares by CPUs, then memory. */
-function nodeFigures(type: GpuInstanceType, budget: (t: GpuInstanceType) => PodBudget) {
+/** Each figure of a node of `type` after `reserve`; a pod budget compares by CPUs, then memory. */
+function nodeFigures(type: GpuInstanceType, reserve: DaemonSetReserve) {
   const spec = GPU_INSTANCES[type];
-  const b = budget(type);
+  const b = podBudget(nodeAllocatable(type), reserve);
   return {
     podBudget: b.cpus * 1e6 + b.memoryGiB,
     usableGpuMemoryGiB: usableGpuMemoryGiB(type),
-    hostMemoryGiBPerGpu: spec.memoryGiB / spec.gpus,
+    hostMemoryGiBPerGpu: hostMemoryGiBPerGpu(type),
     nvmeGB: spec.nvmeGB,
     networkBaselineMbps: spec.networkBaselineMbps,
     denseBf16Tflops: acceleratorOf(type).denseBf16Tflops,
   } satisfies Record<PoolNodeFigure, number>;
 }
 
-/** What every node of a pool of `types` offers at least, and the type that binds each figure. */
-export function poolNode(types: readonly GpuInstanceType[], budget: (t: GpuInstanceType) => PodBudget): PoolNode {
-  const figures = types.map((t) => ({ type: t, of: nodeFigures(t, budget) }));
+/** What every node of a pool of `types` offers at least after `reserve`, and the type that binds each figure. */
+export function poolNode(types: readonly GpuInstanceType[], reserve: DaemonSetReserve): PoolNode {
+  const figures = types.map((t) => ({ type: t, of: nodeFigures(t, reserve) }));
   const bind = (f: PoolNodeFigure) => figures.reduce((low, x) => (x.of[f] < low.of[f] ? x : low), figures[0]!);
   const binding = Object.fromEntries(POOL_NODE_FIGURES.map((f) => [f, bind(f).type])) as PoolNode["binding"];
   const least = (f: PoolNodeFigure) => bind(f).of[f];
@@ -215,7 +216,7 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       name: g.name,
       instanceType: g.instanceType,
       instanceTypes: types,
-      node: poolNode(types, (t) => podBudget(nodeAllocatable(t), reserve)),
+      node: poolNode(types, reserve),
       minNodes: g.minNodes,
       maxNodes: g.maxNodes,
       capacityType: g.capacityType,
@@ -248,7 +249,7 @@ export function poolOn(pool: GpuPoolPlan, type: GpuInstanceType): GpuPoolPlan {
   return {
     ...pool,
     instanceTypes: [type],
-    node: poolNode([type], (t) => podBudget(nodeAllocatable(t), pool.daemonSetReserve)),
+    node: poolNode([type], pool.daemonSetReserve),
   };
 }
 

@@ -2,7 +2,7 @@
  * The host-memory check of a memory plan: CPU offload must fit in the worker pod's heap. Pure; used by
  * `./workload.ts` once the cluster shape is known.
  */
-import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../core/catalog/instances";
+import { GPU_INSTANCE_TYPES, GPU_INSTANCES, hostMemoryGiBPerGpu } from "../core/catalog/instances";
 import type { ClusterShapePlan } from "../core/cluster/shape";
 import { ADVICE_GPU_COUNTS } from "../core/memory/advice";
 import type { GpuPoolPlan } from "../core/pools";
@@ -36,14 +36,13 @@ export function withHostMemoryCheck<M extends MemoryPlanOf<WorkloadKind>>(
     advice.push(`use gpus: ${gpus} (offload then needs ${alt.memory.cpuOffloadGiBPerNode} GiB per node)`);
     break;
   }
-  const ramPerGpu = (t: GpuInstanceType) => GPU_INSTANCES[t].memoryGiB / GPU_INSTANCES[t].gpus;
   const gpu = GPU_INSTANCES[pool.instanceType].accelerator;
   const roomier = GPU_INSTANCE_TYPES.filter(
-    (t) => GPU_INSTANCES[t].accelerator === gpu && ramPerGpu(t) > pool.node.hostMemoryGiBPerGpu,
+    (t) => GPU_INSTANCES[t].accelerator === gpu && hostMemoryGiBPerGpu(t) > pool.node.hostMemoryGiBPerGpu,
   );
   if (roomier.length > 0)
     advice.push(
-      `use a pool of ${roomier.map((t) => `${t} (${ramPerGpu(t)} GiB RAM per GPU)`).join(", ")} ` +
+      `use a pool of ${roomier.map((t) => `${t} (${hostMemoryGiBPerGpu(t)} GiB RAM per GPU)`).join(", ")} ` +
         `(${pool.node.binding.hostMemoryGiBPerGpu} has ${pool.node.hostMemoryGiBPerGpu} GiB RAM per GPU)`,
     );
   return { ...m, fits: false, advice: [...m.advice, ...advice] };

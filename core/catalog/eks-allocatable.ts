@@ -99,3 +99,14 @@ export function nodeAllocatable(
     gpus,
   };
 }
+
+/**
+ * Whether a node of `alloc` leaves a Ray pod at least 1 CPU and 1 GiB once DaemonSets take `reserve`: the rule of
+ * `daemonSetReserve` on a pool's own size and on each fallback size (core/config/stack.ts, fallback-types.ts).
+ */
+export function leavesRayPodRoom(
+  alloc: Pick<NodeAllocatable, "cpuMillis" | "memoryMiB">,
+  reserve: { readonly cpuMillis: number; readonly memoryMiB: number },
+): boolean {
+  return alloc.cpuMillis - reserve.cpuMillis >= 1000 && alloc.memoryMiB - reserve.memoryMiB >= 1024;
+}

@@ -213,6 +213,10 @@ export function usableGpuMemoryGiB(type: GpuInstanceType): number {
   return GPU_INSTANCES[type].gpus > 0 ? acceleratorOf(type).cudaTotalGiB : 0;
 }
 
+/** Host memory per GPU of a `type` node, GiB (nominal). */
+export const hostMemoryGiBPerGpu = (type: GpuInstanceType): number =>
+  GPU_INSTANCES[type].memoryGiB / GPU_INSTANCES[type].gpus;
+
 /** Max pods by the ENI formula `ENIs × (IPv4 per ENI − 1) + 2` (nodeadm `calculateStandardMaxPods`). */
 export function maxPodsByEni(spec: Pick<InstanceSpec, "maxEnis" | "ipv4PerEni">): number {
   return spec.maxEnis * (spec.ipv4PerEni - 1) + 2;

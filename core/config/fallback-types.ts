@@ -5,8 +5,8 @@
  * EKS can hold and no other group has; and the queue is on (its quota is what keeps the pool's groups to `maxNodes`
  * busy nodes together, as for spot-with-fallback). Pure; `./stack.ts` runs them with the other rules.
  */
-import { nodeAllocatable } from "../catalog/eks-allocatable";
-import { GPU_INSTANCES, type GpuInstanceType } from "../catalog/instances";
+import { leavesRayPodRoom, nodeAllocatable } from "../catalog/eks-allocatable";
+import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "../catalog/instances";
 import { fallbackGroupName, MAX_POOL_NAME, spotGroupName, type GpuCapacityType } from "./platform";
 import type { DaemonSetReserveConfig } from "./types";
 
@@ -43,16 +43,14 @@ function typeProblem(pool: Pool, type: GpuInstanceType, earlier: readonly GpuIns
   if (pool.efa && spec.efaInterfaces === 0) return `has no EFA interface, and the pool sets efa: true`;
   const reserve = pool.daemonSetReserve;
   const alloc = nodeAllocatable(type);
-  if (reserve && (alloc.cpuMillis - reserve.cpuMillis < 1000 || alloc.memoryMiB - reserve.memoryMiB < 1024))
+  if (reserve && !leavesRayPodRoom(alloc, reserve))
     return `leaves no room for a Ray pod after the pool's daemonSetReserve (${alloc.cpuMillis}m, ${alloc.memoryMiB} MiB)`;
   return undefined;
 }
 
 /** The other sizes of the catalog with as many GPUs per node as `type`. */
 const sameGpuSizes = (type: GpuInstanceType) =>
-  (Object.keys(GPU_INSTANCES) as GpuInstanceType[]).filter(
-    (t) => t !== type && GPU_INSTANCES[t].gpus === GPU_INSTANCES[type].gpus,
-  );
+  GPU_INSTANCE_TYPES.filter((t) => t !== type && GPU_INSTANCES[t].gpus === GPU_INSTANCES[type].gpus);
 
 /** The node group names of a pool's fallback sizes (with their spot groups where the pool has them). */
 function fallbackGroups(pool: Pool): string[] {

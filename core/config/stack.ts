@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { ConfigError, type ConfigIssue } from "../errors";
-import { nodeAllocatable } from "../catalog/eks-allocatable";
+import { leavesRayPodRoom, nodeAllocatable } from "../catalog/eks-allocatable";
 import { GPU_INSTANCES } from "../catalog/instances";
 import { ENVIRONMENT_PROFILES } from "../environments";
 import { checkCapacity } from "./capacity";
@@ -67,7 +67,7 @@ function reserveProblem(
   const reserve = pool.daemonSetReserve;
   if (!reserve) return undefined;
   const alloc = nodeAllocatable(pool.instanceType);
-  if (alloc.cpuMillis - reserve.cpuMillis >= 1000 && alloc.memoryMiB - reserve.memoryMiB >= 1024) return undefined;
+  if (leavesRayPodRoom(alloc, reserve)) return undefined;
   return (
     `leaves no room for a Ray pod: a ${pool.instanceType} node has ${alloc.cpuMillis}m CPU and ${alloc.memoryMiB} ` +
     `MiB allocatable, and ${reserve.cpuMillis}m and ${reserve.memoryMiB} MiB are reserved for DaemonSets; a Ray pod ` +
