@@ -66,6 +66,14 @@ export {
 } from "./catalog/instances";
 export { MODEL_NAMES, type ModelArchitecture } from "./models";
 export type { MemoryEstimate } from "./memory/estimate";
+export {
+  BOUND_TEXT,
+  FORECAST_BOUNDS,
+  type Forecast,
+  type ForecastBound,
+  type ForecastResult,
+  type ForecastWork,
+} from "./forecast/types";
 export { GPU_TAINT, POOL_LABEL, planPools, type CpuPoolPlan, type GpuPoolPlan, type PoolsPlan } from "./pools";
 export { planPlatform, type PlatformPlan } from "./platform-plan";
 export {

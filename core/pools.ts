@@ -73,6 +73,7 @@ export const POOL_NODE_FIGURES = [
   "nvmeGB",
   "networkBaselineMbps",
   "denseBf16Tflops",
+  "memoryBandwidthGBps",
 ] as const;
 /** One of {@link POOL_NODE_FIGURES}. */
 export type PoolNodeFigure = (typeof POOL_NODE_FIGURES)[number];
@@ -95,6 +96,8 @@ export interface PoolNode {
   readonly networkBaselineMbps: number;
   /** Dense BF16 TFLOPS of one GPU. */
   readonly denseBf16Tflops: number;
+  /** Memory bandwidth of one GPU, GB/s: what bounds decoding and other memory-bound kernels (../forecast/). */
+  readonly memoryBandwidthGBps: number;
   readonly binding: { readonly [F in PoolNodeFigure]: GpuInstanceType };
 }
 
@@ -166,6 +169,7 @@ function nodeFigures(type: GpuInstanceType, reserve: DaemonSetReserve) {
     nvmeGB: spec.nvmeGB,
     networkBaselineMbps: spec.networkBaselineMbps,
     denseBf16Tflops: acceleratorOf(type).denseBf16Tflops,
+    memoryBandwidthGBps: acceleratorOf(type).memoryBandwidthGBps,
   } satisfies Record<PoolNodeFigure, number>;
 }
 
@@ -183,9 +187,14 @@ export function poolNode(types: readonly GpuInstanceType[], reserve: DaemonSetRe
     nvmeGB: least("nvmeGB"),
     networkBaselineMbps: least("networkBaselineMbps"),
     denseBf16Tflops: least("denseBf16Tflops"),
+    memoryBandwidthGBps: least("memoryBandwidthGBps"),
     binding,
   };
 }
+
+/** On-demand USD per hour of one node of a pool of `types`: its dearest size's (us-east-1). */
+export const usdPerNodeHour = (types: readonly GpuInstanceType[]) =>
+  Math.max(...types.map((t) => GPU_INSTANCES[t].usdPerHourUsEast1));
 
 /** Plans every pool of `platform`. */
 export function planPools(platform: PlatformConfig): PoolsPlan {
@@ -229,7 +238,7 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       allocatable: alloc,
       daemonSetReserve: reserve,
       podBudget: budget,
-      usdPerHourAtMax: cost(Math.max(...types.map((t) => GPU_INSTANCES[t].usdPerHourUsEast1)), g.maxNodes),
+      usdPerHourAtMax: cost(usdPerNodeHour(types), g.maxNodes),
       availabilityZone: g.availabilityZone,
       efa: g.efa,
       clusterPlacementGroup: g.clusterPlacementGroup,

@@ -15,7 +15,9 @@ import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../cor
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
 import { ConfigError, IssueCollector, showValue } from "../core/errors";
 import { jobServiceAccount } from "../core/platform/storage";
-import type { GpuPoolPlan } from "../core/pools";
+import { usdPerNodeHour, type GpuPoolPlan } from "../core/pools";
+import type { JobNodes } from "../core/forecast/job";
+import type { ForecastResult } from "../core/forecast/types";
 import type { z } from "zod";
 import {
   configMapBytes,
@@ -58,6 +60,11 @@ export interface WorkloadPlanOf<K extends WorkloadKind> {
   readonly shape: ClusterShapePlan;
   /** Ray Train (training kinds) or Ray Data (embedding and inference) settings, with their reasons. */
   readonly tuning: TuningOf<K>;
+  /**
+   * Time and cost to finish (core/forecast/): wall time, GPU-hours, cost per run, predicted GPU utilization and what
+   * bounds it; or why the spec does not say enough to forecast them.
+   */
+  readonly forecast: ForecastResult;
   /** Average GPU utilization the job should hold (its alert's threshold and `ray-gpu report`'s promise), in %. */
   readonly gpuUtilizationTargetPercent: number;
   /**
@@ -127,7 +134,9 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       path,
       poolIndex: ctx.pools.gpu.indexOf(pool),
     });
-    const tuning = this.strategy.tune(this.tuneInput(ctx, { memory, shape, nodePool: pool.name }, path));
+    const tuneInput = this.tuneInput(ctx, { memory, shape, nodePool: pool.name }, path);
+    const tuning = this.strategy.tune(tuneInput);
+    const forecast = this.strategy.forecast({ ...tuneInput, tuning, nodes: jobNodes(pool, shape, this.spec.gpus) });
     const { spec } = this;
     const modelName = typeof spec.model === "string" ? spec.model : "custom";
     const base = {
@@ -141,7 +150,16 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     };
     const gpuUtilizationTargetPercent =
       spec.gpuUtilizationTargetPercent ?? DEFAULT_GPU_UTILIZATION_TARGET[spec.kind as WorkloadKind];
-    const planned = { ...base, kind: spec.kind as K, modelName, memory, shape, tuning, gpuUtilizationTargetPercent };
+    const planned = {
+      ...base,
+      kind: spec.kind as K,
+      modelName,
+      memory,
+      shape,
+      tuning,
+      forecast,
+      gpuUtilizationTargetPercent,
+    };
     const documented = this.plannedDocument(ctx, planned, path);
     const plan = { ...planned, planDigest: documented.document.workload.planDigest };
     this.documents.set(plan, documented);
@@ -297,6 +315,17 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
 export function workloadLabel(kind: unknown, name: unknown): string {
   const base = typeof kind === "string" && kind !== "" ? kind : "workload";
   return typeof name === "string" ? `${base} ${showValue(name)}` : base;
+}
+
+/** The job's GPU nodes as the forecast prices them: its worker pods (one per node) at the pool's dearest size. */
+function jobNodes(pool: GpuPoolPlan, shape: ClusterShapePlan, gpus: number): JobNodes {
+  return {
+    nodes: shape.worker.replicas,
+    gpus,
+    networkBaselineMbps: pool.node.networkBaselineMbps,
+    usdPerNodeHour: usdPerNodeHour(pool.instanceTypes),
+    spot: pool.capacityType !== "on-demand",
+  };
 }
 
 /** Runs `fn`; a ConfigError's issues go to `issues` instead of propagating. */

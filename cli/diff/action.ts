@@ -44,8 +44,11 @@ export function parseFailOn(text: string | undefined): FailRule[] {
     if (named) return { kind: named };
     const cost = /^cost:(\d+(\.\d+)?)$/.exec(rule);
     if (cost) return { kind: "cost", usdPerHour: Number(cost[1]) };
+    const runCost = /^run-cost:(\d+(\.\d+)?)$/.exec(rule);
+    if (runCost) return { kind: "run-cost", usdPerRun: Number(runCost[1]) };
     throw new UsageError(
-      `--fail-on ${JSON.stringify(rule)}: rules are no-fit, replace, prod-lifecycle and cost:<usd-per-hour>`,
+      `--fail-on ${JSON.stringify(rule)}: rules are no-fit, replace, prod-lifecycle, cost:<usd-per-hour> and ` +
+        "run-cost:<usd-per-run>",
     );
   });
 }

@@ -25,7 +25,8 @@ export function registerDiff(program: Command, ctx: CommandContext): void {
     )
     .option(
       "--fail-on <rules>",
-      "exit 3 when a rule fires: no-fit, replace, prod-lifecycle, cost:<usd-per-hour> (comma-separated)",
+      "exit 3 when a rule fires: no-fit, replace, prod-lifecycle, cost:<usd-per-hour>, run-cost:<usd-per-run> " +
+        "(comma-separated)",
     )
     .option("--no-preview", "compare the plans only, not the platform's resources (faster; no replace rule)")
     .action(async (opts: DiffOptions) => {

@@ -34,6 +34,16 @@ export interface WorkloadChange {
   readonly headroomGiB: { readonly before: number; readonly after: number };
   /** The job's GPU nodes at on-demand price, USD per hour, before and after. */
   readonly usdPerHour: { readonly before: number; readonly after: number };
+  /** Wall time and cost of one run (the plan's forecast), before and after; null where the plan cannot forecast. */
+  readonly perRun: { readonly before: RunFigures | null; readonly after: RunFigures | null };
+}
+
+/** A job's forecast wall time and cost of one run. */
+export interface RunFigures {
+  readonly wallSeconds: number;
+  readonly costUsd: number;
+  /** Spot nodes: the cost is at most this. */
+  readonly costIsUpperBound: boolean;
 }
 
 /** One pool present before or after (or both). */
@@ -62,6 +72,10 @@ export interface StackDiff {
   readonly usdPerHourAtMax: { readonly before: number; readonly after: number };
   /** Sum of every job's cost while it runs (its GPU nodes at on-demand price), USD per hour, before and after. */
   readonly jobsUsdPerHour: { readonly before: number; readonly after: number };
+  /** Sum of every forecast job's cost of one run, USD, before and after (jobs the plan cannot forecast count 0). */
+  readonly jobsUsdPerRun: { readonly before: number; readonly after: number };
+  /** For each added workload, its forecast run (null where the plan cannot forecast). */
+  readonly addedPerRun: { readonly [workload: string]: RunFigures | null };
   /** Workloads that do not fit (GPU or host memory) after the change but did before, or are new. */
   readonly stopsFitting: readonly string[];
   /** For each workload of `stopsFitting`, the memories it does not fit in (GPU memory, host memory, or both). */
@@ -101,6 +115,12 @@ function jobUsdPerHour(w: WorkloadDoc, pools: readonly PoolDoc[]): number {
 
 const headroom = (w: WorkloadDoc) => round3(w.memory.usableGiB - w.memory.requiredGiB);
 
+/** A job's forecast run, or null where its plan has no forecast. */
+export function runFigures(w: WorkloadDoc): RunFigures | null {
+  const f = w.forecast;
+  return f ? { wallSeconds: f.wallSeconds, costUsd: f.costUsd, costIsUpperBound: f.costIsUpperBound } : null;
+}
+
 function workloadChange(b: WorkloadDoc, a: WorkloadDoc, base: PlanDocument, head: PlanDocument): WorkloadChange {
   const reasons = new Map(a.decisions.map((d) => [d.key, d.reason]));
   return {
@@ -111,6 +131,7 @@ function workloadChange(b: WorkloadDoc, a: WorkloadDoc, base: PlanDocument, head
     doesNotFitIn: { before: noFits(b), after: noFits(a) },
     headroomGiB: { before: headroom(b), after: headroom(a) },
     usdPerHour: { before: jobUsdPerHour(b, base.pools), after: jobUsdPerHour(a, head.pools) },
+    perRun: { before: runFigures(b), after: runFigures(a) },
   };
 }
 
@@ -190,6 +211,11 @@ export function diffPlans(baseDoc: PlanDocument | undefined, headDoc: PlanDocume
       before: sum(base.workloads.map((w) => jobUsdPerHour(w, base.pools))),
       after: sum(head.workloads.map((w) => jobUsdPerHour(w, head.pools))),
     },
+    jobsUsdPerRun: {
+      before: sum(base.workloads.map((w) => w.forecast?.costUsd ?? 0)),
+      after: sum(head.workloads.map((w) => w.forecast?.costUsd ?? 0)),
+    },
+    addedPerRun: Object.fromEntries(added.map((n) => [n, runFigures(a.get(n)!)])),
     stopsFitting,
     stopsFittingIn: Object.fromEntries(stopsFitting.map((n) => [n, noFits(a.get(n)!)])),
   };

@@ -4,7 +4,8 @@
  */
 import { round3 } from "../../core/quantity";
 import { stableJson } from "../../core/serialize";
-import type { StackDiff, ValueChange, WorkloadChange } from "./compare";
+import { durationText } from "../../core/forecast/job";
+import type { RunFigures, StackDiff, ValueChange, WorkloadChange } from "./compare";
 import { noFitDetail, noFitWhere } from "./fit";
 import { statefulLosses, type InputChange, type ResourceChange } from "./resources";
 
@@ -20,9 +21,16 @@ export interface StackReport {
   readonly notPreviewed?: string;
 }
 
-/** A `--fail-on` rule: `no-fit`, `replace`, `prod-lifecycle` or `cost:<usd-per-hour>`. */
+/**
+ * A `--fail-on` rule: `no-fit`, `replace`, `prod-lifecycle`, `cost:<usd-per-hour>` or `run-cost:<usd>` (a job whose
+ * forecast cost of one run rises by more, or a new job's that exceeds it).
+ */
 export type FailRule =
-  { kind: "no-fit" } | { kind: "replace" } | { kind: "prod-lifecycle" } | { kind: "cost"; usdPerHour: number };
+  | { kind: "no-fit" }
+  | { kind: "replace" }
+  | { kind: "prod-lifecycle" }
+  | { kind: "cost"; usdPerHour: number }
+  | { kind: "run-cost"; usdPerRun: number };
 
 const signed = (n: number, digits = 0) => `${n >= 0 ? "+" : "-"}${Math.abs(n).toFixed(digits)}`;
 export const usd = (n: number) => `${n >= 0 ? "+" : "-"}$${Math.abs(n).toFixed(2)}`;
@@ -59,17 +67,29 @@ const totalOf = (stacks: readonly StackReport[], f: (d: StackDiff) => number) =>
 /** How far a before/after figure moved. */
 const moved = (x: { readonly before: number; readonly after: number }) => x.after - x.before;
 
-/** The two costs a change moves, USD per hour over all stacks: the jobs' while they run, and the pools' at max. */
-export function costDeltas(stacks: readonly StackReport[]): { readonly jobs: number; readonly poolsAtMax: number } {
+/**
+ * The costs a change moves over all stacks: the jobs' while they run and the pools' at max (USD per hour), and the
+ * jobs' forecast cost of one run (USD).
+ */
+export function costDeltas(stacks: readonly StackReport[]): {
+  readonly jobs: number;
+  readonly poolsAtMax: number;
+  readonly perRun: number;
+} {
   return {
     jobs: totalOf(stacks, (d) => moved(d.jobsUsdPerHour)),
     poolsAtMax: totalOf(stacks, (d) => moved(d.usdPerHourAtMax)),
+    perRun: totalOf(stacks, (d) => moved(d.jobsUsdPerRun)),
   };
 }
 
+/** A forecast run in words: "1 h 05 min, $5.70", "at most $5.70" on spot; "no forecast" where there is none. */
+export const runText = (r: RunFigures | null) =>
+  r ? `${durationText(r.wallSeconds)}, ${r.costIsUpperBound ? "at most " : ""}$${r.costUsd.toFixed(2)}` : "no forecast";
+
 /**
- * "+8 GPUs, +$16.29/h for jobs, +$40.96/h for pools at max, 1 workload re-planned, 1 added, 0 removed, 1 stops
- * fitting, 0 replacements". The jobs' figure is the sum of the job lines' `/h`.
+ * "+8 GPUs, +$16.29/h for jobs, +$12.40 per run of the jobs, +$40.96/h for pools at max, 1 workload re-planned, 1
+ * added, 0 removed, 1 stops fitting, 0 replacements". The jobs' figures are the sums of the job lines' `/h` and runs.
  */
 export function summaryLine(stacks: readonly StackReport[]): string {
   const total = (f: (d: StackDiff) => number) => totalOf(stacks, f);
@@ -77,7 +97,8 @@ export function summaryLine(stacks: readonly StackReport[]): string {
   const cost = costDeltas(stacks);
   const stops = total((d) => d.stopsFitting.length);
   return (
-    `${signed(gpus)} GPUs, ${usd(cost.jobs)}/h for jobs, ${usd(cost.poolsAtMax)}/h for pools at max, ${plural(
+    `${signed(gpus)} GPUs, ${usd(cost.jobs)}/h for jobs, ${usd(cost.perRun)} per run of the jobs, ` +
+    `${usd(cost.poolsAtMax)}/h for pools at max, ${plural(
       total((d) => d.changed.length),
       "workload",
     )} re-planned, ` +
@@ -126,6 +147,19 @@ const RULES: { readonly [K in FailRule["kind"]]: (s: readonly StackReport[], r: 
         .flatMap((s) =>
           s.diff.changed.flatMap((c) => lifecycleLosses(c).map((ch) => `prod-lifecycle: ${c.name} ${describe(ch)}`)),
         ),
+    "run-cost": (stacks, rule) =>
+      stacks.flatMap((s) => [
+        ...s.diff.changed
+          .filter((c) => (c.perRun.after?.costUsd ?? 0) - (c.perRun.before?.costUsd ?? 0) > rule.usdPerRun)
+          .map(
+            (c) =>
+              `run-cost: ${c.name} costs ${usd((c.perRun.after?.costUsd ?? 0) - (c.perRun.before?.costUsd ?? 0))} ` +
+              `more per run (${runText(c.perRun.before)} → ${runText(c.perRun.after)}), over +$${rule.usdPerRun.toFixed(2)}`,
+          ),
+        ...Object.entries(s.diff.addedPerRun)
+          .filter(([, r]) => (r?.costUsd ?? 0) > rule.usdPerRun)
+          .map(([n, r]) => `run-cost: new job ${n} costs ${runText(r)} per run, over $${rule.usdPerRun.toFixed(2)}`),
+      ]),
     cost: (stacks, rule) => {
       const { jobs, poolsAtMax } = costDeltas(stacks);
       const limit = `exceeds +$${rule.usdPerHour.toFixed(2)}/h`;
@@ -167,7 +201,8 @@ export function workloadLines(c: WorkloadChange): string[] {
   const flip = c.fitsBefore !== c.fitsAfter ? (c.fitsAfter ? " NOW FITS" : stops) : "";
   return [
     `${c.name}:${flip} headroom ${numberText(c.headroomGiB.before)} → ${numberText(c.headroomGiB.after)} GiB per GPU; ` +
-      `${usd(c.usdPerHour.after - c.usdPerHour.before)}/h (${c.usdPerHour.before.toFixed(2)} → ${c.usdPerHour.after.toFixed(2)})`,
+      `${usd(c.usdPerHour.after - c.usdPerHour.before)}/h (${c.usdPerHour.before.toFixed(2)} → ${c.usdPerHour.after.toFixed(2)}); ` +
+      `per run ${runText(c.perRun.before)} → ${runText(c.perRun.after)}`,
     ...c.changes.map((ch) => `  ${describe(ch)}${ch.reason ? ` (${ch.reason})` : ""}`),
   ];
 }
@@ -192,10 +227,14 @@ export function resourceLines(c: ResourceChange): string[] {
   return [resourceHeadline(c), ...c.inputs.map((i) => `  ${describe(i)}`)];
 }
 
-/** ": DOES NOT FIT IN HOST MEMORY (…)" after a new workload that does not fit; empty when it fits. */
+/**
+ * What follows a new workload's name: its forecast run ("(per run 1 h 05 min, $5.70)"), then ": DOES NOT FIT IN HOST
+ * MEMORY (…)" when it does not fit.
+ */
 export function addedNoFit(diff: StackDiff, name: string): string {
   const fits = diff.stopsFittingIn[name];
-  return fits ? `: DOES NOT FIT IN ${noFitWhere(fits).toUpperCase()} (${noFitDetail(fits)})` : "";
+  const run = ` (per run ${runText(diff.addedPerRun[name] ?? null)})`;
+  return run + (fits ? `: DOES NOT FIT IN ${noFitWhere(fits).toUpperCase()} (${noFitDetail(fits)})` : "");
 }
 
 function stackText({ stack, diff, resources, notPreviewed }: StackReport): string[] {

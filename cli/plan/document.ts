@@ -80,6 +80,9 @@ export function workloadView(w: WorkloadPlan) {
     },
     lifecycle,
     ...tuningView(w),
+    // Time and cost per run, or null with why the spec does not say enough.
+    forecast: w.forecast.forecast ?? null,
+    ...(w.forecast.unavailable === undefined ? {} : { forecastUnavailable: w.forecast.unavailable }),
     decisions: allDecisions(w),
   };
 }

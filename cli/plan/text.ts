@@ -8,6 +8,7 @@ import type { WorkloadSpec } from "../../core/config/workloads";
 import { envRedirects } from "../../core/config/env-rules";
 import { pipVerification, type PipVerification } from "../../core/config/pip";
 import { allDecisions } from "./document";
+import { forecastLines } from "./forecast-text";
 import { COLUMNS, wrapped } from "../output/columns";
 
 /** `text` after `indent`, wrapped with a hanging indent (2 more spaces unless `hang` says) at the plan's width. */
@@ -198,6 +199,7 @@ function workloadLines(w: WorkloadPlan, alerted: boolean, wrap: Wrap, startup?: 
   // Variables that send pip, the model hub, S3 or every request elsewhere (HTTPS only: core/config/env-rules.ts), and
   // what pip installs at start (hash-checked or not: core/config/pip.ts).
   out.push(...startupLines(startup));
+  out.push(...forecastLines(w.forecast));
   if (w.tuning.engine === "ray-train")
     out.push(`  interruptions: ${lostWorkText(w.tuning.interruptions, s.worker.spot)}`);
   out.push("  why:", ...allDecisions(w).map((d) => `    ${d.key} = ${String(d.value)}: ${d.reason}`), "");

@@ -83,6 +83,7 @@ function promised(ctx: CommandContext, opts: ReportOptions): Promised {
     usdPerNodeHour: pool.usdPerHourAtMax / pool.maxNodes,
     capacityType: pool.capacityType,
     instanceTypes: pool.instanceTypes,
+    forecast: w.forecast.forecast ?? null,
   };
 }
 

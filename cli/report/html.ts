@@ -4,7 +4,7 @@
  */
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
 import { el, htmlTable, leaf, tableRow } from "../output/html-tags";
-import { priceLabel, type JobReport } from "./job-report";
+import { priceLabel, type JobReport, type RunFigures } from "./job-report";
 
 const W = 1000;
 const H = 260;
@@ -69,6 +69,22 @@ function memoryBars(r: JobReport): string {
   return el("svg", { ...box, "aria-label": "GPU memory, planned and used" }, bars);
 }
 
+/** The forecast of one run beside what was measured, each cell keyed to its number in the JSON document. */
+function forecastRows(r: JobReport): [string, string, string][] {
+  if (!r.forecast) return [];
+  const figure = (label: string, key: keyof RunFigures, unit: string, money = ""): [string, string, string] => [
+    label,
+    `${money}${num(`forecast.measured.${key}`, r.forecast!.measured[key], unit)}`,
+    `${money}${num(`forecast.forecast.${key}`, r.forecast!.forecast[key], unit)} forecast`,
+  ];
+  return [
+    figure("time per run", "wallSeconds", "s"),
+    figure("GPU-hours per run", "gpuHours", ""),
+    figure("cost per run", "costUsd", "", "$"),
+    figure("GPU utilization (forecast: computing share)", "gpuUtilizationPercent", "%"),
+  ];
+}
+
 function table(r: JobReport): string {
   const rows: [string, string, string][] = [
     [
@@ -94,6 +110,7 @@ function table(r: JobReport): string {
       `$${num("usage.usd", r.usage.usd)}`,
       `$${num("usage.usdPerNodeHour", r.usage.usdPerNodeHour)} a node-hour`,
     ],
+    ...forecastRows(r),
   ];
   const body = rows.map(([a, b, c]) => `<tr><td>${esc(a)}</td><td>${b}</td><td class="muted">${c}</td></tr>`).join("");
   return htmlTable(["", "measured", "planned"], body);

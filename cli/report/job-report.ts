@@ -3,6 +3,7 @@
  * Pure: the measurements come in, the document goes out (text and JSON views in ./view).
  */
 import type { GpuCapacityType } from "../../core/config/platform";
+import type { Forecast } from "../../core/forecast/types";
 import { GIB, round2, round3 } from "../../core/quantity";
 import type { Measured } from "./prometheus";
 
@@ -30,6 +31,8 @@ export interface Promised {
    * The pool's instance types, its own first: with fallback sizes the node price is the dearest's, an upper bound.
    */
   readonly instanceTypes: readonly string[];
+  /** The plan's forecast of one run (core/forecast/), or null where the spec did not say enough. */
+  readonly forecast: Forecast | null;
 }
 
 /**
@@ -94,9 +97,51 @@ export interface JobReport {
     /** A pool with fallback sizes: its sizes, whose dearest `usdPerNodeHour` is. Absent for a pool of one size. */
     readonly pricedAtDearestOf?: readonly string[];
   };
+  /**
+   * The plan's forecast of one run beside what the window measured: wall time, GPU-hours, cost and GPU utilization
+   * (the forecast's computing share; DCGM's utilization also counts collectives), and measured over forecast. Null
+   * where the plan has no forecast.
+   */
+  readonly forecast: ForecastCheck | null;
   readonly verdict: { readonly kept: boolean; readonly line: string; readonly shortfalls: readonly string[] };
   /** Each worker's average GPU utilization over the window, `[unix seconds, %]` every `stepSeconds`. */
   readonly timeline: Timeline;
+}
+
+/** One run's figures, forecast or measured. */
+export interface RunFigures {
+  readonly wallSeconds: number;
+  readonly gpuHours: number;
+  readonly costUsd: number;
+  readonly gpuUtilizationPercent: number | null;
+}
+
+/** The forecast against the measured window. */
+export interface ForecastCheck {
+  readonly forecast: RunFigures;
+  readonly measured: RunFigures;
+  /** Measured over forecast: wall time and cost (above 1: the run took longer or cost more than forecast). */
+  readonly wallRatio: number;
+  readonly costRatio: number;
+}
+
+/** The forecast of `p` beside the window's measurements. */
+function forecastCheck(p: Promised, m: Measured, seconds: number, usd: number): ForecastCheck | null {
+  const f = p.forecast;
+  if (!f) return null;
+  const measured = {
+    wallSeconds: seconds,
+    gpuHours: round3(m.gpuHours),
+    costUsd: usd,
+    gpuUtilizationPercent: orNull(m.averagePercent),
+  };
+  const forecast = {
+    wallSeconds: f.wallSeconds,
+    gpuHours: f.gpuHours,
+    costUsd: f.costUsd,
+    gpuUtilizationPercent: round3(f.gpuUtilization * 100),
+  };
+  return { forecast, measured, wallRatio: round3(seconds / f.wallSeconds), costRatio: round3(usd / f.costUsd) };
 }
 
 /** The utilization timeline of the report. */
@@ -139,6 +184,7 @@ export function jobReport(
   timeline: Timeline,
 ): JobReport {
   const short = shortfalls(p, m);
+  const usd = round2(m.nodeHours * p.usdPerNodeHour);
   return {
     job: p.workload,
     kind: p.kind,
@@ -168,12 +214,13 @@ export function jobReport(
       gpuHours: round3(m.gpuHours),
       nodeHours: round3(m.nodeHours),
       usdPerNodeHour: p.usdPerNodeHour,
-      usd: round2(m.nodeHours * p.usdPerNodeHour),
+      usd,
       plannedGpus: p.gpus,
       capacityType: p.capacityType,
       usdIsUpperBound: PRICE_OF[p.capacityType].upperBound || p.instanceTypes.length > 1,
       ...(p.instanceTypes.length > 1 ? { pricedAtDearestOf: p.instanceTypes } : {}),
     },
+    forecast: forecastCheck(p, m, toSeconds - fromSeconds, usd),
     verdict: { kept: short.length === 0, line: verdictLine(p, m, short), shortfalls: short },
     timeline,
   };

@@ -4,6 +4,7 @@
  */
 import { GIB } from "../../core/quantity";
 import { printable } from "../output/terminal-text";
+import { durationText } from "../../core/forecast/job";
 import { priceLabel, type JobReport } from "./job-report";
 
 const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}%`);
@@ -12,6 +13,31 @@ const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(1)}%`);
 function table(rows: readonly (readonly [string, string, string])[]): string[] {
   const w = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map(([a, b, c]) => `  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`.trimEnd());
+}
+
+/** The forecast's rows: each figure of the run, measured beside forecast, and their ratio. */
+function forecastRows(r: JobReport): [string, string, string][] {
+  const f = r.forecast;
+  if (!f) return [["forecast", "-", "none (the spec says too little of the job's work)"]];
+  const ratio = (x: number) => `, measured ${x.toFixed(2)}x`;
+  return [
+    [
+      "time per run",
+      durationText(f.measured.wallSeconds),
+      `${durationText(f.forecast.wallSeconds)} forecast${ratio(f.wallRatio)}`,
+    ],
+    ["GPU-hours per run", f.measured.gpuHours.toFixed(2), `${f.forecast.gpuHours.toFixed(2)} forecast`],
+    [
+      "cost per run",
+      `$${f.measured.costUsd.toFixed(2)}`,
+      `$${f.forecast.costUsd.toFixed(2)} forecast${ratio(f.costRatio)}`,
+    ],
+    [
+      "GPU utilization per run",
+      pct(f.measured.gpuUtilizationPercent),
+      `${pct(f.forecast.gpuUtilizationPercent)} forecast computing (DCGM also counts collectives)`,
+    ],
+  ];
 }
 
 /** The report as text, ending with a newline. */
@@ -37,6 +63,7 @@ export function reportText(r: JobReport): string {
       : [["samples/s", r.samplesPerSecond.toFixed(1), ""] as [string, string, string]]),
     ["GPU-hours", r.usage.gpuHours.toFixed(2), `${r.usage.plannedGpus} GPUs`],
     [`cost (${priceLabel(r.usage)})`, `$${r.usage.usd.toFixed(2)}`, `$${r.usage.usdPerNodeHour.toFixed(3)}/node-hour`],
+    ...forecastRows(r),
   ];
   const workers = r.gpuUtilization.perWorker.map(
     (w) => `  ${printable(w.pod)}: average ${pct(w.averagePercent)}, p10 ${pct(w.p10Percent)}`,

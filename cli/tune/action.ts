@@ -4,6 +4,7 @@ import type { StackConfig } from "../../core/config/stack";
 import { ConfigError, namingSource } from "../../core/errors";
 import { stableJson } from "../../core/serialize";
 import { diagnose } from "../../core/tune/diagnose";
+import { recalibrateForecast } from "../../core/tune/forecast";
 import { BOUND_SHARE, type Change } from "../../core/tune/model";
 import { RunRecordSchema, type RunRecord } from "../../core/tune/run-record";
 import { joinPath, toConfigIssues } from "../../core/config/zod-issues";
@@ -84,6 +85,15 @@ function replan(stack: { text: string; file: string }, before: WorkloadPlan, cha
   return { text: next, expected: expectedEffects(before, after) };
 }
 
+/** The workload's forecast at the pace the run measured, or null where either has none. */
+function recalibrated(record: RunRecord, workload: WorkloadPlan) {
+  const f = workload.forecast.forecast;
+  if (!f) return null;
+  const knobs: object = workload.memory.knobs;
+  const samplesPerStep = "globalBatchSize" in knobs ? (knobs.globalBatchSize as number) : undefined;
+  return recalibrateForecast(record, f, samplesPerStep) ?? null;
+}
+
 /**
  * Diagnoses the run, proposes the re-plan, and with `--write` applies it to the stack file.
  * @param givenDir - the `-C` folder as the user gave it, which the printed command that applies the change repeats;
@@ -125,6 +135,7 @@ export function runTune(ctx: CommandContext, opts: TuneOptions, givenDir?: strin
     diff: diagnosis.changes.length > 0 ? changeDiff(file, entry, name, diagnosis.changes) : [],
     expected: next.expected,
     written,
+    forecast: recalibrated(record, workload),
   };
   const invocation = { dir: givenDir, stack: opts.stack, from: opts.from, workload: opts.workload };
   ctx.io.out(opts.json ? stableJson(result) : tuneText(result, invocation));

@@ -1,4 +1,5 @@
 /** What `ray-gpu tune` found and proposes. */
+import type { Recalibration } from "../../core/tune/forecast";
 import type { Diagnosis } from "../../core/tune/model";
 import type { Effect } from "./effects";
 
@@ -16,4 +17,6 @@ export interface TuneResult {
   readonly diff: readonly string[];
   readonly expected: readonly Effect[];
   readonly written: boolean;
+  /** The plan's forecast of one run at the pace the run measured; null where the plan or the run has none. */
+  readonly forecast: Recalibration | null;
 }

@@ -1,4 +1,5 @@
 /** `ray-gpu tune`'s report in words: the bound and its numbers, then the re-plan as a diff with each reason. */
+import { durationText } from "../../core/forecast/job";
 import type { TuneResult } from "./result";
 
 /** How `tune` was invoked: what the command that applies its proposal must repeat to run as printed. */
@@ -62,6 +63,19 @@ function changeLines(r: TuneResult, inv: TuneInvocation): string[] {
   return lines;
 }
 
+/** The forecast at the measured pace, in words. */
+function forecastLines(r: TuneResult): string[] {
+  const f = r.forecast;
+  if (!f) return [];
+  const run = (x: { wallSeconds: number; costUsd: number }) =>
+    `${durationText(x.wallSeconds)}, $${x.costUsd.toFixed(2)}`;
+  return [
+    "",
+    `Forecast at the measured pace: ${f.measured} ${f.unit} against the ${f.planned} forecast (${f.ratio}x): a run of ` +
+      `the plan's work takes ${run(f.recalibrated)} (forecast ${run(f.forecast)}).`,
+  ];
+}
+
 /** The report; its last line, when a change is proposed and not written, the command that writes it. */
 export function tuneText(r: TuneResult, inv: TuneInvocation): string {
   const d = r.diagnosis;
@@ -71,7 +85,7 @@ export function tuneText(r: TuneResult, inv: TuneInvocation): string {
     : d.stage === "none"
       ? "Healthy: no stage bound the run."
       : `Healthy: ${STAGE_NAMES[d.stage]} bounds the job, at the plan's own settings.`;
-  const lines = [head, "", bound, ...d.evidence.map((e) => `  ${e}`)];
+  const lines = [head, "", bound, ...d.evidence.map((e) => `  ${e}`), ...forecastLines(r)];
   if (d.changes.length > 0) lines.push(...changeLines(r, inv));
   else lines.push("", d.note ? `No change proposed: ${d.note}.` : "No change proposed.");
   return `${lines.join("\n")}\n`;

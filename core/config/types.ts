@@ -1213,6 +1213,16 @@ export type TrainingJobSpec = {
   };
   kind: "TrainingJob";
   /**
+   * Passes over `dataset.rows`.
+   * @default 1 when dataset.rows is given
+   */
+  epochs?: number;
+  /**
+   * Optimizer steps the job runs, in place of `dataset.rows` and `epochs`.
+   * @default - dataset.rows × epochs / globalBatchSize; without dataset.rows the plan cannot forecast the job
+   */
+  steps?: number;
+  /**
    * Tokens per sample (text; image tokens are added for vision-language models).
    * @default 2048, capped at the model's context
    */
@@ -1360,6 +1370,16 @@ export type TrainingJobSpecInput = {
    * @default "auto"
    */
   strategy?: "ddp" | "deepspeed" | "auto";
+  /**
+   * Passes over `dataset.rows`.
+   * @default 1 when dataset.rows is given
+   */
+  epochs?: number;
+  /**
+   * Optimizer steps the job runs, in place of `dataset.rows` and `epochs`.
+   * @default - dataset.rows × epochs / globalBatchSize; without dataset.rows the plan cannot forecast the job
+   */
+  steps?: number;
   /**
    * Tokens per sample (text; image tokens are added for vision-language models).
    * @default 2048, capped at the model's context
@@ -1596,6 +1616,16 @@ export type LoRAFineTuneSpec = {
    */
   images?: ImagesConfig;
   /**
+   * Passes over `dataset.rows`.
+   * @default 1 when dataset.rows is given
+   */
+  epochs?: number;
+  /**
+   * Optimizer steps the job runs, in place of `dataset.rows` and `epochs`.
+   * @default - dataset.rows × epochs / globalBatchSize; without dataset.rows the plan cannot forecast the job
+   */
+  steps?: number;
+  /**
    * Tokens per sample (text; image tokens are added for vision-language models).
    * @default 2048, capped at the model's context
    */
@@ -1746,6 +1776,16 @@ export type LoRAFineTuneSpecInput = {
    * @default - one image per sample for vision-language models, none otherwise
    */
   images?: ImagesConfigInput;
+  /**
+   * Passes over `dataset.rows`.
+   * @default 1 when dataset.rows is given
+   */
+  epochs?: number;
+  /**
+   * Optimizer steps the job runs, in place of `dataset.rows` and `epochs`.
+   * @default - dataset.rows × epochs / globalBatchSize; without dataset.rows the plan cannot forecast the job
+   */
+  steps?: number;
   /**
    * Tokens per sample (text; image tokens are added for vision-language models).
    * @default 2048, capped at the model's context
@@ -2298,6 +2338,12 @@ export type BatchInferenceSpec = {
   };
   kind: "BatchInference";
   /**
+   * Tokens a generation averages, at most `maxNewTokens`: what the forecast decodes (a prompt's tokens come from
+   * `dataset.avgTextChars`, about 4 characters per token, up to `maxPromptTokens`).
+   * @default - maxNewTokens (every generation runs to the limit: an upper bound)
+   */
+  avgNewTokens?: number;
+  /**
    * @default - the smallest that leaves room for the KV cache
    */
   tensorParallelSize?: 1 | 2 | 4 | 8;
@@ -2425,6 +2471,12 @@ export type BatchInferenceSpecInput = {
    * @default 512
    */
   maxNewTokens?: number;
+  /**
+   * Tokens a generation averages, at most `maxNewTokens`: what the forecast decodes (a prompt's tokens come from
+   * `dataset.avgTextChars`, about 4 characters per token, up to `maxPromptTokens`).
+   * @default - maxNewTokens (every generation runs to the limit: an upper bound)
+   */
+  avgNewTokens?: number;
   /**
    * Share of GPU memory vLLM may use (weights, profiling activations, non-torch memory and the KV cache); vLLM
    * requires < 1. Up to 0.98 is accepted; the plan refuses a share that leaves less than the CUDA context
@@ -2573,7 +2625,7 @@ export type BatchInferenceSpecInput = {
 /**
  * A workload spec of any kind, validated, defaults applied.
  */
-export type WorkloadSpec = TrainingJobSpec | LoRAFineTuneSpec | EmbeddingPipelineSpec | BatchInferenceSpec;
+export type WorkloadSpec = TrainingJobSpec | LoRAFineTuneSpec | BatchInferenceSpec | EmbeddingPipelineSpec;
 
 /**
  * A workload spec of any kind as written, before validation and defaults.

@@ -13,10 +13,8 @@
  *   preemption watcher (Ray 2.58, polling every 5 s) tells every worker (`ray.train.get_preemption_info()`); the
  *   training loop finishes its step, checkpoints it with its data position, and the hook then stops Ray on the node.
  *
- * The step-time estimate is rough: the tokens' training FLOPs over the GPU's dense BF16 throughput
- * (`gpuTflops`, from ../catalog/accelerators.ts) at {@link ASSUMED_MFU}; NVIDIA publishes no A10G datasheet
- * (facts/aws-g5.md), so neither figure is measured here.
- * The runtime's telemetry reports the real step time.
+ * The step time is the forecast's (../forecast/training.ts, calibrated against published runs in docs/forecast.md);
+ * the runtime's telemetry reports the real one.
  */
 
 /** EC2's warning before it reclaims a spot instance. */
@@ -30,8 +28,6 @@ export const SPOT_WORKER_GRACE_SECONDS = SPOT_NOTICE_SECONDS;
 export const NOTICE_DELIVERY_SECONDS = 6;
 /** Left at the end of the grace period for `ray stop` and the kubelet. */
 export const STOP_MARGIN_SECONDS = 15;
-/** Share of that throughput a data-parallel step reaches: an assumption, not a measurement. */
-export const ASSUMED_MFU = 0.3;
 /** Share of a node's baseline network a checkpoint upload to S3 gets. */
 export const CHECKPOINT_NETWORK_SHARE = 0.5;
 /** At most this share of the run may go to writing periodic checkpoints. */
@@ -49,20 +45,15 @@ export const STALL_STEPS = 10;
  */
 export const STALL_FLOOR_SECONDS = 20 * 60;
 
-/** What the bound is computed from: the model, the batch, the cluster and the capacity. */
+/** What the bound is computed from: the step time, the checkpoint, the cluster and the capacity. */
 export interface InterruptionInput {
-  readonly parameters: number;
-  /** Parameters the optimizer updates (all of them, or a LoRA's adapters). */
-  readonly trainableParameters: number;
+  /** Seconds of one optimizer step: the forecast's step model (../forecast/training.ts). */
+  readonly stepSeconds: number;
   /** What a checkpoint writes: trainable weights and their optimizer states. */
   readonly checkpointBytes: number;
-  readonly tokensPerStep: number;
   readonly gpus: number;
-  /** Dense BF16 throughput of one GPU, TFLOPS (the accelerator's `denseBf16Tflops`). */
-  readonly gpuTflops: number;
   /** Nodes that write their share of a checkpoint at once: all of them under ZeRO, one (rank 0) under DDP. */
   readonly writerNodes: number;
-  readonly gradientCheckpointing: boolean;
   readonly networkBaselineMbps: number;
   readonly spot: boolean;
 }
@@ -86,18 +77,6 @@ export interface LostWork {
   readonly steps: number;
   readonly gpuMinutes: number;
 }
-
-/**
- * Training FLOPs of one step: forward 2 FLOPs per parameter and token, the backward's activation gradients 2 more,
- * weight gradients 2 per trainable parameter, and a second forward under gradient checkpointing.
- */
-export function stepFlops(i: InterruptionInput): number {
-  const perToken = (i.gradientCheckpointing ? 6 : 4) * i.parameters + 2 * i.trainableParameters;
-  return perToken * i.tokensPerStep;
-}
-
-/** Seconds of one optimizer step on the job's GPUs, at the assumed throughput. */
-export const estimateStepSeconds = (i: InterruptionInput) => stepFlops(i) / (i.gpus * i.gpuTflops * 1e12 * ASSUMED_MFU);
 
 /** Seconds to upload one checkpoint, the nodes writing their shares in parallel. */
 export const checkpointWriteSeconds = (i: InterruptionInput) =>
@@ -147,7 +126,7 @@ function cadence(i: InterruptionInput, stepSeconds: number, writeSeconds: number
 
 /** The cadence, the lost work with and without the notice, and the stall window. */
 export function planInterruptions(i: InterruptionInput): InterruptionPlan {
-  const stepSeconds = estimateStepSeconds(i);
+  const stepSeconds = i.stepSeconds;
   const writeSeconds = checkpointWriteSeconds(i);
   const every = cadence(i, stepSeconds, writeSeconds);
   const noticeNeeds = NOTICE_DELIVERY_SECONDS + stepSeconds + writeSeconds + STOP_MARGIN_SECONDS;

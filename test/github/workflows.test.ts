@@ -136,8 +136,8 @@ describe("GitHub workflows", () => {
     };
     const halved = await runStep((prod) => prod.replace(/(name: embed-chunks[\s\S]*?gpus: )8/, "$14"));
     expect(halved.body.split("\n")[0]).toBe(
-      "**-4 GPUs, -$4.85/h for jobs, +$0.00/h for pools at max, 1 workload re-planned, 0 added, 0 removed, 0 " +
-        "stop fitting, 0 replacements**",
+      "**-4 GPUs, -$4.85/h for jobs, -$0.08 per run of the jobs, +$0.00/h for pools at max, 1 workload re-planned, " +
+        "0 added, 0 removed, 0 stop fitting, 0 replacements**",
     );
     expect(halved.body).toContain("<details><summary>embed-chunks:");
     // The pull request's own bin/ray-gpu.js (which throws) never ran, and is listed as changed code.

@@ -61,6 +61,12 @@ export const BatchInferenceSpecSchema = z
     /** @default 512 */
     maxNewTokens: positiveInt.max(131072).default(512),
     /**
+     * Tokens a generation averages, at most `maxNewTokens`: what the forecast decodes (a prompt's tokens come from
+     * `dataset.avgTextChars`, about 4 characters per token, up to `maxPromptTokens`).
+     * @default - maxNewTokens (every generation runs to the limit: an upper bound)
+     */
+    avgNewTokens: positiveInt.max(131072).optional(),
+    /**
      * Share of GPU memory vLLM may use (weights, profiling activations, non-torch memory and the KV cache); vLLM
      * requires < 1. Up to 0.98 is accepted; the plan refuses a share that leaves less than the CUDA context
      * (0.5 GiB) outside it, naming the largest that fits (0.97 on an A10G).
@@ -90,5 +96,13 @@ export const BatchInferenceSpecSchema = z
         (s) => Object.values(s).reduce((n, v) => n * v.length, 1) <= MAX_SWEEP_SETTINGS,
         `the sweep may have at most ${1024} combinations (the product of the value counts)`,
       ),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.avgNewTokens !== undefined && spec.avgNewTokens > spec.maxNewTokens)
+      ctx.addIssue({
+        code: "custom",
+        path: ["avgNewTokens"],
+        message: `must be at most maxNewTokens (${spec.maxNewTokens}): no generation is longer than the limit`,
+      });
   })
   .superRefine(modelChecks, MODEL_CHECKS_WHEN);

@@ -53,6 +53,23 @@ const trainingKnobs = {
   optimizerStep: z.enum(OPTIMIZER_STEPS).default(DEFAULT_OPTIMIZER_STEP),
 };
 
+/**
+ * How much a training job trains: what `ray-gpu plan` forecasts its time and cost from (core/forecast/). The
+ * entrypoint decides what it runs; these fields say what it will, for the forecast only.
+ */
+const trainingWork = {
+  /**
+   * Passes over `dataset.rows`.
+   * @default 1 when dataset.rows is given
+   */
+  epochs: positiveInt.max(10000).optional(),
+  /**
+   * Optimizer steps the job runs, in place of `dataset.rows` and `epochs`.
+   * @default - dataset.rows × epochs / globalBatchSize; without dataset.rows the plan cannot forecast the job
+   */
+  steps: positiveInt.max(1_000_000_000).optional(),
+};
+
 /** Pinned knobs that exclude each other, reported before any planning. */
 function knobConflicts(
   spec: {
@@ -62,10 +79,14 @@ function knobConflicts(
     kind: string;
     optimizer?: string;
     precision?: string;
+    steps?: number | undefined;
+    epochs?: number | undefined;
   },
   ctx: z.RefinementCtx,
 ): void {
   const add = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  if (spec.steps !== undefined && spec.epochs !== undefined)
+    add("steps", "give steps or epochs, not both: the job's work is either a number of steps or passes over the rows");
   if (spec.strategy === "ddp" && spec.zeroStage !== undefined && spec.zeroStage > 0)
     add(
       "zeroStage",
@@ -113,6 +134,7 @@ export const TrainingJobSpecSchema = z
     kind: z.literal("TrainingJob"),
     ...workloadBase,
     ...trainingKnobs,
+    ...trainingWork,
     /**
      * `ddp` (plain DDP, ZeRO 0 only), `deepspeed` or `auto` (the planner's choice).
      * @default "auto"
@@ -171,6 +193,7 @@ export const LoRAFineTuneSpecSchema = z
     kind: z.literal("LoRAFineTune"),
     ...workloadBase,
     ...trainingKnobs,
+    ...trainingWork,
     /** @default { rank: 16, targetModules: PEFT's default for the family, quantization: none } */
     lora: LoraSchema.prefault({}),
     /** @default - one image per sample for vision-language models, none otherwise */

@@ -19,7 +19,8 @@ describe("ray-gpu diff", () => {
     const r = await diff(repo(prod(), head));
     expect(r.code).toBe(0);
     expect(r.out.split("\n")[0]).toBe(
-      "-4 GPUs, -$4.85/h for jobs, +$0.00/h for pools at max, 1 workload re-planned, 0 added, 0 removed, 0 stop fitting, 0 replacements",
+      "-4 GPUs, -$4.85/h for jobs, -$0.08 per run of the jobs, +$0.00/h for pools at max, 1 workload re-planned, 0 added, " +
+        "0 removed, 0 stop fitting, 0 replacements",
     );
     // An example job has no RayJob to submit: the platform is untouched.
     expect(r.out).toContain("platform resources: no change");
@@ -37,7 +38,7 @@ describe("ray-gpu diff", () => {
     expect(doc.stacks[0]!.diff.added).toEqual(["embed-more"]);
     expect(doc.stacks[0]!.diff.pools).toMatchObject([{ name: "infer-a10g-1x", status: "changed" }]);
     expect(doc.summary).toMatch(
-      /^\+8 GPUs, \+\$9\.70\/h for jobs, \+\$4\.85\/h for pools at max, 0 workloads re-planned, 1 added/,
+      /^\+8 GPUs, \+\$9\.70\/h for jobs, \+\$162\.98 per run of the jobs, \+\$4\.85\/h for pools at max, 0 workloads re-planned, 1 added/,
     );
   });
 
@@ -84,6 +85,34 @@ describe("ray-gpu diff", () => {
     expect((await diff(repo(prod(), prod()), "--fail-on", "prod-lifecycle")).code).toBe(0);
   });
 
+  it("doubling a job's rows doubles its time and cost per run, in its line and the summary; --fail-on run-cost gates it", async () => {
+    const head = prod();
+    const sft = workloads(head).find((w) => w["name"] === "sft-llama-8b")!;
+    sft["dataset"] = { ...(sft["dataset"] as object), rows: 200000 };
+    const dir = repo(prod(), head);
+    const r = await diff(dir, "--no-preview", "--format", "json");
+    type Run = { wallSeconds: number; costUsd: number };
+    const doc = JSON.parse(r.out) as {
+      summary: string;
+      stacks: { diff: { changed: { name: string; perRun: { before: Run; after: Run } }[] } }[];
+    };
+    const change = doc.stacks[0]!.diff.changed.find((c) => c.name === "sft-llama-8b")!;
+    const { before, after } = change.perRun;
+    const startup = 70;
+    expect((after.wallSeconds - startup) / (before.wallSeconds - startup)).toBeCloseTo(2, 1);
+    expect(after.costUsd / before.costUsd).toBeGreaterThan(1.95);
+    const delta = (after.costUsd - before.costUsd).toFixed(2);
+    expect(doc.summary).toContain(`+$${delta} per run of the jobs`);
+    const text = (await diff(dir, "--no-preview")).out;
+    expect(text).toMatch(new RegExp(`sft-llama-8b: .*; per run \\d+ h \\d\\d min, \\$${before.costUsd.toFixed(2)} → `));
+    const fired = await diff(dir, "--no-preview", "--fail-on", "run-cost:50");
+    expect(fired.code).toBe(3);
+    expect(fired.err).toMatch(
+      new RegExp(`run-cost: sft-llama-8b costs \\+\\$${delta} more per run \\(.*\\), over \\+\\$50\\.00`),
+    );
+    expect((await diff(dir, "--no-preview", "--fail-on", `run-cost:${Math.ceil(Number(delta))}`)).code).toBe(0);
+  });
+
   it("--fail-on cost:<usd> fires above the threshold only", async () => {
     const head = prod();
     gpuPools(head)[0]!["maxNodes"] = 10;
@@ -102,7 +131,9 @@ describe("ray-gpu diff", () => {
       workloads(base)[1]!["gpus"] = 4;
       const dir = repo(base, prod());
       const r = await diff(dir, "--fail-on", "cost:1", "--no-preview");
-      expect(r.out.split("\n")[0]).toMatch(/^\+4 GPUs, \+\$4\.85\/h for jobs, \+\$0\.00\/h for pools at max, /);
+      expect(r.out.split("\n")[0]).toMatch(
+        /^\+4 GPUs, \+\$4\.85\/h for jobs, \+\$0\.08 per run of the jobs, \+\$0\.00\/h for pools at max, /,
+      );
       expect(r.out).toMatch(/embed-chunks: .*\+\$4\.85\/h \(4\.85 → 9\.70\)/);
       expect(r.code).toBe(3);
       expect(r.err).toMatch(/cost: the jobs' cost while they run \+\$4\.85\/h exceeds \+\$1\.00\/h/);
@@ -187,8 +218,8 @@ describe("ray-gpu diff", () => {
     expect(r.err).toBe("");
     expect(r.out.length).toBeLessThanOrEqual(COMMENT_LIMIT + 1);
     expect(r.out.split("\n")[0]).toBe(
-      "**+200 GPUs, +$242.40/h for jobs, +$0.00/h for pools at max, 200 workloads re-planned, 0 added, 0 " +
-        "removed, 0 stop fitting, resources not previewed**",
+      "**+200 GPUs, +$242.40/h for jobs, +$4.00 per run of the jobs, +$0.00/h for pools at max, 200 workloads " +
+        "re-planned, 0 added, 0 removed, 0 stop fitting, resources not previewed**",
     );
     expect(r.out).toContain("<details><summary>embed-0:");
     expect(r.out).toContain("cut to fit GitHub's comment limit");
@@ -238,14 +269,17 @@ describe("ray-gpu diff", () => {
     expect(jobs.map((j) => [j.name, j.status])).toEqual([["sft-llama-8b-rayjob", "replaced"]]);
     expect(jobs[0]!.replacedBecause!.some((p) => p.startsWith("spec."))).toBe(true);
     expect(doc.summary).toMatch(
-      /^-4 GPUs, -\$5\.67\/h for jobs, \+\$0\.00\/h for pools at max, 1 workload re-planned, .* [1-9]\d* replacements?$/,
+      new RegExp(
+        "^-4 GPUs, -\\$5\\.67/h for jobs, -\\$0\\.11 per run of the jobs, \\+\\$0\\.00/h for pools at max, " +
+          "1 workload re-planned, .* [1-9]\\d* replacements?$",
+      ),
     );
   });
 
   it("the docs page shows the comment this fixture renders (npm run generate rewrites it)", async () => {
     const comment = await docsComment();
     expect(comment.split("\n")[0]).toMatch(
-      /^\*\*-4 GPUs, -\$4\.85\/h for jobs, \+\$4\.85\/h for pools at max, .*REPLACES Bucket/,
+      /^\*\*-4 GPUs, -\$4\.85\/h for jobs, -\$0\.08 per run of the jobs, \+\$4\.85\/h for pools at max, .*REPLACES Bucket/,
     );
     expect(sectionOf(readFileSync(CLI_DOC, "utf8"), DIFF_BEGIN, DIFF_END)).toBe(`${comment}\n`);
   });

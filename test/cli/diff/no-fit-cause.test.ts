@@ -73,7 +73,8 @@ describe("diff's numbers", () => {
     writeFileSync(join(dir, "Pulumi.dev.yaml"), stringify(devOn8B()));
     for (const format of ["text", "markdown"]) {
       const r = await runMain(["-C", dir, "diff", "--base", base, "--all-stacks", "--no-preview", "-f", format], dir);
-      expect(r.out).toContain("interruptions.stepSeconds: 11.57 → 100.242");
+      expect(r.out).toContain("interruptions.stepSeconds: 7.436 → 55.92");
+      expect(r.out).toContain("forecast.wallSeconds: 1549 → 11251");
       const long = r.out.match(/\d+\.\d{4,}/g) ?? [];
       expect(long).toEqual([]);
     }

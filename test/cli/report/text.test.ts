@@ -18,6 +18,7 @@ const promised: Promised = {
   usdPerNodeHour: 5.672,
   capacityType: "on-demand",
   instanceTypes: ["g5.12xlarge"],
+  forecast: null,
 };
 const measured: Measured = {
   perWorker: [{ pod: "w-0", averagePercent: 95, p10Percent: 90 }],
@@ -62,6 +63,34 @@ describe("report text", () => {
       /cost \(GPU nodes, on demand; at the dearest of g5\.12xlarge, g6e\.12xlarge, an upper bound\)/,
     );
     expect(reportOf(promised).usage).not.toHaveProperty("pricedAtDearestOf");
+  });
+
+  it("sets the forecast beside the measured run, and says where there is none", () => {
+    const forecast = {
+      work: { unit: "optimizer steps", count: 1000, from: "steps: 1000" },
+      wallSeconds: 3000,
+      startupSeconds: 60,
+      gpuHours: 26.667,
+      costUsd: 37.81,
+      costIsUpperBound: false,
+      gpuUtilization: 0.9,
+      bound: "gpu-compute" as const,
+      unitSeconds: 2.94,
+      waitShare: 0,
+    };
+    const r = reportOf({ ...promised, forecast });
+    // the hour took 1.2 times the 50 minutes forecast; 8 node-hours at $5.672 against $37.81
+    expect(r.forecast).toEqual({
+      forecast: { wallSeconds: 3000, gpuHours: 26.667, costUsd: 37.81, gpuUtilizationPercent: 90 },
+      measured: { wallSeconds: 3600, gpuHours: 32, costUsd: 45.38, gpuUtilizationPercent: 95 },
+      wallRatio: 1.2,
+      costRatio: 1.2,
+    });
+    const text = reportText(r);
+    expect(text).toMatch(/\n {2}time per run +1 h 00 min +50 min forecast, measured 1\.20x\n/);
+    expect(text).toMatch(/\n {2}cost per run +\$45\.38 +\$37\.81 forecast, measured 1\.20x\n/);
+    expect(reportOf(promised).forecast).toBeNull();
+    expect(reportText(reportOf(promised))).toMatch(/\n {2}forecast +- +none \(the spec says too little/);
   });
 });
 

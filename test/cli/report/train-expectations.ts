@@ -24,6 +24,17 @@ export function expectTrainReport(doc: JobReport): void {
   expect(Math.abs(doc.usage.nodeHours - 8)).toBeLessThanOrEqual((8 * STEP) / 3600);
   expect(doc.usage.usd).toBeCloseTo(doc.usage.nodeHours * (45.376 / 8), 1);
   expect(doc.usage).toMatchObject({ plannedGpus: 32, capacityType: "on-demand", usdIsUpperBound: false });
+  // the plan's forecast of one run beside the hour measured (the fixture's hour is part of a run, not all of it)
+  const f = doc.forecast!;
+  expect(f.measured).toEqual({
+    wallSeconds: 3600,
+    gpuHours: doc.usage.gpuHours,
+    costUsd: doc.usage.usd,
+    gpuUtilizationPercent: doc.gpuUtilization.averagePercent,
+  });
+  expect(f.forecast.wallSeconds).toBeGreaterThan(0);
+  expect(f.wallRatio).toBeCloseTo(3600 / f.forecast.wallSeconds, 3);
+  expect(f.costRatio).toBeCloseTo(doc.usage.usd / f.forecast.costUsd, 3);
   expect(doc.verdict.kept).toBe(true);
   expect(doc.verdict.line).toMatch(/^llm-pretrain kept its plan: 94\.9% average GPU utilization \(target 90%\)/);
 }
@@ -34,4 +45,5 @@ export function expectTrainText(text: string, doc: JobReport): void {
   expect(text).toMatch(/GPU utilization, average\s+94\.9%\s+90% target/);
   expect(text).toMatch(/bytes spilled\s+0\.00 GiB\s+0 GiB/);
   expect(text).toMatch(/cost \(GPU nodes, on demand\)\s+\$\d+\.\d\d\s+\$5\.672\/node-hour/);
+  expect(text).toMatch(/time per run\s+1 h 00 min\s+\S.* forecast, measured \d+\.\d\dx/);
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import {
   aboutSeconds,
   lostWorkText,
@@ -12,16 +11,12 @@ import {
   type InterruptionInput,
 } from "../../../core/reliability/interruption";
 
-/** Llama-3.2-1B-like full training on one g5.12xlarge (4 GPUs, 40 Gbps). */
+/** Llama-3.2-1B-like full training on one g5.12xlarge (4 GPUs, 40 Gbps): steps of 7.4 s, as the forecast plans them. */
 const base: InterruptionInput = {
-  parameters: 1.2e9,
-  trainableParameters: 1.2e9,
+  stepSeconds: 7.4,
   checkpointBytes: 1.2e9 * 12,
-  tokensPerStep: 64 * 2048,
   gpus: 4,
-  gpuTflops: ACCELERATORS.A10G.denseBf16Tflops,
   writerNodes: 1,
-  gradientCheckpointing: false,
   networkBaselineMbps: 40_000,
   spot: true,
 };
@@ -40,7 +35,7 @@ describe("planInterruptions", () => {
   });
 
   it("says the notice checkpoint does not fit when a step outlasts the notice", () => {
-    const p = planInterruptions({ ...base, tokensPerStep: base.tokensPerStep * 20 });
+    const p = planInterruptions({ ...base, stepSeconds: base.stepSeconds * 20 });
     expect(p.noticeCheckpointFits).toBe(false);
     expect(p.lostWithNotice).toBeUndefined();
   });
@@ -62,7 +57,7 @@ describe("planInterruptions", () => {
 
   it("never lets the stall window fall below the restart floor", () => {
     expect(planInterruptions(base).stallAfterSeconds).toBe(STALL_FLOOR_SECONDS);
-    const slow = planInterruptions({ ...base, tokensPerStep: base.tokensPerStep * 100 });
+    const slow = planInterruptions({ ...base, stepSeconds: base.stepSeconds * 100 });
     expect(slow.stallAfterSeconds).toBeGreaterThan(STALL_FLOOR_SECONDS);
   });
 });
@@ -88,7 +83,7 @@ describe("times and lost work in the reasons", () => {
 
   it("says a small LoRA adapter's checkpoint takes under 0.1 s to write, and its step under 0.1 GPU-min", () => {
     // 8 MB of adapters and their states over 40 Gbps take milliseconds; a step of 4k tokens on 4 GPUs, a quarter second.
-    const p = planInterruptions({ ...base, trainableParameters: 2e6, checkpointBytes: 2e6 * 4, tokensPerStep: 4096 });
+    const p = planInterruptions({ ...base, checkpointBytes: 2e6 * 4, stepSeconds: 0.25 });
     expect(p.checkpointWriteSeconds).toBeLessThan(0.05);
     expect(p.whyCadence).toMatch(/a checkpoint under 0\.1 s to write\)$/);
     expect(p.whyCadence).not.toMatch(/0\.0 s/);

@@ -28,6 +28,8 @@ export interface LoRAMemoryPlan extends KindMemoryPlan<KnobsOf<"LoRAFineTune">> 
 export interface InferenceMemoryPlan extends KindMemoryPlan<KnobsOf<"BatchInference">> {
   readonly kvCacheBytesPerToken: number;
   readonly maxConcurrentSequences: number;
+  /** Tokens the KV cache of one replica holds: what the forecast fills with sequences of average length. */
+  readonly kvCacheTokens: number;
 }
 
 /** DeepSpeed's config, as the job receives it in `deepspeed.json`. */

@@ -8,6 +8,8 @@ import type { ClusterShapePlan, WorkerNeeds } from "../../../core/cluster/shape"
 import type { Environment } from "../../../core/config/stack";
 import type { WorkloadKind, WorkloadSpec, WorkloadSpecInput } from "../../../core/config/workloads";
 import type { IssueCollector } from "../../../core/errors";
+import type { JobNodes } from "../../../core/forecast/job";
+import type { ForecastResult } from "../../../core/forecast/types";
 import type { GpuPoolPlan, PoolNode } from "../../../core/pools";
 import type { KnobsOf, SectionsOf } from "../../contract/document";
 import type { RayResourceKind } from "../../resources/api";
@@ -43,6 +45,12 @@ export interface TuneInput<K extends WorkloadKind> {
   readonly path: string;
 }
 
+/** What a kind's forecast reads: its tuning input, its tuning and the job's GPU nodes with their price. */
+export type ForecastInput<K extends WorkloadKind> = TuneInput<K> & {
+  readonly tuning: TuningOf<K>;
+  readonly nodes: JobNodes;
+};
+
 /** A kind's part of the tuning document, and files that go beside it (the DeepSpeed config). */
 export interface KindDocument<K extends WorkloadKind> {
   readonly sections: SectionsOf<K>;
@@ -71,6 +79,8 @@ export interface KindStrategy<K extends WorkloadKind> {
   planMemory(spec: SpecOf<K>, pool: GpuPoolPlan): MemoryPlanOf<K>;
   /** Ray Train or Ray Data settings, from the memory plan and the cluster shape. */
   tune(input: TuneInput<K>): TuningOf<K>;
+  /** Time and cost to finish (core/forecast/), or why the spec does not say enough to forecast them. */
+  forecast(input: ForecastInput<K>): ForecastResult;
   /** The kind's sections of the tuning document. */
   document(input: TuneInput<K> & { readonly tuning: TuningOf<K> }): KindDocument<K>;
 }

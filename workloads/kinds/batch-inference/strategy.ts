@@ -10,6 +10,7 @@ import { checkContextLength } from "../shared/context-length";
 import type { InferenceMemoryPlan } from "../api/plans";
 import type { KindStrategy } from "../api/strategy";
 import type { SweepSection } from "../../contract/document";
+import { inferenceForecast } from "../ray-data/forecast";
 
 const NEEDS: WorkerNeeds = {
   objectStoreFraction: 0.3,
@@ -86,7 +87,8 @@ function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemor
     maxBatchedTokens: plan.maxBatchedTokens,
   };
   const { memory, fits, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences } = plan;
-  return { model, memory, fits, knobs, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences };
+  const kvCacheTokens = memory.kvCacheTokens;
+  return { model, memory, fits, knobs, decisions, advice, kvCacheBytesPerToken, maxConcurrentSequences, kvCacheTokens };
 }
 
 const SWEEP_REASON =
@@ -125,6 +127,7 @@ export const BATCH_INFERENCE: KindStrategy<"BatchInference"> = {
       ],
     };
   },
+  forecast: inferenceForecast,
   document({ spec, tuning, storagePrefix }) {
     const sections = dataSections(tuning, spec.outputUri ?? `${storagePrefix}results/${spec.name}/`);
     return { sections: { ...sections, sweep: tuning.data.sweep! }, files: {} };

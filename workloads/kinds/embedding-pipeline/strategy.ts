@@ -11,6 +11,7 @@ import { checkContextLength } from "../shared/context-length";
 import type { KindMemoryPlan } from "../api/plans";
 import type { KindStrategy } from "../api/strategy";
 import type { EmbeddingKnobs } from "../../contract/document";
+import { embeddingForecast } from "../ray-data/forecast";
 
 /** Encoders below this size cannot keep an A10G busy from one process. */
 export const SMALL_ENCODER_PARAMETERS = 150e6;
@@ -97,6 +98,7 @@ export const EMBEDDING_PIPELINE: KindStrategy<"EmbeddingPipeline"> = {
       rowsPerInputRow: 1,
       path,
     }),
+  forecast: embeddingForecast,
   document: ({ spec, tuning, storagePrefix }) => ({
     sections: dataSections(tuning, spec.outputUri ?? `${storagePrefix}results/${spec.name}/`),
     files: {},

@@ -7,6 +7,7 @@ import { planTrainingKindMemory } from "../ray-train/memory";
 import { TRAINING_NEEDS } from "../ray-train/needs";
 import { trainSection, tuneTraining } from "../ray-train/tune";
 import type { KindStrategy } from "../api/strategy";
+import { trainingForecast } from "../ray-train/forecast";
 
 export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
   schema: LoRAFineTuneSpecSchema,
@@ -26,6 +27,7 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
     return { ...plan, knobs };
   },
   tune: (input) => tuneTraining({ ...input, knobs: input.memory.knobs }),
+  forecast: trainingForecast,
   document({ spec, memory, tuning }) {
     const { train, files } = trainSection(tuning);
     const { rank, targetModules, quantization, dropout } = spec.lora;

@@ -9,7 +9,6 @@ import type { Environment } from "../../../core/config/stack";
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { DecisionLog } from "../../../core/decisions";
 import { ZERO3_MAX_LIVE_PARAMETERS } from "../../../core/memory/buffers";
-import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import { checkpointBytesPerTrainable } from "../../../core/memory/model-states";
 import {
   planInterruptions,
@@ -23,6 +22,7 @@ import { DEEPSPEED_BUCKET_ELEMENTS } from "../../../core/memory/deepspeed";
 import type { Offload } from "../../../core/memory/model-states";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, type TrainingJobKnobs, type TrainSection } from "../../contract/document";
 import type { DeepSpeedConfig, KindMemoryPlan, TrainingTuning } from "../api/plans";
+import { jobTrainingStep, trainableParameters } from "./step";
 
 /** More DataLoader workers per GPU rarely help tokenized text; beyond this they only hold memory. */
 export const MAX_DATALOADER_WORKERS = 8;
@@ -157,23 +157,16 @@ function decideResilience(args: TuneTrainingArgs, log: DecisionLog) {
 
 /** The interruption model's input: the model, what a checkpoint holds, the batch, and the capacity. */
 function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
-  const { spec, memory, knobs, shape } = args;
+  const { spec, memory, knobs, shape, node } = args;
   const model = memory.model;
-  const trainable =
-    spec.kind === "LoRAFineTune"
-      ? adapterParameters(model, spec.lora.rank, spec.lora.targetModules ?? defaultLoraTargets(model))
-      : model.parameters;
   const perWeight = checkpointBytesPerTrainable(spec.precision, spec.optimizer, spec.kind === "LoRAFineTune");
+  const step = jobTrainingStep({ spec, model, imageTokensPerSample: memory.imageTokensPerSample, knobs, node });
   return {
-    parameters: model.parameters,
-    trainableParameters: trainable,
-    checkpointBytes: trainable * perWeight,
-    tokensPerStep: knobs.globalBatchSize * (knobs.sequenceLength + (memory.imageTokensPerSample ?? 0)),
+    stepSeconds: step.busySeconds + step.waitSeconds,
+    checkpointBytes: trainableParameters(spec, model) * perWeight,
     gpus: spec.gpus,
-    gpuTflops: args.node.denseBf16Tflops,
     writerNodes: knobs.zeroStage > 0 ? shape.worker.replicas : 1,
-    gradientCheckpointing: knobs.gradientCheckpointing,
-    networkBaselineMbps: args.node.networkBaselineMbps,
+    networkBaselineMbps: node.networkBaselineMbps,
     spot: shape.worker.spot,
   };
 }

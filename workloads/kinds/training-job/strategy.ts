@@ -5,6 +5,7 @@ import { planTrainingKindMemory } from "../ray-train/memory";
 import { TRAINING_NEEDS } from "../ray-train/needs";
 import { trainSection, tuneTraining } from "../ray-train/tune";
 import type { KindStrategy } from "../api/strategy";
+import { trainingForecast } from "../ray-train/forecast";
 
 export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
   schema: TrainingJobSpecSchema,
@@ -14,6 +15,7 @@ export const TRAINING_JOB: KindStrategy<"TrainingJob"> = {
   checkGpus: (spec, _pool, path, issues) => checkBatchArithmetic(spec, path, issues),
   planMemory: (spec, pool) => planTrainingKindMemory(spec, pool),
   tune: (input) => tuneTraining({ ...input, knobs: input.memory.knobs }),
+  forecast: trainingForecast,
   document({ tuning }) {
     const { train, files } = trainSection(tuning);
     return { sections: { train }, files };

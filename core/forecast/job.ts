@@ -1,0 +1,70 @@
+/**
+ * A job's forecast from its kind's step model: the work the spec declares, the startup before it, wall time,
+ * GPU-hours, cost at the pool's price and the share of the wall time the GPUs compute. Pure.
+ */
+import { DOWNLOAD_NETWORK_SHARE, NETWORK_EFFICIENCY, PCIE_COLLECTIVE_GBPS, RAY_START_SECONDS } from "./calibration";
+import type { Forecast, ForecastBound, ForecastWork, Links } from "./types";
+
+/** What the job's nodes offer and cost. */
+export interface JobNodes {
+  /** The job's GPU nodes (its Ray worker pods, one per node). */
+  readonly nodes: number;
+  readonly gpus: number;
+  readonly networkBaselineMbps: number;
+  /** On-demand price of one node, USD per hour (a pool with fallback sizes: its dearest). */
+  readonly usdPerNodeHour: number;
+  /** Whether the nodes may be spot (capacity type spot or spot-with-fallback). */
+  readonly spot: boolean;
+}
+
+/** The work's time as a kind's model splits it. */
+export interface WorkTime {
+  readonly work: ForecastWork;
+  readonly busySeconds: number;
+  readonly waitSeconds: number;
+  readonly unitSeconds: number;
+  readonly bound: ForecastBound;
+  /** Bytes of weights each node downloads before the work starts. */
+  readonly modelBytes: number;
+}
+
+/** The links collectives run over on `node`: PCIe within it, its network (TCP over ENA) between nodes. */
+export const linksOf = (networkBaselineMbps: number): Links => ({
+  intraNodeGBps: PCIE_COLLECTIVE_GBPS,
+  interNodeGBps: (networkBaselineMbps / 8000) * NETWORK_EFFICIENCY,
+});
+
+/** Ray's start and the model's download at the node's share of its network. */
+export const startupSeconds = (modelBytes: number, networkBaselineMbps: number) =>
+  RAY_START_SECONDS + modelBytes / (((networkBaselineMbps * 1e6) / 8) * DOWNLOAD_NETWORK_SHARE);
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** The forecast of a job doing `t` on `n`. */
+export function jobForecast(t: WorkTime, n: JobNodes): Forecast {
+  const startup = startupSeconds(t.modelBytes, n.networkBaselineMbps);
+  const workSeconds = t.busySeconds + t.waitSeconds;
+  const wall = startup + workSeconds;
+  return {
+    work: t.work,
+    wallSeconds: Math.ceil(wall),
+    startupSeconds: Math.ceil(startup),
+    gpuHours: round((wall * n.gpus) / 3600, 3),
+    costUsd: round((wall / 3600) * n.nodes * n.usdPerNodeHour, 2),
+    costIsUpperBound: n.spot,
+    gpuUtilization: round(Math.max(1e-3, t.busySeconds / wall), 3),
+    bound: t.bound,
+    unitSeconds: round(t.unitSeconds, 3),
+    waitShare: round(workSeconds > 0 ? t.waitSeconds / workSeconds : 0, 3),
+  };
+}
+
+/** Wall time as the plan prints it: "2 h 05 min", "14 min", "45 s". */
+export function durationText(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h >= 48 ? `${round(minutes / 1440, 1)} days` : `${h} h ${String(m).padStart(2, "0")} min`;
+}

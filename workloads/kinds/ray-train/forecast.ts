@@ -1,0 +1,27 @@
+/** A training job's forecast (core/forecast/): its optimizer steps at the step model's time on the job's pool. */
+import { trainingSteps, trainingWorkTime } from "../../../core/forecast/kinds";
+import { jobForecast } from "../../../core/forecast/job";
+import type { ForecastResult } from "../../../core/forecast/types";
+import type { ForecastInput } from "../api/strategy";
+import { jobTrainingStep } from "./step";
+
+/** A training job's forecast: its optimizer steps at the step model's time. */
+export function trainingForecast(i: ForecastInput<"TrainingJob"> | ForecastInput<"LoRAFineTune">): ForecastResult {
+  const { spec, memory } = i;
+  const knobs = memory.knobs;
+  const work = trainingSteps({
+    rows: spec.dataset?.rows,
+    epochs: spec.epochs,
+    steps: spec.steps,
+    globalBatchSize: knobs.globalBatchSize,
+  });
+  if ("unavailable" in work) return { unavailable: work.unavailable };
+  const step = jobTrainingStep({
+    spec,
+    model: memory.model,
+    imageTokensPerSample: "imageTokensPerSample" in memory ? memory.imageTokensPerSample : undefined,
+    knobs,
+    node: i.node,
+  });
+  return { forecast: jobForecast(trainingWorkTime(work.value, step, memory.model), i.nodes) };
+}
