@@ -15,7 +15,7 @@ export interface WorkloadContext {
   readonly runtime: RuntimePackage;
   /**
    * Service account of the Ray pods; the platform binds it to the bucket's IAM role, which lets a service account
-   * write and delete under `checkpoints/<its name>/` and `results/<its name>/` only.
+   * write and delete under `checkpoints/<its name>/`, `results/<its name>/` and `run-records/<its name>/` only.
    * @default - the workload's name: `RayGpuPlatform` creates one per workload of its config
    */
   readonly serviceAccountName?: string;

@@ -173,7 +173,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     path: string,
   ): PlannedDocument {
     const kindDoc = this.strategy.document({ ...this.tuneInput(ctx, plan, path), tuning: plan.tuning });
-    return { document: this.document(plan, kindDoc), files: kindDoc.files, ctx };
+    return { document: this.document(plan, kindDoc, ctx.storagePrefix ?? ""), files: kindDoc.files, ctx };
   }
 
   /**
@@ -292,6 +292,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
   private document(
     plan: Omit<WorkloadPlanOf<K>, "planDigest">,
     kindDoc: { sections: object; files: object },
+    storagePrefix: string,
   ): TuningDocument {
     const model = plan.memory.model;
     const workload = {
@@ -301,6 +302,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       model: plan.modelName,
       modelFamily: model.family,
       modelType: model.type,
+      runRecordPrefix: `${storagePrefix}run-records/${plan.name}/`,
     };
     const body = { apiVersion: API_VERSION, kind: "Tuning", workload, knobs: plan.memory.knobs, ...kindDoc.sections };
     const digest = planDigest({ document: body, files: kindDoc.files, shape: plan.shape });

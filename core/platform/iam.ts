@@ -26,12 +26,15 @@ export interface PolicyDocument {
  */
 export const SERVICE_ACCOUNT_TAG = "${aws:PrincipalTag/kubernetes-service-account}";
 
-/** Folders of the prefix where each job writes under its own name: `checkpoints/<job>/`, `results/<job>/`. */
-export const JOB_WRITE_FOLDERS = ["checkpoints", "results"] as const;
+/**
+ * Folders of the prefix where each job writes under its own name: `checkpoints/<job>/`, `results/<job>/` and
+ * `run-records/<job>/` (the record the runtime keeps when a job ends, `workload.runRecordPrefix`).
+ */
+export const JOB_WRITE_FOLDERS = ["checkpoints", "results", "run-records"] as const;
 
 /**
- * The directory markers above a job's folders (`ray/`, `ray/checkpoints/`, `ray/results/`): Arrow's S3 filesystem,
- * which Ray Train and Ray Data write through, puts an empty object at every level when it creates a directory
+ * The directory markers above a job's folders (`ray/`, `ray/checkpoints/`, `ray/results/`, `ray/run-records/`):
+ * Arrow's S3 filesystem, which Ray Train and Ray Data write through, puts an empty object at every level when it creates a directory
  * (apache/arrow cpp/src/arrow/filesystem/s3fs.cc `S3FileSystem::CreateDir`, recursive).
  */
 function markerKeys(prefix: string): string[] {
@@ -43,7 +46,8 @@ function markerKeys(prefix: string): string[] {
 /**
  * What the Ray pods' role may do in the bucket: list and read every object under `prefix` (datasets, and other jobs'
  * checkpoints to start from), but write and delete only under their own job's folders (`<prefix>checkpoints/<job>/`,
- * `<prefix>results/<job>/`, the job being the pod's service account, {@link SERVICE_ACCOUNT_TAG}), plus the empty
+ * `<prefix>results/<job>/`, `<prefix>run-records/<job>/`, the job being the pod's service account,
+ * {@link SERVICE_ACCOUNT_TAG}), plus the empty
  * directory markers above them; and use the bucket's key.
  */
 export function bucketAccessPolicy(bucketArn: string, prefix: string, keyArn?: string): PolicyDocument {

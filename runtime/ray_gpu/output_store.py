@@ -112,6 +112,14 @@ def _write_whole(filesystem: Any, path: str, payload: Mapping[str, Any]) -> None
     filesystem.move(temporary, path)
 
 
+def write_json(uri: str, payload: Mapping[str, Any]) -> None:
+    """Writes a small JSON document whole at ``uri`` (a local path or any URI ``pyarrow.fs`` opens, such as ``s3://``),
+    creating its folder where the filesystem has folders."""
+    filesystem, path = _filesystem(uri)
+    filesystem.create_dir(os.path.dirname(path), recursive=True)
+    _write_whole(filesystem, path, payload)
+
+
 def _read_json(filesystem: Any, path: str) -> dict[str, Any]:
     """A small JSON object file, strictly parsed; any problem is an :class:`OutputError`."""
     with filesystem.open_input_stream(path) as f:

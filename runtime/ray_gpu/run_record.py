@@ -5,8 +5,9 @@ Its JSON Schema (``run_record.schema.json``, shipped in this package) is generat
 :func:`validate_record` checks a record against it with the tuning document's validator (:mod:`ray_gpu.contract`),
 every problem naming its key path (``data.operators[2].stage``). :func:`write` builds a record from the loaded
 :class:`~ray_gpu.Tuning` (the workload's name, kind, environment and plan digest) and the sections the job measured,
-prints it as one log line (``RAY_GPU_RUN_RECORD {json}``) and, when ``$RAY_GPU_RUN_RECORD_FILE`` is set, writes it
-to that file. The sections:
+prints it as one log line (``RAY_GPU_RUN_RECORD {json}``), when ``$RAY_GPU_RUN_RECORD_FILE`` is set writes it to that
+file, and keeps it in the stack's storage under the document's ``workload.runRecordPrefix`` (:func:`storage_uri`), where
+``ray-gpu report`` and ``ray-gpu tune`` read it after the cluster is gone. The sections:
 
 - ``data``: Ray Data's execution stats of the pipeline (:func:`data_section`), one entry per operator in execution
   order, each with its stage (read, preprocess, gpu, write) and the slots the plan gave that stage;
@@ -27,7 +28,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from . import contract
+from . import contract, output_store
 from .strict_json import ROOT
 from .types import JsonSchema
 
@@ -264,4 +265,35 @@ def write(tuning: Tuning, *, recorded_at: str | None = None, **sections: Mapping
     if path:
         _write_file(path, record)
         log.info("run record written to %s ($%s)", path, RUN_RECORD_FILE_ENV)
+    _write_to_storage(tuning, record)
     return record
+
+
+def storage_uri(tuning: Tuning, record: Mapping[str, Any]) -> str | None:
+    """Where :func:`write` keeps ``record`` in the stack's storage: ``workload.runRecordPrefix`` under the storage root
+    (``$RAY_GPU_STORAGE_PATH``, else the stack's bucket), one file per run named by its time and plan, e.g.
+    ``s3://bucket/ray/run-records/embed-chunks/2026-12-03T16:03:17Z-0febd9a4.json``; None where no storage is set."""
+    workload = cast(Mapping[str, Any], tuning.document["workload"])
+    try:
+        root = tuning.storage_root()
+    except contract.TuningError:
+        return None
+    prefix = str(workload["runRecordPrefix"]).rstrip("/")
+    folder = prefix if "://" in prefix or prefix.startswith("/") else f"{root}/{prefix}"
+    digest = str(record["workload"]["planDigest"]).removeprefix("sha256:")[:8]
+    return f"{folder}/{record['recordedAt']}-{digest}.json"
+
+
+def _write_to_storage(tuning: Tuning, record: Mapping[str, Any]) -> None:
+    """Keeps the record in the stack's storage, where ``ray-gpu report`` and ``ray-gpu tune`` can read it after the
+    cluster is gone. The job's work is done by then: a storage error is logged, and does not fail the job."""
+    uri = storage_uri(tuning, record)
+    if uri is None:
+        log.info("run record not kept in storage: neither $RAY_GPU_STORAGE_BUCKET nor $RAY_GPU_STORAGE_PATH is set")
+        return
+    try:
+        output_store.write_json(uri, record)
+    except OSError as e:
+        log.warning("run record not kept in storage at %s: %s", uri, e)
+        return
+    log.info("run record kept at %s", uri)

@@ -16,6 +16,7 @@ class WorkloadSection(TypedDict):
     modelFamily: str
     modelType: str
     planDigest: str
+    runRecordPrefix: str
 
 
 class Knobs(TypedDict, total=False):

@@ -293,3 +293,30 @@ def test_the_schema_file_is_the_packaged_one():
         run_record.SCHEMA_FILE
     ) == os.path.dirname(ray_gpu.__file__)
     assert run_record.SCHEMA["properties"]["apiVersion"]["const"] == run_record.API_VERSION
+
+
+def test_the_record_is_kept_in_storage_under_its_prefix(tuning, tmp_path):
+    loaded = tuning({"RAY_GPU_STORAGE_PATH": str(tmp_path)})
+    record = ray_gpu.write_run_record(loaded, recorded_at="2026-12-03T15:00:00Z")
+    prefix = loaded.document["workload"]["runRecordPrefix"]
+    assert prefix.endswith("run-records/embed-chunks/")
+    digest = record["workload"]["planDigest"].removeprefix("sha256:")[:8]
+    kept = tmp_path / prefix / f"2026-12-03T15:00:00Z-{digest}.json"
+    assert run_record.storage_uri(loaded, record) == f"{tmp_path}/{prefix}2026-12-03T15:00:00Z-{digest}.json"
+    assert json.loads(kept.read_text(encoding="utf-8")) == record
+    assert [p.name for p in kept.parent.iterdir()] == [kept.name]  # no temporary object left
+
+
+def test_a_storage_that_refuses_the_record_does_not_fail_the_finished_job(tuning, tmp_path, caplog):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the storage root should be")
+    loaded = tuning({"RAY_GPU_STORAGE_PATH": str(blocked)})
+    with caplog.at_level("WARNING", logger="ray_gpu"):
+        record = ray_gpu.write_run_record(loaded, recorded_at="2026-12-03T15:00:00Z")
+    assert record["workload"]["name"] == "embed-chunks"
+    assert any("run record not kept in storage at" in r.getMessage() for r in caplog.records)
+
+
+def test_no_storage_keeps_no_record(tuning):
+    loaded = tuning()
+    assert run_record.storage_uri(loaded, run_record.write(loaded)) is None

@@ -263,6 +263,11 @@ export const TuningDocumentSchema = z.strictObject({
      * plan is not the stack's current one.
      */
     planDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    /**
+     * Where the job writes its run record when it ends: a key prefix of the stack's bucket (`RAY_GPU_STORAGE_BUCKET`),
+     * so `ray-gpu report` and `ray-gpu tune` can read the run after the cluster is gone.
+     */
+    runRecordPrefix: text,
   }),
   /** The memory planner's knobs, the same values as the `RAY_GPU_*` variables. */
   knobs: AnyKnobsSchema,

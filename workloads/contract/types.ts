@@ -75,6 +75,11 @@ export type TuningWorkload = {
    * plan is not the stack's current one.
    */
   planDigest: string;
+  /**
+   * Where the job writes its run record when it ends: a key prefix of the stack's bucket (`RAY_GPU_STORAGE_BUCKET`),
+   * so `ray-gpu report` and `ray-gpu tune` can read the run after the cluster is gone.
+   */
+  runRecordPrefix: string;
 };
 
 /**

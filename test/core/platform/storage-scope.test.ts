@@ -1,6 +1,6 @@
 /**
  * Per-job storage scope, shown by evaluating the rendered policy documents: the Ray pods' role lets a job write and
- * delete under its own `checkpoints/<job>/` and `results/<job>/`, read every object of the prefix, and nothing else;
+ * delete under its own `checkpoints/<job>/`, `results/<job>/` and `run-records/<job>/`, read every object of the prefix, and nothing else;
  * the stack's KMS key is used only by the roles its policy names. A tiny evaluator: `Allow` statements, actions and
  * resources matched with IAM's `*` and `?`, the `${aws:PrincipalTag/...}` variable replaced by the session's tag
  * (EKS Pod Identity sets `kubernetes-service-account`); no `Deny` here, so an unmatched request is denied.
@@ -43,12 +43,20 @@ const may = (job: string, action: string, key: string) => allows(policy, action,
 describe("per-job storage scope (the Ray pods' role)", () => {
   it("lets a job write and delete its own checkpoints and results", () => {
     for (const action of ["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"])
-      for (const key of ["ray/checkpoints/sft-a/run/checkpoint_000001/model.pt", "ray/results/sft-a/part-0.parquet"])
+      for (const key of [
+        "ray/checkpoints/sft-a/run/checkpoint_000001/model.pt",
+        "ray/results/sft-a/part-0.parquet",
+        "ray/run-records/sft-a/2026-12-03T16:03:17Z-0febd9a4.json",
+      ])
         expect(may("sft-a", action, key), `${action} ${key}`).toBe(true);
   });
 
   it("refuses a job deleting or overwriting another job's objects, or a name sharing its start", () => {
-    for (const other of ["ray/checkpoints/sft-b/run/checkpoint_000001/model.pt", "ray/results/sft-b/part-0.parquet"]) {
+    for (const other of [
+      "ray/checkpoints/sft-b/run/checkpoint_000001/model.pt",
+      "ray/results/sft-b/part-0.parquet",
+      "ray/run-records/sft-b/2026-12-03T16:03:17Z-0febd9a4.json",
+    ]) {
       expect(may("sft-a", "s3:DeleteObject", other)).toBe(false);
       expect(may("sft-a", "s3:PutObject", other)).toBe(false);
     }
@@ -64,7 +72,7 @@ describe("per-job storage scope (the Ray pods' role)", () => {
   });
 
   it("lets Arrow put the empty directory markers above a job's folders, and no other key", () => {
-    for (const marker of ["ray/", "ray/checkpoints/", "ray/results/"])
+    for (const marker of ["ray/", "ray/checkpoints/", "ray/results/", "ray/run-records/"])
       expect(may("sft-a", "s3:PutObject", marker), marker).toBe(true);
     expect(may("sft-a", "s3:DeleteObject", "ray/checkpoints/")).toBe(false);
     expect(may("sft-a", "s3:PutObject", "ray/checkpoints/x")).toBe(false);
