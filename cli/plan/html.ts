@@ -2,7 +2,7 @@
  * `ray-gpu plan --html`: the plan as one page. Each workload's GPU memory budget per GPU as bars on one scale (weights,
  * gradients, optimizer states, activations, logits, KV cache, communication buffers, framework, each at its own peak;
  * then the planned requirement and the headroom up to what the GPU offers), and each pool's nodes, GPUs and cost at
- * max. Numbers carry their `plan --json` path.
+ * max, and each workload's forecast of one run (time, cost, GPU utilization). Numbers carry their `plan --json` path.
  */
 import { GPU_INSTANCES } from "../../core/catalog/instances";
 import { esc, legend, num, page, PALETTE } from "../output/html-page";
@@ -80,6 +80,19 @@ function budgetBar(w: PlanDoc["workloads"][number], i: number): string {
   return el("svg", box, `${labels}${parts}${required}${headroom}${limit}`);
 }
 
+/** A workload's forecast cells: time and cost of one run, and its GPU utilization; "-" where there is no forecast. */
+function forecastCells(w: PlanDoc["workloads"][number], i: number): string[] {
+  const f = w.forecast;
+  if (!f) return ["-", "-", "-"];
+  const at = `workloads.${i}.forecast`;
+  const upTo = f.costIsUpperBound ? "at most " : "";
+  return [
+    num(`${at}.wallSeconds`, f.wallSeconds, "s"),
+    `${upTo}$${num(`${at}.costUsd`, f.costUsd)}`,
+    num(`${at}.gpuUtilization`, f.gpuUtilization),
+  ];
+}
+
 function workloadRows(doc: PlanDoc): string {
   const rows = doc.workloads
     .map((w, i) =>
@@ -90,10 +103,12 @@ function workloadRows(doc: PlanDoc): string {
         num(`workloads.${i}.memory.requiredGiB`, w.memory.requiredGiB, "GiB"),
         num(`workloads.${i}.memory.usableGiB`, w.memory.usableGiB, "GiB"),
         w.memory.fits ? "fits" : "<strong>does not fit</strong>",
+        ...forecastCells(w, i),
       ]),
     )
     .join("");
-  return htmlTable(["workload", "kind", "GPUs", "planned per GPU", "usable per GPU", "verdict"], rows);
+  const forecast = ["time per run", "cost per run", "GPU utilization (forecast)"];
+  return htmlTable(["workload", "kind", "GPUs", "planned per GPU", "usable per GPU", "verdict", ...forecast], rows);
 }
 
 /** Under a spot-with-fallback pool's capacity: where its nodes come from, and what it costs at most. */

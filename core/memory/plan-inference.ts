@@ -156,28 +156,36 @@ function pickTensorParallel(args: ServingMemoryRequest, seqTokens: number) {
     });
   for (const tp of options) {
     const memory = evaluate(tp);
-    if (memory.fits && Math.floor(memory.kvCacheTokens / seqTokens) >= MIN_CONCURRENCY) return { tp, memory };
+    if (memory.fits && Math.floor(memory.kvCacheTokens / seqTokens) >= MIN_CONCURRENCY)
+      return { tp, memory, holdsMinimum: true };
   }
   const largest = options[options.length - 1] ?? 1;
-  return { tp: largest, memory: evaluate(largest) };
+  return { tp: largest, memory: evaluate(largest), holdsMinimum: false };
+}
+
+/** Why the plan's tensor-parallel size: pinned, the smallest that holds enough sequences, or the largest there is. */
+function tensorParallelReason(args: ServingMemoryRequest, plan: { concurrency: number; holdsMinimum: boolean }) {
+  const seqTokens = args.maxPromptTokens + args.maxNewTokens;
+  if (args.tensorParallelSize !== undefined) return "pinned by the workload";
+  const pcie = "GPUs of a g5, g6 or g6e node talk over PCIe only, so tensor parallelism is kept small";
+  if (plan.holdsMinimum)
+    return `smallest size whose KV cache holds at least ${MIN_CONCURRENCY} sequences of ${seqTokens} tokens; ${pcie}`;
+  const held = plan.concurrency === 1 ? "1 sequence" : `${plan.concurrency} sequences`;
+  return (
+    `no size this pool allows holds ${MIN_CONCURRENCY} sequences of ${seqTokens} tokens: the largest, whose KV cache ` +
+    `holds ${held}`
+  );
 }
 
 /** The reasons of a serving plan: tensor parallelism, memory share, KV bytes per token, concurrency, replicas. */
 function servingDecisions(
   args: ServingMemoryRequest,
-  plan: { tp: number; memory: ServingEstimate; concurrency: number },
+  plan: { tp: number; memory: ServingEstimate; concurrency: number; holdsMinimum: boolean },
 ): DecisionLog {
   const { tp, memory, concurrency } = plan;
   const seqTokens = args.maxPromptTokens + args.maxNewTokens;
   const log = new DecisionLog();
-  log.decide(
-    "tensorParallelSize",
-    tp,
-    args.tensorParallelSize !== undefined
-      ? "pinned by the workload"
-      : `smallest size whose KV cache holds at least ${MIN_CONCURRENCY} sequences of ${seqTokens} tokens; ` +
-          `g5 GPUs talk over PCIe only, so tensor parallelism is kept small`,
-  );
+  log.decide("tensorParallelSize", tp, tensorParallelReason(args, plan));
   log.decide(
     "gpuMemoryUtilization",
     args.gpuMemoryUtilization,
@@ -243,7 +251,7 @@ export function utilizationProblem(u: number, usableGiB: number): string | undef
 /** Tensor parallelism, KV-cache budget and concurrency for offline LLM inference. */
 export function planServingMemory(args: ServingMemoryRequest): ServingMemoryPlan {
   const seqTokens = args.maxPromptTokens + args.maxNewTokens;
-  const { tp, memory } = pickTensorParallel(args, seqTokens);
+  const { tp, memory, holdsMinimum } = pickTensorParallel(args, seqTokens);
   const concurrency = Math.min(MAX_NUM_SEQS, Math.floor(memory.kvCacheTokens / seqTokens));
   const fits = memory.fits && concurrency >= 1;
   const advice = fits ? [] : servingAdvice(args, { memory, seqTokens });
@@ -256,7 +264,7 @@ export function planServingMemory(args: ServingMemoryRequest): ServingMemoryPlan
     maxBatchedTokens: VLLM_LLM_CLASS_MAX_BATCHED_TOKENS,
     memory,
     fits,
-    decisions: servingDecisions(args, { tp, memory, concurrency }).decisions,
+    decisions: servingDecisions(args, { tp, memory, concurrency, holdsMinimum }).decisions,
     advice,
   };
 }

@@ -77,7 +77,7 @@ describe("plan --html bars", () => {
     expect(new Set(rects.map((r) => r.x)).size).toBe(2); // the parts and the requirement at zero, the headroom after it
   });
 
-  it("gives every column of the workloads table a header: the last says the verdict", () => {
+  it("gives every column of the workloads table a header: the verdict, then the forecast of one run", () => {
     const html = planHtml(all[0]![1]);
     const table = /<table><tr><th>workload<\/th>(.*?)<\/tr>/.exec(html)![0];
     expect([...table.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1])).toEqual([
@@ -87,6 +87,9 @@ describe("plan --html bars", () => {
       "planned per GPU",
       "usable per GPU",
       "verdict",
+      "time per run",
+      "cost per run",
+      "GPU utilization (forecast)",
     ]);
     expect(html).not.toContain("<th></th>");
   });
