@@ -5,6 +5,7 @@
  * less what overlaps the backward pass. Pure; calibrated in ./calibration.ts against published runs.
  */
 import type { OptimizerStep } from "../memory/buffers";
+import type { Optimizer } from "../memory/model-states";
 import type { ModelArchitecture } from "../models/types";
 import {
   ACTIVATION_HIDDEN_TENSORS,
@@ -39,10 +40,7 @@ export interface TrainingStepInput {
   readonly gradientCheckpointing: boolean;
   /** Bytes of one gradient the collectives move (4 for fp32 master weights and adapters, 2 for pure bf16). */
   readonly gradientBytes: number;
-  /**
-   * Bytes AdamW's update reads and writes per trainable weight: weight, gradient and two moments read, three written
-   * ({@link adamwBytesPerWeight}).
-   */
+  /** Bytes the optimizer's update reads and writes per trainable weight ({@link optimizerBytesPerWeight}). */
   readonly optimizerBytesPerWeight: number;
   readonly gpu: GpuFigures;
   readonly links: Links;
@@ -55,9 +53,25 @@ export interface TrainingStepInput {
  */
 export const ADAMW_TENSOR_PASSES: { readonly [S in OptimizerStep]: number } = { fused: 7, foreach: 20, "for-loop": 20 };
 
+/**
+ * Bytes each optimizer's update moves per trainable weight, with `width` the bytes of a weight (4, or 2 in pure bf16):
+ * AdamW its passes ({@link ADAMW_TENSOR_PASSES}); bitsandbytes' 8-bit AdamW one kernel over the weight (read and
+ * written), the gradient and two 1-byte moments (read and written); SGD with momentum the weight, the gradient and the
+ * momentum buffer.
+ */
+const OPTIMIZER_BYTES: { readonly [O in Optimizer]: (step: OptimizerStep, width: number) => number } = {
+  adamw: (step, width) => ADAMW_TENSOR_PASSES[step] * width,
+  "adamw-8bit": (_step, width) => 3 * width + 4,
+  sgd: (_step, width) => 5 * width,
+};
+
+/** Bytes `optimizer` moves per trainable weight as the runtime steps it, in pure bf16 or with fp32 weights. */
+export const optimizerBytesPerWeight = (optimizer: Optimizer, step: OptimizerStep, pureBf16: boolean) =>
+  OPTIMIZER_BYTES[optimizer](step, pureBf16 ? 2 : 4);
+
 /** Bytes AdamW moves per trainable weight: its passes over 4-byte states, or 2-byte ones in pure bf16. */
 export const adamwBytesPerWeight = (step: OptimizerStep, pureBf16: boolean) =>
-  ADAMW_TENSOR_PASSES[step] * (pureBf16 ? 2 : 4);
+  optimizerBytesPerWeight("adamw", step, pureBf16);
 /**
  * Extra bytes QLoRA moves per base weight and pass: bitsandbytes reads the 4-bit weight (0.5 B) and its absmax, and
  * writes and reads back the bf16 copy (2 + 2 B) that the product then uses.

@@ -5,7 +5,7 @@
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { linksOf } from "../../../core/forecast/job";
 import type { TrainingMethod } from "../../../core/forecast/flops";
-import { adamwBytesPerWeight, trainingStep, type TrainingStepInput } from "../../../core/forecast/training";
+import { optimizerBytesPerWeight, trainingStep, type TrainingStepInput } from "../../../core/forecast/training";
 import type { StepBreakdown } from "../../../core/forecast/types";
 import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import type { ModelArchitecture } from "../../../core/models/types";
@@ -51,7 +51,7 @@ export function trainingStepInput(a: TrainingStepArgs): TrainingStepInput {
     zeroStage: knobs.zeroStage as TrainingStepInput["zeroStage"],
     gradientCheckpointing: knobs.gradientCheckpointing,
     gradientBytes: pureBf16 ? 2 : 4,
-    optimizerBytesPerWeight: adamwBytesPerWeight(spec.optimizerStep, pureBf16),
+    optimizerBytesPerWeight: optimizerBytesPerWeight(spec.optimizer, spec.optimizerStep, pureBf16),
     gpu: a.node,
     links: linksOf(a.node.networkBaselineMbps),
   };
