@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { attentionTraits } from "../memory/attention";
-import { loraModuleNames } from "../memory/lora";
+import { gptBlocksNaming, loraModuleNames } from "../memory/lora";
 import { tensorParallelProblem } from "../memory/plan-inference";
 import { catalogModel } from "../models";
 import { ATTENTION_IMPLEMENTATIONS, type ModelArchitecture } from "../models/types";
@@ -65,10 +65,30 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
   const targets = isRecord(spec.lora) && Array.isArray(spec.lora.targetModules) ? spec.lora.targetModules : [];
   targets.forEach((t: unknown, i) => {
     if (typeof t === "string" && !names.includes(t))
-      ctx.addIssue({
-        code: "custom",
-        path: ["lora", "targetModules", i],
-        message: `"${t}" is not a module of ${model.family} models; use any of ${names.join(", ")}`,
-      });
+      ctx.addIssue({ code: "custom", path: ["lora", "targetModules", i], message: unknownTarget(model, t, names) });
   });
+}
+
+/** Who else names the modules of GPT-style layouts, and why the planner has no layout for them. */
+const FALCON_BLOOM =
+  "Falcon and BLOOM name their modules as GPT-NeoX does, but their blocks keep other activations, which the planner " +
+  "has not measured: it does not plan them (use a catalog model)";
+
+/**
+ * Why `target` is not a module of `model`: its names, and for a GPT-style decoder the layouts that do name it, with
+ * the `gptBlock` that says so, rather than names of a layout the model may not have.
+ */
+function unknownTarget(model: ModelArchitecture, target: string, names: readonly string[]): string {
+  const base = `"${target}" is not a module of ${model.family} models`;
+  const gptStyle = model.type === "decoder-llm" && model.mlp === "gelu";
+  const others = gptStyle ? gptBlocksNaming(target) : [];
+  if (others.length === 0) return `${base}; use any of ${names.join(", ")}`;
+  const block = model.gptBlock ?? "gpt2";
+  const neox = others.includes("gpt-neox") ? `; ${FALCON_BLOOM}` : "";
+  const layouts =
+    others.length === 1 ? `the ${others[0]} layout names it` : `the ${others.join(" and ")} layouts name it`;
+  return (
+    `${base} (the ${block} layout names ${names.join(", ")}); ${layouts}: set model.gptBlock to ` +
+    `${others.join(" or ")} if the model is built that way${neox}`
+  );
 }

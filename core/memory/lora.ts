@@ -2,7 +2,7 @@
  * LoRA adapter geometry: the module names PEFT can target in each model family (`target_modules` matches a module
  * name's suffix), their (in, out) sizes, and how many parameters an adapter adds.
  */
-import type { GptBlock, ModelArchitecture } from "../models/types";
+import { GPT_BLOCKS, type GptBlock, type ModelArchitecture } from "../models/types";
 
 /** LoRA dropout when a workload names none (QLoRA's and most recipes' 0.05; PEFT's own default is 0). */
 export const DEFAULT_LORA_DROPOUT = 0.05;
@@ -108,6 +108,11 @@ const GPT_BLOCK_NAMING: { readonly [B in GptBlock]: LoraNaming } = {
   "gpt-neox": "neox",
   phi: "phi",
 };
+
+/** The GPT-style layouts whose modules include one named `name` (what a LoRA target may be asking for). */
+export function gptBlocksNaming(name: string): readonly GptBlock[] {
+  return GPT_BLOCKS.filter((b) => name in SCHEMES[GPT_BLOCK_NAMING[b]]);
+}
 
 /** The naming scheme of a model family. */
 export function loraNaming(m: Pick<ModelArchitecture, "family" | "type" | "gptBlock">): LoraNaming {
