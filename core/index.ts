@@ -69,10 +69,12 @@ export type { MemoryEstimate } from "./memory/estimate";
 export {
   BOUND_TEXT,
   FORECAST_BOUNDS,
+  WORK_UNITS,
   type Forecast,
   type ForecastBound,
   type ForecastResult,
   type ForecastWork,
+  type WorkUnit,
 } from "./forecast/types";
 export { GPU_TAINT, POOL_LABEL, planPools, type CpuPoolPlan, type GpuPoolPlan, type PoolsPlan } from "./pools";
 export { planPlatform, type PlatformPlan } from "./platform-plan";

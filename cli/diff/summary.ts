@@ -5,6 +5,7 @@
 import { round3 } from "../../core/quantity";
 import { stableJson } from "../../core/serialize";
 import { durationText } from "../../core/forecast/job";
+import { costText } from "../plan/forecast-text";
 import type { RunFigures, StackDiff, ValueChange, WorkloadChange } from "./compare";
 import { noFitDetail, noFitWhere } from "./fit";
 import { statefulLosses, type InputChange, type ResourceChange } from "./resources";
@@ -84,8 +85,10 @@ export function costDeltas(stacks: readonly StackReport[]): {
 }
 
 /** A forecast run in words: "1 h 05 min, $5.70", "at most $5.70" on spot; "no forecast" where there is none. */
-export const runText = (r: RunFigures | null) =>
-  r ? `${durationText(r.wallSeconds)}, ${r.costIsUpperBound ? "at most " : ""}$${r.costUsd.toFixed(2)}` : "no forecast";
+export const runText = (r: RunFigures | null) => (r ? `${durationText(r.wallSeconds)}, ${costText(r)}` : "no forecast");
+
+/** How much more one run of a re-planned job costs (a side without a forecast counts 0). */
+const runCostDelta = (c: WorkloadChange) => (c.perRun.after?.costUsd ?? 0) - (c.perRun.before?.costUsd ?? 0);
 
 /**
  * "+8 GPUs, +$16.29/h for jobs, +$12.40 per run of the jobs, +$40.96/h for pools at max, 1 workload re-planned, 1
@@ -150,11 +153,11 @@ const RULES: { readonly [K in FailRule["kind"]]: (s: readonly StackReport[], r: 
     "run-cost": (stacks, rule) =>
       stacks.flatMap((s) => [
         ...s.diff.changed
-          .filter((c) => (c.perRun.after?.costUsd ?? 0) - (c.perRun.before?.costUsd ?? 0) > rule.usdPerRun)
+          .filter((c) => runCostDelta(c) > rule.usdPerRun)
           .map(
             (c) =>
-              `run-cost: ${c.name} costs ${usd((c.perRun.after?.costUsd ?? 0) - (c.perRun.before?.costUsd ?? 0))} ` +
-              `more per run (${runText(c.perRun.before)} → ${runText(c.perRun.after)}), over +$${rule.usdPerRun.toFixed(2)}`,
+              `run-cost: ${c.name} costs ${usd(runCostDelta(c))} more per run (${runText(c.perRun.before)} → ` +
+              `${runText(c.perRun.after)}), over +$${rule.usdPerRun.toFixed(2)}`,
           ),
         ...Object.entries(s.diff.addedPerRun)
           .filter(([, r]) => (r?.costUsd ?? 0) > rule.usdPerRun)

@@ -1,24 +1,30 @@
 /** A workload's forecast as `ray-gpu plan` prints it: wall time, GPU-hours, cost per run, utilization and bound. */
 import { durationText } from "../../core/forecast/job";
-import { BOUND_TEXT, type Forecast, type ForecastResult } from "../../core/forecast/types";
+import { BOUND_TEXT, type Forecast, type ForecastResult, type WorkUnit } from "../../core/forecast/types";
 
 /** "$5.70", or "at most $5.70" where the nodes may be spot (the on-demand price caps it). */
 export const costText = (f: Pick<Forecast, "costUsd" | "costIsUpperBound">) =>
   `${f.costIsUpperBound ? "at most " : ""}$${f.costUsd.toFixed(2)}`;
 
-/** Seconds of one unit of work: "44.9 s", "43 ms". */
+/** What the forecast's `unitSeconds` times, by the work's unit. */
+const STEP_OF: { readonly [U in WorkUnit]: string } = {
+  "optimizer steps": "step",
+  rows: "GPU batch",
+  requests: "decode step",
+};
+
+/** Seconds of one step of the work: "44.9 s", "43 ms". */
 const unitText = (s: number) => (s >= 1 ? `${s.toFixed(1)} s` : `${(s * 1000).toFixed(s >= 0.01 ? 0 : 1)} ms`);
 
 /** The forecast's lines of a workload's block: the totals, then where they come from. */
 export function forecastLines(result: ForecastResult): string[] {
   const f = result.forecast;
   if (!f) return [`  forecast: none: ${result.unavailable}`];
-  const unit = f.work.unit === "optimizer steps" ? "step" : f.work.unit === "rows" ? "GPU batch" : "decode step";
   return [
     `  forecast: ${durationText(f.wallSeconds)} per run (startup ${durationText(f.startupSeconds)}), ` +
       `${f.gpuHours.toFixed(2)} GPU-hours, ${costText(f)} per run, GPU utilization ${Math.round(f.gpuUtilization * 100)}%, ` +
       `bound by ${BOUND_TEXT[f.bound]}`,
-    `    ${f.work.count} ${f.work.unit} (${f.work.from}); a ${unit} takes ${unitText(f.unitSeconds)}` +
+    `    ${f.work.count} ${f.work.unit} (${f.work.from}); a ${STEP_OF[f.work.unit]} takes ${unitText(f.unitSeconds)}` +
       (f.waitShare > 0.005 ? `, ${Math.round(f.waitShare * 100)}% of it waiting on collectives or CPUs` : ""),
   ];
 }

@@ -37,10 +37,14 @@ export interface StepBreakdown {
   readonly bound: ForecastBound;
 }
 
+/** What a job's work is counted in: a training job's optimizer steps, a pipeline's rows, vLLM's requests. */
+export const WORK_UNITS = ["optimizer steps", "rows", "requests"] as const;
+/** One of {@link WORK_UNITS}. */
+export type WorkUnit = (typeof WORK_UNITS)[number];
+
 /** How much work a job does, as the forecast read it from the spec. */
 export interface ForecastWork {
-  /** The unit of work, e.g. "optimizer steps", "rows", "requests". */
-  readonly unit: string;
+  readonly unit: WorkUnit;
   readonly count: number;
   /** The sentence the plan prints: where the count comes from. */
   readonly from: string;
@@ -61,7 +65,7 @@ export interface Forecast {
   /** Share of the wall time the GPUs compute, in (0, 1]: DCGM's GPU_UTIL also counts collectives, so reads at least this. */
   readonly gpuUtilization: number;
   readonly bound: ForecastBound;
-  /** Seconds of one unit of work (a training step; a GPU batch of an actor). */
+  /** Seconds of one step of the work: a training step, a GPU batch over every GPU, a vLLM decode step. */
   readonly unitSeconds: number;
   /** Share of the work's time spent waiting on collectives or CPUs. */
   readonly waitShare: number;

@@ -67,7 +67,7 @@ describe("report text", () => {
 
   it("sets the forecast beside the measured run, and says where there is none", () => {
     const forecast = {
-      work: { unit: "optimizer steps", count: 1000, from: "steps: 1000" },
+      work: { unit: "optimizer steps" as const, count: 1000, from: "steps: 1000" },
       wallSeconds: 3000,
       startupSeconds: 60,
       gpuHours: 26.667,

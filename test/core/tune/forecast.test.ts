@@ -39,7 +39,7 @@ describe("recalibrateForecast", () => {
   });
 
   it("a Ray Data run's pace is the rows it wrote over its wall time", () => {
-    const rows = { ...forecast, work: { unit: "rows", count: 1_000_000, from: "dataset.rows: 1000000" } };
+    const rows = { ...forecast, work: { unit: "rows" as const, count: 1_000_000, from: "dataset.rows: 1000000" } };
     const operators = [
       { name: "Embed", stage: "gpu" as const, slots: 1, tasks: 1, busySeconds: 10, rowsOut: 2000, maxBlockBytes: 1 },
     ];
