@@ -15,8 +15,8 @@ import { WorkloadSpecSchema, type WorkloadKind, type WorkloadSpec } from "../cor
 import { joinPath, toConfigIssues } from "../core/config/zod-issues";
 import { ConfigError, IssueCollector, showValue } from "../core/errors";
 import { jobServiceAccount } from "../core/platform/storage";
-import { usdPerNodeHour, type GpuPoolPlan } from "../core/pools";
-import type { JobNodes } from "../core/forecast/job";
+import type { GpuPoolPlan } from "../core/pools";
+import { jobNodesOn } from "../core/forecast/job";
 import type { ForecastResult } from "../core/forecast/types";
 import type { z } from "zod";
 import {
@@ -134,9 +134,7 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       path,
       poolIndex: ctx.pools.gpu.indexOf(pool),
     });
-    const tuneInput = this.tuneInput(ctx, { memory, shape, nodePool: pool.name }, path);
-    const tuning = this.strategy.tune(tuneInput);
-    const forecast = this.strategy.forecast({ ...tuneInput, tuning, nodes: jobNodes(pool, shape, this.spec.gpus) });
+    const { tuning, forecast } = this.tuneAndForecast(ctx, pool, { memory, shape }, path);
     const { spec } = this;
     const modelName = typeof spec.model === "string" ? spec.model : "custom";
     const base = {
@@ -164,6 +162,19 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
     const plan = { ...planned, planDigest: documented.document.workload.planDigest };
     this.documents.set(plan, documented);
     return plan;
+  }
+
+  /** The kind's tuning of the planned memory and shape on `pool`, and the job's forecast from it. */
+  private tuneAndForecast(
+    ctx: WorkloadContext,
+    pool: GpuPoolPlan,
+    planned: { memory: MemoryPlanOf<K>; shape: ClusterShapePlan },
+    path: string,
+  ): { tuning: TuningOf<K>; forecast: ForecastResult } {
+    const input = this.tuneInput(ctx, { ...planned, nodePool: pool.name }, path);
+    const tuning = this.strategy.tune(input);
+    const nodes = jobNodesOn(pool, planned.shape.worker.replicas, this.spec.gpus);
+    return { tuning, forecast: this.strategy.forecast({ ...input, tuning, nodes }) };
   }
 
   /** The tuning document of `plan` (its digest left out of what it digests) and the kind's files. */
@@ -317,17 +328,6 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
 export function workloadLabel(kind: unknown, name: unknown): string {
   const base = typeof kind === "string" && kind !== "" ? kind : "workload";
   return typeof name === "string" ? `${base} ${showValue(name)}` : base;
-}
-
-/** The job's GPU nodes as the forecast prices them: its worker pods (one per node) at the pool's dearest size. */
-function jobNodes(pool: GpuPoolPlan, shape: ClusterShapePlan, gpus: number): JobNodes {
-  return {
-    nodes: shape.worker.replicas,
-    gpus,
-    networkBaselineMbps: pool.node.networkBaselineMbps,
-    usdPerNodeHour: usdPerNodeHour(pool.instanceTypes),
-    spot: pool.capacityType !== "on-demand",
-  };
 }
 
 /** Runs `fn`; a ConfigError's issues go to `issues` instead of propagating. */

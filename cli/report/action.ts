@@ -20,6 +20,7 @@ import {
 import { reportHtml } from "./html";
 import { jobReport, type Promised } from "./job-report";
 import { reportText } from "./text";
+import { usdPerNodeHour } from "../../core/pools";
 import { planStackFile } from "../input/stack-file";
 
 /** The options of `ray-gpu report`: exactly one of `prometheus` and `recording`. */
@@ -80,7 +81,7 @@ function promised(ctx: CommandContext, opts: ReportOptions): Promised {
     usableGiB: w.memory.memory.usableGiB,
     gpus: w.gpus,
     workers: w.shape.worker.replicas,
-    usdPerNodeHour: pool.usdPerHourAtMax / pool.maxNodes,
+    usdPerNodeHour: usdPerNodeHour(pool.instanceTypes),
     capacityType: pool.capacityType,
     instanceTypes: pool.instanceTypes,
     forecast: w.forecast.forecast ?? null,

@@ -2,6 +2,8 @@
  * A job's forecast from its kind's step model: the work the spec declares, the startup before it, wall time,
  * GPU-hours, cost at the pool's price and the share of the wall time the GPUs compute. Pure.
  */
+import { round2, round3 } from "../quantity";
+import { usdPerNodeHour, type GpuPoolPlan } from "../pools";
 import { DOWNLOAD_NETWORK_SHARE, NETWORK_EFFICIENCY, PCIE_COLLECTIVE_GBPS, RAY_START_SECONDS } from "./calibration";
 import type { Forecast, ForecastBound, ForecastWork, Links } from "./types";
 
@@ -15,6 +17,17 @@ export interface JobNodes {
   readonly usdPerNodeHour: number;
   /** Whether the nodes may be spot (capacity type spot or spot-with-fallback). */
   readonly spot: boolean;
+}
+
+/** The job's GPU nodes on `pool` as the forecast prices them: its worker pods (one per node) at the pool's dearest size. */
+export function jobNodesOn(pool: GpuPoolPlan, nodes: number, gpus: number): JobNodes {
+  return {
+    nodes,
+    gpus,
+    networkBaselineMbps: pool.node.networkBaselineMbps,
+    usdPerNodeHour: usdPerNodeHour(pool.instanceTypes),
+    spot: pool.capacityType !== "on-demand",
+  };
 }
 
 /** The work's time as a kind's model splits it. */
@@ -38,8 +51,6 @@ export const linksOf = (networkBaselineMbps: number): Links => ({
 export const startupSeconds = (modelBytes: number, networkBaselineMbps: number) =>
   RAY_START_SECONDS + modelBytes / (((networkBaselineMbps * 1e6) / 8) * DOWNLOAD_NETWORK_SHARE);
 
-const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
-
 /** The forecast of a job doing `t` on `n`. */
 export function jobForecast(t: WorkTime, n: JobNodes): Forecast {
   const startup = startupSeconds(t.modelBytes, n.networkBaselineMbps);
@@ -49,13 +60,13 @@ export function jobForecast(t: WorkTime, n: JobNodes): Forecast {
     work: t.work,
     wallSeconds: Math.ceil(wall),
     startupSeconds: Math.ceil(startup),
-    gpuHours: round((wall * n.gpus) / 3600, 3),
-    costUsd: round((wall / 3600) * n.nodes * n.usdPerNodeHour, 2),
+    gpuHours: round3((wall * n.gpus) / 3600),
+    costUsd: round2((wall / 3600) * n.nodes * n.usdPerNodeHour),
     costIsUpperBound: n.spot,
-    gpuUtilization: round(Math.max(1e-3, t.busySeconds / wall), 3),
+    gpuUtilization: round3(Math.max(1e-3, t.busySeconds / wall)),
     bound: t.bound,
-    unitSeconds: round(t.unitSeconds, 3),
-    waitShare: round(workSeconds > 0 ? t.waitSeconds / workSeconds : 0, 3),
+    unitSeconds: round3(t.unitSeconds),
+    waitShare: round3(workSeconds > 0 ? t.waitSeconds / workSeconds : 0),
   };
 }
 
@@ -66,5 +77,5 @@ export function durationText(seconds: number): string {
   if (minutes < 60) return `${minutes} min`;
   const h = Math.floor(minutes / 60);
   const m = minutes % 60;
-  return h >= 48 ? `${round(minutes / 1440, 1)} days` : `${h} h ${String(m).padStart(2, "0")} min`;
+  return h >= 48 ? `${Math.round(minutes / 144) / 10} days` : `${h} h ${String(m).padStart(2, "0")} min`;
 }

@@ -4,6 +4,7 @@
  * The same work at the measured pace gives the run's time and cost as this job really runs. Pure.
  */
 import type { Forecast } from "../forecast/types";
+import { round2, round3 } from "../quantity";
 import type { RunRecord } from "./run-record";
 
 /** One run's time and cost. */
@@ -23,8 +24,6 @@ export interface Recalibration {
   readonly forecast: RunFigures;
   readonly recalibrated: RunFigures;
 }
-
-const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** The run's pace and the forecast's, in the same unit, with the work of one run in it. */
 function paces(record: RunRecord, f: Forecast, samplesPerStep: number | undefined) {
@@ -55,10 +54,10 @@ export function recalibrateForecast(
   const wallSeconds = Math.ceil(f.startupSeconds + p.total / p.measured);
   return {
     unit: p.unit,
-    planned: round(p.planned, 3),
-    measured: round(p.measured, 3),
-    ratio: round(p.measured / p.planned, 3),
+    planned: round3(p.planned),
+    measured: round3(p.measured),
+    ratio: round3(p.measured / p.planned),
     forecast: { wallSeconds: f.wallSeconds, costUsd: f.costUsd },
-    recalibrated: { wallSeconds, costUsd: round((f.costUsd * wallSeconds) / f.wallSeconds, 2) },
+    recalibrated: { wallSeconds, costUsd: round2((f.costUsd * wallSeconds) / f.wallSeconds) },
   };
 }

@@ -6,6 +6,7 @@ import type { Decision } from "../../../core/decisions";
 import type { MemoryEstimate } from "../../../core/memory/estimate";
 import type { ModelArchitecture } from "../../../core/models/types";
 import type { InterruptionPlan } from "../../../core/reliability/interruption";
+import type { StepBreakdown } from "../../../core/forecast/types";
 import type { ActorPoolSection, DataSection, KnobsOf, SweepSection, TrainSection } from "../../contract/document";
 
 /** A kind's memory plan: the model, the estimate, whether it fits, and the chosen knobs. */
@@ -55,6 +56,8 @@ export interface TrainingTuning {
   readonly train: TrainTuning;
   /** The checkpoint cadence and what an interruption costs with it. */
   readonly interruptions: InterruptionPlan;
+  /** One optimizer step as the forecast models it: what the cadence and the job's forecast both read. */
+  readonly step: StepBreakdown;
   readonly decisions: readonly Decision[];
 }
 

@@ -3,9 +3,8 @@ import { trainingSteps, trainingWorkTime } from "../../../core/forecast/kinds";
 import { jobForecast } from "../../../core/forecast/job";
 import type { ForecastResult } from "../../../core/forecast/types";
 import type { ForecastInput } from "../api/strategy";
-import { jobTrainingStep } from "./step";
 
-/** A training job's forecast: its optimizer steps at the step model's time. */
+/** A training job's forecast: its optimizer steps at the time of the step its tuning planned. */
 export function trainingForecast(i: ForecastInput<"TrainingJob"> | ForecastInput<"LoRAFineTune">): ForecastResult {
   const { spec, memory } = i;
   const knobs = memory.knobs;
@@ -16,12 +15,5 @@ export function trainingForecast(i: ForecastInput<"TrainingJob"> | ForecastInput
     globalBatchSize: knobs.globalBatchSize,
   });
   if ("unavailable" in work) return { unavailable: work.unavailable };
-  const step = jobTrainingStep({
-    spec,
-    model: memory.model,
-    imageTokensPerSample: "imageTokensPerSample" in memory ? memory.imageTokensPerSample : undefined,
-    knobs,
-    node: i.node,
-  });
-  return { forecast: jobForecast(trainingWorkTime(work.value, step, memory.model), i.nodes) };
+  return { forecast: jobForecast(trainingWorkTime(work.value, i.tuning.step, memory.model), i.nodes) };
 }

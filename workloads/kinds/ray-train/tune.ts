@@ -23,6 +23,7 @@ import type { Offload } from "../../../core/memory/model-states";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, type TrainingJobKnobs, type TrainSection } from "../../contract/document";
 import type { DeepSpeedConfig, KindMemoryPlan, TrainingTuning } from "../api/plans";
 import { jobTrainingStep, trainableParameters } from "./step";
+import type { StepBreakdown } from "../../../core/forecast/types";
 
 /** More DataLoader workers per GPU rarely help tokenized text; beyond this they only hold memory. */
 export const MAX_DATALOADER_WORKERS = 8;
@@ -155,12 +156,11 @@ function decideResilience(args: TuneTrainingArgs, log: DecisionLog) {
   return { checkpointPrefix, checkpointsToKeep, maxFailures };
 }
 
-/** The interruption model's input: the model, what a checkpoint holds, the batch, and the capacity. */
-function interruptionInput(args: TuneTrainingArgs): InterruptionInput {
+/** The interruption model's input: the step's time, what a checkpoint holds, the writers, and the capacity. */
+function interruptionInput(args: TuneTrainingArgs, step: StepBreakdown): InterruptionInput {
   const { spec, memory, knobs, shape, node } = args;
   const model = memory.model;
   const perWeight = checkpointBytesPerTrainable(spec.precision, spec.optimizer, spec.kind === "LoRAFineTune");
-  const step = jobTrainingStep({ spec, model, imageTokensPerSample: memory.imageTokensPerSample, knobs, node });
   return {
     stepSeconds: step.busySeconds + step.waitSeconds,
     checkpointBytes: trainableParameters(spec, model) * perWeight,
@@ -200,11 +200,18 @@ export interface TuneTrainingArgs {
 
 /** Tunes Ray Train (and DeepSpeed) for a planned training job. */
 export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
-  const { spec } = args;
+  const { spec, memory, knobs, node } = args;
   const log = new DecisionLog();
   const workers = decideWorkers(spec.gpus, args.shape, log);
   const resilience = decideResilience(args, log);
-  const interruptions = planInterruptions(interruptionInput(args));
+  const step = jobTrainingStep({
+    spec,
+    model: memory.model,
+    imageTokensPerSample: memory.imageTokensPerSample,
+    knobs,
+    node,
+  });
+  const interruptions = planInterruptions(interruptionInput(args, step));
   const cadence = decideCadence(interruptions, log);
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
   const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
@@ -212,6 +219,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
     engine: "ray-train",
     train: { ...workers, ...resilience, ...cadence, deepspeed, ...offload },
     interruptions,
+    step,
     decisions: log.decisions,
   };
 }
