@@ -1,6 +1,6 @@
 /**
  * In-cluster add-ons as pinned Helm releases over the plans in `core/platform/addons.ts`: `KubeRayOperator`,
- * `NvidiaDevicePlugin` and `ClusterAutoscaler` (with its own least-privilege EKS Pod Identity role).
+ * `NvidiaDevicePlugin`, `EfaDevicePlugin` and `ClusterAutoscaler` (with its own least-privilege EKS Pod Identity role).
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
@@ -12,6 +12,7 @@ import {
   clusterAutoscalerImageTag,
   clusterAutoscalerPolicy,
   clusterAutoscalerRelease,
+  efaDevicePluginRelease,
   kuberayOperatorRelease,
   nvidiaDevicePluginRelease,
   SERVICE_ACCOUNTS,
@@ -114,6 +115,24 @@ export class NvidiaDevicePlugin extends pulumi.ComponentResource {
     names.own(this);
     this.release = helmRelease(name, args.release ?? nvidiaDevicePluginRelease(), childOptions(this, names.opts));
     names.report(`NvidiaDevicePlugin ${name}`);
+    this.registerOutputs({ releaseName: this.release.name });
+  }
+}
+
+/**
+ * The EFA device plugin (aws/eks-charts `aws-efa-k8s-device-plugin`): advertises each EFA node's interfaces as
+ * `vpc.amazonaws.com/efa`, which the workers of a job that crosses nodes over EFA request.
+ */
+export class EfaDevicePlugin extends pulumi.ComponentResource {
+  /** The Helm release. */
+  public readonly release: k8s.helm.v3.Release;
+
+  constructor(name: string, args: HelmAddonArgs = {}, opts?: pulumi.ComponentResourceOptions) {
+    const names = nameChecks(withOrdering(args.platform?.addonOptions(), opts));
+    super("ray-gpu:index:EfaDevicePlugin", name, {}, names.opts);
+    names.own(this);
+    this.release = helmRelease(name, args.release ?? efaDevicePluginRelease(), childOptions(this, names.opts));
+    names.report(`EfaDevicePlugin ${name}`);
     this.registerOutputs({ releaseName: this.release.name });
   }
 }

@@ -80,6 +80,7 @@ interface ClusterOutputs {
   readonly clusterName: pulumi.Output<string>;
   readonly nodeSubnetIds: pulumi.Output<string[]>;
   readonly vpcId: pulumi.Output<string>;
+  readonly clusterSecurityGroupId: pulumi.Output<string>;
   readonly kubernetesVersion: pulumi.Output<string | undefined>;
   readonly kubeconfig: pulumi.Output<string>;
   readonly ready: pulumi.Resource[];
@@ -126,6 +127,11 @@ export class EksCluster extends pulumi.ComponentResource {
   /** Private subnets the node groups use. */
   public readonly nodeSubnetIds: pulumi.Output<string[]>;
   public readonly vpcId: pulumi.Output<string>;
+  /**
+   * The security group EKS made for the cluster (control plane and nodes): an EFA node group's interfaces list it
+   * beside their own, since a launch template that names security groups makes EKS leave it out.
+   */
+  public readonly clusterSecurityGroupId: pulumi.Output<string>;
   /** Kubernetes minor of the control plane (`1.36`); what the cloud reports for an adopted cluster. */
   public readonly kubernetesVersion: pulumi.Output<string | undefined>;
   public readonly provider: k8s.Provider;
@@ -149,6 +155,7 @@ export class EksCluster extends pulumi.ComponentResource {
     this.clusterName = out.clusterName;
     this.nodeSubnetIds = out.nodeSubnetIds;
     this.vpcId = out.vpcId;
+    this.clusterSecurityGroupId = out.clusterSecurityGroupId;
     this.kubernetesVersion = out.kubernetesVersion;
     this.ready = out.ready;
     this.kubeconfig = pulumi.secret(out.kubeconfig);
@@ -193,6 +200,7 @@ export class EksCluster extends pulumi.ComponentResource {
       clusterName: cluster.name,
       nodeSubnetIds: listOf(args.privateSubnetIds),
       vpcId: cluster.vpcConfig.vpcId,
+      clusterSecurityGroupId: cluster.vpcConfig.clusterSecurityGroupId,
       kubernetesVersion: pulumi.output(c.kubernetesVersion),
       kubeconfig: kubeconfig(cluster.name, cluster.endpoint, cluster.certificateAuthority.data, args.region),
       ready,
@@ -275,6 +283,7 @@ export class EksCluster extends pulumi.ComponentResource {
       clusterName: existing.name,
       nodeSubnetIds: privateSubnets.ids,
       vpcId: existing.vpcConfig.vpcId,
+      clusterSecurityGroupId: existing.vpcConfig.clusterSecurityGroupId,
       // Undefined under mocks that echo inputs only; the autoscaler then warns.
       kubernetesVersion: pulumi.output(existing.version as pulumi.Output<string | undefined>),
       kubeconfig: kubeconfig(existing.name, existing.endpoint, ca, args.region),

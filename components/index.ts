@@ -2,9 +2,10 @@
 export { RayGpuPlatform, type RayGpuPlatformArgs } from "./platform";
 export { Network, type NetworkArgs } from "./network";
 export { EksCluster, type EksClusterArgs } from "./cluster";
-export { CpuNodeGroup, GpuNodeGroup, type NodeGroupArgs } from "./node-group";
+export { clusterPlacementGroup, CpuNodeGroup, efaSecurityGroup, GpuNodeGroup, type NodeGroupArgs } from "./node-group";
 export {
   ClusterAutoscaler,
+  EfaDevicePlugin,
   KubeRayOperator,
   NvidiaDevicePlugin,
   type ClusterAutoscalerArgs,

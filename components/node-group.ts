@@ -1,7 +1,8 @@
 /**
  * `GpuNodeGroup` and `CpuNodeGroup`: EKS managed node groups over the pure plans in
- * `core/platform/node-groups.ts` (AMI type, labels, taints, IMDSv2, root volume, NVMe for spilling, placement,
- * Cluster Autoscaler tags). Importable into an existing stack with an existing cluster.
+ * `core/platform/node-groups.ts` (AMI type, labels, taints, IMDSv2, root volume, NVMe for spilling, placement, EFA
+ * interfaces and their security group, Cluster Autoscaler tags). Importable into an existing stack with an existing
+ * cluster.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
@@ -17,14 +18,74 @@ export interface NodeGroupArgs {
   readonly subnetIds: pulumi.Input<string[]>;
   /** VPC of the subnets (to find the subnet of a pinned zone). */
   readonly vpcId: pulumi.Input<string>;
+  /**
+   * The cluster's security group (`EksCluster.clusterSecurityGroupId`): an EFA group's interfaces list it beside the
+   * EFA group, since EKS adds it only to launch templates that name no security group. Required for an EFA plan.
+   * @default - none (groups without EFA take EKS's default)
+   */
+  readonly clusterSecurityGroupId?: pulumi.Input<string>;
+  /**
+   * The pool's cluster placement group, shared by all its groups so that a job's nodes never straddle two.
+   * @default - the group makes its own when its plan asks for one
+   */
+  readonly placementGroupName?: pulumi.Input<string>;
+  /**
+   * The pool's EFA security group ({@link efaSecurityGroup}), shared by all its groups.
+   * @default - the group makes its own when its plan has EFA
+   */
+  readonly efaSecurityGroupId?: pulumi.Input<string>;
 }
 
-type Child = { parent: pulumi.ComponentResource };
+type Child = { parent: pulumi.Resource };
 
-/** The launch template: IMDSv2 hop limit, the encrypted root volume, user data (NVMe setup), the placement group. */
-function launchTemplate(name: string, p: NodeGroupPlan, child: Child): aws.ec2.LaunchTemplate {
+/** A cluster placement group: the nodes launched in it share one low-latency segment of one zone. */
+export const clusterPlacementGroup = (name: string, child: Child) =>
+  new aws.ec2.PlacementGroup(`${name}-placement`, { strategy: "cluster" }, child);
+
+/**
+ * The security group EFA needs: all traffic to and from the group itself, in and out (EC2 user guide, "Prepare an
+ * EFA-enabled security group"; terraform-aws-eks and eksctl add the same two rules).
+ */
+export function efaSecurityGroup(name: string, vpcId: pulumi.Input<string>, child: Child): aws.ec2.SecurityGroup {
+  const group = new aws.ec2.SecurityGroup(
+    `${name}-efa`,
+    { vpcId, description: "EFA: all traffic between the pool's nodes", tags: { "ray-gpu.io/efa": "true" } },
+    child,
+  );
+  const self = { securityGroupId: group.id, ipProtocol: "-1", referencedSecurityGroupId: group.id };
+  new aws.vpc.SecurityGroupIngressRule(`${name}-efa-in`, { ...self, description: "EFA from the group" }, child);
+  new aws.vpc.SecurityGroupEgressRule(`${name}-efa-out`, { ...self, description: "EFA to the group" }, child);
+  return group;
+}
+
+/**
+ * An EFA group's network interfaces: the primary on card 0 (device 0), one more per network card (device 1), each of
+ * type `efa`, in the cluster's and the EFA security group; no subnet (EKS puts the node group's).
+ */
+function efaInterfaces(name: string, args: NodeGroupArgs, interfaces: number, child: Child) {
+  if (args.clusterSecurityGroupId === undefined)
+    throw new Error(
+      `GpuNodeGroup ${name}: an EFA node group needs clusterSecurityGroupId (EksCluster.clusterSecurityGroupId): ` +
+        `its interfaces name their security groups, so EKS does not add the cluster's`,
+    );
+  const efaGroup = args.efaSecurityGroupId ?? efaSecurityGroup(name, args.vpcId, child).id;
+  return Array.from({ length: interfaces }, (_, i) => ({
+    deviceIndex: i === 0 ? 0 : 1,
+    networkCardIndex: i,
+    interfaceType: "efa",
+    deleteOnTermination: "true",
+    securityGroups: [args.clusterSecurityGroupId!, efaGroup],
+  }));
+}
+
+/**
+ * The launch template: IMDSv2 hop limit, the encrypted root volume, user data (NVMe setup, EFA's hugepages), the
+ * placement group, and an EFA group's interfaces.
+ */
+function launchTemplate(name: string, args: NodeGroupArgs, child: Child): aws.ec2.LaunchTemplate {
+  const p = args.plan;
   const placement = p.clusterPlacementGroup
-    ? new aws.ec2.PlacementGroup(`${name}-placement`, { strategy: "cluster" }, child)
+    ? (args.placementGroupName ?? clusterPlacementGroup(name, child).name)
     : undefined;
   const lt = p.launchTemplate;
   return new aws.ec2.LaunchTemplate(
@@ -49,28 +110,32 @@ function launchTemplate(name: string, p: NodeGroupPlan, child: Child): aws.ec2.L
         },
       ],
       userData: lt.userData === undefined ? undefined : Buffer.from(lt.userData).toString("base64"),
-      placement: placement ? { groupName: placement.name } : undefined,
+      placement: placement ? { groupName: placement } : undefined,
+      networkInterfaces: p.efa ? efaInterfaces(name, args, p.efa.interfaces, child) : undefined,
       tagSpecifications: [{ resourceType: "instance", tags: { "ray-gpu.io/pool": p.pool } }],
     },
     child,
   );
 }
 
-/** The pool's subnets: the cluster's private ones, or those of its pinned zone. */
+/**
+ * The pool's subnets: the cluster's private ones, or those of its pinned zone; an EFA group only the first of them by
+ * ID (EFA's OS-bypass traffic does not cross subnets, so every group of the pool must land in the same one).
+ */
 function poolSubnets(args: NodeGroupArgs, child: Child): pulumi.Input<string[]> {
   const p = args.plan;
-  return p.availabilityZone
-    ? aws.ec2.getSubnetsOutput(
-        {
-          filters: [
-            { name: "vpc-id", values: [args.vpcId] },
-            { name: "availability-zone", values: [p.availabilityZone] },
-            { name: "map-public-ip-on-launch", values: ["false"] },
-          ],
-        },
-        child,
-      ).ids
-    : args.subnetIds;
+  if (!p.availabilityZone) return args.subnetIds;
+  const ids = aws.ec2.getSubnetsOutput(
+    {
+      filters: [
+        { name: "vpc-id", values: [args.vpcId] },
+        { name: "availability-zone", values: [p.availabilityZone] },
+        { name: "map-public-ip-on-launch", values: ["false"] },
+      ],
+    },
+    child,
+  ).ids;
+  return p.efa ? ids.apply((all) => [...all].sort().slice(0, 1)) : ids;
 }
 
 /** EKS does not copy node group tags to the Auto Scaling group; the Cluster Autoscaler reads them there. */
@@ -90,7 +155,7 @@ function tagAutoscalingGroup(name: string, group: aws.eks.NodeGroup, p: NodeGrou
 function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.ComponentResource): aws.eks.NodeGroup {
   const p = args.plan;
   const child = { parent };
-  const template = launchTemplate(name, p, child);
+  const template = launchTemplate(name, args, child);
   const subnetIds = poolSubnets(args, child);
   const group = new aws.eks.NodeGroup(
     `${name}-ng`,

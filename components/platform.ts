@@ -10,11 +10,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { parseStackConfig, type StackConfigInput } from "../core/config/stack";
 import { planPlatform, type PlatformPlan } from "../core/platform-plan";
 import type { NodeGroupPlan } from "../core/platform/node-groups";
-import { ClusterAutoscaler, KubeRayOperator, NvidiaDevicePlugin } from "./addons";
+import { ClusterAutoscaler, EfaDevicePlugin, KubeRayOperator, NvidiaDevicePlugin } from "./addons";
 import { JobQueue } from "./queueing";
 import { EksCluster } from "./cluster";
 import { Network } from "./network";
-import { CpuNodeGroup, GpuNodeGroup } from "./node-group";
+import { clusterPlacementGroup, CpuNodeGroup, efaSecurityGroup, GpuNodeGroup } from "./node-group";
 import { Storage } from "./storage";
 import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
@@ -148,12 +148,15 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
    * the options of every in-cluster object: they wait for CoreDNS (and so the pool).
    */
   private nodeGroups(name: string, plan: PlatformPlan, cluster: EksCluster) {
+    const shared = this.poolPlacement(name, plan, cluster);
     const groupArgs = (p: NodeGroupPlan) => ({
       plan: p,
       clusterName: cluster.clusterName,
       nodeRoleArn: cluster.nodeRoleArn,
       subnetIds: cluster.nodeSubnetIds,
       vpcId: cluster.vpcId,
+      clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+      ...shared.get(p.pool),
     });
     const nodes = { parent: this, dependsOn: cluster.ready };
     const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.name}`, groupArgs(plan.nodeGroups.cpu), nodes);
@@ -161,6 +164,26 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
     const dns = cluster.addNodeAddons([cpu]);
     const inCluster = { parent: this, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu, ...dns] };
     return { gpu, inCluster };
+  }
+
+  /**
+   * Per GPU pool, what all its node groups share: one cluster placement group, and on an EFA pool one EFA security
+   * group, so a job's nodes are never split between two groups.
+   */
+  private poolPlacement(name: string, plan: PlatformPlan, cluster: EksCluster) {
+    const shared = new Map<
+      string,
+      { placementGroupName?: pulumi.Output<string>; efaSecurityGroupId?: pulumi.Output<string> }
+    >();
+    for (const pool of plan.pools.gpu) {
+      const child = { parent: this };
+      const base = `${name}-${pool.name}`;
+      shared.set(pool.name, {
+        ...(pool.clusterPlacementGroup ? { placementGroupName: clusterPlacementGroup(base, child).name } : {}),
+        ...(pool.efa ? { efaSecurityGroupId: efaSecurityGroup(base, cluster.vpcId, child).id } : {}),
+      });
+    }
+    return shared;
   }
 
   /** The device plugin, the Cluster Autoscaler and the KubeRay operator (returned: workloads wait for it). */
@@ -172,6 +195,8 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
   ): KubeRayOperator {
     const { inCluster, withNamespace } = options;
     new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, { release: plan.helm.nvidiaDevicePlugin }, inCluster);
+    if (plan.helm.efaDevicePlugin)
+      new EfaDevicePlugin(`${name}-efa-device-plugin`, { release: plan.helm.efaDevicePlugin }, inCluster);
     const autoscaler = {
       clusterName: cluster.clusterName,
       region: plan.region,

@@ -69,14 +69,28 @@ export type { MemoryEstimate } from "./memory/estimate";
 export {
   BOUND_TEXT,
   FORECAST_BOUNDS,
+  TRANSPORTS,
   WORK_UNITS,
   type Forecast,
   type ForecastBound,
   type ForecastResult,
   type ForecastWork,
+  type ScalingPoint,
+  type Transport,
   type WorkUnit,
 } from "./forecast/types";
-export { GPU_TAINT, POOL_LABEL, planPools, type CpuPoolPlan, type GpuPoolPlan, type PoolsPlan } from "./pools";
+export { SCALING_GPUS } from "./forecast/scaling";
+export {
+  EFA_LABEL,
+  GPU_TAINT,
+  POOL_LABEL,
+  planPools,
+  type CpuPoolPlan,
+  type GpuPoolPlan,
+  type PoolEfa,
+  type PoolsPlan,
+} from "./pools";
+export { EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, type EfaHugepages } from "./catalog/efa";
 export { planPlatform, type PlatformPlan } from "./platform-plan";
 export {
   planCpuNodeGroup,
@@ -89,6 +103,7 @@ export { planSpotFallback, type SpotFallbackPlan } from "./platform/spot-fallbac
 export {
   CHART_PINS,
   clusterAutoscalerRelease,
+  efaDevicePluginRelease,
   kuberayOperatorRelease,
   nvidiaDevicePluginRelease,
   type HelmReleasePlan,

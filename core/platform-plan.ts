@@ -9,6 +9,7 @@ import {
   clusterAutoscalerRelease,
   kuberayOperatorRelease,
   nvidiaDevicePluginRelease,
+  efaDevicePluginRelease,
   type HelmReleasePlan,
 } from "./platform/addons";
 import { planNetwork, type NetworkPlan } from "./platform/network";
@@ -37,6 +38,8 @@ export interface PlatformPlan {
     readonly kuberayOperator: HelmReleasePlan;
     readonly nvidiaDevicePlugin: HelmReleasePlan;
     readonly clusterAutoscaler: HelmReleasePlan;
+    /** The EFA device plugin, when a pool sets `efa: true`. */
+    readonly efaDevicePlugin: HelmReleasePlan | undefined;
   };
   readonly workloadNamespace: string;
   readonly storage: StoragePlan;
@@ -51,12 +54,16 @@ export interface PlatformPlan {
   readonly destroy: readonly DestroyLeftover[];
 }
 
-/** The platform's own Helm releases: the KubeRay operator, the device plugin and the Cluster Autoscaler. */
+/**
+ * The platform's own Helm releases: the KubeRay operator, the device plugin (and the EFA one where a pool uses EFA)
+ * and the Cluster Autoscaler.
+ */
 function platformReleases(config: StackConfig, cpuPool: string, spotFallback: PlatformPlan["spotFallback"]) {
   const { platform, environment, region } = config;
   return {
     kuberayOperator: kuberayOperatorRelease(cpuPool, [platform.workloadNamespace]),
     nvidiaDevicePlugin: nvidiaDevicePluginRelease(),
+    efaDevicePlugin: platform.gpuNodeGroups.some((g) => g.efa) ? efaDevicePluginRelease() : undefined,
     clusterAutoscaler: clusterAutoscalerRelease({
       clusterName: platform.cluster.name,
       region,

@@ -5,6 +5,7 @@
 import type { AcceleratorName } from "./catalog/accelerators";
 import { nodeAllocatable, type NodeAllocatable } from "./catalog/eks-allocatable";
 import { defaultDaemonSetReserve, type DaemonSetReserve } from "./catalog/daemonsets";
+import { EFA_HUGEPAGES, efaNodeHugepagesMiB } from "./catalog/efa";
 import {
   acceleratorOf,
   CPU_INSTANCES,
@@ -20,6 +21,10 @@ import { SPOT_WAIT_MINUTES, type GpuCapacityType, type PlatformConfig } from "./
 export const POOL_LABEL = "ray-gpu.io/pool";
 /** Node label with the pool's role. */
 export const ROLE_LABEL = "ray-gpu.io/role";
+/** Node label of an EFA pool's nodes (`"true"`): the EFA device plugin selects on it. */
+export const EFA_LABEL = "ray-gpu.io/efa";
+/** The kubelet's label of a node's EC2 instance type (a well-known Kubernetes label). */
+export const INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
 
 /** A Kubernetes taint. */
 export interface Taint {
@@ -101,6 +106,26 @@ export interface PoolNode {
   readonly binding: { readonly [F in PoolNodeFigure]: GpuInstanceType };
 }
 
+/** What an EFA pool's nodes offer and reserve: interfaces for `vpc.amazonaws.com/efa`, hugepages for libfabric. */
+export interface PoolEfa {
+  /** EFA interfaces every node of the pool has (the least over its sizes). */
+  readonly interfaces: number;
+  /** MiB of 2 MiB hugepages each node reserves at boot, out of its allocatable memory. */
+  readonly nodeHugepagesMiB: number;
+  /** MiB of hugepages a worker pod requests. */
+  readonly podHugepagesMiB: number;
+}
+
+/** The EFA of a pool of `types`, or undefined when the pool does not use it. */
+export function poolEfa(types: readonly GpuInstanceType[], efa: boolean): PoolEfa | undefined {
+  if (!efa) return undefined;
+  return {
+    interfaces: Math.min(...types.map((t) => GPU_INSTANCES[t].efaInterfaces)),
+    nodeHugepagesMiB: efaNodeHugepagesMiB(),
+    podHugepagesMiB: EFA_HUGEPAGES.podMiB,
+  };
+}
+
 /** A GPU pool: g5 (A10G), g6 (L4) or g6e (L40S) nodes, of one instance type or several in fallback order. */
 export interface GpuPoolPlan extends PoolPlanBase {
   readonly role: "gpu";
@@ -114,8 +139,9 @@ export interface GpuPoolPlan extends PoolPlanBase {
    */
   readonly node: PoolNode;
   readonly availabilityZone: string | undefined;
-  readonly efa: boolean;
-  /** Launch the pool's nodes in a cluster placement group (needs `availabilityZone`). */
+  /** The nodes' EFA, when the pool uses it (`efa: true`); `allocatable` and `podBudget` are net of its hugepages. */
+  readonly efa: PoolEfa | undefined;
+  /** Launch the pool's nodes in a cluster placement group (needs `availabilityZone`; always with EFA). */
   readonly clusterPlacementGroup: boolean;
   /** Root EBS volume (gp3) in GiB. */
   readonly rootVolumeGiB: number;
@@ -217,7 +243,9 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
   };
   const gpu = platform.gpuNodeGroups.map((g): GpuPoolPlan => {
     const types = [g.instanceType, ...(g.fallbackInstanceTypes ?? [])];
-    const alloc = floorAllocatable(types);
+    const efa = poolEfa(types, g.efa);
+    const floor = floorAllocatable(types);
+    const alloc = efa ? { ...floor, memoryMiB: floor.memoryMiB - efa.nodeHugepagesMiB } : floor;
     const reserve = g.daemonSetReserve ?? defaultDaemonSetReserve("gpu");
     const budget = podBudget(alloc, reserve);
     return {
@@ -233,6 +261,7 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
         [POOL_LABEL]: g.name,
         [ROLE_LABEL]: "gpu",
         [ACCELERATOR_LABEL_KEY]: acceleratorOf(g.instanceType).nodeLabel,
+        ...(efa ? { [EFA_LABEL]: "true" } : {}),
       },
       taints: [GPU_TAINT],
       allocatable: alloc,
@@ -240,8 +269,8 @@ export function planPools(platform: PlatformConfig): PoolsPlan {
       podBudget: budget,
       usdPerHourAtMax: cost(usdPerNodeHour(types), g.maxNodes),
       availabilityZone: g.availabilityZone,
-      efa: g.efa,
-      clusterPlacementGroup: g.clusterPlacementGroup,
+      efa,
+      clusterPlacementGroup: g.clusterPlacementGroup ?? g.efa,
       rootVolumeGiB: g.rootVolumeGiB,
       spotWaitMinutes:
         g.capacityType === "spot-with-fallback" ? (g.spotWaitMinutes ?? SPOT_WAIT_MINUTES.default) : undefined,

@@ -53,3 +53,17 @@ export function rayImageGpuProblem(image: string): string | undefined {
     `fail at its first CUDA call; use ${RAY_IMAGE}, a -cu<version> tag, or your own image built from one`
   );
 }
+
+/**
+ * Why an image cannot run a job whose workers cross nodes over EFA, or undefined. The Ray project's images carry no
+ * libfabric and no aws-ofi-nccl (ray-project/ray `docker/base-deps/Dockerfile`), so NCCL could not use EFA; your own
+ * images cannot be read here, and NCCL refuses to start without the plugin (`NCCL_NET`, ./cluster/env.ts).
+ */
+export function rayImageEfaProblem(image: string): string | undefined {
+  if (!officialRayImage(image)) return undefined;
+  return (
+    "is a Ray project image, which has no libfabric and no aws-ofi-nccl, and the job's workers cross nodes over EFA: " +
+    "build your image from it with the EFA software (images/train/Dockerfile does: efa_installer.sh --skip-kmod " +
+    "--skip-limit-conf --no-verify), or run the job on a pool with efa: false"
+  );
+}

@@ -20,7 +20,7 @@ export const SAMPLE_FILE = "examples/report/prod-llm-pretrain.recording.json";
 
 /** The sample's provenance, as its `source` field says it. */
 export const sampleSource = (prometheusVersion: string) =>
-  `synthetic series of the TRAIN fixture of test/helpers/report-fixtures.ts (prod's llm-pretrain: 8 workers x 4 ` +
+  `synthetic series of the TRAIN fixture of test/helpers/report-fixtures.ts (prod's llm-pretrain: 4 workers x 8 ` +
   `GPUs for an hour, one worker at 80% GPU utilization, the rest at 97%) served by Prometheus ${prometheusVersion}; ` +
   `not a measured run`;
 

@@ -17,6 +17,7 @@ import { ConfigError, IssueCollector, showValue } from "../core/errors";
 import { jobServiceAccount } from "../core/platform/storage";
 import type { GpuPoolPlan } from "../core/pools";
 import { jobNodesOn } from "../core/forecast/job";
+import { rayImageEfaProblem } from "../core/ray";
 import type { ForecastResult } from "../core/forecast/types";
 import type { z } from "zod";
 import {
@@ -264,6 +265,8 @@ export class Workload<K extends WorkloadKind = WorkloadKind> {
       path,
     };
     const shape = collectIssues(() => planClusterShape(input), issues);
+    const efaImage = shape?.worker.efa && spec.image !== undefined ? rayImageEfaProblem(spec.image) : undefined;
+    if (efaImage) issues.add(`${path}.image`, efaImage, spec.image);
     // Hints computed from a refused gpus count would be refused again once gpus is fixed: they wait for a valid one.
     if (!issues.issues.some((i) => i.path === `${path}.gpus`)) this.strategy.checkGpus?.(spec, pool, path, issues);
     if (shape && issues.issues.length === 0) return shape;

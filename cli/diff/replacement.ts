@@ -120,6 +120,16 @@ export const REPLACEMENT: Readonly<Record<string, ReplacementRule>> = {
     replaceOn: [REGIONAL, "name", "namePrefix", "description", "vpcId"],
     source: `${TF}, internal/service/ec2/vpc_security_group.go`,
   },
+  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": {
+    replaceOn: [REGIONAL, "securityGroupId"],
+    source:
+      `${TF}, internal/service/ec2/vpc_security_group_ingress_rule.go (security_group_id RequiresReplace; the rule's ` +
+      "other fields change in place through ModifySecurityGroupRules)",
+  },
+  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": {
+    replaceOn: [REGIONAL, "securityGroupId"],
+    source: `${TF}, internal/service/ec2/vpc_security_group_egress_rule.go (the ingress rule's schema, for egress)`,
+  },
   "aws:ec2/placementGroup:PlacementGroup": {
     replaceOn: [REGIONAL, "name", "strategy", "partitionCount", "spreadLevel"],
     source: `${TF}, internal/service/ec2/ec2_placement_group.go (every argument)`,

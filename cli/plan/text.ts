@@ -133,7 +133,7 @@ function fallbackNote(p: GpuPoolPlan): string {
 
 /** The pools table: allocatable per node, what one Ray pod may request, and the price at max. */
 function poolLines(plan: StackPlan, wrap: Wrap): string[] {
-  const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H AT MAX"]];
+  const rows = [["NAME", "ROLE", "INSTANCE", "NODES", "CAPACITY", "ALLOCATABLE/NODE", "RAY POD/NODE", "$/H MAX"]];
   for (const p of [plan.pools.cpu, ...plan.pools.gpu]) {
     const gpus = p.allocatable.gpus ? `, ${p.allocatable.gpus} GPU` : "";
     rows.push([

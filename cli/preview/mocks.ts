@@ -49,7 +49,11 @@ function placeholderState(type: string, name: string, inputs: Record<string, unk
         ...base,
         endpoint: computed("endpoint", name),
         certificateAuthority: { data: computed("certificate authority", name) },
-        vpcConfig: { ...(inputs["vpcConfig"] as object), vpcId: computed("vpcId", name) },
+        vpcConfig: {
+          ...(inputs["vpcConfig"] as object),
+          vpcId: computed("vpcId", name),
+          clusterSecurityGroupId: computed("cluster security group", name),
+        },
       };
     case "aws:eks/nodeGroup:NodeGroup":
       return {
@@ -83,6 +87,7 @@ function placeholderCall(token: string, inputs: Record<string, unknown>): Record
         vpcConfig: {
           subnetIds: [computed("subnet 1", name), computed("subnet 2", name)],
           vpcId: computed("vpcId", name),
+          clusterSecurityGroupId: computed("cluster security group", name),
         },
       };
     }

@@ -7,7 +7,7 @@
  * table: Karpenter's instance-types.md, nodeadm's instance-info.jsonl and Karpenter's pricing snapshot (APPROXIMATE).
  */
 import { ACCELERATORS, type AcceleratorSpec } from "./accelerators";
-import { GPU_INSTANCES, type GpuInstanceType } from "./gpu-instances";
+import { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "./gpu-instances";
 import type { InstanceSpec } from "./instance-spec";
 
 export { GPU_INSTANCE_TYPES, GPU_INSTANCES, type GpuInstanceType } from "./gpu-instances";
@@ -224,3 +224,8 @@ export function maxPodsByEni(spec: Pick<InstanceSpec, "maxEnis" | "ipv4PerEni">)
 
 /** The instance families of the GPU catalog, from their sizes' names (`g5`, `g6`, `g6e`). */
 export const gpuFamilyOf = (type: GpuInstanceType): string => type.slice(0, type.indexOf("."));
+
+/** The GPU sizes of the catalog with at least one EFA interface, in catalog order. */
+export const EFA_INSTANCE_TYPES: readonly GpuInstanceType[] = GPU_INSTANCE_TYPES.filter(
+  (t) => GPU_INSTANCES[t].efaInterfaces > 0,
+);

@@ -4,11 +4,18 @@
  * Sources: PyTorch CUDA semantics (`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, recommended by PyTorch's
  * own OOM message); NCCL environment docs (`NCCL_SOCKET_IFNAME`, `NCCL_DEBUG`); NVIDIA/nccl
  * `src/transport/net_socket.cc` (socket threads auto-tune only when the interface is the ENA PCI device, which a
- * pod's veth is not). See `shared/facts/ray-tuning.md`.
+ * pod's veth is not); aws/aws-ofi-nccl `doc/efa-env-var.md` (no socket tuning, no RDMA variables on EFA without
+ * GPUDirect, which g5 lacks). See `shared/facts/ray-tuning.md` and docs/platform.md, "EFA".
  */
 import type { Environment } from "../config/stack";
 import type { DecisionLog } from "../decisions";
 import { ENVIRONMENT_PROFILES } from "../environments";
+
+/**
+ * The name NCCL_NET asks NCCL for: aws-ofi-nccl's network. Versions up to 1.11.0 named it "AWS Libfabric"; later ones
+ * "Libfabric", and answer to "AWS Libfabric" too when NCCL_NET says so (aws/aws-ofi-nccl `nvidia_plugin_name_fixup`).
+ */
+export const EFA_NCCL_NET = "AWS Libfabric";
 
 /** Sets one variable with its reason. */
 type SetVariable = (name: string, value: string, reason: string) => void;
@@ -19,7 +26,13 @@ function transportEnv(args: { efa: boolean; multiNode: boolean }, set: SetVariab
     set(
       "FI_PROVIDER",
       "efa",
-      "the pool uses its EFA interface: libfabric's EFA provider carries NCCL traffic through aws-ofi-nccl (must be in the image)",
+      "the job's workers have the node's EFA interface: libfabric uses its EFA provider, never a slower fallback",
+    );
+    set(
+      "NCCL_NET",
+      EFA_NCCL_NET,
+      "NCCL must use aws-ofi-nccl (libfabric) between nodes: an image without the plugin then fails at NCCL's start " +
+        "instead of running silently on TCP sockets (the plugin answers to this name in every version)",
     );
   } else if (args.multiNode) {
     set(

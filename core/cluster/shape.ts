@@ -59,7 +59,12 @@ export interface WorkerPlan {
   readonly shmGiB: number;
   readonly heapGiB: number;
   readonly spillGiB: number;
-  readonly efa: boolean;
+  /**
+   * The EFA each worker requests: a multi-node job on an EFA pool takes every interface of its node and the pool's
+   * hugepages for libfabric; `false` otherwise (one node's collectives stay on its PCIe), as the plan digest has read
+   * it since before EFA.
+   */
+  readonly efa: { readonly interfaces: number; readonly hugepagesMiB: number } | false;
   /**
    * Whether the pool's nodes may be spot (`capacityType` spot or spot-with-fallback): an interruption can take a node
    * mid-job.
@@ -187,17 +192,35 @@ function decideWorkerMemory(input: ClusterShapeInput, gpusPerNode: number, memor
   return { objectStoreGiB, shmGiB, heapGiB, spillGiB };
 }
 
+/** The EFA a worker requests: on an EFA pool, when the job spans nodes (NCCL then crosses the network). */
+function workerEfa(pool: GpuPoolPlan, replicas: number, log: DecisionLog): WorkerPlan["efa"] {
+  if (!pool.efa) return false;
+  if (replicas === 1) {
+    log.decide("worker.efa", "none", "one node: NCCL's collectives stay on the node's PCIe, the network is not used");
+    return false;
+  }
+  const { interfaces, podHugepagesMiB } = pool.efa;
+  log.decide(
+    "worker.efa",
+    `${interfaces} interface(s), ${podHugepagesMiB} MiB hugepages`,
+    `the job spans ${replicas} nodes of EFA pool ${pool.name}: NCCL crosses them over libfabric's EFA provider, ` +
+      `which needs the node's EFA interface(s) and hugepages for its buffers`,
+  );
+  return { interfaces, hugepagesMiB: podHugepagesMiB };
+}
+
 /** The worker group: one pod per node with all its GPUs, the memory split, spill on NVMe, and its environment. */
 function planWorker(input: ClusterShapeInput, gpusPerNode: number, log: DecisionLog): WorkerPlan {
   const pool = input.gpuPool;
   const size = decideWorkerSize(input, gpusPerNode, log);
   const memory = decideWorkerMemory(input, gpusPerNode, size.memoryGiB, log);
   const gpu = { name: pool.node.gpu, usableGiB: pool.node.usableGpuMemoryGiB };
-  const env = workerEnv({ environment: input.environment, multiNode: size.replicas > 1, efa: pool.efa, gpu, log });
+  const efa = workerEfa(pool, size.replicas, log);
+  const env = workerEnv({ environment: input.environment, multiNode: size.replicas > 1, efa: !!efa, gpu, log });
   const placement = {
     nodeSelector: { [POOL_LABEL]: pool.name },
     tolerations: pool.taints,
-    efa: pool.efa,
+    efa,
     spot: pool.capacityType !== "on-demand",
   };
   return { groupName: `gpu-${pool.name}`.slice(0, 63), ...size, ...memory, ...placement, env };

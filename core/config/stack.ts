@@ -42,6 +42,7 @@ type StackShape = {
   platform: PlatformConfig;
   workloads: { name: string }[];
 };
+type GpuPool = StackShape["platform"]["gpuNodeGroups"][number];
 
 /** Every pool: min <= max, and a name no other pool has (one pass, a set of names). */
 function checkPools(cfg: StackShape, addIssue: AddIssue): void {
@@ -75,6 +76,22 @@ function reserveProblem(
   );
 }
 
+/** An EFA pool lives in one subnet (EFA's OS-bypass traffic does not leave it) and one cluster placement group. */
+function efaPoolProblems(pool: GpuPool, region: string, path: (string | number)[], addIssue: AddIssue): void {
+  if (!pool.availabilityZone)
+    addIssue(
+      [...path, "availabilityZone"],
+      "an EFA pool needs one: EFA's OS-bypass traffic does not leave its subnet, so the pool's nodes must share one " +
+        `(the zone's first private subnet): set availabilityZone, e.g. "${region}a"`,
+    );
+  if (pool.clusterPlacementGroup === false)
+    addIssue(
+      [...path, "clusterPlacementGroup"],
+      "an EFA pool's nodes launch in one cluster placement group, so a job's workers are never split between groups: " +
+        "leave clusterPlacementGroup out or set it true",
+    );
+}
+
 /** GPU pools: EFA, placement groups and zones (their capacity: `./capacity.ts`). */
 function checkGpuPools(cfg: StackShape, addIssue: AddIssue): void {
   const { platform } = cfg;
@@ -85,13 +102,7 @@ function checkGpuPools(cfg: StackShape, addIssue: AddIssue): void {
         [...path, "efa"],
         `${pool.instanceType} has no EFA interface; use an 8xlarge or larger size, or set efa: false`,
       );
-    } else if (pool.efa) {
-      addIssue(
-        [...path, "efa"],
-        "the platform does not set up EFA yet (EFA interface in the launch template, EFA device plugin, " +
-          "aws-ofi-nccl): set efa: false; NCCL then uses TCP over ENA",
-      );
-    }
+    } else if (pool.efa) efaPoolProblems(pool, cfg.region, path, addIssue);
     if (pool.clusterPlacementGroup && !pool.availabilityZone) {
       addIssue(
         [...path, "clusterPlacementGroup"],

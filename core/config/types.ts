@@ -469,17 +469,14 @@ export type GpuNodeGroupConfig = {
    */
   capacityType: "on-demand" | "spot" | "spot-with-fallback";
   /**
-   * Use the node's EFA interface for NCCL (g5.8xlarge and larger; needs the EFA device plugin and aws-ofi-nccl
-   * in the image). Without it NCCL uses TCP sockets over ENA.
+   * Give NCCL the nodes' EFA interfaces (every size of the pool must have one: g5 8xlarge and larger): the launch
+   * template attaches them, the EFA device plugin offers them to pods, the nodes reserve hugepages, and the jobs' workers
+   * request both and run NCCL over libfabric's EFA provider (their image needs aws-ofi-nccl; see docs/platform.md,
+   * "EFA"). EFA's OS-bypass traffic stays in one subnet, so the pool needs `availabilityZone`, and its nodes launch in
+   * one cluster placement group. Without EFA NCCL uses TCP sockets over ENA.
    * @default false
    */
   efa: boolean;
-  /**
-   * Launch the pool's nodes in a cluster placement group (lowest latency between nodes, for multi-node
-   * training). Needs `availabilityZone`.
-   * @default false
-   */
-  clusterPlacementGroup: boolean;
   /**
    * Root EBS volume (gp3) in GiB: ML images are large, and containerd unpacks them here unless NVMe is used.
    * @default 200
@@ -498,6 +495,12 @@ export type GpuNodeGroupConfig = {
    * @default - any zone of the VPC's private subnets
    */
   availabilityZone?: string;
+  /**
+   * Launch the pool's nodes in one cluster placement group (lowest latency between nodes, for multi-node training).
+   * Needs `availabilityZone`; an EFA pool always has one.
+   * @default true with `efa`, else false
+   */
+  clusterPlacementGroup?: boolean;
   /**
    * What DaemonSets take from each node.
    * @default - the sum of the known DaemonSet requests plus headroom (see core/catalog/daemonsets.ts)
@@ -607,15 +610,18 @@ export type GpuNodeGroupConfigInput = {
    */
   availabilityZone?: string;
   /**
-   * Use the node's EFA interface for NCCL (g5.8xlarge and larger; needs the EFA device plugin and aws-ofi-nccl
-   * in the image). Without it NCCL uses TCP sockets over ENA.
+   * Give NCCL the nodes' EFA interfaces (every size of the pool must have one: g5 8xlarge and larger): the launch
+   * template attaches them, the EFA device plugin offers them to pods, the nodes reserve hugepages, and the jobs' workers
+   * request both and run NCCL over libfabric's EFA provider (their image needs aws-ofi-nccl; see docs/platform.md,
+   * "EFA"). EFA's OS-bypass traffic stays in one subnet, so the pool needs `availabilityZone`, and its nodes launch in
+   * one cluster placement group. Without EFA NCCL uses TCP sockets over ENA.
    * @default false
    */
   efa?: boolean;
   /**
-   * Launch the pool's nodes in a cluster placement group (lowest latency between nodes, for multi-node
-   * training). Needs `availabilityZone`.
-   * @default false
+   * Launch the pool's nodes in one cluster placement group (lowest latency between nodes, for multi-node training).
+   * Needs `availabilityZone`; an EFA pool always has one.
+   * @default true with `efa`, else false
    */
   clusterPlacementGroup?: boolean;
   /**

@@ -7,7 +7,7 @@
 import type { PoolsPlan } from "../pools";
 import { kueueRelease } from "../platform/queueing";
 import type { HelmReleasePlan } from "../platform/addons";
-import { gpuDaemonSets, platformPods, type PlatformPodsInput, type PodRequest } from "./platform-pods";
+import { efaDaemonSets, gpuDaemonSets, platformPods, type PlatformPodsInput, type PodRequest } from "./platform-pods";
 import { copyNodes, matches, place, poolNodes, type NodeSlot, type PoolNodes, type Unschedulable } from "./schedule";
 
 /** The pools at max size once the platform's pods are placed. */
@@ -19,7 +19,10 @@ export interface PlatformLayout {
    * `./platform-pods.ts`); the others (Prometheus) stay Pending after a deploy that succeeds.
    */
   readonly unplaced: readonly Unschedulable[];
-  /** GPU DaemonSets that a GPU pool's nodes would not run (selector, affinity or the GPU taint), by pool. */
+  /**
+   * GPU DaemonSets (and on EFA pools the EFA device plugin) that a GPU pool's nodes would not run (selector, affinity
+   * or the GPU taint), by pool.
+   */
   readonly missingDaemonSets: readonly { readonly pool: string; readonly daemonSet: string }[];
 }
 
@@ -27,7 +30,12 @@ export interface PlatformLayout {
 export function platformLayout(
   pools: PoolsPlan,
   groups: readonly PoolNodes[],
-  pods: { readonly platform: readonly PodRequest[]; readonly gpuDaemonSets: readonly PodRequest[] },
+  pods: {
+    readonly platform: readonly PodRequest[];
+    readonly gpuDaemonSets: readonly PodRequest[];
+    /** DaemonSets every EFA pool's nodes must run too. @default [] */
+    readonly efaDaemonSets?: readonly PodRequest[];
+  },
 ): PlatformLayout {
   const atMin = poolNodes(pools, groups, "minNodes");
   const unplaced = place(pods.platform, atMin, "spread");
@@ -36,9 +44,8 @@ export function platformLayout(
   const oneOfEach = poolNodes({ ...pools, cpu: { ...pools.cpu, maxNodes: 0 } }, groups, "maxNodes");
   const missingDaemonSets = pools.gpu.flatMap((p) => {
     const node = oneOfEach.find((n) => n.pool === p.name);
-    return node
-      ? pods.gpuDaemonSets.filter((d) => !matches(d, node)).map((d) => ({ pool: p.name, daemonSet: d.name }))
-      : [];
+    const sets = [...pods.gpuDaemonSets, ...(p.efa ? (pods.efaDaemonSets ?? []) : [])];
+    return node ? sets.filter((d) => !matches(d, node)).map((d) => ({ pool: p.name, daemonSet: d.name })) : [];
   });
   return { nodes: [...atMin, ...added], unplaced, missingDaemonSets };
 }
@@ -47,7 +54,10 @@ export function platformLayout(
 export interface LayoutInput extends PlatformPodsInput {
   readonly pools: PoolsPlan;
   readonly groups: readonly PoolNodes[];
-  readonly helm: PlatformPodsInput["helm"] & { readonly nvidiaDevicePlugin: HelmReleasePlan };
+  readonly helm: PlatformPodsInput["helm"] & {
+    readonly nvidiaDevicePlugin: HelmReleasePlan;
+    readonly efaDevicePlugin?: HelmReleasePlan | undefined;
+  };
   /** Kueue runs (`queueing.enabled`). */
   readonly queueing: boolean;
 }
@@ -58,6 +68,7 @@ export function planLayout(input: LayoutInput): PlatformLayout {
   return platformLayout(input.pools, input.groups, {
     platform: platformPods(input, queueRelease),
     gpuDaemonSets: gpuDaemonSets(input),
+    efaDaemonSets: efaDaemonSets(input),
   });
 }
 

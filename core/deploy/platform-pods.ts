@@ -209,3 +209,14 @@ export function gpuDaemonSets(
   ];
   return sets.map((d) => placementOf(d.name, d.release.values));
 }
+
+/**
+ * The DaemonSets that must run on every EFA node: the EFA device plugin, without which the node offers no
+ * `vpc.amazonaws.com/efa` and an EFA job's workers stay Pending.
+ */
+export function efaDaemonSets(plan: {
+  readonly helm: { readonly efaDevicePlugin?: HelmReleasePlan | undefined };
+}): PodRequest[] {
+  const release = plan.helm.efaDevicePlugin;
+  return release ? [placementOf("aws-efa-k8s-device-plugin", release.values)] : [];
+}

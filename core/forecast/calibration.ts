@@ -5,6 +5,7 @@
  * no published run here measures: they are engineering estimates, named as such in docs/forecast.md.
  */
 import type { ModelArchitecture } from "../models/types";
+import type { Transport } from "./types";
 
 /**
  * Fitted: share of dense BF16 peak a training micro-batch's matrix products reach with many tokens (Hugging Face
@@ -73,8 +74,21 @@ export const TENSOR_PARALLEL_SECONDS_PER_LAYER = 0.00006;
  * host (no NVLink), about half of a x16 link's 32 GB/s once NCCL's protocol is paid.
  */
 export const PCIE_COLLECTIVE_GBPS = 12;
-/** Assumed: share of a node's baseline network bandwidth NCCL's TCP sockets reach between nodes. */
-export const NETWORK_EFFICIENCY = 0.7;
+/** What NCCL reaches of a node's baseline network bandwidth between nodes, by transport, and why. */
+export const NETWORK_EFFICIENCY: {
+  readonly [T in Transport]: { readonly share: number; readonly text: string; readonly why: string };
+} = {
+  tcp: {
+    share: 0.7,
+    text: "TCP over ENA",
+    why: "Assumed: NCCL's socket transport through the kernel's TCP stack, 16 sockets per peer",
+  },
+  efa: {
+    share: 0.9,
+    text: "EFA",
+    why: "Assumed: libfabric's EFA provider (SRD, kernel bypass) through aws-ofi-nccl, staged through host memory on g5",
+  },
+};
 
 /** Assumed: Ray workers starting, the runtime reading its tuning and the job's first step: before any work. */
 export const RAY_START_SECONDS = 60;

@@ -2,10 +2,11 @@
  * A job's forecast from its kind's step model: the work the spec declares, the startup before it, wall time,
  * GPU-hours, cost at the pool's price and the share of the wall time the GPUs compute. Pure.
  */
+import { GPU_INSTANCES } from "../catalog/instances";
 import { round2, round3 } from "../quantity";
 import { usdPerNodeHour, type GpuPoolPlan } from "../pools";
 import { DOWNLOAD_NETWORK_SHARE, NETWORK_EFFICIENCY, PCIE_COLLECTIVE_GBPS, RAY_START_SECONDS } from "./calibration";
-import type { Forecast, ForecastBound, ForecastWork, Links } from "./types";
+import type { Forecast, ForecastBound, ForecastWork, Links, Transport } from "./types";
 
 /** What the job's nodes offer and cost. */
 export interface JobNodes {
@@ -17,6 +18,8 @@ export interface JobNodes {
   readonly usdPerNodeHour: number;
   /** Whether the nodes may be spot (capacity type spot or spot-with-fallback). */
   readonly spot: boolean;
+  /** Whether every size of the pool has an EFA interface (the scaling forecast then shows EFA too). */
+  readonly efaCapable: boolean;
 }
 
 /** The job's GPU nodes on `pool` as the forecast prices them: its worker pods (one per node) at the pool's dearest size. */
@@ -27,6 +30,7 @@ export function jobNodesOn(pool: GpuPoolPlan, nodes: number, gpus: number): JobN
     networkBaselineMbps: pool.node.networkBaselineMbps,
     usdPerNodeHour: usdPerNodeHour(pool.instanceTypes),
     spot: pool.capacityType !== "on-demand",
+    efaCapable: pool.instanceTypes.every((t) => GPU_INSTANCES[t].efaInterfaces > 0),
   };
 }
 
@@ -41,10 +45,10 @@ export interface WorkTime {
   readonly modelBytes: number;
 }
 
-/** The links collectives run over on `node`: PCIe within it, its network (TCP over ENA) between nodes. */
-export const linksOf = (networkBaselineMbps: number): Links => ({
+/** The links collectives run over on `node`: PCIe within it, its network between nodes over `transport`. */
+export const linksOf = (networkBaselineMbps: number, transport: Transport): Links => ({
   intraNodeGBps: PCIE_COLLECTIVE_GBPS,
-  interNodeGBps: (networkBaselineMbps / 8000) * NETWORK_EFFICIENCY,
+  interNodeGBps: (networkBaselineMbps / 8000) * NETWORK_EFFICIENCY[transport].share,
 });
 
 /** Ray's start and the model's download at the node's share of its network. */

@@ -20,6 +20,27 @@ export interface GpuFigures {
   readonly memoryBandwidthGBps: number;
 }
 
+/** How NCCL crosses nodes: TCP sockets over ENA, or libfabric's EFA provider through aws-ofi-nccl. */
+export const TRANSPORTS = ["tcp", "efa"] as const;
+/** One of {@link TRANSPORTS}. */
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** One size and network of a training job's step (./scaling.ts). */
+export interface ScalingPoint {
+  readonly gpus: number;
+  readonly nodes: number;
+  readonly transport: Transport;
+  /** Micro-batches per GPU per step at this size, for the same global batch. */
+  readonly gradientAccumulation: number;
+  readonly stepSeconds: number;
+  /** Share of the step the GPUs compute (DCGM's GPU_UTIL reads at least this). */
+  readonly gpuUtilization: number;
+  /** Collectives' seconds over the step's, hidden or not (across nodes, the all-reduce over the network). */
+  readonly allReduceShare: number;
+  /** Samples per second of the whole job. */
+  readonly samplesPerSecond: number;
+}
+
 /** Bandwidth a collective gets, GB/s, within a node and between nodes. */
 export interface Links {
   readonly intraNodeGBps: number;
@@ -69,6 +90,11 @@ export interface Forecast {
   readonly unitSeconds: number;
   /** Share of the work's time spent waiting on collectives or CPUs. */
   readonly waitShare: number;
+  /**
+   * A training job's step at 8, 16 and 32 GPUs and its own count, over TCP and (on an EFA-capable pool) EFA.
+   * @default - none: the other kinds
+   */
+  readonly scaling?: readonly ScalingPoint[];
 }
 
 /** A forecast, or why the plan cannot make one. */

@@ -7,6 +7,9 @@
  * - nvidia-device-plugin 0.18.0 (https://nvidia.github.io/k8s-device-plugin; NVIDIA/k8s-device-plugin PR #1464,
  *   listed by `helm search repo` in issue #1588). Its default affinity needs NFD labels or `nvidia.com/gpu.present`,
  *   which AL2023 nodes on Kubernetes < 1.35 lack, so it is pinned to our GPU role label instead.
+ * - aws-efa-k8s-device-plugin v0.5.30, image v0.5.20 (aws/eks-charts@52396092 `stable/aws-efa-k8s-device-plugin`;
+ *   its index lists the `v`-prefixed version). Its DaemonSet requires an instance type of `supportedInstanceLabels`
+ *   (every g5 size with EFA is in the chart's list) and tolerates only `CriticalAddonsOnly` unless told more.
  * - cluster-autoscaler chart 9.59.0 (https://kubernetes.github.io/autoscaler; kubernetes/autoscaler tag
  *   cluster-autoscaler-chart-9.59.0, commit 5a0b98e), its image set to the Cluster Autoscaler release of the cluster's
  *   Kubernetes minor ({@link CLUSTER_AUTOSCALER_IMAGES}); the chart's own default is 1.35.0.
@@ -14,7 +17,8 @@
 import type { Environment } from "../config/stack";
 import { ENVIRONMENT_PROFILES } from "../environments";
 import type { EksKubernetesVersion } from "../catalog/eks-versions";
-import { GPU_TAINT, POOL_LABEL, ROLE_LABEL } from "../pools";
+import { EFA_INSTANCE_TYPES } from "../catalog/instances";
+import { EFA_LABEL, GPU_TAINT, INSTANCE_TYPE_LABEL, POOL_LABEL, ROLE_LABEL } from "../pools";
 import { ADDON_NAMESPACES } from "./namespaces";
 import { spotFallbackValues, type SpotFallbackPlan } from "./spot-fallback";
 
@@ -39,6 +43,11 @@ export const CHART_PINS = {
     chart: "cluster-autoscaler",
     version: "9.59.0",
     repo: "https://kubernetes.github.io/autoscaler",
+  },
+  efaDevicePlugin: {
+    chart: "aws-efa-k8s-device-plugin",
+    version: "v0.5.30",
+    repo: "https://aws.github.io/eks-charts",
   },
 } as const;
 
@@ -157,6 +166,23 @@ export function nvidiaDevicePluginRelease(): HelmReleasePlan {
         { key: "CriticalAddonsOnly", operator: "Exists" },
         { key: GPU_TAINT.key, operator: "Exists", effect: GPU_TAINT.effect },
       ],
+    },
+  };
+}
+
+/**
+ * The EFA device plugin: on the EFA pools' nodes only (their `ray-gpu.io/efa` label), tolerating the GPU taint, for
+ * every size of the catalog that has EFA; it advertises `vpc.amazonaws.com/efa`, which an EFA job's workers request.
+ * Installed only where a pool sets `efa: true`.
+ */
+export function efaDevicePluginRelease(): HelmReleasePlan {
+  return {
+    ...CHART_PINS.efaDevicePlugin,
+    namespace: ADDON_NAMESPACES.kubeSystem,
+    values: {
+      nodeSelector: { [EFA_LABEL]: "true" },
+      supportedInstanceLabels: { keys: [INSTANCE_TYPE_LABEL], values: [...EFA_INSTANCE_TYPES] },
+      tolerations: [{ key: GPU_TAINT.key, operator: "Exists", effect: GPU_TAINT.effect }],
     },
   };
 }

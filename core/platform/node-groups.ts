@@ -13,6 +13,7 @@
  * label, so `--balance-similar-node-groups` never splits a scale-up between them (`./spot-fallback.ts`).
  */
 import { IMDS } from "./security";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../catalog/efa";
 import { acceleratorOf, GPU_INSTANCES, type GpuInstanceType } from "../catalog/instances";
 import { fallbackGroupName, spotGroupName } from "../config/platform";
 import type { Environment } from "../config/stack";
@@ -66,47 +67,85 @@ export interface NodeGroupPlan {
   /** Zone to pin the group to (its subnet), or undefined for all private subnets. */
   readonly availabilityZone: string | undefined;
   readonly clusterPlacementGroup: boolean;
+  /**
+   * The EFA interfaces the launch template attaches (network cards 0 to `interfaces - 1`), on an EFA pool; the group
+   * then launches in one subnet, the first private subnet of its zone: EFA's OS-bypass traffic does not leave it.
+   */
+  readonly efa: { readonly interfaces: number } | undefined;
   /** Tags for the group's Auto Scaling group (Cluster Autoscaler discovery and scale-from-zero templates). */
   readonly autoscalerTags: Readonly<Record<string, string>>;
 }
 
-/** AL2023 nodeadm NodeConfig that RAID0s the instance-store NVMe and puts kubelet and containerd on it. */
-export function nvmeUserData(): string {
-  const boundary = "RAY-GPU-BOUNDARY";
+const USER_DATA_BOUNDARY = "RAY-GPU-BOUNDARY";
+
+/** The NodeConfig part: RAID0 over the instance-store NVMe, with kubelet and containerd on it. */
+const NVME_PART = [
+  "Content-Type: application/node.eks.aws",
+  "",
+  "---",
+  "apiVersion: node.eks.aws/v1alpha1",
+  "kind: NodeConfig",
+  "spec:",
+  "  instance:",
+  "    localStorage:",
+  "      strategy: RAID0",
+  "",
+];
+
+/**
+ * A shell part that reserves 2 MiB hugepages for libfabric's EFA provider. cloud-init runs it (cloud-final) before
+ * `nodeadm-run.service` starts the kubelet (`After=... cloud-final.service`), so the kubelet finds the pages and offers
+ * them as `hugepages-2Mi`; the AMI itself reserves none.
+ */
+const hugepagesPart = (pages: number) => [
+  'Content-Type: text/x-shellscript; charset="us-ascii"',
+  "",
+  "#!/bin/bash",
+  "set -euo pipefail",
+  `echo "vm.nr_hugepages = ${pages}" > /etc/sysctl.d/90-ray-gpu-efa-hugepages.conf`,
+  `sysctl -w vm.nr_hugepages=${pages}`,
+  "",
+];
+
+/**
+ * MIME multi-part user data for AL2023: the nodeadm NodeConfig that RAID0s the instance-store NVMe and puts kubelet and
+ * containerd on it, and on EFA nodes the part that reserves `hugepages` 2 MiB pages first.
+ * @param hugepages - pages to reserve. @default 0 (none, no shell part)
+ */
+export function nvmeUserData(hugepages = 0): string {
+  const parts = [...(hugepages > 0 ? [hugepagesPart(hugepages)] : []), NVME_PART];
   return [
     "MIME-Version: 1.0",
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    `Content-Type: multipart/mixed; boundary="${USER_DATA_BOUNDARY}"`,
     "",
-    `--${boundary}`,
-    "Content-Type: application/node.eks.aws",
-    "",
-    "---",
-    "apiVersion: node.eks.aws/v1alpha1",
-    "kind: NodeConfig",
-    "spec:",
-    "  instance:",
-    "    localStorage:",
-    "      strategy: RAID0",
-    "",
-    `--${boundary}--`,
+    ...parts.flatMap((p) => [`--${USER_DATA_BOUNDARY}`, ...p]),
+    `--${USER_DATA_BOUNDARY}--`,
     "",
   ].join("\n");
 }
 
-/** Cluster Autoscaler tags: discovery, plus node-template labels, taints and GPU count for scale from zero. */
-export function autoscalerTags(
-  clusterName: string,
-  labels: Readonly<Record<string, string>>,
-  taints: readonly Taint[],
-  gpus: number,
-): Record<string, string> {
+/** What a node group's nodes will be, as the Cluster Autoscaler's scale-from-zero template tags say it. */
+export interface NodeTemplate {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  /** Extended resources each node offers, by name: its GPUs (`nvidia.com/gpu`), on EFA nodes the interfaces and hugepages. */
+  readonly resources: Readonly<Record<string, string>>;
+}
+
+/**
+ * Cluster Autoscaler tags: discovery, plus the node template's labels, taints and resources for scale from zero (a
+ * pending pod that requests a resource no template offers never scales a group up from zero).
+ */
+export function autoscalerTags(clusterName: string, template: NodeTemplate): Record<string, string> {
   const tags: Record<string, string> = {
     "k8s.io/cluster-autoscaler/enabled": "true",
     [`k8s.io/cluster-autoscaler/${clusterName}`]: "owned",
   };
-  for (const [k, v] of Object.entries(labels)) tags[`k8s.io/cluster-autoscaler/node-template/label/${k}`] = v;
-  for (const t of taints) tags[`k8s.io/cluster-autoscaler/node-template/taint/${t.key}`] = `${t.value}:${t.effect}`;
-  if (gpus > 0) tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] = String(gpus);
+  for (const [k, v] of Object.entries(template.labels)) tags[`k8s.io/cluster-autoscaler/node-template/label/${k}`] = v;
+  for (const t of template.taints)
+    tags[`k8s.io/cluster-autoscaler/node-template/taint/${t.key}`] = `${t.value}:${t.effect}`;
+  for (const [k, v] of Object.entries(template.resources))
+    tags[`k8s.io/cluster-autoscaler/node-template/resources/${k}`] = v;
   return tags;
 }
 
@@ -158,7 +197,8 @@ export function planCpuNodeGroup(pool: CpuPoolPlan, target: Pick<NodeGroupTarget
     },
     availabilityZone: undefined,
     clusterPlacementGroup: false,
-    autoscalerTags: autoscalerTags(clusterName, pool.labels, [], 0),
+    efa: undefined,
+    autoscalerTags: autoscalerTags(clusterName, { labels: pool.labels, taints: [], resources: {} }),
   };
 }
 
@@ -212,9 +252,21 @@ function gpuGroupSpecs(pool: GpuPoolPlan, environment: Environment): GpuGroupSpe
   return pool.instanceTypes.flatMap((t) => capacityGroups(pool, t, environment));
 }
 
+/** The extended resources a GPU group's nodes offer: their GPUs, and on an EFA pool each interface and the hugepages. */
+function gpuResources(pool: GpuPoolPlan, type: GpuInstanceType): Record<string, string> {
+  const spec = GPU_INSTANCES[type];
+  const gpus = { "nvidia.com/gpu": String(spec.gpus) };
+  if (!pool.efa) return gpus;
+  return {
+    ...gpus,
+    [EFA_RESOURCE]: String(spec.efaInterfaces),
+    [HUGEPAGES_2MI_RESOURCE]: `${pool.efa.nodeHugepagesMiB}Mi`,
+  };
+}
+
 /** One node group of a GPU pool: its nodes carry the pool's labels and their own GPU's accelerator label. */
 function gpuNodeGroup(pool: GpuPoolPlan, group: GpuGroupSpec, clusterName: string): NodeGroupPlan {
-  const gpus = GPU_INSTANCES[group.instanceType].gpus;
+  const efaInterfaces = GPU_INSTANCES[group.instanceType].efaInterfaces;
   const accelerator = acceleratorOf(group.instanceType);
   const labels = { ...pool.labels, [ACCELERATOR_LABEL_KEY]: accelerator.nodeLabel };
   const template = group.templateCapacityLabel ? { ...labels, [CAPACITY_TYPE_LABEL]: group.capacityType } : labels;
@@ -232,11 +284,16 @@ function gpuNodeGroup(pool: GpuPoolPlan, group: GpuGroupSpec, clusterName: strin
       httpTokens: "required",
       httpPutResponseHopLimit: HOP_LIMIT,
       rootVolume: rootVolume(pool.rootVolumeGiB),
-      userData: nvmeUserData(),
+      userData: nvmeUserData(pool.efa ? pool.efa.nodeHugepagesMiB / 2 : 0),
     },
     availabilityZone: pool.availabilityZone,
     clusterPlacementGroup: pool.clusterPlacementGroup,
-    autoscalerTags: autoscalerTags(clusterName, template, pool.taints, gpus),
+    efa: pool.efa ? { interfaces: efaInterfaces } : undefined,
+    autoscalerTags: autoscalerTags(clusterName, {
+      labels: template,
+      taints: pool.taints,
+      resources: gpuResources(pool, group.instanceType),
+    }),
   };
 }
 

@@ -32,6 +32,7 @@
  * capacity type would pin a job to spot; the Cluster Autoscaler does the fallback (`./spot-fallback.ts`), and this
  * quota keeps the two groups to `maxNodes` busy nodes together.
  */
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../catalog/efa";
 import { stableYaml } from "../serialize";
 import type { GpuPoolPlan, PoolsPlan } from "../pools";
 import { POOL_LABEL } from "../pools";
@@ -46,8 +47,15 @@ export const KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2";
 export const QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name";
 /** Name of the LocalQueue (in the workload namespace) and of the stack's ClusterQueue. */
 export const QUEUE_NAME = "ray-gpu";
-/** Resources the quota covers; EFA interfaces are left out of quota (`excludeResourcePrefixes`). */
+/** Resources the quota covers. */
 export const COVERED_RESOURCES = ["cpu", "memory", "nvidia.com/gpu"] as const;
+/**
+ * Resources our pods request that the quota leaves out (`excludeResourcePrefixes`, each name its own prefix): an EFA
+ * worker's interfaces and hugepages come with the whole node it holds, which its GPUs' quota already bounds. Kueue
+ * refuses a job that requests a resource its ClusterQueue neither covers nor excludes: "resource <name> unavailable in
+ * ClusterQueue" (pkg/scheduler/flavorassigner/flavorassigner.go `findFlavorForPodSetResource`), and it never runs.
+ */
+export const UNCOVERED_RESOURCES = [EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE] as const;
 /**
  * How long an admitted job's pods may take to become ready before Kueue requeues it (releasing its quota): a GPU
  * node from zero (about 5 min) plus a multi-GB image pull. Below every environment's preRunningDeadlineSeconds, so a
@@ -133,7 +141,7 @@ function managerConfig(workloadNamespace: string | undefined): string {
       requeuingStrategy: { timestamp: "Eviction", backoffBaseSeconds: 60, backoffMaxSeconds: 3600 },
     },
     integrations: { frameworks: ["batch/job", "ray.io/rayjob", "ray.io/raycluster"] },
-    resources: { excludeResourcePrefixes: ["vpc.amazonaws.com/"] },
+    resources: { excludeResourcePrefixes: [...UNCOVERED_RESOURCES] },
   });
 }
 

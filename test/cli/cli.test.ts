@@ -48,7 +48,8 @@ describe("ray-gpu CLI", () => {
       rayPodPerNode: { cpus: 47, memoryGiB: 168, gpus: 4 },
       usdPerHourAtMax: 45.376,
     });
-    expect(doc.workloads[0]!.worker.replicas).toBe(8);
+    // llm-pretrain: 32 GPUs on the EFA pool's g5.48xlarge nodes, 8 each.
+    expect(doc.workloads[0]!.worker.replicas).toBe(4);
     expect(doc.workloads[0]!.decisions.length).toBeGreaterThan(10);
   });
 
@@ -66,7 +67,7 @@ describe("ray-gpu CLI", () => {
         ),
         `configmap-${runtimeConfigMapName(runtime)}.yaml`,
         ...NETWORK_POLICY_FILES,
-        ...queueFiles(["system", "train-a10g-4x", "infer-a10g-1x"]),
+        ...queueFiles(["system", "train-a10g-4x", "infer-a10g-1x", "efa-a10g-8x"]),
         ...MONITORING_FILES,
       ].sort(),
     );

@@ -160,7 +160,7 @@ describe("edge cases", () => {
     expect(r.err).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 
-  it("rejects EFA until the platform sets it up, and a pool that leaves a worker no CPU", async () => {
+  it("rejects an EFA pool without its one zone, and a pool that leaves a worker no CPU", async () => {
     const efa = await run(
       "-C",
       stackDir((t) =>
@@ -174,7 +174,11 @@ describe("edge cases", () => {
       "dev",
     );
     expect(efa.code).toBe(1);
-    expect(efa.err).toContain("efa: the platform does not set up EFA yet");
+    expect(efa.err).toContain(
+      "✖ ray-gpu:platform.gpuNodeGroups[0].availabilityZone: an EFA pool needs one: EFA's OS-bypass traffic does not " +
+        "leave its subnet",
+    );
+    expect(efa.err).not.toMatch(/\n\s+at .+:\d+:\d+/);
     const starved = await run(
       "-C",
       stackDir((t) =>

@@ -38,6 +38,7 @@ describe("RayGpuPlatform, prod stack with a g5.12xlarge pool falling back to g6.
       [`ray-gpu-${POOL}-ng`, ["g5.12xlarge"], 0, "nvidia-a10g"],
       [`ray-gpu-${POOL}-g6-12xlarge-ng`, ["g6.12xlarge"], 0, "nvidia-l4"],
       ["ray-gpu-infer-a10g-1x-ng", ["g5.2xlarge"], 0, "nvidia-a10g"],
+      ["ray-gpu-efa-a10g-8x-ng", ["g5.48xlarge"], 0, "nvidia-a10g"],
     ]);
     const accelerators = ofType(rs, "aws:autoscaling/tag:Tag")
       .map((t) => t.inputs["tag"] as { key: string; value: string })

@@ -21,7 +21,8 @@ describe("RayGpuPlatform with FSx for Lustre and admin roles", () => {
     expect(
       ofType(rs, "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")[0]!.inputs["dataRepositoryPath"],
     ).toMatch(/^s3:\/\/.+\/ray\/$/);
-    const sg = ofType(rs, "aws:ec2/securityGroup:SecurityGroup")[0]!.inputs["ingress"] as { fromPort: number }[];
+    const lustre = ofType(rs, "aws:ec2/securityGroup:SecurityGroup").find((g) => g.inputs["ingress"] !== undefined)!;
+    const sg = lustre.inputs["ingress"] as { fromPort: number }[];
     expect(sg.map((i) => i.fromPort).sort((a, b) => a - b)).toEqual([988, 1018]);
     expect(ofType(rs, "aws:eks/accessEntry:AccessEntry")[0]!.inputs).toMatchObject({
       principalArn: "arn:aws:iam::123456789012:role/platform-admins",

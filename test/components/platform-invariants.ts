@@ -154,9 +154,15 @@ function assertChartsPinned(rs: readonly RecordedResource[]): void {
   // The Kueue chart comes from an OCI registry, named in the chart reference itself.
   const queued = releases.some((r) => String(r.inputs["chart"]).startsWith(KUEUE_CHART.repo));
   const observed = releases.some((r) => r.inputs["chart"] === OBSERVABILITY_CHARTS.kubePrometheusStack.chart);
+  // The EFA device plugin comes with an EFA pool, whose node groups carry its label.
+  const efa = ofType(rs, "aws:eks/nodeGroup:NodeGroup").some(
+    (g) => (g.inputs["labels"] as Record<string, string> | undefined)?.["ray-gpu.io/efa"] === "true",
+  );
   expect(releases.map((r) => `${r.inputs["chart"]}@${r.inputs["version"]}`).sort()).toEqual(
     [
-      ...Object.values(CHART_PINS).map((c) => `${c.chart}@${c.version}`),
+      ...Object.values(CHART_PINS)
+        .filter((c) => c !== CHART_PINS.efaDevicePlugin || efa)
+        .map((c) => `${c.chart}@${c.version}`),
       ...(queued ? [`${KUEUE_CHART.repo}/${KUEUE_CHART.chart}@${KUEUE_CHART.version}`] : []),
       ...(observed ? Object.values(OBSERVABILITY_CHARTS).map((c) => `${c.chart}@${c.version}`) : []),
     ].sort(),

@@ -32,6 +32,7 @@ describe("RayGpuPlatform, prod stack with a spot-with-fallback pool", () => {
       ["ray-gpu-train-a10g-4x-spot-ng", "train-a10g-4x-spot-", "SPOT", 0, "SPOT"],
       ["ray-gpu-train-a10g-4x-ng", "train-a10g-4x-", "ON_DEMAND", 0, "ON_DEMAND"],
       ["ray-gpu-infer-a10g-1x-ng", "infer-a10g-1x-", "ON_DEMAND", 0, undefined],
+      ["ray-gpu-efa-a10g-8x-ng", "efa-a10g-8x-", "ON_DEMAND", 0, undefined],
     ]);
     expect(gpu[0]!.inputs["labels"]).toEqual(gpu[1]!.inputs["labels"]);
     expect(gpu[0]!.inputs["subnetIds"]).toEqual(gpu[1]!.inputs["subnetIds"]);

@@ -20,7 +20,13 @@ describe("platform plan", () => {
   });
 
   it("writes Cluster Autoscaler node-template tags for scale from zero", () => {
-    expect(autoscalerTags("c", { "ray-gpu.io/pool": "a" }, [GPU_TAINT], 4)).toEqual({
+    expect(
+      autoscalerTags("c", {
+        labels: { "ray-gpu.io/pool": "a" },
+        taints: [GPU_TAINT],
+        resources: { "nvidia.com/gpu": "4" },
+      }),
+    ).toEqual({
       "k8s.io/cluster-autoscaler/enabled": "true",
       "k8s.io/cluster-autoscaler/c": "owned",
       "k8s.io/cluster-autoscaler/node-template/label/ray-gpu.io/pool": "a",

@@ -15,14 +15,14 @@ export const STEPS = 61;
 export const END = START + (STEPS - 1) * STEP;
 export const GIB = 1024 ** 3;
 
-/** prod's llm-pretrain: 8 workers x 4 GPUs on g5.12xlarge; worker 7 at 80%, the rest at 97%. */
+/** prod's llm-pretrain: 4 workers x 8 GPUs on g5.48xlarge (its EFA pool); worker 3 at 80%, the rest at 97%. */
 export const TRAIN: JobFixture = {
   namespace: "ray-jobs",
   workload: "llm-pretrain",
-  workers: 8,
-  gpusPerWorker: 4,
+  workers: 4,
+  gpusPerWorker: 8,
   steps: STEPS,
-  utilization: (w) => (w === 7 ? 80 : 97),
+  utilization: (w) => (w === 3 ? 80 : 97),
   memoryUsedMiB: (_w, g) => 17000 + g * 100,
   rowsPerSecond: 0,
   spilledBytes: () => 0,

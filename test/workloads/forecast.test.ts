@@ -96,7 +96,9 @@ describe("the work sets the time", () => {
   });
 
   it("32 GPUs of full training over TCP wait on the network: bound by it, the GPUs computing under half the run", () => {
-    const f = forecastOf(repoStack("prod"), "llm-pretrain").forecast!;
+    // On the g5.12xlarge pool (40 Gbps, 8 nodes) rather than the EFA pool the stack gives it.
+    const tcp = withWorkload("prod", "llm-pretrain", (w) => ({ ...w, nodePool: "train-a10g-4x" }));
+    const f = forecastOf(tcp, "llm-pretrain").forecast!;
     expect(f.bound).toBe("network");
     expect(f.gpuUtilization).toBeLessThan(0.5);
     expect(f.waitShare).toBeGreaterThan(0.5);
@@ -126,5 +128,57 @@ describe("what the spec does not say", () => {
     const message = configProblems(raw);
     expect(message).toMatch(/workloads\[0\]\.steps.*give steps or epochs, not both/);
     expect(message).toMatch(/workloads\[1\]\.avgNewTokens.*must be at most maxNewTokens \(256\)/);
+  });
+});
+
+describe("EFA between nodes", () => {
+  /** The repo's prod stack with its EFA pool's `efa` set as given. */
+  function prodWithEfa(efa: boolean): StackConfig {
+    const config = repoStack("prod");
+    const gpuNodeGroups = config.platform.gpuNodeGroups.map((g) =>
+      g.name === "efa-a10g-8x" ? { ...g, efa, clusterPlacementGroup: true } : g,
+    );
+    return { ...config, platform: { ...config.platform, gpuNodeGroups } };
+  }
+
+  it("lifts the 32-GPU job's forecast GPU utilization above the same pool over TCP, for less time and cost", () => {
+    const efa = forecastOf(prodWithEfa(true), "llm-pretrain").forecast!;
+    const tcp = forecastOf(prodWithEfa(false), "llm-pretrain").forecast!;
+    expect(efa.gpuUtilization).toBeGreaterThan(tcp.gpuUtilization);
+    expect(efa.waitShare).toBeLessThan(tcp.waitShare);
+    expect(efa.wallSeconds).toBeLessThan(tcp.wallSeconds);
+    expect(efa.costUsd).toBeLessThan(tcp.costUsd);
+  });
+
+  it("shows the job's step at 8, 16 and 32 GPUs over each network, EFA ahead wherever the step crosses nodes", () => {
+    const scaling = forecastOf(prodWithEfa(true), "llm-pretrain").forecast!.scaling!;
+    expect(scaling.map((p) => [p.gpus, p.nodes, p.transport])).toEqual([
+      [8, 1, "tcp"],
+      [16, 2, "tcp"],
+      [16, 2, "efa"],
+      [32, 4, "tcp"],
+      [32, 4, "efa"],
+    ]);
+    for (const gpus of [16, 32]) {
+      const [tcp, efa] = ["tcp", "efa"].map((t) => scaling.find((p) => p.gpus === gpus && p.transport === t)!);
+      expect(efa!.gpuUtilization, `${gpus} GPUs`).toBeGreaterThan(tcp!.gpuUtilization);
+      expect(efa!.allReduceShare, `${gpus} GPUs`).toBeLessThan(tcp!.allReduceShare);
+    }
+    // The same global batch over more GPUs: fewer micro-batches each, a shorter step, a larger share of collectives.
+    const tcp = scaling.filter((p) => p.transport === "tcp");
+    expect(tcp.map((p) => p.gradientAccumulation)).toEqual([4, 2, 1]);
+    expect(tcp.map((p) => p.stepSeconds)).toEqual([...tcp.map((p) => p.stepSeconds)].sort((a, b) => b - a));
+    expect(tcp.map((p) => p.allReduceShare)).toEqual([...tcp.map((p) => p.allReduceShare)].sort((a, b) => a - b));
+  });
+
+  it("gives the job's own step the network its workers have: its forecast is the scaling row of its size and network", () => {
+    const f = forecastOf(prodWithEfa(true), "llm-pretrain").forecast!;
+    const own = f.scaling!.find((p) => p.gpus === 32 && p.transport === "efa")!;
+    expect(f.unitSeconds).toBeCloseTo(own.stepSeconds, 2);
+    const tcp = forecastOf(prodWithEfa(false), "llm-pretrain").forecast!;
+    expect(tcp.unitSeconds).toBeCloseTo(
+      tcp.scaling!.find((p) => p.gpus === 32 && p.transport === "tcp")!.stepSeconds,
+      2,
+    );
   });
 });

@@ -49,7 +49,7 @@ describe("scheduling simulation", () => {
 
   it("refuses prod with one m6i.2xlarge as its CPU pool: the heads do not fit beside the platform's pods", () => {
     const found = problems(() => planStack(prodWithCpuPool(1, 1), { runtime, requireRender: true }));
-    expect(found[0]).toMatch(/^ray-gpu:workloads\[0\]: pod llm-pretrain\/head can never be scheduled/);
+    expect(found[0]).toMatch(/^ray-gpu:workloads\[1\]: pod embed-chunks\/head can never be scheduled/);
     expect(found[0]).toContain("it requests 6 CPU, 24 GiB; the roomiest node that may take it (system node 1) has");
     expect(found[0]).toContain("choose a larger platform.cpuNodeGroup.instanceType");
   });
@@ -64,10 +64,21 @@ describe("scheduling simulation", () => {
   });
 
   it("refuses jobs Kueue admits at once that do not fit together, naming the pod left over", () => {
-    const found = problems(() => planStack(prodWithCpuPool(1, 2), { runtime, requireRender: true }));
+    // Four CPU nodes at most; embed-chunks on 4 GPUs and the inference pool at 12 nodes: llm-sweep is admitted with
+    // the others, and the six heads fit the CPU pool's quota in CPUs summed but not node by node.
+    const c = prodWithCpuPool(2, 4);
+    const gpuNodeGroups = c.platform.gpuNodeGroups.map((g) =>
+      g.name === "infer-a10g-1x" ? { ...g, maxNodes: 12 } : g,
+    );
+    const workloads = c.workloads.map((w) => (w.name === "embed-chunks" ? { ...w, gpus: 4 } : w));
+    const config = { ...c, workloads, platform: { ...c.platform, gpuNodeGroups } };
+    const found = problems(() => planStack(config, { runtime, requireRender: true }));
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(
-      /Kueue admits llm-pretrain, embed-chunks at once .* but pod embed-chunks\/head then cannot/,
+      new RegExp(
+        "Kueue admits llm-pretrain, embed-chunks, llm-sweep, sft-qwen2-vl, sft-llama-8b, sft-mistral-7b at once .* " +
+          "but pod sft-mistral-7b/head then cannot",
+      ),
     );
   });
 
@@ -79,11 +90,22 @@ describe("scheduling simulation", () => {
     expect(found.map((i) => i.path)).toEqual([
       "ray-gpu:platform.gpuNodeGroups[0]",
       "ray-gpu:platform.gpuNodeGroups[1]",
+      "ray-gpu:platform.gpuNodeGroups[2]",
     ]);
     expect(found[0]!.message).toContain(
       "DaemonSet nvidia-device-plugin would not run on the nodes of GPU pool train-a10g-4x",
     );
     expect(found[0]!.message).toContain("never offers nvidia.com/gpu");
+  });
+
+  it("refuses an EFA device plugin that would not run on the EFA pool's nodes, and only there", () => {
+    const plan = planPlatform(repoStack("prod"));
+    const plugin = plan.helm.efaDevicePlugin!;
+    const layout = relaid(plan, { efaDevicePlugin: { ...plugin, values: { ...plugin.values, tolerations: [] } } });
+    const found = schedulingIssues({ ...plan, layout }, [], undefined);
+    expect(found.map((i) => i.path)).toEqual(["ray-gpu:platform.gpuNodeGroups[2]"]);
+    expect(found[0]!.message).toContain("DaemonSet aws-efa-k8s-device-plugin would not run on the nodes of GPU pool");
+    expect(plan.layout.missingDaemonSets).toEqual([]);
   });
 
   it("refuses a platform pod whose node selector no node group carries", () => {

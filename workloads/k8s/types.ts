@@ -16,6 +16,7 @@ export interface ResourceList {
   memory: string;
   "nvidia.com/gpu"?: string;
   "vpc.amazonaws.com/efa"?: string;
+  "hugepages-2Mi"?: string;
 }
 
 export interface EnvVar {

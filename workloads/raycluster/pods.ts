@@ -6,6 +6,7 @@
 import { SHM_PATH, SPILL_PATH } from "../../core/cluster/shape";
 import { STORAGE_CONFIGMAP } from "../../core/platform/storage";
 import type { Taint } from "../../core/pools";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../core/catalog/efa";
 import { cpuQuantity, gibQuantity } from "../../core/quantity";
 import { storageBucketEnv } from "../contract/configmaps";
 import { knobEnv } from "../contract/document";
@@ -75,6 +76,10 @@ export function headPod(input: RayClusterInput, env: Record<string, string>): Po
   };
 }
 
+/** What a worker crossing nodes over EFA requests: its node's interfaces and hugepages (requests equal limits). */
+const efaResources = (efa: RayClusterInput["shape"]["worker"]["efa"]): Partial<ResourceList> =>
+  efa ? { [EFA_RESOURCE]: String(efa.interfaces), [HUGEPAGES_2MI_RESOURCE]: `${efa.hugepagesMiB}Mi` } : {};
+
 /**
  * A GPU worker: the node's GPUs, spill on NVMe, the pool's taint tolerated; on spot capacity, the notice's grace
  * period and hook (./preemption).
@@ -83,10 +88,7 @@ export function workerPod(input: RayClusterInput, env: Record<string, string>): 
   const { worker } = input.shape;
   const contract = input.contract;
   const notice = worker.spot ? noticeParts() : undefined;
-  const gpus: Partial<ResourceList> = {
-    "nvidia.com/gpu": String(worker.gpusPerWorker),
-    ...(worker.efa ? { "vpc.amazonaws.com/efa": "1" } : {}),
-  };
+  const gpus: Partial<ResourceList> = { "nvidia.com/gpu": String(worker.gpusPerWorker), ...efaResources(worker.efa) };
   return {
     containers: [
       {

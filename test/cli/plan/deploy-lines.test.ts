@@ -19,6 +19,6 @@ describe("ray-gpu plan's deploy notes", () => {
 
   it("shows the CPU pool's quota to the millicore", () => {
     const quota = planStack(repoStack("prod"), { runtime }).queue!.plan.quotas[0]!.cpus;
-    expect(text).toMatch(new RegExp(`^  system +0/0 +30/${String(quota).replace(".", "\\.")}$`, "m"));
+    expect(text).toMatch(new RegExp(`^  system +0/0 +28/${String(quota).replace(".", "\\.")}$`, "m"));
   });
 });

@@ -32,7 +32,7 @@ describe("ray-gpu plan with a spot-with-fallback pool", () => {
 
   it("gives the pool its wait in the JSON, and the page its bound under the capacity", () => {
     const doc = planDocument("prod", plan);
-    expect(doc.pools.map((p) => ("spotWaitMinutes" in p ? p.spotWaitMinutes : null))).toEqual([null, 5, null]);
+    expect(doc.pools.map((p) => ("spotWaitMinutes" in p ? p.spotWaitMinutes : null))).toEqual([null, 5, null, null]);
     expect(doc.pools[1]).toMatchObject({ capacityType: "spot-with-fallback", usdPerHourAtMax: 45.376 });
     expect(planHtml(doc)).toContain(`<td>spot-with-fallback<div class="muted">${NOTE}</div></td>`);
   });

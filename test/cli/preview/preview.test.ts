@@ -101,14 +101,14 @@ describe("ray-gpu preview (offline)", () => {
     cpSync(join(repoRoot, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
     const prod = readFileSync(join(repoRoot, "Pulumi.prod.yaml"), "utf8");
     const small = prod.replace(
-      /(instanceType: m6i\.2xlarge\n\s+)minNodes: 2\n(\s+)maxNodes: 4/,
+      /(instanceType: m6i\.2xlarge\n\s+)minNodes: 2\n(\s+)maxNodes: 6/,
       "$1minNodes: 1\n$2maxNodes: 1",
     );
     expect(small).not.toBe(prod);
     writeFileSync(join(dir, "Pulumi.prod.yaml"), small);
     const r = await preview("--stack", "prod", "-C", dir);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/✖ ray-gpu:workloads\[0\]: pod llm-pretrain\/head can never be scheduled/);
+    expect(r.stderr).toMatch(/✖ ray-gpu:workloads\[1\]: pod embed-chunks\/head can never be scheduled/);
     expect(r.stdout).toBe("");
   });
 

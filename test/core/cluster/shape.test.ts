@@ -98,9 +98,26 @@ describe("RayJob cluster shape", () => {
       NCCL_SOCKET_NTHREADS: "2",
       NCCL_NSOCKS_PERTHREAD: "8",
     });
-    const efa = shape(pools("g5.12xlarge", 8, { efa: true }), 8).worker;
-    expect(efa.env).toMatchObject({ FI_PROVIDER: "efa" });
-    expect(efa.efa).toBe(true);
+    const efa = shape(pools("g5.12xlarge", 8, { efa: true, availabilityZone: "us-east-1a" }), 8).worker;
+    expect(efa.env).toMatchObject({ FI_PROVIDER: "efa", NCCL_NET: "AWS Libfabric", NCCL_SOCKET_IFNAME: "eth0" });
+    expect(efa.env).not.toHaveProperty("NCCL_SOCKET_NTHREADS");
+    expect(efa.efa).toEqual({ interfaces: 1, hugepagesMiB: 5120 });
+  });
+
+  it("gives EFA only to workers that cross nodes: one node's collectives stay on its PCIe", () => {
+    const one = shape(pools("g5.12xlarge", 8, { efa: true, availabilityZone: "us-east-1a" }), 4);
+    expect(one.worker.replicas).toBe(1);
+    expect(one.worker.efa).toBe(false);
+    expect(one.worker.env).not.toHaveProperty("FI_PROVIDER");
+    expect(one.decisions.find((d) => d.key === "worker.efa")?.value).toBe("none");
+  });
+
+  it("sizes an EFA worker's memory to what the node has left after its hugepages", () => {
+    const plain = shape(pools("g5.48xlarge", 4), 32).worker;
+    const efa = shape(pools("g5.48xlarge", 4, { efa: true, availabilityZone: "us-east-1a" }), 32).worker;
+    // 5,128 pages of 2 MiB leave the kubelet's allocatable; the pod takes 5,120 MiB of them as hugepages.
+    expect(plain.memoryGiB - efa.memoryGiB).toBeGreaterThanOrEqual(Math.floor((5128 * 2) / 1024));
+    expect(efa.replicas).toBe(4);
   });
 
   it("uses dev and prod lifecycles that KubeRay accepts", () => {

@@ -17,9 +17,9 @@ describe("stack config schema", () => {
       minNodes: 0,
       capacityType: "on-demand",
       efa: false,
-      clusterPlacementGroup: false,
       rootVolumeGiB: 200,
     });
+    expect(c.platform.gpuNodeGroups[0]!.clusterPlacementGroup).toBeUndefined();
     expect(c.platform.cluster).toEqual({
       mode: "create",
       name: "test",
@@ -119,6 +119,32 @@ describe("stack config schema", () => {
     expect(msg).toContain(
       '✖ ray-gpu:platform.gpuNodeGroups[1].availabilityZone: zone "eu-west-1a" is not in region us-east-1',
     );
+  });
+
+  it("keeps an EFA pool in one zone and one placement group, and says how", () => {
+    const raw = minimalConfig();
+    raw.platform.gpuNodeGroups.push(
+      { name: "efa-nozone", instanceType: "g5.48xlarge", maxNodes: 4, efa: true },
+      {
+        name: "efa-nogroup",
+        instanceType: "g5.48xlarge",
+        maxNodes: 4,
+        efa: true,
+        availabilityZone: "us-east-1a",
+        clusterPlacementGroup: false,
+      },
+    );
+    const msg = problems(raw);
+    expect(msg).toContain(
+      "✖ ray-gpu:platform.gpuNodeGroups[1].availabilityZone: an EFA pool needs one: EFA's OS-bypass traffic does not " +
+        "leave its subnet, so the pool's nodes must share one (the zone's first private subnet): set " +
+        'availabilityZone, e.g. "us-east-1a"',
+    );
+    expect(msg).toContain(
+      "✖ ray-gpu:platform.gpuNodeGroups[2].clusterPlacementGroup: an EFA pool's nodes launch in one cluster " +
+        "placement group, so a job's workers are never split between groups: leave clusterPlacementGroup out or set it true",
+    );
+    expect(msg).not.toContain("gpuNodeGroups[2].availabilityZone: an EFA pool");
   });
 
   it("rejects RayJob names KubeRay would reject (DNS-1035, at most 47 characters)", () => {

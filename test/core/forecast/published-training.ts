@@ -41,7 +41,7 @@ function trainingTokensPerSecond(
     gpusPerNode: run.gpus,
     zeroStage: 0,
     gradientBytes: run.pureBf16 ? 2 : 4,
-    links: linksOf(100_000),
+    links: linksOf(100_000, "tcp"),
   });
   const samples = run.gpus * run.microBatchSize * run.gradientAccumulation;
   return (samples * (run.countedTokens ?? run.sampleTokens)) / (step.busySeconds + step.waitSeconds);

@@ -22,7 +22,7 @@ const base: TrainingStepInput = {
   gradientBytes: 4,
   optimizerBytesPerWeight: optimizerBytesPerWeight("adamw", "fused", false),
   gpu: ACCELERATORS.A10G,
-  links: linksOf(40_000),
+  links: linksOf(40_000, "tcp"),
 };
 const seconds = (i: Partial<TrainingStepInput>) => {
   const s = trainingStep({ ...base, ...i });
@@ -47,7 +47,7 @@ describe("the training step model", () => {
 
   it("is bound by the network once the ring leaves the node, and by compute within it", () => {
     expect(trainingStep(base).bound).toBe("gpu-compute");
-    const across = trainingStep({ ...base, gpus: 32, gradientAccumulation: 1, links: linksOf(10_000) });
+    const across = trainingStep({ ...base, gpus: 32, gradientAccumulation: 1, links: linksOf(10_000, "tcp") });
     expect(across.bound).toBe("network");
     expect(across.waitSeconds).toBeGreaterThan(across.busySeconds);
   });

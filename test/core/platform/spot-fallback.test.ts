@@ -32,6 +32,7 @@ describe("a spot-with-fallback pool's node groups", () => {
       ["train-a10g-4x-spot", "SPOT", 0, 8],
       ["train-a10g-4x", "ON_DEMAND", 0, 8],
       ["infer-a10g-1x", "ON_DEMAND", 0, 8],
+      ["efa-a10g-8x", "ON_DEMAND", 0, 4],
     ]);
     const { name: _a, capacityType: _b, autoscalerTags: spotTags, ...spotRest } = spot;
     const { name: _c, capacityType: _d, autoscalerTags: onDemandTags, ...onDemandRest } = onDemand;

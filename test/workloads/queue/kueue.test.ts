@@ -43,11 +43,18 @@ describe("queue quotas and admission", () => {
       cpus: 8 * 47,
       memoryGiB: 8 * 168,
     });
-    const train = q.admission.pools.find((p) => p.pool === "train-a10g-4x")!;
-    expect(train.askedGpus).toBeGreaterThan(train.quotaGpus);
+    expect(q.plan.quotas.find((p) => p.pool === "efa-a10g-8x")).toEqual({
+      pool: "efa-a10g-8x",
+      role: "gpu",
+      gpus: 32,
+      cpus: 4 * 191,
+      memoryGiB: 4 * 695,
+    });
+    const infer = q.admission.pools.find((p) => p.pool === "infer-a10g-1x")!;
+    expect(infer.askedGpus).toBeGreaterThan(infer.quotaGpus);
     // FIFO in config order: the first job on each pool runs, later ones wait for that pool's quota.
-    expect(q.admission.admitted).toContain("llm-pretrain");
-    expect(q.admission.queued).toContainEqual({ workload: "sft-llama-8b", waitsFor: "train-a10g-4x" });
+    expect(q.admission.admitted).toEqual(expect.arrayContaining(["llm-pretrain", "embed-chunks", "sft-llama-8b"]));
+    expect(q.admission.queued).toEqual([{ workload: "llm-sweep", waitsFor: "infer-a10g-1x" }]);
     expect(q.admission.admitted.length + q.admission.queued.length).toBe(prod.workloads.length);
   });
 
@@ -204,7 +211,7 @@ describe("queue objects against Kueue v0.19.2", () => {
       expect(queueObjects.map((o) => o.kind).sort()).toEqual([
         "ClusterQueue",
         "LocalQueue",
-        ...Array(3).fill("ResourceFlavor"),
+        ...Array(stack === "dev" ? 3 : 4).fill("ResourceFlavor"),
       ]);
       for (const o of queueObjects) expect(crds.validate(o), `${stack} ${o.kind} ${o.metadata.name}`).toEqual([]);
     }
@@ -315,5 +322,38 @@ describe("first deploy and quotas Kueue can keep", () => {
           "8 GPUs, so it would wait in the queue forever; raise the pool's maxNodes, or give the job fewer GPUs",
       },
     ]);
+  });
+});
+
+describe("every resource a job's pods request is one Kueue can admit", () => {
+  /**
+   * Kueue's flavor assigner, for what it refuses outright: a pod set requesting a resource that no resource group of
+   * the ClusterQueue covers, and that the Configuration's excludeResourcePrefixes does not drop, gets "resource <name>
+   * unavailable in ClusterQueue" and is never admitted (pkg/scheduler/flavorassigner/flavorassigner.go).
+   */
+  function unadmittable(plan: typeof prod): string[] {
+    const queue = plan.shared.find((o): o is ClusterQueue => o.kind === "ClusterQueue")!;
+    const covered = new Set(queue.spec.resourceGroups.flatMap((g) => g.coveredResources));
+    const config = parse(
+      (kueueRelease("system", "ray-jobs").values["managerConfig"] as { controllerManagerConfigYaml: string })
+        .controllerManagerConfigYaml,
+    ) as { resources?: { excludeResourcePrefixes?: string[] } };
+    const excluded = config.resources?.excludeResourcePrefixes ?? [];
+    return jobs(plan).flatMap((job) => {
+      const cluster = job.spec.rayClusterSpec;
+      const pods = [cluster.headGroupSpec.template, ...cluster.workerGroupSpecs.map((w) => w.template)];
+      const requested = pods.flatMap((p) => p.spec.containers.flatMap((c) => Object.keys(c.resources.requests)));
+      return [...new Set(requested)]
+        .filter((r) => !covered.has(r) && !excluded.some((prefix) => r.startsWith(prefix)))
+        .map((r) => `${job.metadata.name}: ${r}`);
+    });
+  }
+
+  it("in both stacks, the EFA job's interfaces and hugepages included", () => {
+    const efaJob = jobs(prod).find((j) => j.metadata.name === "llm-pretrain")!;
+    const requests = efaJob.spec.rayClusterSpec.workerGroupSpecs[0]!.template.spec.containers[0]!.resources.requests;
+    expect(Object.keys(requests)).toEqual(expect.arrayContaining(["vpc.amazonaws.com/efa", "hugepages-2Mi"]));
+    expect(unadmittable(prod)).toEqual([]);
+    expect(unadmittable(planStack(repoStack("dev"), { runtime, requireRender: true }))).toEqual([]);
   });
 });

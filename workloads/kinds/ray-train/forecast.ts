@@ -1,11 +1,35 @@
 /** A training job's forecast (core/forecast/): its optimizer steps at the step model's time on the job's pool. */
 import { trainingSteps, trainingWorkTime } from "../../../core/forecast/kinds";
 import { jobForecast } from "../../../core/forecast/job";
-import type { ForecastResult } from "../../../core/forecast/types";
+import { scalingForecast } from "../../../core/forecast/scaling";
+import type { ForecastResult, ScalingPoint } from "../../../core/forecast/types";
 import type { ForecastInput } from "../api/strategy";
+import { trainingStepInput } from "./step";
+import type { TuneTrainingArgs } from "./tune";
 
-/** A training job's forecast: its optimizer steps at the time of the step its tuning planned. */
-export function trainingForecast(i: ForecastInput<"TrainingJob"> | ForecastInput<"LoRAFineTune">): ForecastResult {
+type TrainingForecastInput = ForecastInput<"TrainingJob"> | ForecastInput<"LoRAFineTune">;
+
+/** The job's step at 8, 16 and 32 GPUs and its own count, over TCP and, on an EFA-capable pool, EFA. */
+function jobScaling(i: TrainingForecastInput): ScalingPoint[] {
+  const memory: TuneTrainingArgs["memory"] = i.memory;
+  const step = trainingStepInput({
+    spec: i.spec,
+    model: memory.model,
+    imageTokensPerSample: memory.imageTokensPerSample,
+    knobs: memory.knobs,
+    node: i.node,
+    transport: "tcp",
+  });
+  return scalingForecast({
+    step,
+    globalBatchSize: memory.knobs.globalBatchSize,
+    networkBaselineMbps: i.nodes.networkBaselineMbps,
+    efaCapable: i.nodes.efaCapable,
+  });
+}
+
+/** A training job's forecast: its optimizer steps at the time of the step its tuning planned, and how it scales. */
+export function trainingForecast(i: TrainingForecastInput): ForecastResult {
   const { spec, memory } = i;
   const knobs = memory.knobs;
   const work = trainingSteps({
@@ -15,5 +39,6 @@ export function trainingForecast(i: ForecastInput<"TrainingJob"> | ForecastInput
     globalBatchSize: knobs.globalBatchSize,
   });
   if ("unavailable" in work) return { unavailable: work.unavailable };
-  return { forecast: jobForecast(trainingWorkTime(work.value, i.tuning.step, memory.model), i.nodes) };
+  const forecast = jobForecast(trainingWorkTime(work.value, i.tuning.step, memory.model), i.nodes);
+  return { forecast: { ...forecast, scaling: jobScaling(i) } };
 }

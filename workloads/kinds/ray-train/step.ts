@@ -3,10 +3,11 @@
  * uses, for the checkpoint cadence and the watchdog (./tune.ts) and for the job's forecast (../shared/forecast.ts).
  */
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
+
 import { linksOf } from "../../../core/forecast/job";
 import type { TrainingMethod } from "../../../core/forecast/flops";
 import { optimizerBytesPerWeight, trainingStep, type TrainingStepInput } from "../../../core/forecast/training";
-import type { StepBreakdown } from "../../../core/forecast/types";
+import type { StepBreakdown, Transport } from "../../../core/forecast/types";
 import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import type { ModelArchitecture } from "../../../core/models/types";
 import type { PoolNode } from "../../../core/pools";
@@ -20,6 +21,8 @@ export interface TrainingStepArgs {
   readonly imageTokensPerSample: number | undefined;
   readonly knobs: TrainingJobKnobs;
   readonly node: PoolNode;
+  /** How NCCL crosses the job's nodes: EFA where its workers have it, else TCP over ENA. */
+  readonly transport: Transport;
 }
 
 /** The weights a training job updates: all of them, or its adapters. */
@@ -53,7 +56,7 @@ export function trainingStepInput(a: TrainingStepArgs): TrainingStepInput {
     gradientBytes: pureBf16 ? 2 : 4,
     optimizerBytesPerWeight: optimizerBytesPerWeight(spec.optimizer, spec.optimizerStep, pureBf16),
     gpu: a.node,
-    links: linksOf(a.node.networkBaselineMbps),
+    links: linksOf(a.node.networkBaselineMbps, a.transport),
   };
 }
 

@@ -88,7 +88,8 @@ function offloadDevices(offload: Offload): Record<string, unknown> {
 
 const BUCKET_REASON =
   "2e8 elements (0.4 GB in 16 bit) instead of DeepSpeed's 5e8: the double-buffered buckets (0.8 GB) are counted in the memory plan, " +
-  "and are still large enough to fill TCP over ENA; overlap_comm hides the all-reduce behind backward";
+  "and are still large enough to fill the network between nodes (TCP over ENA or EFA); overlap_comm hides the " +
+  "all-reduce behind backward";
 
 function decideDeepSpeed(knobs: TrainingJobKnobs, precision: string, log: DecisionLog): DeepSpeedConfig | undefined {
   if (knobs.zeroStage === 0) return undefined;
@@ -210,6 +211,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
     imageTokensPerSample: memory.imageTokensPerSample,
     knobs,
     node,
+    transport: args.shape.worker.efa ? "efa" : "tcp",
   });
   const interruptions = planInterruptions(interruptionInput(args, step));
   const cadence = decideCadence(interruptions, log);
