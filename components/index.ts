@@ -2,7 +2,14 @@
 export { RayGpuPlatform, type RayGpuPlatformArgs } from "./platform";
 export { Network, type NetworkArgs } from "./network";
 export { EksCluster, type EksClusterArgs } from "./cluster";
-export { clusterPlacementGroup, CpuNodeGroup, efaSecurityGroup, GpuNodeGroup, type NodeGroupArgs } from "./node-group";
+export {
+  clusterPlacementGroup,
+  CpuNodeGroup,
+  efaSecurityGroup,
+  GpuNodeGroup,
+  type NodeGroupArgs,
+  type PoolShared,
+} from "./node-group";
 export {
   ClusterAutoscaler,
   EfaDevicePlugin,

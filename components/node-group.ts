@@ -58,23 +58,40 @@ export function efaSecurityGroup(name: string, vpcId: pulumi.Input<string>, chil
   return group;
 }
 
+/** What a pool's node groups share: its placement group and its EFA security group, made by its first group. */
+export interface PoolShared {
+  readonly placementGroupName: pulumi.Input<string> | undefined;
+  readonly efaSecurityGroupId: pulumi.Input<string> | undefined;
+}
+
+/** The group's placement group and EFA security group: those given, else its own where its plan needs them. */
+function sharedOf(name: string, args: NodeGroupArgs, child: Child): PoolShared {
+  const p = args.plan;
+  return {
+    placementGroupName: p.clusterPlacementGroup
+      ? (args.placementGroupName ?? clusterPlacementGroup(name, child).name)
+      : undefined,
+    efaSecurityGroupId: p.efa ? (args.efaSecurityGroupId ?? efaSecurityGroup(name, args.vpcId, child).id) : undefined,
+  };
+}
+
 /**
  * An EFA group's network interfaces: the primary on card 0 (device 0), one more per network card (device 1), each of
  * type `efa`, in the cluster's and the EFA security group; no subnet (EKS puts the node group's).
  */
-function efaInterfaces(name: string, args: NodeGroupArgs, interfaces: number, child: Child) {
-  if (args.clusterSecurityGroupId === undefined)
+function efaInterfaces(name: string, args: NodeGroupArgs, shared: PoolShared, interfaces: number) {
+  const clusterGroup = args.clusterSecurityGroupId;
+  if (clusterGroup === undefined)
     throw new Error(
       `GpuNodeGroup ${name}: an EFA node group needs clusterSecurityGroupId (EksCluster.clusterSecurityGroupId): ` +
         `its interfaces name their security groups, so EKS does not add the cluster's`,
     );
-  const efaGroup = args.efaSecurityGroupId ?? efaSecurityGroup(name, args.vpcId, child).id;
   return Array.from({ length: interfaces }, (_, i) => ({
     deviceIndex: i === 0 ? 0 : 1,
     networkCardIndex: i,
     interfaceType: "efa",
     deleteOnTermination: "true",
-    securityGroups: [args.clusterSecurityGroupId!, efaGroup],
+    securityGroups: [clusterGroup, shared.efaSecurityGroupId!],
   }));
 }
 
@@ -82,11 +99,8 @@ function efaInterfaces(name: string, args: NodeGroupArgs, interfaces: number, ch
  * The launch template: IMDSv2 hop limit, the encrypted root volume, user data (NVMe setup, EFA's hugepages), the
  * placement group, and an EFA group's interfaces.
  */
-function launchTemplate(name: string, args: NodeGroupArgs, child: Child): aws.ec2.LaunchTemplate {
+function launchTemplate(name: string, args: NodeGroupArgs, shared: PoolShared, child: Child): aws.ec2.LaunchTemplate {
   const p = args.plan;
-  const placement = p.clusterPlacementGroup
-    ? (args.placementGroupName ?? clusterPlacementGroup(name, child).name)
-    : undefined;
   const lt = p.launchTemplate;
   return new aws.ec2.LaunchTemplate(
     `${name}-lt`,
@@ -110,8 +124,8 @@ function launchTemplate(name: string, args: NodeGroupArgs, child: Child): aws.ec
         },
       ],
       userData: lt.userData === undefined ? undefined : Buffer.from(lt.userData).toString("base64"),
-      placement: placement ? { groupName: placement } : undefined,
-      networkInterfaces: p.efa ? efaInterfaces(name, args, p.efa.interfaces, child) : undefined,
+      placement: shared.placementGroupName ? { groupName: shared.placementGroupName } : undefined,
+      networkInterfaces: p.efa ? efaInterfaces(name, args, shared, p.efa.interfaces) : undefined,
       tagSpecifications: [{ resourceType: "instance", tags: { "ray-gpu.io/pool": p.pool } }],
     },
     child,
@@ -152,10 +166,15 @@ function tagAutoscalingGroup(name: string, group: aws.eks.NodeGroup, p: NodeGrou
 }
 
 /** Shared by both pool kinds; children are parented to `parent` and named `${name}-<role>`. */
-function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.ComponentResource): aws.eks.NodeGroup {
+function createNodeGroup(
+  name: string,
+  args: NodeGroupArgs,
+  parent: pulumi.ComponentResource,
+): { group: aws.eks.NodeGroup; shared: PoolShared } {
   const p = args.plan;
   const child = { parent };
-  const template = launchTemplate(name, args, child);
+  const shared = sharedOf(name, args, child);
+  const template = launchTemplate(name, args, shared, child);
   const subnetIds = poolSubnets(args, child);
   const group = new aws.eks.NodeGroup(
     `${name}-ng`,
@@ -177,7 +196,7 @@ function createNodeGroup(name: string, args: NodeGroupArgs, parent: pulumi.Compo
     { ...child, ignoreChanges: ["scalingConfig.desiredSize"] },
   );
   tagAutoscalingGroup(name, group, p, child);
-  return group;
+  return { group, shared };
 }
 
 /** One node group of a GPU pool (g5, g6 or g6e): a pool has one per instance type and capacity type. */
@@ -187,12 +206,19 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
   /** Labels RayJob workers select on, and the taint they must tolerate. */
   public readonly labels: Readonly<Record<string, string>>;
   public readonly taints: NodeGroupPlan["taints"];
+  /**
+   * The placement group and EFA security group its nodes use (made here or given): pass them to the pool's other
+   * groups (`placementGroupName`, `efaSecurityGroupId`) so the pool's nodes share them.
+   */
+  public readonly shared: PoolShared;
 
   constructor(name: string, args: NodeGroupArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:GpuNodeGroup", name, {}, opts);
     if (args.plan.role !== "gpu")
       throw new Error(`GpuNodeGroup ${name} needs a GPU pool plan (planGpuNodeGroups), got role ${args.plan.role}`);
-    this.nodeGroupName = createNodeGroup(name, args, this).nodeGroupName;
+    const { group, shared } = createNodeGroup(name, args, this);
+    this.nodeGroupName = group.nodeGroupName;
+    this.shared = shared;
     this.labels = args.plan.labels;
     this.taints = args.plan.taints;
     this.registerOutputs({ nodeGroupName: this.nodeGroupName });
@@ -205,7 +231,7 @@ export class CpuNodeGroup extends pulumi.ComponentResource {
 
   constructor(name: string, args: NodeGroupArgs, opts?: pulumi.ComponentResourceOptions) {
     super("ray-gpu:index:CpuNodeGroup", name, {}, opts);
-    this.nodeGroupName = createNodeGroup(name, args, this).nodeGroupName;
+    this.nodeGroupName = createNodeGroup(name, args, this).group.nodeGroupName;
     this.registerOutputs({ nodeGroupName: this.nodeGroupName });
   }
 }

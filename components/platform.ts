@@ -14,7 +14,7 @@ import { ClusterAutoscaler, EfaDevicePlugin, KubeRayOperator, NvidiaDevicePlugin
 import { JobQueue } from "./queueing";
 import { EksCluster } from "./cluster";
 import { Network } from "./network";
-import { clusterPlacementGroup, CpuNodeGroup, efaSecurityGroup, GpuNodeGroup } from "./node-group";
+import { CpuNodeGroup, GpuNodeGroup, type PoolShared } from "./node-group";
 import { Storage } from "./storage";
 import { RayGpuRuntime } from "./ray-workload";
 import type { RuntimePackage } from "../workloads/contract/configmaps";
@@ -148,42 +148,27 @@ export class RayGpuPlatform extends pulumi.ComponentResource implements Ordering
    * the options of every in-cluster object: they wait for CoreDNS (and so the pool).
    */
   private nodeGroups(name: string, plan: PlatformPlan, cluster: EksCluster) {
-    const shared = this.poolPlacement(name, plan, cluster);
-    const groupArgs = (p: NodeGroupPlan) => ({
+    const groupArgs = (p: NodeGroupPlan, shared?: PoolShared) => ({
       plan: p,
       clusterName: cluster.clusterName,
       nodeRoleArn: cluster.nodeRoleArn,
       subnetIds: cluster.nodeSubnetIds,
       vpcId: cluster.vpcId,
       clusterSecurityGroupId: cluster.clusterSecurityGroupId,
-      ...shared.get(p.pool),
+      ...shared,
     });
     const nodes = { parent: this, dependsOn: cluster.ready };
     const cpu = new CpuNodeGroup(`${name}-${plan.nodeGroups.cpu.name}`, groupArgs(plan.nodeGroups.cpu), nodes);
-    const gpu = plan.nodeGroups.gpu.map((p) => new GpuNodeGroup(`${name}-${p.name}`, groupArgs(p), nodes));
+    // A pool's first group makes its placement group and EFA security group; its other groups share them.
+    const firstOfPool = new Map<string, PoolShared>();
+    const gpu = plan.nodeGroups.gpu.map((p) => {
+      const group = new GpuNodeGroup(`${name}-${p.name}`, groupArgs(p, firstOfPool.get(p.pool)), nodes);
+      if (!firstOfPool.has(p.pool)) firstOfPool.set(p.pool, group.shared);
+      return group;
+    });
     const dns = cluster.addNodeAddons([cpu]);
     const inCluster = { parent: this, providers: [cluster.provider], dependsOn: [...cluster.ready, cpu, ...dns] };
     return { gpu, inCluster };
-  }
-
-  /**
-   * Per GPU pool, what all its node groups share: one cluster placement group, and on an EFA pool one EFA security
-   * group, so a job's nodes are never split between two groups.
-   */
-  private poolPlacement(name: string, plan: PlatformPlan, cluster: EksCluster) {
-    const shared = new Map<
-      string,
-      { placementGroupName?: pulumi.Output<string>; efaSecurityGroupId?: pulumi.Output<string> }
-    >();
-    for (const pool of plan.pools.gpu) {
-      const child = { parent: this };
-      const base = `${name}-${pool.name}`;
-      shared.set(pool.name, {
-        ...(pool.clusterPlacementGroup ? { placementGroupName: clusterPlacementGroup(base, child).name } : {}),
-        ...(pool.efa ? { efaSecurityGroupId: efaSecurityGroup(base, cluster.vpcId, child).id } : {}),
-      });
-    }
-    return shared;
   }
 
   /** The device plugin, the Cluster Autoscaler and the KubeRay operator (returned: workloads wait for it). */
