@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { RecordedResource } from "../helpers/pulumi-mocks";
 import { assertPlatformInvariants } from "./platform-invariants";
 import { ofType, runProgram } from "./run-program";
+import { checkProgram } from "../../core/deploy/program";
+import { toPreview } from "../../cli/preview/run";
 
 describe("RayGpuPlatform, prod stack (new cluster)", () => {
   let rs: RecordedResource[];
@@ -125,6 +127,27 @@ describe("RayGpuPlatform, prod stack (new cluster)", () => {
     const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
     expect(env).toMatchObject({ FI_PROVIDER: "efa", NCCL_NET: "AWS Libfabric" });
     expect(env).not.toHaveProperty("NCCL_SOCKET_NTHREADS");
+  });
+
+  it("passes the deploy simulation, which refuses the EFA job where no node would offer what its workers request", () => {
+    const graph = rs.map(toPreview);
+    expect(checkProgram(graph)).toEqual([]);
+    const withoutPlugin = graph.filter((r) => r.inputs["chart"] !== "aws-efa-k8s-device-plugin");
+    const [problem, ...more] = checkProgram(withoutPlugin);
+    expect(more).toEqual([]);
+    expect(problem!.message).toContain(
+      "ray-gpu-efa-a10g-8x-ng: requests vpc.amazonaws.com/efa, but no EFA device plugin (aws-efa-k8s-device-plugin) " +
+        "in the program advertises its EFA interface",
+    );
+    const plainTemplates = graph.map((r) =>
+      r.name === "ray-gpu-efa-a10g-8x-lt"
+        ? { ...r, inputs: { ...r.inputs, networkInterfaces: undefined, userData: "" } }
+        : r,
+    );
+    expect(checkProgram(plainTemplates)[0]!.message).toContain(
+      "ray-gpu-efa-a10g-8x-ng: requests vpc.amazonaws.com/efa, but its launch template attaches no EFA interface, and " +
+        "requests hugepages-2Mi, but its user data reserves no hugepages (vm.nr_hugepages)",
+    );
   });
 
   it("pins the training pool to one zone", () => {

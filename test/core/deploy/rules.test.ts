@@ -89,3 +89,64 @@ describe("checkProgram", () => {
     expect(checkProgram([r("a"), r("b"), { ...job, dependsOn: [] }])[0]!.message).toContain("wait for a or b");
   });
 });
+
+describe("Ray pod placement: EFA and hugepages", () => {
+  const LT = "aws:ec2/launchTemplate:LaunchTemplate";
+  const template = (name: string, efa: boolean, hugepages: boolean) =>
+    node(LT, name, {
+      inputs: {
+        ...(efa ? { networkInterfaces: [{ deviceIndex: 0, interfaceType: "efa" }] } : {}),
+        userData: Buffer.from(hugepages ? "#!/bin/bash\nsysctl -w vm.nr_hugepages=5128\n" : "").toString("base64"),
+      },
+    });
+  const group = (name: string, lt: string) =>
+    node("aws:eks/nodeGroup:NodeGroup", name, {
+      dependsOn: [lt],
+      inputs: { labels: { "ray-gpu.io/pool": "efa" }, instanceTypes: ["g5.48xlarge"] },
+    });
+  const plugin = node(RELEASE, "efa-plugin", { inputs: { chart: "aws-efa-k8s-device-plugin" } });
+  const efaJob = node("kubernetes:ray.io/v1:RayJob", "job", {
+    inputs: {
+      spec: {
+        rayClusterSpec: {
+          workerGroupSpecs: [
+            {
+              groupName: "gpu",
+              template: {
+                spec: {
+                  nodeSelector: { "ray-gpu.io/pool": "efa" },
+                  containers: [
+                    { resources: { requests: { "vpc.amazonaws.com/efa": "1", "hugepages-2Mi": "5120Mi" } } },
+                  ],
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  });
+
+  it("lands EFA workers on a group whose template attaches EFA and reserves hugepages, with the device plugin", () => {
+    expect(checkPlacement([template("lt", true, true), group("ng", "lt"), plugin, efaJob])).toEqual([]);
+  });
+
+  it("refuses them without the device plugin, the EFA interface or the hugepages, saying which", () => {
+    const noPlugin = checkPlacement([template("lt", true, true), group("ng", "lt"), efaJob]);
+    expect(noPlugin[0]!.message).toContain("ng: requests vpc.amazonaws.com/efa, but no EFA device plugin");
+    const plain = checkPlacement([template("lt", false, false), group("ng", "lt"), plugin, efaJob]);
+    expect(plain[0]!.message).toContain(
+      "ng: requests vpc.amazonaws.com/efa, but its launch template attaches no EFA interface, and requests " +
+        "hugepages-2Mi, but its user data reserves no hugepages (vm.nr_hugepages)",
+    );
+  });
+
+  it("lands a worker that requests neither on any group its selector matches", () => {
+    const worker = {
+      spec: { nodeSelector: { "ray-gpu.io/pool": "efa" }, containers: [{ resources: { requests: { cpu: "4" } } }] },
+    };
+    const plainJob = { ...efaJob, inputs: { spec: { rayClusterSpec: { workerGroupSpecs: [{ template: worker }] } } } };
+    expect(checkPlacement([template("lt", false, false), group("ng", "lt"), plainJob])).toEqual([]);
+    expect(checkPlacement([template("lt", false, false), group("ng", "lt"), efaJob])).toHaveLength(1);
+  });
+});
