@@ -3,6 +3,7 @@
  * over TCP and, where the pool's sizes have it, over EFA, at the job's global batch. What a reviewer reads to choose a
  * job's size and network: how much of a step the collectives take, and how much of that the GPUs wait for. Pure.
  */
+import { round3 } from "../quantity";
 import { NETWORK_EFFICIENCY } from "./calibration";
 import { linksOf } from "./job";
 import { trainingStep, type TrainingStepInput } from "./training";
@@ -44,10 +45,10 @@ function pointAt(i: ScalingInput, gpus: number, transport: Transport): ScalingPo
     nodes: gpus / i.step.gpusPerNode,
     transport,
     gradientAccumulation,
-    stepSeconds,
-    gpuUtilization: s.busySeconds / stepSeconds,
-    allReduceShare: Math.min(1, s.communicationSeconds / stepSeconds),
-    samplesPerSecond: i.globalBatchSize / stepSeconds,
+    stepSeconds: round3(stepSeconds),
+    gpuUtilization: round3(s.busySeconds / stepSeconds),
+    allReduceShare: round3(Math.min(1, s.communicationSeconds / stepSeconds)),
+    samplesPerSecond: round3(i.globalBatchSize / stepSeconds),
   };
 }
 
