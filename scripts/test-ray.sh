@@ -7,20 +7,25 @@
 #      (runtime/tests), of the Ray bench's reports (bench/ray) and the planner's safety property (calibration/)
 #   rayjobs: the dev stack rendered by the CLI, and each RayJob run on a local Ray cluster (pytest of runtime/e2e:
 #      test_job_runs.py), with its reliability experiments: an embedding rerun SIGKILLed with a given number of parts
-#      written must leave the previous committed output intact and readable (test_committed_outputs.py), and a
-#      training run whose worker kills itself after a given checkpoint must resume model, optimizer and every
-#      worker's data position (test_resume.py); ray-gpu tune reads the record of each bad setting of the tune stack
-#      and of the dev embedding job's own run: the workers' store Ray measured, blocks sized from it after a spill, a
-#      verdict that agrees with the record's shares (test_tune_loop.py, test_job_runs.py); a training
-#      job on a spot pool gets the interruption notice in the middle of a step, as a drain delivers it (the rendered
-#      preStop hook, then SIGTERM, then a replacement node), and must checkpoint that step and resume with no row
-#      trained twice (test_preemption.py).
-#      --checks jobs,outputs,resume,tune,preempt picks among them (default: all), --only among the RayJobs; extra
-#      arguments to this script go to that pytest (its options: runtime/e2e/conftest.py; runtime/e2e/run_jobs.py runs
-#      the same by hand)
+#      written must leave the previous committed output intact and readable (test_committed_outputs.py), and (with
+#      --checks resume) a training run whose worker kills itself after a given checkpoint must resume model,
+#      optimizer and every worker's data position (test_resume.py); ray-gpu tune reads the record of each bad
+#      setting of the tune stack and of the dev embedding job's own run: the workers' store Ray measured, blocks sized
+#      from it after a spill, a verdict that agrees with the record's shares (test_tune_loop.py, test_job_runs.py); a
+#      training job on a spot pool gets the interruption notice in the middle of a step, as a drain delivers it (the
+#      rendered preStop hook, then SIGTERM, then a replacement node), and must checkpoint that step and resume with no
+#      row trained twice (test_preemption.py); that run gets the job's checks, and the job no run of its own.
+#      --checks jobs,outputs,resume,tune,preempt,multinode picks among them (default: all), --only among the
+#      RayJobs; extra arguments to this script go to that pytest (its options: runtime/e2e/conftest.py;
+#      runtime/e2e/run_jobs.py runs the same by hand). With no arguments it runs jobs,outputs,preempt: the
+#      kill-and-resume experiment runs on the multi-node job (the levers lane) instead of the dev training job
 #   levers: every tuned lever checked against Ray's default on local Ray (runtime/e2e/levers.py, the levers stack);
 #      then, when this script is given no arguments, the tune checks (test_tune_loop.py, --checks tune), moved here
-#      from the rayjobs lane, which is the longer one
+#      from the rayjobs lane, which is the longer one; and the multi-node check (test_multinode.py, --checks
+#      multinode): the multinode stack's training job (runtime/e2e/multinode-stack) on 4 local Ray nodes, DDP over
+#      gloo, killed and resumed across them: every rank once in the planned world, each on a node of its own, every
+#      worker process with the worker pods' rendered transport environment (the EFA pool's FI_PROVIDER, NCCL_NET,
+#      NCCL_SOCKET_IFNAME), every worker's data resumed, and the job's checks on the resumed run
 # Every check asserts what Ray, PyTorch or the job decided (placement, counts, sizes, bytes, refusals), never a
 # duration: how fast the levers run is measured by npm run bench:ray (scripts/bench-ray.sh), which never fails. So the
 # lanes may share the cores, with each other and with npm test (CI runs both at once): a busier machine slows them and
@@ -60,10 +65,12 @@ checks() { # every check runs, whatever an earlier one found; the lane fails if 
 
 # The tune checks run in the levers lane, which ends sooner, so the lanes end closer together (the cores are busy
 # throughout, so this balances the lanes rather than shortening the run). Arguments to this script (--checks, --only)
-# keep every check of runtime/e2e in the RayJobs lane, as asked.
+# keep every check of runtime/e2e in the RayJobs lane, as asked. The multi-node check is the default run's
+# kill-and-resume experiment (on 4 nodes), so the RayJobs lane leaves resume out: --checks resume still runs it on the
+# dev training job. The dev training job, on a spot pool, gets its job checks on its preemption run.
 if [ $# -eq 0 ]; then
-  RAYJOBS_CHECKS=(--checks jobs,outputs,resume,preempt)
-  TUNE_IN_LEVERS=1
+  RAYJOBS_CHECKS=(--checks jobs,outputs,preempt)
+  TUNE_IN_LEVERS=1 # the tune and multi-node checks
 else
   RAYJOBS_CHECKS=()
   TUNE_IN_LEVERS=0
@@ -83,13 +90,22 @@ tune_checks() {
       runtime/e2e/test_tune_loop.py --rendered "$work/tune-rendered" --work "$work/tune-run" --checks tune
 }
 
+multinode_checks() {
+  echo "test:ray: DDP across 4 local Ray nodes (the multinode stack), killed and resumed"
+  phase "test:ray: the multi-node training" python -m pytest -p no:cacheprovider -s -W ignore::DeprecationWarning \
+    runtime/e2e/test_multinode.py --work "$work/multinode-run" --checks multinode
+}
+
 levers() {
   local rc=0
   node bin/ray-gpu.js render -C runtime/e2e/levers-stack --stack levers --out "$work/levers-rendered" >/dev/null &&
     echo "test:ray: checking every tuned lever against Ray's default" &&
     phase "test:ray: the levers" python runtime/e2e/levers.py --rendered "$work/levers-rendered" --work "$work/levers" \
       --json "${RAY_GPU_LEVERS_JSON:-$work/levers.json}" || rc=1
-  if [ "$TUNE_IN_LEVERS" = 1 ]; then tune_checks || rc=1; fi
+  if [ "$TUNE_IN_LEVERS" = 1 ]; then
+    tune_checks || rc=1
+    multinode_checks || rc=1
+  fi
   return $rc
 }
 

@@ -18,6 +18,9 @@ from ray_gpu.preemption import NOTICE_DIR_ENV  # the runtime library of this che
 
 #: Object stores (and Ray Data's limit, which the plan derives from them) are divided by this to fit local RAM.
 OBJECT_STORE_SCALE = 16
+#: The pod resources the local nodes stand in for (logical CPUs and GPUs; memory is the host's); any other a pod
+#: requests is recorded as left out (``LocalCluster._unoffered``).
+OFFERED_RESOURCES = frozenset({"cpu", "memory", "nvidia.com/gpu", "ephemeral-storage"})
 #: Ray's smallest object store.
 MIN_OBJECT_STORE_BYTES = 80 * 1024 * 1024
 
@@ -125,9 +128,26 @@ class LocalCluster:
                 f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus "
                 f"{params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here"
             )
+            self._unoffered(group["groupName"], c["resources"])
             for i in range(group["replicas"]):
                 workers.append(NodeSpec(group["groupName"], params, self._own_notice_dir(self._env(c), i)))
         return head, workers
+
+    def _unoffered(self, group: str, resources: dict[str, dict[str, str]]) -> None:
+        """Records the devices and pages the pods request that this machine does not offer and a Ray node is not
+        given: an EFA worker's interfaces and hugepages (``vpc.amazonaws.com/efa``, ``hugepages-2Mi``). KubeRay makes
+        no Ray resource of them either; the workers keep the EFA environment, which gloo on CPU ignores."""
+        asked = {
+            k: v
+            for section in ("requests", "limits")
+            for k, v in resources.get(section, {}).items()
+            if k not in OFFERED_RESOURCES
+        }
+        if asked:
+            listed = ", ".join(f"{k} {v}" for k, v in sorted(asked.items()))
+            self.adjustments.append(
+                f"{group}: {listed} requested: not offered here, left out (gloo over TCP on CPU needs neither)"
+            )
 
     def _own_notice_dir(self, env: dict[str, str], replica: int) -> dict[str, str]:
         """The worker's spot notice folder (``ray_gpu.preemption``), one per node: on Kubernetes each pod has its own

@@ -1,11 +1,16 @@
 """The end-to-end tests of the rendered dev RayJobs on local Ray clusters (``npm run test:ray``; ``run_jobs.py``).
 
-Options: ``--rendered DIR`` (the output of ``ray-gpu render --stack dev``; default: rendered here by the CLI),
-``--work DIR`` (scratch: clusters' folders, job logs, storage; default: a new temp folder, kept), ``--checks`` (of
-``jobs,outputs,resume,tune,preempt``; default: all), ``--only`` (RayJob names) and ``--job-timeout`` (a hang guard per job run).
+Options: ``--rendered DIR`` (the output of ``ray-gpu render --stack dev``; default: rendered here by the CLI, unless
+the only check chosen is ``multinode``, which renders a stack of its own), ``--work DIR`` (scratch: clusters' folders,
+job logs, storage; default: a new temp folder, kept), ``--checks`` (of ``jobs,outputs,resume,tune,preempt,multinode``;
+default: all; ``npm run test:ray`` runs ``jobs,outputs,preempt`` in one lane and ``tune`` and ``multinode`` in
+another, the multi-node job's kill-and-resume experiment standing in for the dev training job's ``resume``),
+``--only`` (RayJob names) and ``--job-timeout`` (a hang guard per job run).
 The session's ``Harness`` holds them and the rendered objects; each test module's parameter names the RayJobs its
 check runs (``harness.PARAMETERS``), and each run is made once for all the tests that read it (a module-scoped
-fixture, or ``Harness.smoke_runs``). A summary of every run ends the output."""
+fixture, or ``Harness.smoke_runs``). Every RayJob gets the job checks once (``job_checks.py``): on a run of its own,
+or on the last run of an experiment that runs it (``Harness.job_checks_from``; the marker ``job_checks_of``
+deselects the others). A summary of every run ends the output."""
 
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ from harness import CHECKS, PARAMETERS, Harness  # noqa: E402
 from processes import HANG_GUARD_S  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
+#: The checks that run no dev RayJob: chosen alone, the dev stack is not rendered.
+OWN_STACK_CHECKS = frozenset({"multinode"})
 HARNESS = pytest.StashKey[Harness]()
 
 
@@ -47,11 +54,14 @@ def harness_of(config: pytest.Config) -> Harness:
                 f"--checks: unknown {sorted(checks - set(CHECKS))}; choose from {', '.join(CHECKS)}"
             )
         work = config.getoption("--work") or tempfile.mkdtemp(prefix="ray-gpu-e2e-")
-        rendered = config.getoption("--rendered") or render_dev_stack(Path(work) / "rendered")
-        only = config.getoption("--only")
-        config.stash[HARNESS] = Harness.load(
-            rendered, work, config.getoption("--job-timeout"), checks, frozenset(only.split(",")) if only else None
-        )
+        timeout, only = config.getoption("--job-timeout"), config.getoption("--only")
+        jobs = frozenset(only.split(",")) if only else None
+        if checks <= OWN_STACK_CHECKS and not config.getoption("--rendered"):
+            # No dev RayJob to run: the multi-node check renders its own stack (multinode.py).
+            config.stash[HARNESS] = Harness({}, work, timeout, checks, jobs)
+        else:
+            rendered = config.getoption("--rendered") or render_dev_stack(Path(work) / "rendered")
+            config.stash[HARNESS] = Harness.load(rendered, work, timeout, checks, jobs)
     return config.stash[HARNESS]
 
 
@@ -75,19 +85,33 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "needs_checks(*names): the test also asserts these --checks, deselected without them"
     )
+    config.addinivalue_line(
+        "markers",
+        "job_checks_of(check): the job checks on the run of experiment CHECK (parameter CHECK_job), deselected for "
+        "a job that gets them from another run (Harness.job_checks_from)",
+    )
 
 
-def _idle(item: pytest.Item, idle: set[str], checks: frozenset[str]) -> bool:
-    """Whether a test has no chosen RayJob to run on, or needs a check that was not chosen."""
+def _idle(item: pytest.Item, h: Harness, idle: set[str]) -> bool:
+    """Whether a test has no chosen RayJob to run on, needs a check that was not chosen, or gives a job the job
+    checks that another run of it gets."""
     needs = {name for mark in item.iter_markers("needs_checks") for name in mark.args}
-    return bool(idle & set(getattr(item, "fixturenames", ()))) or not needs <= checks
+    if bool(idle & set(getattr(item, "fixturenames", ()))) or not needs <= h.checks:
+        return True
+    params = getattr(item, "callspec", None)
+    for mark in item.iter_markers("job_checks_of"):
+        (check,) = mark.args
+        name = params.params.get(f"{check}_job") if params else None
+        if name is not None and h.job_checks_from(name) != check:
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselects the tests of the checks not chosen (or of no chosen RayJob), rather than skipping them."""
     h = harness_of(config)
     idle = {argname for argname in PARAMETERS if not h.parameter(argname)}
-    deselected = [item for item in items if _idle(item, idle, h.checks)]
+    deselected = [item for item in items if _idle(item, h, idle)]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if item not in deselected]

@@ -18,9 +18,10 @@ from spill_control import ControlResult, SpillControl
 
 #: What a run checks (``--checks``): each job's run, the committed-outputs experiment of embedding jobs, the
 #: kill-and-resume experiment of training jobs (model, optimizer and data position), ``ray-gpu tune`` on bad
-#: runs of the tune stack's embedding job (``test_tune_loop.py``), and the spot-interruption experiment of training
-#: jobs on spot pools (``test_preemption.py``).
-CHECKS = ("jobs", "outputs", "resume", "tune", "preempt")
+#: runs of the tune stack's embedding job (``test_tune_loop.py``), the spot-interruption experiment of training
+#: jobs on spot pools (``test_preemption.py``), and the multinode stack's training job on 4 Ray nodes, killed and
+#: resumed (``test_multinode.py``).
+CHECKS = ("jobs", "outputs", "resume", "tune", "preempt", "multinode")
 #: The tests' parameters, each a RayJob name (``Harness.parameter``, ``conftest.py``).
 PARAMETERS = ("job_name", "training_job_name", "embedding_job_name", "outputs_job", "resume_job", "preempt_job")
 
@@ -175,8 +176,8 @@ class Harness:
         }
 
     def names(self, check: str) -> list[str]:
-        """The RayJobs that ``check`` runs. A training job's resumed run is a whole run of it too: with ``resume``
-        chosen it gets the job's checks there (``test_resume.py``), and no run of its own."""
+        """The RayJobs that ``check`` runs; for ``jobs``, those whose job checks no experiment's run carries
+        (``job_checks_from``), each then run once on its own."""
         if check not in self.checks:
             return []
         kinds = self.kinds()
@@ -186,7 +187,22 @@ class Harness:
             return [n for n, k in kinds.items() if k == "TrainingJob"]
         if check == "preempt":
             return [n for n, k in kinds.items() if k == "TrainingJob" and self._on_spot(n)]
-        return [n for n, k in kinds.items() if not (k == "TrainingJob" and "resume" in self.checks)]
+        return [n for n, k in kinds.items() if self._job_checks_from(n, k) == "jobs"]
+
+    def job_checks_from(self, name: str) -> str:
+        """The check whose run of the RayJob ``name`` gets the job checks (``job_checks.py``; with ``--checks jobs``),
+        exactly one: an experiment's last run is a whole run of the job, so a training job the kill-and-resume
+        experiment runs gets them on its resumed run (``test_resume.py``), else one on a spot pool that the
+        spot-interruption experiment runs gets them on that run (``test_preemption.py``); every other job on a run of
+        its own (``jobs``: ``test_job_runs.py``)."""
+        return self._job_checks_from(name, self.kinds()[name])
+
+    def _job_checks_from(self, name: str, kind: str) -> str:
+        if kind == "TrainingJob" and "resume" in self.checks:
+            return "resume"
+        if kind == "TrainingJob" and "preempt" in self.checks and self._on_spot(name):
+            return "preempt"
+        return "jobs"
 
     def parameter(self, argname: str) -> list[str]:
         """The RayJobs a test's parameter ``argname`` takes: every job with a run of its own, those of them that

@@ -21,6 +21,8 @@ RESUMED_AT_STEP = "ray-gpu example: resumed from checkpoint at step "
 POSITION_AT_CHECKPOINT = "ray-gpu example: data position at checkpoint "
 #: Each training worker resumed from a checkpoint: where its data continues.
 RESUMED_POSITION = "ray-gpu example: resumed data position "
+#: Each training worker as its loop starts: rank, world size, Ray node and transport environment (``multinode.py``).
+WORKER_STARTED = "ray-gpu example: worker started "
 #: The spill check's unbounded control (``unbounded.py``): the bytes it held at once.
 UNBOUNDED = "UNBOUNDED "
 

@@ -1,7 +1,9 @@
 """Each rendered dev RayJob run once with ``--smoke`` on a local cluster of its own, as Ray's job supervisor would run
 its entrypoint (``--checks jobs``): it succeeds, hands every planned value to Ray, trains with the planned shape (as
 PyTorch counted it) and spills nothing, which an unbounded read of the same data on the same stores shows it would
-have. Training jobs whose run is the kill-and-resume experiment's get these checks there (``test_resume.py``)."""
+have. A training job that an experiment runs gets these checks on that run instead, once (``Harness.job_checks_from``):
+on the kill-and-resume experiment's resumed run (``test_resume.py``), else on the spot-interruption experiment's run
+of a job on a spot pool (``test_preemption.py``)."""
 
 from __future__ import annotations
 

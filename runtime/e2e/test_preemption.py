@@ -3,12 +3,15 @@
 the kubelet played; the pod's preStop hook must see the checkpoint of that step written before it stops Ray and the
 kubelet sends SIGTERM, and the run, restarted by Ray Train, must resume from it and train every row once. Counts,
 steps and order only: no time is asserted (the hook's waits advance with the job's events; that the notice
-checkpoint fits the grace period is the plan's bound)."""
+checkpoint fits the grace period is the plan's bound). The run is a whole run of the job: with ``--checks jobs`` it
+gets the checks of a job's run (``job_checks.py``) and the job no run of its own, unless the kill-and-resume
+experiment runs it too and its resumed run gets them (``Harness.job_checks_from``)."""
 
 from __future__ import annotations
 
 import pytest
 from harness import Harness
+from job_checks import check_ran_the_plan, unapplied
 from preemption_experiment import NOTICE_STEP, TOTAL_STEPS, PreemptionExperiment, run_preemption_experiment
 
 
@@ -49,3 +52,11 @@ def test_no_row_is_trained_twice_and_every_row_once(preempted: PreemptionExperim
     assert [w.retrained() for w in preempted.workers] == [[] for _ in preempted.workers]
     rows = [i for w in preempted.workers for i in w.before + w.after]
     assert (len(rows), len(set(rows))) == (TOTAL_STEPS * preempted.doc["knobs"]["globalBatchSize"],) * 2
+
+
+@pytest.mark.needs_checks("jobs")
+@pytest.mark.job_checks_of("preempt")
+def test_the_preempted_run_gets_the_job_checks(preempted: PreemptionExperiment) -> None:
+    assert unapplied(preempted.run) == set()
+    check_ran_the_plan(preempted.run)
+    assert preempted.run.spill.bytes == 0

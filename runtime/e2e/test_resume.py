@@ -1,7 +1,8 @@
 """The kill-and-resume experiment of each training job (``--checks resume``; ``resume_experiment.py``): its rank-0
 worker kills itself after the checkpoint of ``KILL_AFTER_STEP``; the run must resume from exactly that checkpoint,
 with every worker's data continuing at the row after the last one it trained on (``data_positions.py``), and finish.
-With ``--checks jobs`` too, the last run gets the checks of a job's run (``job_checks.py``)."""
+With ``--checks jobs`` too, the last run gets the checks of a job's run (``job_checks.py``), and the job no run of its
+own nor the checks on another experiment's run (``Harness.job_checks_from``)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def test_every_row_is_trained_once_across_the_interruption(resume: ResumeExperim
 
 
 @pytest.mark.needs_checks("jobs")
+@pytest.mark.job_checks_of("resume")
 def test_the_resumed_run_gets_the_job_checks(resume: ResumeExperiment) -> None:
     assert unapplied(resume.last) == set()
     check_ran_the_plan(resume.last)

@@ -7,6 +7,8 @@ the row after the last one trained on). The driver that starts it is ``driver``.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,6 +166,28 @@ def _start(engine: Any, model: Any, optimizer: Any, micro: int) -> tuple[int, Da
     return step, position, step
 
 
+#: Prefixes of the environment NCCL and its transports read: NCCL itself, libfabric (EFA) and the aws-ofi-nccl plugin.
+TRANSPORT_ENV_PREFIXES = ("NCCL_", "FI_", "OFI_NCCL_")
+#: What each worker prints as its loop starts, then a JSON object (``log_worker``; the end-to-end test reads it).
+WORKER_STARTED = "ray-gpu example: worker started "
+
+
+def log_worker(resumed_from: int | None) -> None:
+    """Prints where Ray Train placed this worker and the transport environment its process got (the worker pod's,
+    through the node's raylet): rank, world size, local and node rank, Ray node id, and the step it resumed from."""
+    context = ray.train.get_context()
+    record = {
+        "rank": context.get_world_rank(),
+        "worldSize": context.get_world_size(),
+        "localRank": context.get_local_rank(),
+        "nodeRank": context.get_node_rank(),
+        "nodeId": ray.get_runtime_context().get_node_id(),
+        "resumedFrom": resumed_from,
+        "transportEnv": {k: v for k, v in sorted(os.environ.items()) if k.startswith(TRANSPORT_ENV_PREFIXES)},
+    }
+    print(f"{WORKER_STARTED}{json.dumps(record, sort_keys=True)}", flush=True)
+
+
 def _micro_step(
     cfg: dict[str, Any],
     model: Any,
@@ -211,6 +235,7 @@ def train_loop(cfg: dict[str, Any]) -> None:
     )
     accumulation, micro = cfg["gradient_accumulation_steps"], cfg["micro_batch_size"]
     step, position, resumed_from = _start(engine, model, optimizer, micro)
+    log_worker(resumed_from)
     reporter = cfg["watchdog"]
     reporter.started(step)  # a (re)started loop restarts the watchdog's clock
     shard = ray.train.get_dataset_shard("train")
