@@ -1,8 +1,9 @@
 /**
  * The deploy simulation's placement rule: each Ray pod a RayJob (or RayCluster, RayService) asks for can land on some
  * node group of the program: the node group's labels match the pod's `nodeSelector`, the pod tolerates every taint
- * that keeps pods off (NoSchedule, NoExecute), and the nodes offer the EFA interfaces and hugepages it requests. A job rendered against another config's pools selects a pool label no
- * node group carries: KubeRay creates its pods, and they stay Pending for ever. Pure: it reads the resource graph.
+ * that keeps pods off (NoSchedule, NoExecute), and the nodes offer the EFA interfaces and hugepages it requests. A job
+ * rendered against another config's pools selects a pool label no node group carries: KubeRay creates its pods, and
+ * they stay Pending for ever. Pure: it reads the resource graph.
  *
  * Only where the program makes node groups: on a cluster the program does not make, its nodes are not in the graph.
  */

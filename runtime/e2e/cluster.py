@@ -124,9 +124,12 @@ class LocalCluster:
             params.setdefault("num-cpus", str(int(float(limits["cpu"]))))
             gpus = limits.get("nvidia.com/gpu", "0")
             params["num-gpus"] = "0"
+            # The local nodes share one temp folder: each log monitor would read every node's logs again.
+            params["include-log-monitor"] = "false"
             self.adjustments.append(
                 f"{group['groupName']}: num-gpus {gpus} -> 0 and RAY_GPU_CPU_STANDIN=1 (no GPU here); num-cpus "
-                f"{params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here"
+                f"{params['num-cpus']} from limits.cpu is logical: {os.cpu_count()} physical CPUs here; "
+                "include-log-monitor false (one host: the head's log monitor reads every node's logs)"
             )
             self._unoffered(group["groupName"], c["resources"])
             for i in range(group["replicas"]):

@@ -93,15 +93,6 @@ class MultiNodeRun:
         return int(self.experiment.doc["train"]["numWorkers"])
 
 
-def one_log_monitor(job: dict[str, Any]) -> None:
-    """Starts the worker nodes without a log monitor of their own. Here every node of the cluster shares one host and
-    one Ray temp folder, so the head's log monitor already reads every worker's log: a monitor per node would send
-    each line once per node (Ray's advice: one log monitor per physical host)."""
-    for group in job["spec"]["rayClusterSpec"]["workerGroupSpecs"]:
-        group["rayStartParams"]["include-log-monitor"] = "false"
-    print("  adjusted: worker nodes: include-log-monitor false (one host: the head's log monitor reads every log)")
-
-
 def run_multinode(harness: Harness) -> MultiNodeRun:
     """Renders the multinode stack with the CLI and runs its training job's kill-and-resume experiment on a local
     cluster of one Ray node per worker pod; its runs join the session's summary."""
@@ -111,7 +102,6 @@ def run_multinode(harness: Harness) -> MultiNodeRun:
     if done.returncode != 0:
         raise RuntimeError(f"ray-gpu render of the multinode stack failed: {done.stderr}")
     stack = Harness.load(rendered, work, harness.timeout, harness.checks, None)
-    one_log_monitor(stack.objects[f"RayJob/{WORKLOAD}"])
     experiment = run_resume_experiment(stack, WORKLOAD)
     harness.runs += stack.runs
     run = MultiNodeRun(stack.job(WORKLOAD), experiment, attempts([r.log for r in experiment.runs]))
