@@ -30,5 +30,8 @@ export const EFA_HUGEPAGES: EfaHugepages = {
   source: "EKS user guide, 'Run machine learning training on Amazon EKS with Elastic Fabric Adapter' (pod spec)",
 };
 
+/** MiB of one page of {@link HUGEPAGES_2MI_RESOURCE}. */
+export const HUGEPAGE_MIB = 2;
+
 /** MiB of memory a node's reserved hugepages take out of its allocatable (the kubelet subtracts pre-allocated pages). */
-export const efaNodeHugepagesMiB = (h: EfaHugepages = EFA_HUGEPAGES) => h.nodePages * 2;
+export const efaNodeHugepagesMiB = (h: EfaHugepages = EFA_HUGEPAGES) => h.nodePages * HUGEPAGE_MIB;

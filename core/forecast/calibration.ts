@@ -74,20 +74,17 @@ export const TENSOR_PARALLEL_SECONDS_PER_LAYER = 0.00006;
  * host (no NVLink), about half of a x16 link's 32 GB/s once NCCL's protocol is paid.
  */
 export const PCIE_COLLECTIVE_GBPS = 12;
-/** What NCCL reaches of a node's baseline network bandwidth between nodes, by transport, and why. */
+/** What NCCL reaches of a node's baseline network bandwidth between nodes, by transport, and its name in the plan. */
 export const NETWORK_EFFICIENCY: {
-  readonly [T in Transport]: { readonly share: number; readonly text: string; readonly why: string };
+  readonly [T in Transport]: { readonly share: number; readonly text: string };
 } = {
-  tcp: {
-    share: 0.7,
-    text: "TCP over ENA",
-    why: "Assumed: NCCL's socket transport through the kernel's TCP stack, 16 sockets per peer",
-  },
-  efa: {
-    share: 0.9,
-    text: "EFA",
-    why: "Assumed: libfabric's EFA provider (SRD, kernel bypass) through aws-ofi-nccl, staged through host memory on g5",
-  },
+  /** Assumed: NCCL's socket transport through the kernel's TCP stack, 16 sockets per peer. */
+  tcp: { share: 0.7, text: "TCP over ENA" },
+  /**
+   * Assumed: libfabric's EFA provider (SRD, kernel bypass) through aws-ofi-nccl, staged through host memory on g5; the
+   * one public 2-node figure for EFA without GPUDirect (p3dn, NVIDIA/nccl#235).
+   */
+  efa: { share: 0.9, text: "EFA" },
 };
 
 /** Assumed: Ray workers starting, the runtime reading its tuning and the job's first step: before any work. */

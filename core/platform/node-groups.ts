@@ -13,7 +13,7 @@
  * label, so `--balance-similar-node-groups` never splits a scale-up between them (`./spot-fallback.ts`).
  */
 import { IMDS } from "./security";
-import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../catalog/efa";
+import { EFA_RESOURCE, HUGEPAGE_MIB, HUGEPAGES_2MI_RESOURCE } from "../catalog/efa";
 import { acceleratorOf, GPU_INSTANCES, type GpuInstanceType } from "../catalog/instances";
 import { fallbackGroupName, spotGroupName } from "../config/platform";
 import type { Environment } from "../config/stack";
@@ -284,7 +284,7 @@ function gpuNodeGroup(pool: GpuPoolPlan, group: GpuGroupSpec, clusterName: strin
       httpTokens: "required",
       httpPutResponseHopLimit: HOP_LIMIT,
       rootVolume: rootVolume(pool.rootVolumeGiB),
-      userData: nvmeUserData(pool.efa ? pool.efa.nodeHugepagesMiB / 2 : 0),
+      userData: nvmeUserData(pool.efa ? pool.efa.nodeHugepagesMiB / HUGEPAGE_MIB : 0),
     },
     availabilityZone: pool.availabilityZone,
     clusterPlacementGroup: pool.clusterPlacementGroup,

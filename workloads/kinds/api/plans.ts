@@ -7,6 +7,7 @@ import type { MemoryEstimate } from "../../../core/memory/estimate";
 import type { ModelArchitecture } from "../../../core/models/types";
 import type { InterruptionPlan } from "../../../core/reliability/interruption";
 import type { StepBreakdown } from "../../../core/forecast/types";
+import type { TrainingStepInput } from "../../../core/forecast/training";
 import type { ActorPoolSection, DataSection, KnobsOf, SweepSection, TrainSection } from "../../contract/document";
 
 /** A kind's memory plan: the model, the estimate, whether it fits, and the chosen knobs. */
@@ -58,6 +59,8 @@ export interface TrainingTuning {
   readonly interruptions: InterruptionPlan;
   /** One optimizer step as the forecast models it: what the cadence and the job's forecast both read. */
   readonly step: StepBreakdown;
+  /** What the step is modelled from (the forecast varies its GPUs and network for the scaling rows). */
+  readonly stepInput: TrainingStepInput;
   readonly decisions: readonly Decision[];
 }
 

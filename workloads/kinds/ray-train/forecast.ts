@@ -4,29 +4,17 @@ import { jobForecast } from "../../../core/forecast/job";
 import { scalingForecast } from "../../../core/forecast/scaling";
 import type { ForecastResult, ScalingPoint } from "../../../core/forecast/types";
 import type { ForecastInput } from "../api/strategy";
-import { trainingStepInput } from "./step";
-import type { TuneTrainingArgs } from "./tune";
 
 type TrainingForecastInput = ForecastInput<"TrainingJob"> | ForecastInput<"LoRAFineTune">;
 
 /** The job's step at 8, 16 and 32 GPUs and its own count, over TCP and, on an EFA-capable pool, EFA. */
-function jobScaling(i: TrainingForecastInput): ScalingPoint[] {
-  const memory: TuneTrainingArgs["memory"] = i.memory;
-  const step = trainingStepInput({
-    spec: i.spec,
-    model: memory.model,
-    imageTokensPerSample: memory.imageTokensPerSample,
-    knobs: memory.knobs,
-    node: i.node,
-    transport: "tcp",
-  });
-  return scalingForecast({
-    step,
-    globalBatchSize: memory.knobs.globalBatchSize,
+const jobScaling = (i: TrainingForecastInput): ScalingPoint[] =>
+  scalingForecast({
+    step: i.tuning.stepInput,
+    globalBatchSize: i.memory.knobs.globalBatchSize,
     networkBaselineMbps: i.nodes.networkBaselineMbps,
     efaCapable: i.nodes.efaCapable,
   });
-}
 
 /** A training job's forecast: its optimizer steps at the time of the step its tuning planned, and how it scales. */
 export function trainingForecast(i: TrainingForecastInput): ForecastResult {

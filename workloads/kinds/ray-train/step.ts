@@ -6,8 +6,8 @@ import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/wor
 
 import { linksOf } from "../../../core/forecast/job";
 import type { TrainingMethod } from "../../../core/forecast/flops";
-import { optimizerBytesPerWeight, trainingStep, type TrainingStepInput } from "../../../core/forecast/training";
-import type { StepBreakdown, Transport } from "../../../core/forecast/types";
+import { optimizerBytesPerWeight, type TrainingStepInput } from "../../../core/forecast/training";
+import type { Transport } from "../../../core/forecast/types";
 import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import type { ModelArchitecture } from "../../../core/models/types";
 import type { PoolNode } from "../../../core/pools";
@@ -59,6 +59,3 @@ export function trainingStepInput(a: TrainingStepArgs): TrainingStepInput {
     links: linksOf(a.node.networkBaselineMbps, a.transport),
   };
 }
-
-/** The job's optimizer step on its pool. */
-export const jobTrainingStep = (a: TrainingStepArgs): StepBreakdown => trainingStep(trainingStepInput(a));

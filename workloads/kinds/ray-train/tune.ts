@@ -22,8 +22,9 @@ import { DEEPSPEED_BUCKET_ELEMENTS } from "../../../core/memory/deepspeed";
 import type { Offload } from "../../../core/memory/model-states";
 import { DEEPSPEED_FILE, TUNING_MOUNT_PATH, type TrainingJobKnobs, type TrainSection } from "../../contract/document";
 import type { DeepSpeedConfig, KindMemoryPlan, TrainingTuning } from "../api/plans";
-import { jobTrainingStep, trainableParameters } from "./step";
+import { trainableParameters, trainingStepInput } from "./step";
 import type { StepBreakdown } from "../../../core/forecast/types";
+import { trainingStep } from "../../../core/forecast/training";
 
 /** More DataLoader workers per GPU rarely help tokenized text; beyond this they only hold memory. */
 export const MAX_DATALOADER_WORKERS = 8;
@@ -205,7 +206,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
   const log = new DecisionLog();
   const workers = decideWorkers(spec.gpus, args.shape, log);
   const resilience = decideResilience(args, log);
-  const step = jobTrainingStep({
+  const stepInput = trainingStepInput({
     spec,
     model: memory.model,
     imageTokensPerSample: memory.imageTokensPerSample,
@@ -213,6 +214,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
     node,
     transport: args.shape.worker.efa ? "efa" : "tcp",
   });
+  const step = trainingStep(stepInput);
   const interruptions = planInterruptions(interruptionInput(args, step));
   const cadence = decideCadence(interruptions, log);
   const deepspeed = decideDeepSpeed(args.knobs, spec.precision, log);
@@ -222,6 +224,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
     train: { ...workers, ...resilience, ...cadence, deepspeed, ...offload },
     interruptions,
     step,
+    stepInput,
     decisions: log.decisions,
   };
 }
