@@ -66,3 +66,11 @@ def check_ran_the_plan(run: JobRun) -> None:
     assert run.ran is not None, f"{run.label}: the training job did not report what it ran with"
     assert run.ran.optimizer_steps > 0, f"{run.label}: the workers' optimizers never stepped"
     assert run.ran.shape == TrainShape.planned(run.doc), f"{run.label}: the workers ran another shape than the plan's"
+
+
+def check_training_run(run: JobRun) -> None:
+    """The job's checks on a training run that stands for the job's own run (an experiment's last run): every planned
+    value handed to Ray, the planned shape run, and nothing spilled, as test_job_runs.py checks a job's own run."""
+    assert unapplied(run) == set()
+    check_ran_the_plan(run)
+    assert run.spill.bytes == 0
