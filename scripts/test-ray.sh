@@ -45,6 +45,11 @@ export PATH="$VENV/bin:$PATH"
 # runtime/ finds it, its tests' helpers and the end-to-end modules from runtime/pyproject.toml (pythonpath); the
 # Ray bench's tests import their modules from their own folder (pytest's rootdir).
 export PYTHONPATH="$PWD/runtime"
+# One compute thread per process (PyTorch's intra-op pool, OpenMP), in every lane: the lanes and npm test already
+# oversubscribe the cores, where a process's extra threads only wait on each other. Measured beside one busy core: the
+# runtime library tests took 125 CPU-s with one thread against 150 with PyTorch's default, and the activation
+# calibration 10 against 23 beside three. Ray's nodes of the job clusters get the same (job_cluster.py).
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 
 checks() { # every check runs, whatever an earlier one found; the lane fails if any did
   local rc=0
