@@ -1,8 +1,9 @@
 /**
  * What each command loads: the CLI is one bundle (scripts/bundle-cli.mjs) and the Pulumi SDK is loaded only by
- * `preview`. Observed on the real binary through a preload that lists the packages read from node_modules.
+ * `preview`. Observed on the real binary through a preload that lists the packages read from node_modules. And what V8
+ * did with the bundle's code cache, which the build makes under the flags bin/ray-gpu.js sets.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
@@ -40,5 +41,17 @@ describe("ray-gpu startup", () => {
     const r = await loadedPackages(["preview", "--stack", "dev"]);
     expect(r.status).toBe(0);
     expect(r.packages).toEqual(expect.arrayContaining(["@pulumi/pulumi", "@pulumi/aws", "@pulumi/kubernetes"]));
+  });
+
+  it("compiles the bundle from the code cache the build made, under the flags the binary sets; others reject it", () => {
+    const status = (nodeFlags: readonly string[]) =>
+      spawnSync(process.execPath, [...nodeFlags, join(repoRoot, "bin/ray-gpu.js"), "plan", "--stack", "dev"], {
+        cwd: repoRoot,
+        encoding: "utf8",
+        env: { ...process.env, RAY_GPU_CODE_CACHE_STATUS: "1" },
+      }).stderr;
+    expect(status([])).toContain("ray-gpu: code cache accepted");
+    // A tiering budget given on node's command line is kept, and V8 then rejects a cache made under the binary's own.
+    expect(status(["--interrupt-budget=67584"])).toContain("ray-gpu: code cache rejected");
   });
 });
