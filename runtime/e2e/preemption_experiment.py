@@ -3,11 +3,16 @@
 
 1. it runs the worker pod's preStop hook, exactly as rendered, with the node's notice folder; ``ray`` in the hook
    is a stand-in that records its arguments (``ray stop`` would stop every Ray of this host), and so is ``sleep``:
-   the hook's one-second waits for the checkpoint return once it is written (or at the hang guard), so the hook's
-   count of seconds, and its limit of the grace period less a margin, advance only with the job's events, never with
-   the machine's load. Whether the notice checkpoint fits the grace period in time is the plan's bound
-   (``core/reliability/interruption.ts``), not this run's: it asserts the order (the checkpoint before ``ray stop``
-   and SIGTERM);
+   the hook's one-second waits for the checkpoint return once it is written, so the hook's count of seconds, and its
+   limit of the grace period less a margin, advance only with the job's events, never with the machine's load. When
+   the deleted pod holds every rank (one worker pod), ``date`` is a stand-in too: the deadline the hook writes, which
+   the workers hand to Ray's drain, lies the hang guard further ahead, so Ray Train cannot restart the run before the
+   notice's checkpoint because a loaded machine was slow to reach it (the restart would then wait for the replacement
+   node that the hook, waiting for that checkpoint, holds back); the run restarts when the node's ranks die. With
+   ranks on other pods, Ray Train restarts at the deadline, so it stays the real one, and a wait past it ends there
+   as the kubelet's grace period would end it (the hook then says no checkpoint came). Whether the notice checkpoint
+   fits the grace period in time is the plan's bound (``core/reliability/interruption.ts``), not this run's: it
+   asserts the order (the checkpoint before ``ray stop`` and SIGTERM);
 2. it sends SIGTERM (then SIGKILL) to the node's processes, as the kubelet does once the hook returns;
 3. it starts a node of the same spec with a fresh notice folder, as KubeRay recreates the deleted worker pod.
 
@@ -45,13 +50,18 @@ CHECKPOINT_EVERY = 5
 NOTICE_STEP = 7
 #: The stand-in for ``ray`` in the hook: records its arguments, one line per call.
 RAY_STAND_IN = '#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
-#: The stand-in for ``sleep`` in the hook: returns once the checkpoint is there, or after the hang guard.
+#: The stand-in for ``sleep`` in the hook: returns once the checkpoint is there, once the notice's deadline has passed
+#: (the kubelet's grace is over), or after the hang guard.
 SLEEP_STAND_IN = f"""#!/bin/sh
-n=0
-while [ ! -e "$RAY_GPU_NOTICE_DIR/{NOTICE_FILES["checkpointed"]}" ] && [ "$n" -lt {int(HANG_GUARD_S)} ]; do
+d="$RAY_GPU_NOTICE_DIR"; n=0
+while [ ! -e "$d/{NOTICE_FILES["checkpointed"]}" ] && [ "$(/bin/date +%s)" -lt "$(cat "$d/{NOTICE_FILES["notice"]}")" ] &&
+  [ "$n" -lt {int(HANG_GUARD_S)} ]; do
   /bin/sleep 1; n=$((n+1))
 done
 """
+#: The stand-in for ``date`` in the hook (which asks only ``date +%s``), when the deleted pod holds every rank: the
+#: time the hang guard from now.
+DATE_STAND_IN = f"#!/bin/sh\necho $(( $(/bin/date +%s) + {int(HANG_GUARD_S)} ))\n"
 
 
 @dataclass
@@ -78,21 +88,29 @@ def _worker_pod(cluster: LocalCluster) -> dict[str, Any]:
     return dict(cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"])
 
 
-def _stand_ins(scratch: str) -> str:
-    """A folder with the hook's ``ray`` and ``sleep`` stand-ins (see the module), put first on its PATH."""
+def _holds_every_rank(cluster: LocalCluster) -> bool:
+    """Whether the job has one worker pod, so deleting it ends every rank (and Ray Train restarts at once)."""
+    return int(cluster.job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]) == 1
+
+
+def _stand_ins(scratch: str, far_deadline: bool) -> str:
+    """A folder with the hook's ``ray`` and ``sleep`` stand-ins, and ``date``'s with ``far_deadline`` (see the
+    module), put first on its PATH."""
     bin_dir = os.path.join(scratch, "hook-stand-ins")
     os.makedirs(bin_dir, exist_ok=True)
-    for name, script in (("ray", RAY_STAND_IN), ("sleep", SLEEP_STAND_IN)):
+    scripts = [("ray", RAY_STAND_IN), ("sleep", SLEEP_STAND_IN)] + ([("date", DATE_STAND_IN)] if far_deadline else [])
+    for name, script in scripts:
         with open(os.path.join(bin_dir, name), "w", encoding="utf-8") as f:
             f.write(script)
         os.chmod(os.path.join(bin_dir, name), 0o755)
     return bin_dir
 
 
-def run_hook(pod: dict[str, Any], notice_dir: str, scratch: str, kubelet: Kubelet) -> None:
-    """Runs the pod's preStop hook as the kubelet would, with the stand-ins first on its PATH; SIGTERM follows."""
-    bin_dir = _stand_ins(scratch)
-    command = pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
+def run_hook(cluster: LocalCluster, notice_dir: str, scratch: str, kubelet: Kubelet) -> None:
+    """Runs the worker pod's preStop hook as the kubelet would, with the stand-ins first on its PATH; SIGTERM
+    follows."""
+    bin_dir = _stand_ins(scratch, far_deadline=_holds_every_rank(cluster))
+    command = _worker_pod(cluster)["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "RAY_GPU_NOTICE_DIR": notice_dir}
     try:
         out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
@@ -109,7 +127,7 @@ def delete_pod(
     """The pod's deletion, then its replacement (see the module's steps)."""
     try:
         notice_dir = where["noticeDir"]
-        run_hook(_worker_pod(cluster), notice_dir, scratch, kubelet)
+        run_hook(cluster, notice_dir, scratch, kubelet)
         path = os.path.join(notice_dir, NOTICE_FILES["checkpointed"])
         kubelet.checkpointed = _read(path).strip() if os.path.exists(path) else None
         shutil.move(notice_dir, os.path.join(scratch, "deleted-pod-notice"))
