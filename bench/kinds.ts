@@ -1,3 +1,5 @@
+import { stringify } from "yaml";
+
 /** The workloads the benchmarks generate stacks from: every kind in turn, on pools large enough for all of them. */
 export const KINDS = [
   { kind: "TrainingJob", model: "meta-llama/Llama-3.2-1B", gpus: 4, nodePool: "a10g-4x", globalBatchSize: 64 },
@@ -41,4 +43,10 @@ export function benchStackConfig(n: number, maxNodes: number) {
       entrypoint: "python job.py",
     })),
   };
+}
+
+/** A stack file of {@link benchStackConfig}'s `n` workloads, in block YAML as users write it, on pools of 1,000 nodes. */
+export function benchStackFile(n: number): string {
+  const config = benchStackConfig(n, 1000);
+  return stringify({ config: Object.fromEntries(Object.entries(config).map(([k, v]) => [`ray-gpu:${k}`, v])) });
 }

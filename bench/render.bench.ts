@@ -12,11 +12,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parse, stringify } from "yaml";
+import { parse } from "yaml";
 import { planStackFile } from "../cli/input/stack-file";
 import { stableYaml } from "../core/serialize";
 import { loadRuntimePackage } from "../io/runtime-package";
-import { benchStackConfig } from "./kinds";
+import { benchStackFile } from "./kinds";
 import { median, once, table, type Run } from "./measure";
 
 const root = resolve(__dirname, "..");
@@ -25,12 +25,6 @@ const usage = join(root, "bench/usage.cjs");
 const work = mkdtempSync(join(tmpdir(), "ray-gpu-render-bench-"));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
 const SIZES = (process.env["BENCH_SIZES"] ?? "10,100,1000,5000").split(",").map(Number);
-
-/** A stack file of `benchStackConfig`'s `n` workloads, in block YAML as users write it, on pools of 1,000 nodes. */
-function generatedStack(n: number): string {
-  const config = benchStackConfig(n, 1000);
-  return stringify({ config: Object.fromEntries(Object.entries(config).map(([k, v]) => [`ray-gpu:${k}`, v])) });
-}
 
 interface Usage {
   readonly cpuS: number;
@@ -87,7 +81,7 @@ function phases(n: number, runs: number): string[] {
 
 function bench(n: number) {
   const runs = n >= 5000 ? Math.min(RUNS, 3) : RUNS;
-  writeFileSync(join(work, `Pulumi.bench-${n}.yaml`), generatedStack(n));
+  writeFileSync(join(work, `Pulumi.bench-${n}.yaml`), benchStackFile(n));
   const dir = (name: string) => join(work, `${name}-${n}`);
   const ours = (out: string): Run => [cli, ["-C", work, "render", "--stack", `bench-${n}`, "--out", out]];
   const [script, args] = ours(dir("ours"));

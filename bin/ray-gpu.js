@@ -10,10 +10,10 @@
 // V8's optimizing compiler (TurboFan) tiers a function up once it has run for its interrupt budget, 66 KiB of bytecode
 // in Node 20. A command runs for well under a second, so most of what it optimized was compiled on a background thread
 // and then hardly run: a render of 100 workloads spent about a quarter of its CPU that way. A budget of 1 MiB leaves
-// optimization to the code that runs long. Measured with bench/render.bench.ts's stacks, each against the default
-// budget in alternating pairs: 0.69x the CPU at 100 workloads, 0.86x at 1,000, 1.04x at 5,000. The flag only moves
-// when V8 tiers up, so it is set before the bundle is compiled (a cache is made and used under the same flags); a
-// budget given to node on its command line is kept.
+// optimization to the code that runs long. Measured by bench/tiering.bench.ts (npm run bench:tiering) against the
+// default budget, in alternating pairs: 0.71x the CPU at 100 workloads, 0.86x at 1,000, 1.02x at 5,000. The flag only
+// moves when V8 tiers up, so it is set before the bundle is compiled (a cache is made and used under the same flags);
+// a budget given to node on its command line is kept.
 "use strict";
 if (!process.execArgv.some((a) => a.startsWith("--interrupt-budget")))
   require("node:v8").setFlagsFromString("--interrupt-budget=1048576");
