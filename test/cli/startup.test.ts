@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures";
+import { HANG_GUARD_MS } from "../helpers/hang-guard";
 
 /** The npm packages `ray-gpu ...args` loads from node_modules, and its exit code. */
 function loadedPackages(args: readonly string[]): Promise<{ status: number | null; packages: string[] }> {
@@ -49,6 +50,7 @@ describe("ray-gpu startup", () => {
         cwd: repoRoot,
         encoding: "utf8",
         env: { ...process.env, RAY_GPU_CODE_CACHE_STATUS: "1" },
+        timeout: HANG_GUARD_MS,
       }).stderr;
     expect(status([])).toContain("ray-gpu: code cache accepted");
     // A tiering budget given on node's command line is kept, and V8 then rejects a cache made under the binary's own.
