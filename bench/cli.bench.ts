@@ -4,9 +4,9 @@
  * prints Markdown tables. `render` against cdk8s is bench/render.bench.ts (`npm run bench:render`).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { costRounds, table, timeCommand, userEnv } from "./measure";
+import { costRounds, loadAverages, machineDescription, table, timeCommand, userEnv } from "./measure";
 
 const root = resolve(__dirname, "..");
 const cli = join(root, "bin/ray-gpu.js");
@@ -83,10 +83,8 @@ function hostileInputs(): string[][] {
   });
 }
 
-const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
-const load = loadavg().map((l) => l.toFixed(2));
 console.log(
-  `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machine}, load average ${load.join(", ")}: ` +
+  `ray-gpu benchmarks, ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}, load average ${loadAverages()}: ` +
     `medians of ${RUNS} runs of whole processes (wall time, but CPU time for the commands; alternating runs, each ` +
     `ratio the median of per-pair ratios)\n`,
 );

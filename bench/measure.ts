@@ -3,7 +3,9 @@
  * every process it starts), medians over repeated runs.
  */
 import { spawnSync } from "node:child_process";
-import { delimiter } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { delimiter, join } from "node:path";
 import { performance } from "node:perf_hooks";
 
 /** The median of `xs`. */
@@ -100,4 +102,40 @@ export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   return [line(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+/** The machine a benchmark runs on, for its header: cores, CPU model and Node version. */
+export const machineDescription = (): string =>
+  `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
+
+/** The load averages over 1, 5 and 15 minutes, as `1.23, 0.98, 0.75`. */
+export const loadAverages = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
+
+/** A node process's own use, as bench/usage.cjs records it at exit. */
+export interface ProcessUsage {
+  /** CPU seconds, user + system, of every thread (the garbage collector's included). */
+  readonly cpuS: number;
+  /** Peak resident memory (`ru_maxrss`). */
+  readonly peakRssMiB: number;
+}
+
+/** bench/usage.cjs, which a measured node process preloads. */
+const USAGE_PRELOAD = join(__dirname, "usage.cjs");
+
+/**
+ * One run of the node script `run` (script and arguments) with bench/usage.cjs preloaded, so every script is measured
+ * alike; `file` is where usage.cjs writes (replaced each run). Fails loudly if the process fails.
+ */
+export function usageOf([script, args]: Run, file: string): ProcessUsage {
+  rmSync(file, { force: true });
+  const r = spawnSync(process.execPath, ["-r", USAGE_PRELOAD, script, ...args], {
+    encoding: "utf8",
+    maxBuffer: 256 * 2 ** 20,
+    env: { ...process.env, BENCH_USAGE_FILE: file },
+  });
+  if (r.status !== 0) throw new Error(`${script} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(readFileSync(file, "utf8").trim()) as ProcessUsage;
 }

@@ -9,7 +9,7 @@
  * scheduling check within it) and making the objects' text. `BENCH_RUNS` (default 5; 3 at 5,000 workloads).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parse } from "yaml";
@@ -17,28 +17,18 @@ import { planStackFile } from "../cli/input/stack-file";
 import { stableYaml } from "../core/serialize";
 import { loadRuntimePackage } from "../io/runtime-package";
 import { benchStackFile } from "./kinds";
-import { median, once, table, type Run } from "./measure";
+import { loadAverages, machineDescription, median, once, table, usageOf, type ProcessUsage, type Run } from "./measure";
 
 const root = resolve(__dirname, "..");
 const cli = join(root, "bin/ray-gpu.js");
-const usage = join(root, "bench/usage.cjs");
 const work = mkdtempSync(join(tmpdir(), "ray-gpu-render-bench-"));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
 const SIZES = (process.env["BENCH_SIZES"] ?? "10,100,1000,5000").split(",").map(Number);
 
-interface Usage {
-  readonly cpuS: number;
-  readonly peakRssMiB: number;
-}
-
 /** One run of a node script under bench/usage.cjs; `fresh` is removed first (outside the measure) when given. */
-function measured([script, args]: Run, fresh?: string): Usage {
+function measured(run: Run, fresh?: string): ProcessUsage {
   if (fresh) rmSync(fresh, { recursive: true, force: true });
-  const file = join(work, "usage.jsonl");
-  rmSync(file, { force: true });
-  process.env["BENCH_USAGE_FILE"] = file;
-  once([process.execPath, ["-r", usage, script, ...args]]);
-  return JSON.parse(readFileSync(file, "utf8").trim()) as Usage;
+  return usageOf(run, join(work, "usage.jsonl"));
 }
 
 /** Ours and cdk8s's runs in alternation: medians and the median per-pair CPU ratio. */
@@ -46,7 +36,7 @@ function pairs(ours: Run, theirs: Run, runs: number, fresh?: readonly [string, s
   measured(ours, fresh?.[0]);
   measured(theirs, fresh?.[1]);
   const rounds = Array.from({ length: runs }, () => [measured(ours, fresh?.[0]), measured(theirs, fresh?.[1])]);
-  const m = (pick: (r: Usage[]) => number) => median(rounds.map(pick));
+  const m = (pick: (r: ProcessUsage[]) => number) => median(rounds.map(pick));
   return [
     m((r) => r[0]!.cpuS).toFixed(3),
     m((r) => r[1]!.cpuS).toFixed(3),
@@ -96,12 +86,9 @@ function bench(n: number) {
   return { row: [String(n), String(objects.length)], again, first, phases: phases(n, runs) };
 }
 
-const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ");
-console.log(`render against cdk8s, ${new Date().toISOString().slice(0, 10)} on ${machine}, load ${load()}\n`);
+console.log(
+  `render against cdk8s, ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}, load ${loadAverages()}\n`,
+);
 try {
   const results = SIZES.map(bench);
   const header = ["workloads", "objects", "ours CPU s", "cdk8s CPU s", "ours / cdk8s", "ours MiB", "cdk8s MiB"];
@@ -123,7 +110,7 @@ try {
       results.map((r) => [r.row[0]!, ...r.phases]),
     )}\n`,
   );
-  console.log(`load at the end: ${load()}`);
+  console.log(`load at the end: ${loadAverages()}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -7,7 +7,6 @@
  * Both must find the same pods unplaced with the same reasons, or the benchmark fails. Run:
  * `npx tsx bench/schedule.bench.ts` (`BENCH_RUNS`, default 5).
  */
-import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseStackConfig, type StackConfig } from "../core/config/stack";
 import { planLayout, type LayoutInput } from "../core/deploy/layout";
@@ -21,7 +20,7 @@ import { planStack, type StackPlan } from "../workloads/stack";
 import type { WorkloadPlan } from "../workloads/workload";
 import { exhaustivePlace } from "../test/helpers/exhaustive-place";
 import { benchStackConfig } from "./kinds";
-import { median, table } from "./measure";
+import { machineDescription, median, table } from "./measure";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
 const runtime = loadRuntimePackage();
@@ -116,8 +115,9 @@ function row(n: number, maxNodes: number): string[] {
   ];
 }
 
-const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
-console.log(`scheduling check, ${new Date().toISOString().slice(0, 10)} on ${machine}: medians of ${RUNS} runs\n`);
+console.log(
+  `scheduling check, ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}: medians of ${RUNS} runs\n`,
+);
 const header = [
   "workloads",
   "GPU nodes per pool at max",

@@ -10,9 +10,18 @@
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { costOnce, costRounds, table, userEnv, type Cost, type Variant } from "./measure";
+import {
+  costOnce,
+  costRounds,
+  loadAverages,
+  machineDescription,
+  table,
+  userEnv,
+  type Cost,
+  type Variant,
+} from "./measure";
 
 const root = resolve(__dirname, "..");
 const work = mkdtempSync(join(tmpdir(), "ray-gpu-startup-"));
@@ -83,12 +92,9 @@ function startupRows(consumer: string, args: readonly string[], script: string):
 const onceRow = (what: string, c: Cost) => [what, c.cpuS.toFixed(3), c.wallS.toFixed(3)];
 
 requireBuilt();
-const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ");
-console.log(`ray-gpu start-up, ${new Date().toISOString().slice(0, 10)} on ${machine}; load average ${load()}\n`);
+console.log(
+  `ray-gpu start-up, ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; load average ${loadAverages()}\n`,
+);
 try {
   const consumer = join(work, "consumer");
   const install = consumerProject(consumer);
@@ -109,7 +115,7 @@ try {
     ...startupRows(consumer, ["--version"], "rg-version"),
     ...startupRows(consumer, ["plan", "--stack", "dev"], "rg-plan"),
   ];
-  console.log(`Medians of ${RUNS} rounds (× node: median of per-round CPU ratios); load average ${load()}\n`);
+  console.log(`Medians of ${RUNS} rounds (× node: median of per-round CPU ratios); load average ${loadAverages()}\n`);
   console.log(table(["command", "started by", "CPU s", "× node", "wall s"], rows));
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -8,13 +8,12 @@
  * at 5,000 workloads).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { benchStackFile } from "./kinds";
-import { median, once, table, type Run } from "./measure";
+import { loadAverages, machineDescription, median, once, table, usageOf, type ProcessUsage, type Run } from "./measure";
 
 const root = resolve(__dirname, "..");
-const usage = join(root, "bench/usage.cjs");
 const work = mkdtempSync(join(tmpdir(), "ray-gpu-tiering-bench-"));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 7);
 const SIZES = (process.env["BENCH_SIZES"] ?? "100,1000,5000").split(",").map(Number);
@@ -45,19 +44,8 @@ function defaultBudgetCopy(): string {
   return join(copy, "bin/ray-gpu.js");
 }
 
-interface Usage {
-  readonly cpuS: number;
-  readonly peakRssMiB: number;
-}
-
 /** One run of a node script under bench/usage.cjs. */
-function measured([script, args]: Run): Usage {
-  const file = join(work, "usage.jsonl");
-  rmSync(file, { force: true });
-  process.env["BENCH_USAGE_FILE"] = file;
-  once([process.execPath, ["-r", usage, script, ...args]]);
-  return JSON.parse(readFileSync(file, "utf8").trim()) as Usage;
-}
+const measured = (run: Run): ProcessUsage => usageOf(run, join(work, "usage.jsonl"));
 
 /** Both binaries rendering `n` workloads, alternating: medians and the median per-pair CPU ratio. */
 function row(n: number, defaultBin: string): string[] {
@@ -72,7 +60,7 @@ function row(n: number, defaultBin: string): string[] {
   measured(theirs);
   const runs = n >= 5000 ? Math.min(RUNS, 3) : RUNS;
   const rounds = Array.from({ length: runs }, () => [measured(ours), measured(theirs)] as const);
-  const m = (pick: (r: readonly [Usage, Usage]) => number) => median(rounds.map(pick));
+  const m = (pick: (r: readonly [ProcessUsage, ProcessUsage]) => number) => median(rounds.map(pick));
   return [
     String(n),
     m((r) => r[0].cpuS).toFixed(3),
@@ -83,13 +71,8 @@ function row(n: number, defaultBin: string): string[] {
   ];
 }
 
-const machine = `${availableParallelism()} CPU(s), ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ");
 console.log(`render with the CLI's interrupt budget and with V8's default, ${new Date().toISOString().slice(0, 10)}`);
-console.log(`on ${machine}, load ${load()}\n`);
+console.log(`on ${machineDescription()}, load ${loadAverages()}\n`);
 try {
   const defaultBin = defaultBudgetCopy();
   const header = ["workloads", "budget CPU s", "default CPU s", "budget / default", "budget MiB", "default MiB"];
@@ -99,7 +82,7 @@ try {
       SIZES.map((n) => row(n, defaultBin)),
     ),
   );
-  console.log(`\nload at the end: ${load()}`);
+  console.log(`\nload at the end: ${loadAverages()}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
