@@ -51,13 +51,17 @@ function cachedData(digest) {
   }
 }
 
-/** Runs the bundle as a CommonJS module, compiled with its code cache when there is one: its exports and script. */
+/**
+ * Runs the bundle as a CommonJS module, compiled with its code cache when there is one: its exports and script, the
+ * bundle's digest, and whether a cache for it was handed to V8.
+ */
 function loadBundle() {
   const source = bundleSource();
   const digest = createHash("sha256").update(source).digest("hex");
+  const cached = cachedData(digest);
   const script = new vm.Script(Module.wrap(source), {
     filename: bundle,
-    cachedData: cachedData(digest),
+    cachedData: cached,
     importModuleDynamically: vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const mod = new Module(bundle, module);
@@ -65,16 +69,16 @@ function loadBundle() {
   mod.paths = Module._nodeModulePaths(dirname(bundle));
   script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, dirname(bundle));
   mod.loaded = true;
-  return { cli: mod.exports, script, digest };
+  return { cli: mod.exports, script, digest, cached: cached !== undefined };
 }
 
 /**
  * With RAY_GPU_CODE_CACHE_STATUS set, says on stderr what V8 did with the code cache: accepted, rejected (made by
  * another Node or under other flags), or none (no cache for this bundle). test/cli/startup.test.ts reads it.
  */
-function reportCache(script, digest) {
+function reportCache(script, cached) {
   if (!process.env.RAY_GPU_CODE_CACHE_STATUS) return;
-  const status = cachedData(digest) === undefined ? "none" : script.cachedDataRejected ? "rejected" : "accepted";
+  const status = !cached ? "none" : script.cachedDataRejected ? "rejected" : "accepted";
   process.stderr.write(`ray-gpu: code cache ${status}\n`);
 }
 
@@ -84,8 +88,8 @@ function writeCache(script, digest) {
   if (out) writeFileSync(out, Buffer.concat([Buffer.from(digest, "latin1"), script.createCachedData()]));
 }
 
-const { cli, script, digest } = loadBundle();
-reportCache(script, digest);
+const { cli, script, digest, cached } = loadBundle();
+reportCache(script, cached);
 cli.main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
