@@ -38,6 +38,12 @@ export const PIP_REQUIREMENT_RULE =
 /** The exact version a requirement pins (`5.18.0` of `transformers==5.18.0 --hash=...`). */
 export const pipVersion = (requirement: string): string => /===?\s*([^\s]+)/.exec(requirement)?.[1] ?? "";
 
+/** Whether `version` (`4.48.3`, `0.6.3.post1`) is older than `major.minor`. */
+export function versionBelow(version: string, floor: { readonly major: number; readonly minor: number }): boolean {
+  const [major = 0, minor = 0] = version.split(".").map((n) => Number.parseInt(n, 10));
+  return major < floor.major || (major === floor.major && minor < floor.minor);
+}
+
 /** Whether a requirement carries at least one hash. */
 export const isHashed = (requirement: string): boolean => /\s--hash=/.test(requirement);
 

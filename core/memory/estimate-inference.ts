@@ -98,6 +98,17 @@ function vllmForwardProfileBytes(m: ModelArchitecture, tokens: number, tp: numbe
  */
 export const VLLM_LLM_CLASS_MAX_BATCHED_TOKENS = 8192;
 
+/**
+ * The oldest vLLM whose memory the serving plan models: the V1 engine as 0.19.0 logs it (the published cases of
+ * docs/memory.md), with chunked prefill always on, a profile of `max_num_batched_tokens` tokens that samples
+ * `max_num_seqs` requests, and the CUDA context outside `gpu_memory_utilization`. Older engines measured memory
+ * otherwise: the V0 engine profiles `max_model_len` tokens unless chunked prefill is enabled, and what counts inside
+ * the share changed from release to release (vllm-project/vllm#9352, #10511 and #12126 in V0; the V1 worker counted
+ * every byte in use on the device as non-torch memory until #18974 and #19312, June 2025). A plan of such an engine
+ * could promise a KV cache the engine does not allocate, so a job that pins one is refused.
+ */
+export const VLLM_MODELLED_FROM = { major: 0, minor: 19 } as const;
+
 export interface ServingEstimate extends MemoryEstimate {
   readonly kvCacheBytesPerToken: number;
   readonly kvCacheTokens: number;

@@ -7,6 +7,7 @@ import { planServingMemory, utilizationProblem } from "../../../core/memory/plan
 import type { GpuPoolPlan } from "../../../core/pools";
 import { dataSections, tuneData } from "../ray-data/tune";
 import { checkContextLength } from "../shared/context-length";
+import { checkVllmEngine } from "./engine";
 import type { InferenceMemoryPlan } from "../api/plans";
 import type { KindStrategy } from "../api/strategy";
 import type { SweepSection } from "../../contract/document";
@@ -42,7 +43,7 @@ function checkGpus(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, is
 
 /**
  * Tensor parallelism stays inside a node; prompt and generation fit the model's context; the memory share leaves room
- * for the CUDA context.
+ * for the CUDA context; a pinned vLLM is one the plan models (./engine.ts).
  */
 function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues: IssueCollector): void {
   const gpusPerNode = pool.node.gpus;
@@ -62,6 +63,7 @@ function check(spec: BatchInferenceSpec, pool: GpuPoolPlan, path: string, issues
   );
   const share = utilizationProblem(spec.gpuMemoryUtilization, pool.node.usableGpuMemoryGiB);
   if (share) issues.add(`${path}.gpuMemoryUtilization`, share, spec.gpuMemoryUtilization);
+  checkVllmEngine(spec, path, issues);
 }
 
 function planMemory(spec: BatchInferenceSpec, pool: GpuPoolPlan): InferenceMemoryPlan {

@@ -4,7 +4,7 @@
  */
 import type { LoRAFineTuneSpec, TrainingJobSpec } from "../../../core/config/workloads";
 import { pipProject } from "../../../core/config/distinct";
-import { pipVersion } from "../../../core/config/pip";
+import { pipVersion, versionBelow } from "../../../core/config/pip";
 import { resolveModel } from "../../../core/config/model-ref";
 import { hasCausalLmLoss } from "../../../core/memory/loss";
 import type { IssueCollector } from "../../../core/errors";
@@ -57,7 +57,7 @@ export function checkBatchArithmetic(
  * 2025-01-13) pads the labels instead of slicing a shifted copy of the fp32 logits, so 4.48 and older keep 4 more
  * bytes per token per vocabulary entry than the plan counts (core/memory/loss.ts plans 5.18's loss).
  */
-const LOSS_WITHOUT_LOGIT_COPY = [4, 49] as const;
+const LOSS_WITHOUT_LOGIT_COPY = { major: 4, minor: 49 } as const;
 
 /** A pinned transformers that copies the logits for the loss is refused unless the chunked loss replaces it. */
 export function checkTransformersPin(
@@ -69,9 +69,8 @@ export function checkTransformersPin(
   (spec.runtimeEnv?.pip ?? []).forEach((requirement, i) => {
     if (pipProject(requirement) !== "transformers") return;
     const version = pipVersion(requirement);
-    const [major = 0, minor = 0] = version.split(".").map((n) => Number.parseInt(n, 10));
-    const [wantMajor, wantMinor] = LOSS_WITHOUT_LOGIT_COPY;
-    if (major > wantMajor || (major === wantMajor && minor >= wantMinor)) return;
+    if (!versionBelow(version, LOSS_WITHOUT_LOGIT_COPY)) return;
+    const { major: wantMajor, minor: wantMinor } = LOSS_WITHOUT_LOGIT_COPY;
     issues.add(
       `${path}.runtimeEnv.pip[${i}]`,
       `transformers ${version} computes the loss on a shifted fp32 copy of the logits (before ` +
