@@ -11,6 +11,7 @@ Usage: python calibration/measure_activations.py > test/data/activation-calibrat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import sys
@@ -130,6 +131,14 @@ LORA_VARIANTS = (
     ("all-linear", True, 0.0),
 )
 
+# Kinds of LoRA measured under autocast: without and with lora_dropout, on the query and value or every linear layer.
+AUTOCAST_VARIANTS = (
+    ("default", False, 0.0),
+    ("default", False, 0.1),
+    ("all-linear", False, 0.0),
+    ("all-linear", False, 0.1),
+)
+
 # (hidden, intermediate, head_dim, vocab): three shapes so the hidden, head, MLP and vocabulary terms separate.
 SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
 
@@ -164,6 +173,7 @@ def measure(
     checkpointing: bool,
     lora: bool,
     variant: tuple = ("default", False, 0.0),
+    autocast: bool = False,
 ) -> dict:
     h, i, hd, v = shape
     model = build(family, h, i, hd, v).to(torch.bfloat16)
@@ -205,9 +215,12 @@ def measure(
         return t
 
     ids = torch.randint(0, v, (batch, seq))
-    with saved_tensors_hooks(pack, lambda t: t):
-        out = model(input_ids=ids, labels=ids)
-    out.loss.backward()
+    # Mixed precision as the runtime trains LoRA under plain DDP: torch.autocast to bf16 around the step.
+    mixed = torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
+    with mixed:
+        with saved_tensors_hooks(pack, lambda t: t):
+            out = model(input_ids=ids, labels=ids)
+        out.loss.backward()
     per_region: dict[str, int] = {}
     for name, nbytes in seen.values():
         per_region[name] = per_region.get(name, 0) + nbytes
@@ -229,6 +242,7 @@ def measure(
             if lora and variant != ("default", False, 0.0)
             else {}
         ),
+        **({"autocast": True} if autocast else {}),
         "layerBytes": inner,
         "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
         "headBytes": per_region.get("head", 0),
@@ -254,6 +268,12 @@ def main() -> None:
             for variant in LORA_VARIANTS:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, False, True, variant))
+    # LoRA under mixed precision (autocast): the adapters' matmuls save 16-bit copies of their inputs.
+    for family in ("llama", "qwen2", "gemma"):
+        for shape in SHAPES:
+            for variant in AUTOCAST_VARIANTS:
+                for batch, seq in ((1, 64), (2, 128)):
+                    rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "

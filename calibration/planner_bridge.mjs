@@ -7,10 +7,18 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const { activationBytes } = require("../dist/core/memory/estimate.js");
 const { logitsBytes } = require("../dist/core/memory/loss.js");
+const { adapterParameters } = require("../dist/core/memory/lora.js");
+const { autocastCopyBytes, MIXED_PRECISION } = require("../dist/core/memory/model-states.js");
 
 for await (const line of createInterface({ input: process.stdin })) {
   const r = JSON.parse(line);
-  const activations = activationBytes(r, "cpu");
+  // The adapters compute in 16 bit under mixed precision, as the knob search tells activationBytes.
+  const lora = r.lora && { ...r.lora, autocast: MIXED_PRECISION[r.precision] };
+  const activations = activationBytes({ ...r, lora }, "cpu");
   const logits = logitsBytes(r.model, r.microBatchSize * r.tokensPerSample, "full");
-  process.stdout.write(`${JSON.stringify({ activations, logits })}\n`);
+  // Autocast's 16-bit copies of the adapters are saved for backward too; the plan counts them with the weights.
+  const adapterCopies = lora
+    ? autocastCopyBytes(r.precision, adapterParameters(r.model, lora.rank, lora.targetModules))
+    : 0;
+  process.stdout.write(`${JSON.stringify({ activations, logits, adapterCopies })}\n`);
 }

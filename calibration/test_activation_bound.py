@@ -1,6 +1,7 @@
 """Safety property of the memory planner: for random architectures and settings, the bytes autograd really saves for
 backward (a tiny transformers model run on CPU, every saved tensor counted once) never exceed the planner's activation
-and logits terms (core/memory/estimate.ts ``activationBytes``, core/memory/loss.ts ``logitsBytes``), asked through
+and logits terms (core/memory/estimate.ts ``activationBytes``, core/memory/loss.ts ``logitsBytes``; under mixed
+precision, LoRA's 16-bit adapter copies too, core/memory/model-states.ts ``autocastCopyBytes``), asked through
 calibration/planner_bridge.mjs. Hypothesis draws the cases from a fixed seed, so a run is reproducible.
 
 SDPA with attention dropout is left out: on a GPU its kernels keep nothing extra, while PyTorch's CPU math kernel keeps
@@ -8,6 +9,7 @@ the probabilities, so the CPU cannot stand in for that case."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
@@ -86,6 +88,8 @@ def cases(draw):
         "seq": draw(st.integers(8, 160)),
         "loraKind": draw(st.sampled_from(["default", "all-linear"])),
         "loraDropout": draw(st.sampled_from([0.0, 0.1])),
+        # LoRA in mixed precision: the runtime's torch.autocast to bf16 around the step (the plan's bf16-mixed).
+        "mixed": draw(st.booleans()),
     }
 
 
@@ -158,9 +162,15 @@ def build(c: dict) -> torch.nn.Module:
     return model.train()
 
 
+def mixed(c: dict) -> bool:
+    return c["lora"] and c["mixed"]
+
+
 def saved_bytes(model: torch.nn.Module, c: dict) -> int:
     ids = torch.randint(0, c["vocab"], (c["batch"], c["seq"]))
-    return saved_tensor_bytes(model, lambda: model(input_ids=ids, labels=ids).loss)
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16) if mixed(c) else contextlib.nullcontext()
+    with autocast:
+        return saved_tensor_bytes(model, lambda: model(input_ids=ids, labels=ids).loss)
 
 
 def request(c: dict) -> dict:
@@ -190,7 +200,7 @@ def request(c: dict) -> dict:
                 "relativePositionBias": False,
             },
         },
-        "precision": "bf16-true",
+        "precision": "bf16-mixed" if mixed(c) else "bf16-true",
         "microBatchSize": c["batch"],
         "tokensPerSample": c["seq"],
         "gradientCheckpointing": c["checkpointing"],
@@ -206,5 +216,5 @@ def request(c: dict) -> dict:
 def test_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
     measured = saved_bytes(build(c), c)
     planned = planner(request(c))
-    bound = planned["activations"] + planned["logits"]
+    bound = planned["activations"] + planned["logits"] + planned["adapterCopies"]
     assert measured <= bound, f"{c}: autograd saved {measured} bytes, the planner allows {bound}"

@@ -89,19 +89,30 @@ export interface LoraActivationInput {
   readonly targetModules: readonly string[];
   /** PEFT's `lora_dropout`: above 0 each adapter also keeps the dropout mask of its input. @default 0 */
   readonly dropout?: number;
+  /**
+   * Whether the adapters' matmuls run in 16 bit: mixed precision (`bf16-mixed`, `fp16-mixed`), where the runtime trains
+   * under `torch.autocast` (plain DDP) or DeepSpeed's 16-bit engine (ZeRO). PEFT still casts the input to its fp32
+   * adapters' dtype, but the matmul then saves autocast's 16-bit copy of it, and `lora_B` a 16-bit rank-r projection.
+   * @default false (the fp32 cast and an fp32 projection are kept)
+   */
+  readonly autocast?: boolean;
 }
 
 /**
- * Bytes per input feature an adapted layer keeps: the fp32 copy of its input that PEFT casts for `lora_A` (4), and
- * with LoRA dropout the mask as well (a 1-byte bool on a GPU, `native_dropout`; PyTorch's CPU dropout keeps an fp32
- * noise tensor), the dropped copy taking the cast copy's place.
+ * Bytes per input feature an adapted layer keeps: the copy of its input that `lora_A` saves (the fp32 cast PEFT makes
+ * for its fp32 adapters, 4, or under mixed precision autocast's 16-bit copy of that cast, 2), and with LoRA dropout the
+ * mask as well (a 1-byte bool on a GPU, `native_dropout`; PyTorch's CPU dropout keeps an fp32 noise tensor), the
+ * dropped copy taking the cast copy's place.
  */
 function adapterBytesPerInput(lora: LoraActivationInput, device: DropoutDevice): number {
   const mask = (lora.dropout ?? 0) > 0 ? (device === "gpu" ? 1 : 4) : 0;
-  return 4 + mask;
+  return adapterComputeBytes(lora) + mask;
 }
 
-/** Bytes per token the adapters keep: their inputs' casts (and masks), and each one's fp32 rank-r projection. */
+/** Bytes per element of what the adapters' matmuls save: 2 under mixed precision, else PEFT's fp32. */
+const adapterComputeBytes = (lora: LoraActivationInput): number => (lora.autocast ? 2 : 4);
+
+/** Bytes per token the adapters keep: their inputs' casts (and masks), and each one's rank-r projection. */
 function adapterBytesPerToken(
   m: ModelArchitecture,
   lora: LoraActivationInput,
@@ -109,13 +120,14 @@ function adapterBytesPerToken(
   where: "perLayer" | "once",
 ): number {
   const { inputFeatures, layers } = adapterFootprint(m, lora.targetModules)[where];
-  return adapterBytesPerInput(lora, device) * inputFeatures + 4 * lora.rank * layers;
+  return adapterBytesPerInput(lora, device) * inputFeatures + adapterComputeBytes(lora) * lora.rank * layers;
 }
 
 /**
  * Bytes saved per token per layer: the measured coefficients scaled from 16-bit by `bytesPerActivation / 2`, and for
- * LoRA the frozen block plus each adapted layer's cast input (4 bytes per feature, plus a dropout mask) and fp32
- * rank-r projection. Adapting every linear layer therefore keeps more than full fine-tuning does (measured).
+ * LoRA the frozen block plus each adapted layer's cast input (4 bytes per feature, 2 under mixed precision, plus a
+ * dropout mask) and rank-r projection. Adapting every linear layer therefore keeps more than full fine-tuning does
+ * (measured).
  */
 export function layerBytesPerToken(
   m: ModelArchitecture,

@@ -13,7 +13,9 @@ import type { ModelStates, Precision } from "./model-states";
  * Memory outside the caching allocator's peak. CUDA context with lazy module loading: ~300–500 MiB per process
  * (pytorch/pytorch#109888, #86509); NCCL communicator buffers when several GPUs talk (NVIDIA/nccl `DEFAULT_BUFFSIZE`
  * 4 MiB per channel, tens to hundreds of MiB in practice); and allocator headroom for fragmentation between
- * `max_memory_allocated` and `max_memory_reserved`, kept small by `expandable_segments:True`.
+ * `max_memory_allocated` and `max_memory_reserved`, kept small by `expandable_segments:True`. The headroom is a share
+ * of the memory allocated and freed within each step (activations, logits, gradients, buffers, temporaries), not of
+ * the weights and optimizer states, which are allocated once at load and never freed, so they leave no gaps.
  */
 export const FRAMEWORK = { cudaContextGiB: 0.5, ncclGiB: 0.25, allocatorHeadroomFraction: 0.05 } as const;
 
@@ -36,7 +38,7 @@ export interface MemoryBreakdownGiB {
 export interface MemoryEstimate {
   /** Predicted peak of `torch.cuda.max_memory_allocated()`, GiB. */
   readonly allocatedPeakGiB: number;
-  /** Allocated peak plus CUDA/NCCL context and allocator headroom, GiB. */
+  /** Allocated peak plus CUDA/NCCL context and allocator headroom (a share of the step's transient memory), GiB. */
   readonly requiredGiB: number;
   readonly usableGiB: number;
   readonly fits: boolean;
@@ -51,8 +53,9 @@ export type MemoryParts = Omit<MemoryBreakdownGiB, "framework" | "modelStates"> 
 /** Rounds the parts to GiB and adds the framework memory around the allocator's peak. */
 export function finishEstimate(parts: MemoryParts, gpus: number, usableGiB: number, cpuBytes: number): MemoryEstimate {
   const allocated = parts.peakBytes / GIB;
+  const transient = (parts.peakBytes - parts.weights - parts.optimizerStates) / GIB;
   const framework =
-    FRAMEWORK.cudaContextGiB + (gpus > 1 ? FRAMEWORK.ncclGiB : 0) + FRAMEWORK.allocatorHeadroomFraction * allocated;
+    FRAMEWORK.cudaContextGiB + (gpus > 1 ? FRAMEWORK.ncclGiB : 0) + FRAMEWORK.allocatorHeadroomFraction * transient;
   const required = allocated + framework;
   const b = (x: number) => round3(x / GIB);
   return {
@@ -94,6 +97,12 @@ export interface TrainingMemoryInput {
   readonly stepTemporaryBytes: number;
   /** Forward working set of a frozen vision tower, bytes. */
   readonly visionBytes?: number;
+  /**
+   * The 16-bit copy of a QLoRA weight that backward dequantizes to compute its input's gradient, bytes: the largest
+   * quantized linear layer, one at a time (bitsandbytes `MatMul4Bit.backward`: `F.dequantize_4bit(B, ctx.state)`;
+   * releases before 0.50 dequantize in the forward pass as well). 0 without QLoRA.
+   */
+  readonly dequantizedWeightBytes?: number;
   readonly usableGiB: number;
 }
 
@@ -127,7 +136,7 @@ export function activationBytes(
  */
 export function estimateTraining(t: TrainingMemoryInput): MemoryEstimate {
   const m = t.model;
-  const activations = activationBytes(t) + (t.visionBytes ?? 0);
+  const activations = activationBytes(t) + (t.visionBytes ?? 0) + (t.dequantizedWeightBytes ?? 0);
   const logits = hasVocabularyLogits(m) ? logitsBytes(m, t.microBatchSize * t.tokensPerSample, t.loss) : 0;
   const peak =
     t.states.weights +

@@ -2,16 +2,19 @@
  * The search over training knobs: every candidate (ZeRO stage and offload, checkpointing, micro-batch, loss) is
  * estimated, and the first that fits under the safety margin wins, in the order of ./plan-training.ts.
  */
-import { blockLinearParameters } from "../models";
+import { blockLinearParameters, largestBlockLinear } from "../models";
 import { defaultAttention } from "./attention";
 import { communicationBytes, DEFAULT_OPTIMIZER_STEP, optimizerStepTemporaryBytes } from "./buffers";
 import { estimateTraining, type MemoryEstimate } from "./estimate";
 import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
 import { hasCausalLmLoss, type LossImplementation } from "./loss";
 import { adapterParameters } from "./lora";
+import type { LoraActivationInput } from "./activations";
 import {
   fullTrainingStates,
   loraStates,
+  MIXED_PRECISION,
+  type Precision,
   trainableStatesIn16Bit,
   type ModelStates,
   type Offload,
@@ -58,6 +61,16 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
   return { states, trainable: m.parameters, stepped };
 }
 
+/** What the adapters save for backward depends on their settings and on whether they compute in 16 bit. */
+function loraActivation(lora: NonNullable<TrainingRequest["lora"]>, precision: Precision): LoraActivationInput {
+  return {
+    rank: lora.rank,
+    targetModules: lora.targetModules,
+    dropout: lora.dropout,
+    autocast: MIXED_PRECISION[precision],
+  };
+}
+
 /** Memory of one configuration. */
 export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
   const m = r.model;
@@ -73,7 +86,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     gradientCheckpointing: c.gradientCheckpointing,
     attention: r.attention ?? defaultAttention(m),
     loss: c.loss,
-    ...(r.lora ? { lora: { rank: r.lora.rank, targetModules: r.lora.targetModules, dropout: r.lora.dropout } } : {}),
+    ...(r.lora ? { lora: loraActivation(r.lora, r.precision) } : {}),
     gpus: r.gpus,
     communicationBytes: communicationBytes({
       zeroStage: c.zeroStage,
@@ -88,6 +101,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
       stateBytes,
     }),
     visionBytes: visionBytes(r, c.microBatchSize),
+    dequantizedWeightBytes: r.lora && r.lora.quantization !== "none" ? 2 * largestBlockLinear(m) : 0,
     usableGiB: r.usableGiB,
   });
 }

@@ -19,6 +19,16 @@ import { zero2ModelStates, zero3ModelStates } from "./deepspeed";
 
 export const PRECISIONS = ["bf16-mixed", "bf16-true", "fp16-mixed", "fp32"] as const;
 export type Precision = (typeof PRECISIONS)[number];
+/**
+ * Whether a precision computes in 16 bit from 32-bit trainable weights (torch.autocast under plain DDP, DeepSpeed's
+ * 16-bit engine under ZeRO), keeping a 16-bit copy of each weight beside it.
+ */
+export const MIXED_PRECISION: { readonly [P in Precision]: boolean } = {
+  "bf16-mixed": true,
+  "bf16-true": false,
+  "fp16-mixed": true,
+  fp32: false,
+};
 export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"] as const;
 export type Optimizer = (typeof OPTIMIZERS)[number];
 export const OFFLOADS = ["none", "optimizer", "optimizer-and-parameters"] as const;
@@ -188,18 +198,49 @@ export interface LoraStatesInput {
   readonly zeroStage: ZeroStage;
 }
 
-/** Model states per GPU for LoRA/QLoRA: frozen base plus fp32 adapters, their gradients and optimizer states. */
+/** Bytes of NF4 weights beyond their packed 4 bits: absmax per 64 weights (and, double quantized, its own state). */
+export const NF4_STATE_BYTES_PER_PARAM = {
+  nf4: NF4_BYTES_PER_PARAM.nf4 - 0.5,
+  "nf4-double": NF4_BYTES_PER_PARAM["nf4-double"] - 0.5,
+} as const;
+
+/**
+ * The 16-bit copies mixed precision makes of `trainable` fp32 parameters for its 16-bit matmuls, bytes: autocast saves
+ * each for backward (DeepSpeed's 16-bit engine keeps its 16-bit weights likewise); none in pure bf16 or fp32.
+ */
+export function autocastCopyBytes(precision: Precision, trainable: number): number {
+  return MIXED_PRECISION[precision] ? 2 * trainable : 0;
+}
+
+/** The frozen base that ZeRO-3 can shard: 16-bit weights, or under QLoRA the 16-bit rest and the packed 4-bit data. */
+function frozenBaseBytes(s: LoraStatesInput): number {
+  if (s.quantization === "none") return (s.precision === "fp32" ? 4 : 2) * s.parameters;
+  return 2 * (s.parameters - s.quantizableParameters) + 0.5 * s.quantizableParameters;
+}
+
+/**
+ * The quantization state of a QLoRA base, whole on every GPU: bitsandbytes keeps it as a Python attribute of each
+ * `Linear4bit` (`module.quant_state`), not as a parameter, so ZeRO-3 and FSDP shard only the packed weights and each rank
+ * keeps every absmax (bitsandbytes `nn/modules.py`, `fix_4bit_weight_quant_state_from_module`: "the quant state got
+ * lost when the parameter got converted. This happens for example for fsdp").
+ */
+function quantStateBytes(s: LoraStatesInput): number {
+  return s.quantization === "none"
+    ? 0
+    : Math.trunc(NF4_STATE_BYTES_PER_PARAM[s.quantization] * s.quantizableParameters);
+}
+
+/**
+ * Model states per GPU for LoRA/QLoRA: frozen base plus fp32 adapters (with mixed precision, the 16-bit copy autocast
+ * saves for backward too, as for full training), their gradients and optimizer states.
+ */
 export function loraStates(s: LoraStatesInput): ModelStates {
-  const baseBytes = s.precision === "fp32" ? 4 : 2;
-  const base =
-    s.quantization === "none"
-      ? baseBytes * s.parameters
-      : 2 * (s.parameters - s.quantizableParameters) + NF4_BYTES_PER_PARAM[s.quantization] * s.quantizableParameters;
   const shardBase = s.zeroStage === 3 ? s.gpus : 1;
   const shardStates = s.zeroStage >= 1 ? s.gpus : 1;
   const a = s.adapterParameters;
   return {
-    weights: Math.trunc(base / shardBase) + 4 * a,
+    weights:
+      Math.trunc(frozenBaseBytes(s) / shardBase) + quantStateBytes(s) + 4 * a + autocastCopyBytes(s.precision, a),
     gradients: Math.trunc((4 * a) / (s.zeroStage >= 2 ? s.gpus : 1)),
     optimizerStates: Math.trunc((optimizerStateBytes(s.optimizer, false) * a) / shardStates),
     cpuBytesPerNode: 0,

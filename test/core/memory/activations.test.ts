@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { headBytesPerToken, korthikantiLayerBytes, layerBytesPerToken } from "../../../core/memory/activations";
+import { adapterParameters } from "../../../core/memory/lora";
 import type { GptBlock, ModelArchitecture } from "../../../core/models/types";
 import { repoRoot } from "../../helpers/fixtures";
 
@@ -28,6 +29,8 @@ interface Row {
   loraTargets?: "default" | "all-linear";
   loraHead?: boolean;
   loraDropout?: number;
+  /** Measured under torch.autocast to bf16, as the runtime trains mixed precision. */
+  autocast?: boolean;
   layerBytesPerToken: number;
   headBytes: number;
   totalBytes: number;
@@ -101,13 +104,14 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
     expect(new Set(data.rows.map((r) => r.family))).toEqual(
       new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi"]),
     );
-    // 7 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three.
-    expect(data.rows.length).toBe(7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2);
+    // 7 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
+    // plus 4 LoRA kinds under autocast on the same three.
+    expect(data.rows.length).toBe(7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2 + 3 * 3 * 4 * 2);
   });
 
   it.each(
     data.rows
-      .filter((r) => !r.checkpointing)
+      .filter((r) => !r.checkpointing && !r.autocast)
       .map(
         (r) =>
           [
@@ -117,6 +121,21 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
       ),
   )("per-layer bytes per token: %s", (_, r) => {
     const predicted = layerBytesPerToken(arch(r), loraFor(r), 2, "cpu");
+    const ratio = predicted / r.layerBytesPerToken;
+    expect(ratio).toBeGreaterThanOrEqual(0.99);
+    expect(ratio).toBeLessThanOrEqual(1.01);
+  });
+
+  it.each(
+    data.rows
+      .filter((r) => r.autocast)
+      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${kindOf(r)} ${r.batch}x${r.seq}`, r] as const),
+  )("under autocast, per-layer bytes per token, and each adapter's bf16 weight copy: %s", (_, r) => {
+    const m = arch(r);
+    const lora = loraFor(r)!;
+    // Autocast's 16-bit copies of the fp32 adapter weights are saved too: the plan counts them in the weights.
+    const weightCopies = (2 * adapterParameters(m, lora.rank, lora.targetModules)) / r.layers;
+    const predicted = layerBytesPerToken(m, { ...lora, autocast: true }, 2, "cpu") + weightCopies / tokens(r);
     const ratio = predicted / r.layerBytesPerToken;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);

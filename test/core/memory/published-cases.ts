@@ -5,6 +5,8 @@
  * Rules:
  * - `peak`: a measured peak (max_memory_allocated or active bytes). The prediction is never below 95% of it and at
  *   most 15% above.
+ * - `reserved`: a measured peak of the allocator's reservation (max_memory_reserved), which exceeds the allocated peak
+ *   by what fragmentation leaves: the predicted allocated peak is 85–110% of it.
  * - `gap`: the eager − SDPA difference of two measured peaks, same rule, so the attention term is checked alone.
  * - `states`: memory after the optimizer step (model states only), within 5%.
  * - `slope`: the growth of device memory between two settings (NVML), prediction not below 95%, at most 15% above.
@@ -18,6 +20,7 @@ import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, UNIT_BYTES, type PublishedCase, type Rule } from "./published-helpers";
 import { SERVING_V019_CASES, TRAINING_V3_CASES } from "./published-cases-v3";
+import { FSDP_QLORA_CASES } from "./published-cases-v4";
 
 export type { PublishedCase, Rule } from "./published-helpers";
 
@@ -263,11 +266,13 @@ export const PUBLISHED_CASES: readonly PublishedCase[] = [
   ...otherCases,
   ...TRAINING_V3_CASES,
   ...SERVING_V019_CASES,
+  ...FSDP_QLORA_CASES,
 ];
 
 /** The tolerance each rule allows: [lowest, highest] ratio of predicted to measured. */
 export const TOLERANCE: { readonly [R in Rule]: readonly [number, number] } = {
   peak: [0.95, 1.15],
+  reserved: [0.85, 1.1],
   gap: [0.95, 1.15],
   states: [0.95, 1.05],
   slope: [0.95, 1.15],

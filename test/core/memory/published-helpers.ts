@@ -8,7 +8,7 @@ import type { ModelArchitecture } from "../../../core/models/types";
  * How a case is judged (tolerances in ./published-cases.ts): `capacity` is a KV cache's size in tokens, which the plan
  * may under-state a little (fewer concurrent sequences) but never over-state by more than 2%.
  */
-export type Rule = "peak" | "gap" | "states" | "slope" | "estimator" | "lower-bound" | "capacity";
+export type Rule = "peak" | "reserved" | "gap" | "states" | "slope" | "estimator" | "lower-bound" | "capacity";
 
 export interface PublishedCase {
   readonly id: string;

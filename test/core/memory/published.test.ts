@@ -19,12 +19,27 @@ import { CASES_BEGIN, CASES_END, sectionOf } from "../../../scripts/generate";
 import { repoRoot } from "../../helpers/fixtures";
 import { PUBLISHED_CASES, publishedTable, TOLERANCE } from "./published-cases";
 import { OOM_CASES } from "./published-cases-v3";
+import { FIT_CASES, peftLlama2_70bQlora } from "./published-cases-v4";
 
 const GB = 1e9;
 
 describe("no plan fits where a source measured an out-of-memory", () => {
   it.each(OOM_CASES.map((c) => [c.id, c] as const))("%s", (_, c) => {
     expect(c.plan().fits).toBe(false);
+  });
+});
+
+describe("a plan fits where a source ran in no more memory", () => {
+  it.each(FIT_CASES.map((c) => [c.id, c] as const))("%s", (_, c) => {
+    expect(c.plan().fits).toBe(true);
+  });
+});
+
+describe("PEFT's Llama-2-70B QLoRA on 2 GPUs, the gap docs/memory.md states", () => {
+  it("plans the figure the docs compare with PEFT's 35.6 and 36.6 GB per GPU", () => {
+    const required = peftLlama2_70bQlora().requiredGiB.toFixed(1);
+    const docs = readFileSync(join(repoRoot, "docs/memory.md"), "utf8");
+    expect(docs).toContain(`where the plan of those settings\n  needs ${required} GiB`);
   });
 });
 
