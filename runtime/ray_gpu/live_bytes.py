@@ -32,8 +32,17 @@ class LiveBytes(TorchDispatchMode):
     # PyTorch's dispatch protocol hands any operator, its arguments and its outputs: untyped by design.
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
+        # A view or an in-place result shares an input's storage: it allocates nothing (a weight's ``t()`` in a
+        # linear layer would otherwise count the whole weight as new).
+        inputs = {
+            t.untyped_storage().data_ptr()
+            for t in tree_leaves((args, kwargs or {}))
+            if isinstance(t, torch.Tensor) and t.device.type != "meta"
+        }
         for t in tree_leaves(out):
             if not isinstance(t, torch.Tensor) or t.device.type == "meta":
+                continue
+            if t.untyped_storage().data_ptr() in inputs:
                 continue
             storage = t.untyped_storage()
             key, nbytes = id(storage), storage.nbytes()
