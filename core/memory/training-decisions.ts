@@ -15,12 +15,26 @@ const STEP_REASONS: { readonly [S in OptimizerStep]: string } = {
 
 const pinned = (v: unknown) => v !== undefined;
 
+/** Parameters of the largest model a sharded 4-bit base is checked at (Answer.AI's Llama-2-7B runs, docs/memory.md). */
+const SHARDED_QLORA_CHECKED_PARAMETERS = 7e9;
+
+/** What the plan of a larger sharded QLoRA cannot vouch for, and what to do (docs/memory.md, "QLoRA across GPUs"). */
+function shardedQloraCaveat(r: TrainingRequest, k: TrainingKnobs): string {
+  const quantized = r.lora !== undefined && r.lora.quantization !== "none";
+  if (!quantized || k.zeroStage !== 3 || r.model.parameters <= SHARDED_QLORA_CHECKED_PARAMETERS) return "";
+  return (
+    "; a sharded 4-bit base is checked against measured peaks only up to 7B parameters, and PEFT's Llama-2-70B " +
+    "runs reported up to 7 GiB per GPU more than such a plan: run it once at a small micro-batch and read its peak " +
+    "with ray-gpu report before trusting it near the limit"
+  );
+}
+
 function decideStages(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
   log.decide(
     "zeroStage",
     k.zeroStage,
     pinned(r.zeroStage)
-      ? "pinned by the workload"
+      ? `pinned by the workload${shardedQloraCaveat(r, k)}`
       : k.zeroStage === 0
         ? `plain DDP: full model states (${mem.breakdownGiB.modelStates} GiB) fit on each GPU`
         : `ZeRO-${k.zeroStage}: the lowest stage whose per-GPU model states (${mem.breakdownGiB.modelStates} ` +

@@ -23,16 +23,9 @@ export interface PublishedCase {
 export const GIB = 2 ** 30;
 export const UNIT_BYTES = { GiB: GIB, MB: 1e6, MiB: 2 ** 20, GB: 1e9 } as const;
 
-/**
- * Training memory of one candidate of a catalog model, or of an architecture (default: one GPU of 80 GiB, 2048 tokens,
- * pure bf16, AdamW).
- */
-export function train(
-  model: string | ModelArchitecture,
-  r: Partial<TrainingRequest>,
-  c: Candidate,
-): ReturnType<typeof trainingMemory> {
-  const request: TrainingRequest = {
+/** A training request of a catalog model or an architecture (default: one GPU of 80 GiB, 2048 tokens, pure bf16, AdamW). */
+export function trainingRequest(model: string | ModelArchitecture, r: Partial<TrainingRequest> = {}): TrainingRequest {
+  return {
     model: typeof model === "string" ? catalogModel(model)! : model,
     gpus: 1,
     gpusPerNode: 1,
@@ -43,7 +36,15 @@ export function train(
     strategy: "ddp",
     ...r,
   };
-  return trainingMemory(request, c);
+}
+
+/** Training memory of one candidate of {@link trainingRequest}. */
+export function train(
+  model: string | ModelArchitecture,
+  r: Partial<TrainingRequest>,
+  c: Candidate,
+): ReturnType<typeof trainingMemory> {
+  return trainingMemory(trainingRequest(model, r), c);
 }
 
 /** A single-GPU candidate: plain DDP, no offload or checkpointing, full loss. */
