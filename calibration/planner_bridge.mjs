@@ -8,12 +8,13 @@ const require = createRequire(import.meta.url);
 const { activationBytes } = require("../dist/core/memory/estimate.js");
 const { logitsBytes } = require("../dist/core/memory/loss.js");
 const { adapterParameters } = require("../dist/core/memory/lora.js");
-const { autocastCopyBytes, MIXED_PRECISION } = require("../dist/core/memory/model-states.js");
+const { autocastCopyBytes } = require("../dist/core/memory/model-states.js");
+const { loraActivation } = require("../dist/core/memory/knob-search.js");
 
 for await (const line of createInterface({ input: process.stdin })) {
   const r = JSON.parse(line);
-  // The adapters compute in 16 bit under mixed precision, as the knob search tells activationBytes.
-  const lora = r.lora && { ...r.lora, autocast: MIXED_PRECISION[r.precision] };
+  // What the knob search hands activationBytes: the adapters compute in 16 bit under mixed precision.
+  const lora = r.lora && loraActivation(r.lora, r.precision);
   const activations = activationBytes({ ...r, lora }, "cpu");
   const logits = logitsBytes(r.model, r.microBatchSize * r.tokensPerSample, "full");
   // Autocast's 16-bit copies of the adapters are saved for backward too; the plan counts them with the weights.

@@ -4,6 +4,8 @@
  * (`runtime/requirements.txt` pins it; a test checks they agree).
  */
 
+import { OPTIONAL_REGISTRY_HOST } from "./config/image-reference";
+
 /** Ray version of every RayJob's `rayVersion`, and of the images we accept from the Ray project. */
 export const RAY_VERSION = "2.58.0";
 /** Image the examples and stacks use: Ray's own GPU image (CUDA, Python 3.11). */
@@ -14,8 +16,9 @@ export const RAY_IMAGE = `rayproject/ray:${RAY_VERSION}-py311-gpu`;
  * `123456789012.dkr.ecr.us-east-1.amazonaws.com/`, `localhost:5000/`: a first path part with a `.` or `:`, or
  * `localhost`, is a registry host, as Docker reads references).
  */
-const OFFICIAL =
-  /^(?:(?:[^/]*[.:][^/]*|localhost)\/)?(?:rayproject|anyscale)\/(ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$/;
+const OFFICIAL = new RegExp(
+  `^${OPTIONAL_REGISTRY_HOST}(?:rayproject|anyscale)/(ray|ray-ml|ray-llm)(?::([^@]+))?(?:@.*)?$`,
+);
 
 /**
  * The repository and tag of a Ray project image, or undefined for what cannot be read: your own images (trusted to be

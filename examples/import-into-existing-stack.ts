@@ -1,7 +1,7 @@
 /**
  * Example: add an A10G pool, the NVIDIA device plugin and the KubeRay operator to a stack that already has an EKS
- * cluster. Copy into your own Pulumi program as it is (it imports the package by name); replace the inputs at the top with your cluster's. (Run under Pulumi's
- * mocks in test/components/import-example.test.ts.)
+ * cluster. Copy into your own Pulumi program as it is (it imports the package by name); replace the inputs at the top
+ * with your cluster's. (Run under Pulumi's mocks in test/components/import-example.test.ts.)
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";

@@ -34,6 +34,13 @@ export const IMAGE_REFERENCE_FORM =
  */
 const isDomain = (part: string) => /[.:]/.test(part) || part === "localhost";
 
+/**
+ * {@link isDomain} as a regular-expression source: an optional registry host and its `/` in front of an image's path
+ * (`docker.io/`, `123456789012.dkr.ecr.us-east-1.amazonaws.com/`, `localhost:5000/`), for patterns that recognise one
+ * publisher's images behind any registry that mirrors them.
+ */
+export const OPTIONAL_REGISTRY_HOST = "(?:(?:[^/]*[.:][^/]*|localhost)/)?";
+
 /** What is wrong with a digest (`algorithm:hex`), or undefined. */
 function digestProblem(digest: string): string | undefined {
   const [algorithm = "", hex = "", ...rest] = digest.split(":");

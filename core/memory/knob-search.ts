@@ -62,7 +62,10 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
 }
 
 /** What the adapters save for backward depends on their settings and on whether they compute in 16 bit. */
-function loraActivation(lora: NonNullable<TrainingRequest["lora"]>, precision: Precision): LoraActivationInput {
+export function loraActivation(
+  lora: Pick<NonNullable<TrainingRequest["lora"]>, "rank" | "targetModules" | "dropout">,
+  precision: Precision,
+): LoraActivationInput {
   return {
     rank: lora.rank,
     targetModules: lora.targetModules,

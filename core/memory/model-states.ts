@@ -29,6 +29,13 @@ export const MIXED_PRECISION: { readonly [P in Precision]: boolean } = {
   "fp16-mixed": true,
   fp32: false,
 };
+/**
+ * The 16-bit copies mixed precision makes of `trainable` fp32 parameters for its 16-bit matmuls, bytes: autocast saves
+ * each for backward (DeepSpeed's 16-bit engine keeps its 16-bit weights likewise); none in pure bf16 or fp32.
+ */
+export function autocastCopyBytes(precision: Precision, trainable: number): number {
+  return MIXED_PRECISION[precision] ? 2 * trainable : 0;
+}
 export const OPTIMIZERS = ["adamw", "adamw-8bit", "sgd"] as const;
 export type Optimizer = (typeof OPTIMIZERS)[number];
 export const OFFLOADS = ["none", "optimizer", "optimizer-and-parameters"] as const;
@@ -96,7 +103,7 @@ function ddpStates(s: FullStatesInput): ModelStates {
       cpuBytesPerNode: 0,
     };
   return {
-    weights: (s.precision === "fp32" ? 4 : 6) * p,
+    weights: 4 * p + autocastCopyBytes(s.precision, p),
     gradients: 4 * p,
     optimizerStates: optimizerStateBytes(s.optimizer, false) * p,
     cpuBytesPerNode: 0,
@@ -203,14 +210,6 @@ export const NF4_STATE_BYTES_PER_PARAM = {
   nf4: NF4_BYTES_PER_PARAM.nf4 - 0.5,
   "nf4-double": NF4_BYTES_PER_PARAM["nf4-double"] - 0.5,
 } as const;
-
-/**
- * The 16-bit copies mixed precision makes of `trainable` fp32 parameters for its 16-bit matmuls, bytes: autocast saves
- * each for backward (DeepSpeed's 16-bit engine keeps its 16-bit weights likewise); none in pure bf16 or fp32.
- */
-export function autocastCopyBytes(precision: Precision, trainable: number): number {
-  return MIXED_PRECISION[precision] ? 2 * trainable : 0;
-}
 
 /** The frozen base that ZeRO-3 can shard: 16-bit weights, or under QLoRA the 16-bit rest and the packed 4-bit data. */
 function frozenBaseBytes(s: LoraStatesInput): number {

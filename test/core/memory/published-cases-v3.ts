@@ -4,11 +4,10 @@
  * row of LitGPT's A10G config hub, and vLLM 0.19 server logs of llm-d-planner's accuracy sweep (V1 engine on an
  * H100). Each case names its source and settings; ./published-cases.ts holds the rules and the docs table.
  */
-import type { MemoryEstimate } from "../../../core/memory/estimate";
 import { estimateLlmServing } from "../../../core/memory/estimate-inference";
 import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
-import { GIB, single, train, type PublishedCase } from "./published-helpers";
+import { GIB, single, train, type PlannedRun, type PublishedCase } from "./published-helpers";
 
 const FMS =
   "foundation-model-stack/fms-acceleration scripts/benchmarks/refs/a100_80gb.csv @24bdadb2: HF Trainer " +
@@ -136,13 +135,6 @@ export const SERVING_V019_CASES: readonly PublishedCase[] = V019_LOGS.flatMap(([
   },
 ]);
 
-/** A published run that ran out of memory: the plan of the same settings must not fit. */
-export interface OomCase {
-  readonly id: string;
-  readonly source: string;
-  readonly plan: () => MemoryEstimate;
-}
-
 const LITGPT_OOM =
   'LitGPT config_hub/finetune/README.md @03ffc5515b25 ("OOM" on 1xA10G, bf16-true, Alpaca2k at 512 tokens, micro-batch 1)';
 /** LitGPT's LoRA on every linear layer and the head: r 16, lora_dropout 0.1 (gemma-7b and gemma2-9b lora.yaml). */
@@ -154,7 +146,8 @@ const GEMMA_ALL = {
 };
 const onA10G = { usableGiB: 21.99, sequenceLength: 512 };
 
-export const OOM_CASES: readonly OomCase[] = [
+/** Published runs that ran out of memory: the plan of the same settings must not fit. */
+export const OOM_CASES: readonly PlannedRun[] = [
   {
     id: "gemma-7b LoRA all linear + head, 1×512, 1×A10G",
     source: LITGPT_OOM,

@@ -9,7 +9,7 @@ import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import type { Quantization } from "../../../core/memory/model-states";
 import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
-import { single, train, type PublishedCase } from "./published-helpers";
+import { single, train, type PlannedRun, type PublishedCase } from "./published-helpers";
 
 const ANSWERAI =
   "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @e877dda5: train.py on 2 GPUs, Llama-2-7b-hf, rank 64 on q, k, v, " +
@@ -65,14 +65,8 @@ export const FSDP_QLORA_CASES: readonly PublishedCase[] = RUNS.map(([label, q, s
   predicted: () => answerAi(q, shard, mb, seq).allocatedPeakGiB,
 }));
 
-/** A published run that fit a GPU with no more memory than the planned one: the plan must fit too. */
-export interface FitCase {
-  readonly id: string;
-  readonly source: string;
-  readonly plan: () => MemoryEstimate;
-}
-
-export const FIT_CASES: readonly FitCase[] = [
+/** Published runs that fit a GPU with no more memory than the planned one: the plan must fit too. */
+export const FIT_CASES: readonly PlannedRun[] = [
   {
     id: "Llama-2-7b-hf QLoRA NO_SHARD 8×2048 on an A10G (reserved 20.94 GiB on a 24 GB GPU)",
     source:

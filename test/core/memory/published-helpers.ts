@@ -20,6 +20,13 @@ export interface PublishedCase {
   readonly predicted: () => number;
 }
 
+/** A published run a plan is judged against as a whole: it ran out of memory, or it fit. */
+export interface PlannedRun {
+  readonly id: string;
+  readonly source: string;
+  readonly plan: () => ReturnType<typeof trainingMemory>;
+}
+
 export const GIB = 2 ** 30;
 export const UNIT_BYTES = { GiB: GIB, MB: 1e6, MiB: 2 ** 20, GB: 1e9 } as const;
 

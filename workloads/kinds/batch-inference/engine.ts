@@ -6,15 +6,16 @@
  */
 import type { BatchInferenceSpec } from "../../../core/config/workloads";
 import { pipProject } from "../../../core/config/distinct";
+import { OPTIONAL_REGISTRY_HOST } from "../../../core/config/image-reference";
 import { pipVersion, versionBelow } from "../../../core/config/pip";
 import type { IssueCollector } from "../../../core/errors";
 import { VLLM_MODELLED_FROM } from "../../../core/memory/estimate-inference";
 
 /**
  * vLLM's published image (`vllm/vllm-openai`, on Docker Hub or a registry that mirrors it) and its release tags
- * (`v0.6.3`, `v0.6.3.post1`), with an optional digest. A registry host holds a `.` or a `:`, or is `localhost`.
+ * (`v0.6.3`, `v0.6.3.post1`), with an optional digest.
  */
-const VLLM_IMAGE = /^(?:(?:[^/]*[.:][^/]*|localhost)\/)?vllm\/vllm-openai:v?([0-9][0-9A-Za-z.+_-]*)(?:@.*)?$/;
+const VLLM_IMAGE = new RegExp(`^${OPTIONAL_REGISTRY_HOST}vllm/vllm-openai:v?([0-9][0-9A-Za-z.+_-]*)(?:@.*)?$`);
 
 /** Why the plan does not model vLLM `version`, or undefined when it does. */
 export function vllmEngineProblem(version: string): string | undefined {
