@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../../core/errors";
+import { versionBelow } from "../../core/config/pip";
 import { parsePulumiYamlText } from "../input/pulumi-yaml";
 import { pulumiConfigMap } from "../input/stack-file";
 import { UsageError } from "../io";
@@ -80,8 +81,8 @@ function registerTypeScript(req: NodeJS.Require): void {
   const compilerOptions = tsutils.loadTypeScriptCompilerOptions(tsconfig);
   const transpileEnv = process.env["PULUMI_NODEJS_TRANSPILE_ONLY"];
   const { tsnodeRequire, typescriptRequire } = tsutils.typeScriptRequireStrings();
-  const version = (fromSdk(typescriptRequire) as { version: string }).version.split(".").map(Number);
-  const nodeNext = (version[0] ?? 0) > 4 || ((version[0] ?? 0) === 4 && (version[1] ?? 0) >= 7);
+  const version = (fromSdk(typescriptRequire) as { version: string }).version;
+  const nodeNext = !versionBelow(version, { major: 4, minor: 7 });
   const tsNode = fromSdk(tsnodeRequire) as { register(options: Record<string, unknown>): unknown };
   tsNode.register({
     compiler: typescriptRequire,
