@@ -6,7 +6,9 @@ causal-LM (or masked-LM) loss on CPU, and every tensor packed by ``torch.autogra
 is counted once per storage (parameters excluded). Bytes are attributed to the transformer layer, or to the
 "head" (final norm, LM head and loss) by module hooks.
 
-Usage: python calibration/measure_activations.py > test/data/activation-calibration.json
+QLoRA rows use calibration/kbit_standin.py (bitsandbytes' dtypes on CPU, the runtime's own preparation).
+
+Usage: PYTHONPATH=runtime python calibration/measure_activations.py > test/data/activation-calibration.json
 """
 
 from __future__ import annotations
@@ -174,9 +176,14 @@ def measure(
     lora: bool,
     variant: tuple = ("default", False, 0.0),
     autocast: bool = False,
+    qlora: bool = False,
 ) -> dict:
     h, i, hd, v = shape
     model = build(family, h, i, hd, v).to(torch.bfloat16)
+    if qlora:
+        import kbit_standin
+
+        model = kbit_standin.as_runtime_builds(model, upcast=True)
     kind, head, dropout = variant
     if lora:
         from peft import LoraConfig, get_peft_model
@@ -243,6 +250,7 @@ def measure(
             else {}
         ),
         **({"autocast": True} if autocast else {}),
+        **({"qlora": True} if qlora else {}),
         "layerBytes": inner,
         "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
         "headBytes": per_region.get("head", 0),
@@ -274,6 +282,18 @@ def main() -> None:
             for variant in AUTOCAST_VARIANTS:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
+    # QLoRA as the runtime builds it (PEFT's fp32 upcast kept), under autocast as the runtime trains it: every family,
+    # with and without checkpointing, and every linear layer with dropout on the Llama-style three.
+    for family in FAMILIES:
+        for shape in SHAPES:
+            for checkpointing in (False, True):
+                for batch, seq in ((1, 64), (2, 128)):
+                    rows.append(measure(family, shape, batch, seq, checkpointing, True, autocast=True, qlora=True))
+    for family in ("llama", "qwen2", "gemma"):
+        for shape in SHAPES:
+            for batch, seq in ((1, 64), (2, 128)):
+                variant = ("all-linear", False, 0.1)
+                rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True, qlora=True))
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "

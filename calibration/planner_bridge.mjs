@@ -13,8 +13,9 @@ const { loraActivation } = require("../dist/core/memory/knob-search.js");
 
 for await (const line of createInterface({ input: process.stdin })) {
   const r = JSON.parse(line);
-  // What the knob search hands activationBytes: the adapters compute in 16 bit under mixed precision.
-  const lora = r.lora && loraActivation(r.lora, r.precision);
+  // What the knob search hands activationBytes: the adapters compute in 16 bit under mixed precision, and a QLoRA
+  // stream runs in fp32 where PEFT's upcast is kept.
+  const lora = r.lora && loraActivation(r.lora, r.precision, r.lora.unquantizedPrecision);
   const activations = activationBytes({ ...r, lora }, "cpu");
   const logits = logitsBytes(r.model, r.microBatchSize * r.tokensPerSample, "full");
   // Autocast's 16-bit copies of the adapters are saved for backward too; the plan counts them with the weights.

@@ -1,7 +1,8 @@
 """Safety property of the memory planner: for random architectures and settings, the bytes autograd really saves for
 backward (a tiny transformers model run on CPU, every saved tensor counted once) never exceed the planner's activation
 and logits terms (core/memory/estimate.ts ``activationBytes``, core/memory/loss.ts ``logitsBytes``; under mixed
-precision, LoRA's 16-bit adapter copies too, core/memory/model-states.ts ``autocastCopyBytes``), asked through
+precision, LoRA's 16-bit adapter copies too, core/memory/model-states.ts ``autocastCopyBytes``; QLoRA through
+calibration/kbit_standin.py, with PEFT's fp32 upcast kept or cast back), asked through
 calibration/planner_bridge.mjs. Hypothesis draws the cases from a fixed seed, so a run is reproducible.
 
 SDPA with attention dropout is left out: on a GPU its kernels keep nothing extra, while PyTorch's CPU math kernel keeps
@@ -14,6 +15,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import kbit_standin
 import pytest
 import torch
 import transformers
@@ -90,6 +92,9 @@ def cases(draw):
         "loraDropout": draw(st.sampled_from([0.0, 0.1])),
         # LoRA in mixed precision: the runtime's torch.autocast to bf16 around the step (the plan's bf16-mixed).
         "mixed": draw(st.booleans()),
+        # QLoRA of a decoder as the runtime builds it (calibration/kbit_standin.py), PEFT's fp32 upcast kept or not.
+        "qlora": family != "bert" and draw(st.booleans()),
+        "upcast": draw(st.booleans()),
     }
 
 
@@ -150,6 +155,8 @@ def build(c: dict) -> torch.nn.Module:
     )
     if cls is not transformers.AutoModelForCausalLM:
         model.config._attn_implementation = c["attention"]
+    if qlora(c):
+        model = kbit_standin.as_runtime_builds(model, upcast=c["upcast"])
     if c["lora"]:
         from peft import LoraConfig, get_peft_model
 
@@ -162,8 +169,13 @@ def build(c: dict) -> torch.nn.Module:
     return model.train()
 
 
+def qlora(c: dict) -> bool:
+    return c["lora"] and c["qlora"]
+
+
 def mixed(c: dict) -> bool:
-    return c["lora"] and c["mixed"]
+    """LoRA under autocast; QLoRA always, as the runtime trains it under plain DDP."""
+    return c["lora"] and (c["mixed"] or c["qlora"])
 
 
 def saved_bytes(model: torch.nn.Module, c: dict) -> int:
@@ -171,6 +183,13 @@ def saved_bytes(model: torch.nn.Module, c: dict) -> int:
     autocast = torch.autocast("cpu", dtype=torch.bfloat16) if mixed(c) else contextlib.nullcontext()
     with autocast:
         return saved_tensor_bytes(model, lambda: model(input_ids=ids, labels=ids).loss)
+
+
+def lora_request(c: dict) -> dict:
+    lora = {"rank": 4, "targetModules": lora_targets(c), "dropout": c["loraDropout"]}
+    if not qlora(c):
+        return lora
+    return {**lora, "quantization": "nf4", "unquantizedPrecision": "fp32" if c["upcast"] else "bf16"}
 
 
 def request(c: dict) -> dict:
@@ -205,7 +224,7 @@ def request(c: dict) -> dict:
         "tokensPerSample": c["seq"],
         "gradientCheckpointing": c["checkpointing"],
         "attention": c["attention"],
-        **({"lora": {"rank": 4, "targetModules": lora_targets(c), "dropout": c["loraDropout"]}} if c["lora"] else {}),
+        **({"lora": lora_request(c)} if c["lora"] else {}),
     }
 
 

@@ -1091,6 +1091,14 @@ export type LoraConfig = {
    * @default - PEFT's default for the family: q_proj, v_proj (Llama-style), qkv_proj (Phi-3), query, value (encoders)
    */
   targetModules?: string[];
+  /**
+   * What QLoRA's unquantized parameters (embeddings, norms, the LM head) train in: `fp32` as PEFT's
+   * `prepare_model_for_kbit_training` upcasts them, which also runs the stream between the 4-bit layers in fp32; `bf16`
+   * casts them back and keeps that stream in 16 bit (less memory). Only with `quantization` nf4 or nf4-double; `fp32`
+   * only without ZeRO, whose 16-bit engine casts them to 16 bit.
+   * @default - fp32 under plain DDP, 16-bit under ZeRO
+   */
+  unquantizedPrecision?: "fp32" | "bf16";
 };
 
 /**
@@ -1122,6 +1130,14 @@ export type LoraConfigInput = {
    * @default 0.05
    */
   dropout?: number;
+  /**
+   * What QLoRA's unquantized parameters (embeddings, norms, the LM head) train in: `fp32` as PEFT's
+   * `prepare_model_for_kbit_training` upcasts them, which also runs the stream between the 4-bit layers in fp32; `bf16`
+   * casts them back and keeps that stream in 16 bit (less memory). Only with `quantization` nf4 or nf4-double; `fp32`
+   * only without ZeRO, whose 16-bit engine casts them to 16 bit.
+   * @default - fp32 under plain DDP, 16-bit under ZeRO
+   */
+  unquantizedPrecision?: "fp32" | "bf16";
 };
 
 /**

@@ -22,6 +22,7 @@
 import type { GptBlock, ModelArchitecture } from "../models/types";
 import type { DropoutDevice } from "./attention";
 import { adapterFootprint } from "./lora";
+import type { UnquantizedPrecision } from "./model-states";
 
 /** Which measured block layout an architecture follows. */
 export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi";
@@ -56,6 +57,31 @@ export const FROZEN_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   gpt: { h: 8, q: 4, kv: 4, i: 8, perToken: 24 },
   neox: { h: 2, q: 4, kv: 4, i: 2, perToken: 24 },
   phi: { h: 2, q: 4, kv: 4, i: 8, perToken: 20 },
+};
+
+/**
+ * What a QLoRA block keeps beyond {@link FROZEN_LAYER} when its residual stream runs in fp32, measured under autocast
+ * (calibration/kbit_standin.py): PEFT's `prepare_model_for_kbit_training` casts the embeddings, norms and head to fp32
+ * and bitsandbytes' `Linear4bit` returns each output in its input's dtype, so the elementwise ops between the 4-bit
+ * layers (the MLP's activation and product, GPT-style LayerNorms) save fp32 tensors. Bytes, not scaled.
+ */
+export const UPCAST_LAYER_EXTRA: { readonly [K in BlockKind]: LayerCoefficients } = {
+  llama: { h: 0, q: 0, kv: 0, i: 6, perToken: 0 },
+  gemma: { h: 0, q: 0, kv: 0, i: 6, perToken: 0 },
+  bert: { h: 4, q: 0, kv: 0, i: 2, perToken: 8 },
+  gpt: { h: 0, q: 0, kv: 0, i: 8, perToken: 8 },
+  neox: { h: 2, q: 0, kv: 0, i: 2, perToken: 8 },
+  phi: { h: 2, q: 0, kv: 0, i: 8, perToken: 4 },
+};
+
+/** What the final norm (and BERT's head transform) keeps beyond {@link HEAD_H} in an fp32 stream, measured. */
+export const UPCAST_HEAD_EXTRA: { readonly [K in BlockKind]: { readonly h: number; readonly perToken: number } } = {
+  llama: { h: 0, perToken: 0 },
+  gemma: { h: 0, perToken: 0 },
+  bert: { h: 4, perToken: 4 },
+  gpt: { h: 2, perToken: 4 },
+  neox: { h: 2, perToken: 4 },
+  phi: { h: 2, perToken: 4 },
 };
 
 /** Final norm, LM head and loss (beyond the logits themselves): bytes per token per hidden unit. */
@@ -96,6 +122,23 @@ export interface LoraActivationInput {
    * @default false (the fp32 cast and an fp32 projection are kept)
    */
   readonly autocast?: boolean;
+  /**
+   * The dtype QLoRA's unquantized parameters train in (model-states.ts {@link unquantizedPrecisionOf}). `fp32` runs the
+   * residual stream in fp32: each block keeps {@link UPCAST_LAYER_EXTRA} more, a checkpoint keeps 4-byte layer inputs,
+   * and autocast saves a bf16 copy of the fp32 LM head for backward (./estimate.ts counts both).
+   * @default "bf16"
+   */
+  readonly unquantizedPrecision?: UnquantizedPrecision;
+}
+
+/** Whether the residual stream runs in fp32 (QLoRA with PEFT's fp32 upcast kept). */
+export const upcastStream = (lora: LoraActivationInput | undefined): boolean => lora?.unquantizedPrecision === "fp32";
+
+/** Bytes per token of one coefficient set. */
+function coefficientBytes(m: ModelArchitecture, c: LayerCoefficients): number {
+  const q = m.attentionHeads * m.headDim;
+  const kv = m.kvHeads * m.headDim;
+  return c.h * m.hiddenSize + c.q * q + c.kv * kv + c.i * m.intermediateSize + c.perToken;
 }
 
 /**
@@ -136,12 +179,10 @@ export function layerBytesPerToken(
   device: DropoutDevice = "gpu",
 ): number {
   const kind = blockKind(m);
-  const c = lora ? FROZEN_LAYER[kind] : FULL_LAYER[kind];
-  const q = m.attentionHeads * m.headDim;
-  const kv = m.kvHeads * m.headDim;
-  const bytes = c.h * m.hiddenSize + c.q * q + c.kv * kv + c.i * m.intermediateSize + c.perToken;
+  const bytes = coefficientBytes(m, lora ? FROZEN_LAYER[kind] : FULL_LAYER[kind]);
   const adapters = lora ? adapterBytesPerToken(m, lora, device, "perLayer") : 0;
-  return (bytes * bytesPerActivation) / 2 + adapters;
+  const upcast = upcastStream(lora) ? coefficientBytes(m, UPCAST_LAYER_EXTRA[kind]) : 0;
+  return (bytes * bytesPerActivation) / 2 + adapters + upcast;
 }
 
 /**
@@ -154,9 +195,12 @@ export function headBytesPerToken(
   bytesPerActivation = 2,
   device: DropoutDevice = "gpu",
 ): number {
-  const h = HEAD_H[blockKind(m)];
+  const kind = blockKind(m);
+  const h = HEAD_H[kind];
   const adapter = lora ? adapterBytesPerToken(m, lora, device, "once") : 0;
-  return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN + adapter;
+  const u = UPCAST_HEAD_EXTRA[kind];
+  const upcast = upcastStream(lora) ? u.h * m.hiddenSize + u.perToken : 0;
+  return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN + adapter + upcast;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The ways out when a training job does not fit, each planned again with the planner itself: the smallest GPU count
  * that fits (and with which ZeRO stage and offload), releasing the knobs the workload pinned, a fused attention
- * kernel, a quantized base (or, for a QLoRA job, the bf16 base that ZeRO-3 can shard), the longest sequence that fits.
+ * kernel, a quantized base (or, for a QLoRA job, its unquantized parameters in bf16, or the bf16 base that ZeRO-3 can
+ * shard), the longest sequence that fits.
  * No advice repeats the current setting. When nothing fits on the job's GPU, the advice re-plans on each GPU of the
  * catalog with more memory (../catalog/accelerators.ts) and names the first that fits, or says that none does.
  */
@@ -80,19 +81,48 @@ function otherAttention(r: TrainingRequest): string | undefined {
   return s && `use attention: sdpa (no attention scores kept; ${summary(s, r)})`;
 }
 
+/** The pin that keeps QLoRA's unquantized parameters, and so the stream between its 4-bit layers, in 16 bit. */
+const BF16_REST = "lora.unquantizedPrecision: bf16";
+
+/** A quantized adapter setting that fits: as the runtime builds QLoRA by default, else with {@link BF16_REST}. */
+function fittingQuantized(
+  r: TrainingRequest,
+  lora: NonNullable<TrainingRequest["lora"]>,
+): { s: SearchResult; pin: string } | undefined {
+  const s = fitting({ ...r, lora });
+  if (s) return { s, pin: "" };
+  if (lora.unquantizedPrecision === "bf16") return undefined;
+  const bf16 = fitting({ ...r, lora: { ...lora, unquantizedPrecision: "bf16" } });
+  return bf16 && { s: bf16, pin: ` with ${BF16_REST}` };
+}
+
 function quantized(r: TrainingRequest): string | undefined {
   if (r.model.type === "encoder-embedding") return undefined;
   if (!r.lora) {
     const targetModules = defaultLoraTargets(r.model);
     const lora = { rank: ADVICE_LORA_RANK, targetModules, quantization: "nf4", dropout: DEFAULT_LORA_DROPOUT } as const;
-    const s = fitting({ ...released(r), lora, strategy: "auto" });
+    const q = fittingQuantized({ ...released(r), strategy: "auto" }, lora);
     const on = targetModules.join("/");
-    return s && `use a LoRAFineTune with lora.quantization: nf4 (QLoRA, rank ${lora.rank} on ${on}; ${summary(s, r)})`;
+    return (
+      q &&
+      `use a LoRAFineTune with lora.quantization: nf4${q.pin} (QLoRA, rank ${lora.rank} on ${on}; ${summary(q.s, r)})`
+    );
   }
   const next = r.lora.quantization === "none" ? "nf4" : r.lora.quantization === "nf4" ? "nf4-double" : undefined;
   if (!next) return undefined;
-  const s = fitting({ ...released(r), lora: { ...r.lora, quantization: next } });
-  return s && `use lora.quantization: ${next} (${summary(s, r)})`;
+  const q = fittingQuantized(released(r), { ...r.lora, quantization: next });
+  return q && `use lora.quantization: ${next}${q.pin} (${summary(q.s, r)})`;
+}
+
+/** A QLoRA job that keeps PEFT's fp32 upcast: the same job with the unquantized parameters in bf16. */
+function bf16Rest(r: TrainingRequest): string | undefined {
+  if (!r.lora || r.lora.quantization === "none" || r.lora.unquantizedPrecision === "bf16") return undefined;
+  const s = fitting({ ...released(r), lora: { ...r.lora, unquantizedPrecision: "bf16" } });
+  return (
+    s &&
+    `use ${BF16_REST} (the embeddings, norms and head PEFT upcasts to fp32 stay in bf16, and so does the stream ` +
+      `between the 4-bit layers; ${summary(s, r)})`
+  );
 }
 
 /**
@@ -152,7 +182,7 @@ export function replannedAdvice(r: TrainingRequest, mem: MemoryEstimate): string
   const pins = pinnedKnobs(r);
   const unpinned = pins.length > 0 ? fitting(released(r)) : undefined;
   if (unpinned) out.push(`leave ${pins.join(", ")} to the planner (${summary(unpinned, r)})`);
-  const ways = [zeroInsteadOfDdp(r), moreGpus(r), unquantizedSharded(r), otherAttention(r), quantized(r)];
+  const ways = [zeroInsteadOfDdp(r), bf16Rest(r), moreGpus(r), unquantizedSharded(r), otherAttention(r), quantized(r)];
   out.push(...[...ways, shorterSequence(r)].filter((w) => w !== undefined));
   if (out.length > 1) return out;
   const elsewhere = largerGpu(r);

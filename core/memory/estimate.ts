@@ -4,7 +4,7 @@
  */
 import { GIB, round3 } from "../quantity";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
-import { headBytesPerToken, layerBytesPerToken, type LoraActivationInput } from "./activations";
+import { headBytesPerToken, layerBytesPerToken, type LoraActivationInput, upcastStream } from "./activations";
 import { attentionTrainingBytesPerToken, type DropoutDevice } from "./attention";
 import { hasVocabularyLogits, logitsBytes, type LossImplementation } from "./loss";
 import type { ModelStates, Precision } from "./model-states";
@@ -106,7 +106,10 @@ export interface TrainingMemoryInput {
   readonly usableGiB: number;
 }
 
-/** Bytes saved for backward by one micro-batch: every layer (or, with checkpointing, each layer's input plus one layer). */
+/**
+ * Bytes saved for backward by one micro-batch: every layer (or, with checkpointing, each layer's input plus one layer),
+ * the head, and in a QLoRA fp32 stream the LM head's bf16 copy.
+ */
 export function activationBytes(
   t: Pick<
     TrainingMemoryInput,
@@ -125,8 +128,37 @@ export function activationBytes(
       bytesPerActivation: bytesPerAct,
       device,
     });
-  const layerInputs = t.gradientCheckpointing ? layers * m.hiddenSize * bytesPerAct + perLayer : layers * perLayer;
-  return tokens * (layerInputs + headBytesPerToken(m, t.lora, bytesPerAct, device));
+  // With checkpointing, one layer's activations exist at a time, while it is recomputed.
+  const layerActivations = t.gradientCheckpointing ? perLayer : layers * perLayer;
+  const checkpoints = t.gradientCheckpointing ? checkpointInputBytes(m, t.lora, bytesPerAct, tokens) : 0;
+  return (
+    checkpoints +
+    tokens * (layerActivations + headBytesPerToken(m, t.lora, bytesPerAct, device)) +
+    upcastHeadCopyBytes(m, t.lora)
+  );
+}
+
+/**
+ * What full recomputation keeps of `tokens` tokens: each layer's input, at the activations' bytes per element, or 4 in
+ * a QLoRA fp32 stream (fms-acceleration's QLoRA runs with and without PEFT's upcast differ by exactly this, docs/memory.md).
+ */
+export function checkpointInputBytes(
+  m: Pick<ModelArchitecture, "layers" | "decoderLayers" | "hiddenSize">,
+  lora: LoraActivationInput | undefined,
+  bytesPerActivation: number,
+  tokens: number,
+): number {
+  const layers = m.layers + (m.decoderLayers ?? 0);
+  return tokens * layers * m.hiddenSize * (upcastStream(lora) ? 4 : bytesPerActivation);
+}
+
+/**
+ * The bf16 copy of an fp32 LM head that autocast makes for its matmul and saves for backward (the head is frozen, so
+ * the copy is not cached and the input's gradient needs it): 2 bytes per head weight, once per micro-batch, in an fp32
+ * stream (measured, calibration/kbit_standin.py). 0 otherwise, and for models without vocabulary logits.
+ */
+export function upcastHeadCopyBytes(m: ModelArchitecture, lora: LoraActivationInput | undefined): number {
+  return upcastStream(lora) && hasVocabularyLogits(m) ? 2 * m.vocabSize * m.hiddenSize : 0;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The search over training knobs: every candidate (ZeRO stage and offload, checkpointing, micro-batch, loss) is
  * estimated, and the first that fits under the safety margin wins, in the order of ./plan-training.ts.
  */
-import { blockLinearParameters, largestBlockLinear } from "../models";
+import { largestBlockLinear, quantizedLinearParameters } from "../models";
 import { defaultAttention } from "./attention";
 import { communicationBytes, DEFAULT_OPTIMIZER_STEP, optimizerStepTemporaryBytes } from "./buffers";
 import { estimateTraining, type MemoryEstimate } from "./estimate";
@@ -18,16 +18,25 @@ import {
   trainableStatesIn16Bit,
   type ModelStates,
   type Offload,
+  type UnquantizedPrecision,
+  unquantizedPrecisionOf,
   type ZeroStage,
 } from "./model-states";
 import { MAX_FREE_MICRO_BATCH, SAFETY_MARGIN, type Candidate, type TrainingRequest } from "./training-request";
 
-/** Forward working set of a frozen vision tower for one micro-batch, bytes. */
-function visionBytes(r: TrainingRequest, microBatchSize: number): number {
+/**
+ * Forward working set of a frozen vision tower for one micro-batch, bytes: 16-bit, or bounded at 4 bytes per element
+ * where QLoRA's upcast patch embedding and norms run the tower's stream in fp32.
+ */
+function visionBytes(r: TrainingRequest, c: Candidate): number {
   const v = r.model.vision;
   if (!v || !r.imageTokensPerSample) return 0;
-  const perToken = forwardWorkingSetBytesPerToken({ hiddenSize: v.hiddenSize, intermediateSize: v.intermediateSize });
-  return microBatchSize * r.imageTokensPerSample * (v.dynamicResolution ? 4 : 1) * perToken;
+  const bytes = unquantizedOf(r, c) === "fp32" ? 4 : 2;
+  const perToken = forwardWorkingSetBytesPerToken(
+    { hiddenSize: v.hiddenSize, intermediateSize: v.intermediateSize },
+    bytes,
+  );
+  return c.microBatchSize * r.imageTokensPerSample * (v.dynamicResolution ? 4 : 1) * perToken;
 }
 
 /** Model states of one GPU and the parameters this GPU steps. */
@@ -37,13 +46,14 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
     const adapters = adapterParameters(m, r.lora.rank, r.lora.targetModules);
     const states = loraStates({
       parameters: m.parameters,
-      quantizableParameters: blockLinearParameters(m),
+      quantizableParameters: quantizedLinearParameters(m),
       adapterParameters: adapters,
       precision: r.precision,
       optimizer: r.optimizer,
       quantization: r.lora.quantization,
       gpus: r.gpus,
       zeroStage: c.zeroStage,
+      unquantizedPrecision: unquantizedOf(r, c),
     });
     return { states, trainable: adapters, stepped: adapters };
   }
@@ -61,16 +71,34 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
   return { states, trainable: m.parameters, stepped };
 }
 
-/** What the adapters save for backward depends on their settings and on whether they compute in 16 bit. */
+/** What QLoRA's unquantized parameters train in for one candidate (ZeRO casts them to 16 bit). */
+export function unquantizedOf(
+  r: Pick<TrainingRequest, "lora" | "precision">,
+  c: Pick<Candidate, "zeroStage">,
+): UnquantizedPrecision {
+  return unquantizedPrecisionOf({
+    quantization: r.lora?.quantization ?? "none",
+    zeroStage: c.zeroStage,
+    precision: r.precision,
+    pinned: r.lora?.unquantizedPrecision,
+  });
+}
+
+/**
+ * What the adapters save for backward depends on their settings, on whether they compute in 16 bit, and on the dtype
+ * of the residual stream between QLoRA's 4-bit layers.
+ */
 export function loraActivation(
   lora: Pick<NonNullable<TrainingRequest["lora"]>, "rank" | "targetModules" | "dropout">,
   precision: Precision,
+  unquantizedPrecision: UnquantizedPrecision = "bf16",
 ): LoraActivationInput {
   return {
     rank: lora.rank,
     targetModules: lora.targetModules,
     dropout: lora.dropout,
     autocast: MIXED_PRECISION[precision],
+    unquantizedPrecision,
   };
 }
 
@@ -89,7 +117,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     gradientCheckpointing: c.gradientCheckpointing,
     attention: r.attention ?? defaultAttention(m),
     loss: c.loss,
-    ...(r.lora ? { lora: loraActivation(r.lora, r.precision) } : {}),
+    ...(r.lora ? { lora: loraActivation(r.lora, r.precision, unquantizedOf(r, c)) } : {}),
     gpus: r.gpus,
     communicationBytes: communicationBytes({
       zeroStage: c.zeroStage,
@@ -103,7 +131,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
       largestTensor: r.lora ? stepped : m.largestLayerParameters,
       stateBytes,
     }),
-    visionBytes: visionBytes(r, c.microBatchSize),
+    visionBytes: visionBytes(r, c),
     dequantizedWeightBytes: r.lora && r.lora.quantization !== "none" ? 2 * largestBlockLinear(m) : 0,
     usableGiB: r.usableGiB,
   });
@@ -133,7 +161,9 @@ function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offlo
         : r.strategy === "deepspeed"
           ? [1, 2, 3]
           : r.lora?.quantization && r.lora.quantization !== "none"
-            ? [0, 1, 2]
+            ? r.lora.unquantizedPrecision === "fp32"
+              ? [0]
+              : [0, 1, 2]
             : [0, 1, 2, 3];
   const out: { zeroStage: ZeroStage; offload: Offload }[] = [];
   // DeepSpeed offloads only its own CPU Adam; LoRA's small states gain nothing from offloading.

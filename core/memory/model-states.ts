@@ -13,7 +13,7 @@
  *   `autocast_adapter_dtype=True`) with fp32 gradients and optimizer states: 16 bytes per adapter parameter.
  * - NF4 (QLoRA paper, Dettmers et al. 2023, §2): 4 bits per weight plus an fp32 absmax per 64 weights
  *   (0.5625 B/param); double quantization stores absmax in 8 bits with an fp32 constant per 256 blocks
- *   (0.5 + 1/64 + 4/(64·256) ≈ 0.5159 B/param). Only the blocks' linear layers are quantized.
+ *   (0.5 + 1/64 + 4/(64·256) ≈ 0.5159 B/param). Only linear layers are quantized (the head excepted).
  */
 import { zero2ModelStates, zero3ModelStates } from "./deepspeed";
 
@@ -43,6 +43,32 @@ export type Offload = (typeof OFFLOADS)[number];
 export type ZeroStage = 0 | 1 | 2 | 3;
 export const QUANTIZATIONS = ["none", "nf4", "nf4-double"] as const;
 export type Quantization = (typeof QUANTIZATIONS)[number];
+
+/**
+ * The dtype QLoRA's unquantized parameters (embeddings, norms, the LM head, biases) train in. PEFT's
+ * `prepare_model_for_kbit_training` casts every 16-bit parameter that is not 4-bit to fp32; `bf16` casts them back
+ * (runtime/ray_gpu/examples/sft.py `keep_unquantized_in`).
+ */
+export const UNQUANTIZED_PRECISIONS = ["fp32", "bf16"] as const;
+export type UnquantizedPrecision = (typeof UNQUANTIZED_PRECISIONS)[number];
+
+/**
+ * What QLoRA's unquantized parameters train in. DeepSpeed's 16-bit engine (ZeRO 1 to 3 in 16 bit) casts
+ * every floating parameter of the module to 16 bit (`_configure_distributed_model`: `self.module.bfloat16()`), so
+ * they are 16-bit there whatever was pinned; under plain DDP the runtime keeps PEFT's fp32 upcast unless the workload
+ * pins `bf16`. A base that is not quantized loads in bf16 and has nothing upcast.
+ */
+export function unquantizedPrecisionOf(s: {
+  readonly quantization: Quantization;
+  /** The ZeRO stage (0: plain DDP). */
+  readonly zeroStage: number;
+  readonly precision: Precision;
+  readonly pinned?: UnquantizedPrecision | undefined;
+}): UnquantizedPrecision {
+  if (s.quantization === "none") return "bf16";
+  if (s.zeroStage > 0 && s.precision !== "fp32") return "bf16";
+  return s.pinned ?? "fp32";
+}
 
 /** Bytes per NF4 weight, single and double quantization. */
 export const NF4_BYTES_PER_PARAM = { nf4: 0.5 + 4 / 64, "nf4-double": 0.5 + 1 / 64 + 4 / (64 * 256) } as const;
@@ -195,7 +221,7 @@ export function fullTrainingStates(s: FullStatesInput): ModelStates {
 /** Input of {@link loraStates}. */
 export interface LoraStatesInput {
   readonly parameters: number;
-  /** Parameters of the blocks' linear layers (quantized under QLoRA). */
+  /** Parameters QLoRA stores in NF4 (../models `quantizedLinearParameters`). */
   readonly quantizableParameters: number;
   readonly adapterParameters: number;
   readonly precision: Precision;
@@ -203,6 +229,8 @@ export interface LoraStatesInput {
   readonly quantization: Quantization;
   readonly gpus: number;
   readonly zeroStage: ZeroStage;
+  /** @default "bf16" (see {@link unquantizedPrecisionOf}) */
+  readonly unquantizedPrecision?: UnquantizedPrecision;
 }
 
 /** Bytes of NF4 weights beyond their packed 4 bits: absmax per 64 weights (and, double quantized, its own state). */
@@ -211,10 +239,14 @@ export const NF4_STATE_BYTES_PER_PARAM = {
   "nf4-double": NF4_BYTES_PER_PARAM["nf4-double"] - 0.5,
 } as const;
 
-/** The frozen base that ZeRO-3 can shard: 16-bit weights, or under QLoRA the 16-bit rest and the packed 4-bit data. */
+/**
+ * The frozen base that ZeRO-3 can shard: 16-bit weights, or under QLoRA the unquantized rest (16-bit, or fp32 where
+ * PEFT's upcast is kept) and the packed 4-bit data.
+ */
 function frozenBaseBytes(s: LoraStatesInput): number {
   if (s.quantization === "none") return (s.precision === "fp32" ? 4 : 2) * s.parameters;
-  return 2 * (s.parameters - s.quantizableParameters) + 0.5 * s.quantizableParameters;
+  const rest = s.unquantizedPrecision === "fp32" ? 4 : 2;
+  return rest * (s.parameters - s.quantizableParameters) + 0.5 * s.quantizableParameters;
 }
 
 /**

@@ -4,6 +4,7 @@ import { attentionTraits, defaultAttention } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
 import { DEFAULT_OPTIMIZER_STEP, type OptimizerStep } from "./buffers";
+import { unquantizedOf } from "./knob-search";
 import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
 /** What each optimizer step implementation costs, as the plan says it. */
@@ -60,6 +61,23 @@ function decideStages(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, me
   );
 }
 
+/** What QLoRA's unquantized parameters train in, and what that costs (model-states.ts `unquantizedPrecisionOf`). */
+function decideUnquantized(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs): void {
+  if (!r.lora || r.lora.quantization === "none") return;
+  const value = unquantizedOf(r, k);
+  const reason =
+    value === "fp32"
+      ? `${pinned(r.lora.unquantizedPrecision) ? "pinned by the workload" : "the runtime's (PEFT's prepare_model_for_kbit_training)"}: ` +
+        "the embeddings, norms and head are upcast to fp32 and the stream between the 4-bit layers runs in fp32, " +
+        "counted in the weights and activations; lora.unquantizedPrecision: bf16 keeps them in 16 bit"
+      : k.zeroStage > 0
+        ? `DeepSpeed's 16-bit engine (ZeRO-${k.zeroStage}) casts the embeddings, norms and head to 16 bit, so the ` +
+          "stream between the 4-bit layers stays 16-bit"
+        : "pinned by the workload: the runtime casts the embeddings, norms and head PEFT upcasts back to bf16, so the " +
+          "stream between the 4-bit layers stays 16-bit";
+  log.decide("lora.unquantizedPrecision", value, reason);
+}
+
 function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
   const traits = attentionTraits(r.model);
   const dropout = traits.attentionDropout > 0 ? ` and attention dropout ${traits.attentionDropout}` : "";
@@ -104,6 +122,7 @@ export function trainingDecisions(
     `requires ${mem.requiredGiB} GiB of ${r.usableGiB} GiB (target ${target.toFixed(2)} GiB with a ` +
     `${SAFETY_MARGIN * 100}% margin)`;
   decideStages(log, r, k, mem);
+  decideUnquantized(log, r, k);
   decideKernels(log, r, k, mem);
   log.decide(
     "microBatchSize",

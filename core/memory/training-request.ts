@@ -5,7 +5,7 @@ import type { AttentionImplementation, ModelArchitecture } from "../models/types
 import type { MemoryEstimate } from "./estimate";
 import type { LossImplementation } from "./loss";
 import type { LoraTarget } from "./lora";
-import type { Offload, Optimizer, Precision, Quantization, ZeroStage } from "./model-states";
+import type { Offload, Optimizer, Precision, Quantization, UnquantizedPrecision, ZeroStage } from "./model-states";
 
 /** Share of usable memory the planner keeps free when it picks knobs. */
 export const SAFETY_MARGIN = 0.05;
@@ -45,6 +45,12 @@ export interface TrainingRequest {
         readonly quantization: Quantization;
         /** PEFT's `lora_dropout` (each adapter then keeps a mask of its input). */
         readonly dropout: number;
+        /**
+         * What QLoRA's unquantized parameters train in, where pinned; `fp32` keeps the plan at ZeRO 0 (DeepSpeed would
+         * cast them to 16 bit).
+         * @default - see `unquantizedPrecisionOf` in ./model-states
+         */
+        readonly unquantizedPrecision?: UnquantizedPrecision | undefined;
       }
     | undefined;
   /** Image tokens per sample (vision-language models). */

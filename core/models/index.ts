@@ -53,14 +53,25 @@ export function embeddingParameters(m: ModelArchitecture): number {
   return m.vocabSize * m.hiddenSize;
 }
 
-/**
- * Parameters of the language model's transformer blocks' linear layers (what QLoRA quantizes to NF4): attention
- * q/k/v/o and the MLP, per layer. Embeddings, LM head, norms and the vision tower stay in 16-bit.
- */
+/** Parameters of the language model's transformer blocks' linear layers: attention q/k/v/o and the MLP, per layer. */
 export function blockLinearParameters(m: ModelArchitecture): number {
   const attn = m.hiddenSize * m.attentionHeads * m.headDim * 2 + m.hiddenSize * m.kvHeads * m.headDim * 2;
   const mlpMatrices = m.mlp === "swiglu" || m.mlp === "geglu" ? 3 : 2;
   return m.layers * (attn + mlpMatrices * m.hiddenSize * m.intermediateSize);
+}
+
+/**
+ * Parameters QLoRA stores in NF4: every `nn.Linear` but the output head, so the language model's blocks and a vision
+ * tower's blocks (attention q/k/v/o, MLP fc1/fc2) and projector (transformers 5.18 `get_keys_to_not_convert` keeps only
+ * the output embedding, tied weights and the last module unquantized). Embeddings, LM head, norms and a vision tower's
+ * patch embedding stay unquantized.
+ */
+export function quantizedLinearParameters(m: ModelArchitecture): number {
+  const v = m.vision;
+  const vision = v
+    ? v.layers * (4 * v.hiddenSize ** 2 + 2 * v.hiddenSize * v.intermediateSize) + v.projectorParameters
+    : 0;
+  return blockLinearParameters(m) + vision;
 }
 
 /** Largest single linear layer of a block, in parameters (dequantized one at a time under QLoRA). */

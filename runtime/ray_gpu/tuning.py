@@ -210,8 +210,8 @@ class Tuning(TuningCore):
         return self._record("train.dataloaderWorkers", "DataLoader.num_workers", self._train()["dataloaderWorkers"])
 
     def lora_config_kwargs(self) -> dict[str, Any]:
-        """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules, lora_dropout) and the planned base-weight
-        quantization."""
+        """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules, lora_dropout), the planned base-weight
+        quantization and what its unquantized parameters train in (``examples.sft.keep_unquantized_in``)."""
         lora = self._lora()
         return {
             "r": self._record("lora.rank", "LoraConfig.r", lora["rank"]),
@@ -221,6 +221,9 @@ class Tuning(TuningCore):
             ),
             "lora_dropout": self._record("lora.dropout", "LoraConfig.lora_dropout", lora["dropout"]),
             "quantization": self._record("lora.quantization", "quantization", lora["quantization"]),
+            "unquantized_precision": self._record(
+                "lora.unquantizedPrecision", "keep_unquantized_in", lora["unquantizedPrecision"]
+            ),
         }
 
 

@@ -94,6 +94,7 @@ class LoraSection(TypedDict):
     targetModules: list[str]
     quantization: str
     dropout: float
+    unquantizedPrecision: str
     imageTokensPerSample: NotRequired[int]
 
 

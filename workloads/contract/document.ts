@@ -11,7 +11,7 @@ import { stableJson } from "../../core/serialize";
 import type { WorkloadKind } from "../../core/config/workloads";
 import { LOSS_IMPLEMENTATIONS } from "../../core/memory/loss";
 import { OPTIMIZER_STEPS } from "../../core/memory/buffers";
-import { OFFLOADS, QUANTIZATIONS } from "../../core/memory/model-states";
+import { OFFLOADS, QUANTIZATIONS, UNQUANTIZED_PRECISIONS } from "../../core/memory/model-states";
 import { ATTENTION_IMPLEMENTATIONS } from "../../core/models/types";
 import type {
   ActorPoolSection,
@@ -198,6 +198,12 @@ export const LoraSectionSchema = z.strictObject({
   quantization: z.enum(QUANTIZATIONS),
   /** `LoraConfig.lora_dropout`, as the memory plan counted it. */
   dropout: z.number().min(0).lt(1),
+  /**
+   * What the unquantized parameters (embeddings, norms, the LM head) train in, as the memory plan counted it: `fp32`
+   * keeps PEFT's `prepare_model_for_kbit_training` upcast, `bf16` casts them back (a base that is not quantized is
+   * bf16 already).
+   */
+  unquantizedPrecision: z.enum(UNQUANTIZED_PRECISIONS),
   imageTokensPerSample: int(1).optional(),
 });
 

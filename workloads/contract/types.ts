@@ -269,5 +269,11 @@ export type LoraSection = {
    * `LoraConfig.lora_dropout`, as the memory plan counted it.
    */
   dropout: number;
+  /**
+   * What the unquantized parameters (embeddings, norms, the LM head) train in, as the memory plan counted it: `fp32`
+   * keeps PEFT's `prepare_model_for_kbit_training` upcast, `bf16` casts them back (a base that is not quantized is
+   * bf16 already).
+   */
+  unquantizedPrecision: "fp32" | "bf16";
   imageTokensPerSample?: number;
 };

@@ -5,7 +5,7 @@ import { DEFAULT_LORA_DROPOUT } from "../../memory/lora";
 import { DEFAULT_OPTIMIZER_STEP, OPTIMIZER_STEPS } from "../../memory/buffers";
 import { ATTENTION_IMPLEMENTATIONS } from "../../models/types";
 import { MODEL_CHECKS_WHEN, modelChecks } from "../model-checks";
-import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS } from "../../memory/model-states";
+import { OFFLOADS, OPTIMIZERS, PRECISIONS, QUANTIZATIONS, UNQUANTIZED_PRECISIONS } from "../../memory/model-states";
 import { distinctEntries } from "../distinct";
 import { grammar } from "../grammars";
 import { positiveInt, workloadBase } from "./base";
@@ -70,6 +70,27 @@ const trainingWork = {
   steps: positiveInt.max(1_000_000_000).optional(),
 };
 
+/** The adapter settings {@link loraConflicts} reads. */
+interface LoraPins {
+  quantization: string;
+  unquantizedPrecision?: string | undefined;
+}
+
+/** `lora.unquantizedPrecision` applies to a quantized base, and `fp32` only where no DeepSpeed engine casts it. */
+function loraConflicts(lora: LoraPins, zeroStage: number | undefined, ctx: z.RefinementCtx): void {
+  const add = (message: string) => ctx.addIssue({ code: "custom", path: ["lora", "unquantizedPrecision"], message });
+  if (lora.unquantizedPrecision !== undefined && lora.quantization === "none")
+    add(
+      "applies to QLoRA only (lora.quantization nf4 or nf4-double): without quantization the base loads in bf16 " +
+        "and nothing is upcast; leave it out",
+    );
+  else if (lora.unquantizedPrecision === "fp32" && zeroStage !== undefined && zeroStage > 0)
+    add(
+      `fp32 needs plain DDP: DeepSpeed's 16-bit engine (zeroStage ${zeroStage}) casts every floating parameter to ` +
+        "16 bit; use bf16, or leave zeroStage out",
+    );
+}
+
 /** Pinned knobs that exclude each other, reported before any planning. */
 function knobConflicts(
   spec: {
@@ -81,6 +102,7 @@ function knobConflicts(
     precision?: string;
     steps?: number | undefined;
     epochs?: number | undefined;
+    lora?: LoraPins;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -119,6 +141,7 @@ function knobConflicts(
         "for the frozen base): leave offload out; to fit a large base, zeroStage 3 shards it across the GPUs, and " +
         "lora.quantization nf4 stores it in 4 bits",
     );
+  if (spec.lora !== undefined) loraConflicts(spec.lora, spec.zeroStage, ctx);
   if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2)
     add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
   if (spec.offload === "optimizer-and-parameters" && spec.zeroStage !== undefined && spec.zeroStage < 3)
@@ -171,6 +194,14 @@ export const LoraSchema = z.strictObject({
    * @default 0.05
    */
   dropout: z.number().min(0).max(0.9).default(DEFAULT_LORA_DROPOUT),
+  /**
+   * What QLoRA's unquantized parameters (embeddings, norms, the LM head) train in: `fp32` as PEFT's
+   * `prepare_model_for_kbit_training` upcasts them, which also runs the stream between the 4-bit layers in fp32; `bf16`
+   * casts them back and keeps that stream in 16 bit (less memory). Only with `quantization` nf4 or nf4-double; `fp32`
+   * only without ZeRO, whose 16-bit engine casts them to 16 bit.
+   * @default - fp32 under plain DDP, 16-bit under ZeRO
+   */
+  unquantizedPrecision: z.enum(UNQUANTIZED_PRECISIONS).optional(),
 });
 
 /**

@@ -31,6 +31,8 @@ interface Row {
   loraDropout?: number;
   /** Measured under torch.autocast to bf16, as the runtime trains mixed precision. */
   autocast?: boolean;
+  /** QLoRA as the runtime builds it (calibration/kbit_standin.py): PEFT's fp32 upcast kept, an fp32 stream. */
+  qlora?: boolean;
   layerBytesPerToken: number;
   headBytes: number;
   totalBytes: number;
@@ -94,6 +96,7 @@ function loraFor(r: Row) {
   return { rank: 8, targetModules: [...targets, ...(r.loraHead ? ["lm_head"] : [])], dropout: r.loraDropout ?? 0 };
 }
 const tokens = (r: Row) => r.batch * r.seq;
+const qloraOf = (r: Row) => (r.qlora ? " QLoRA (fp32 stream)" : "");
 const kindOf = (r: Row) =>
   !r.lora
     ? "full"
@@ -105,13 +108,14 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
       new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi"]),
     );
     // 7 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
-    // plus 4 LoRA kinds under autocast on the same three.
-    expect(data.rows.length).toBe(7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2 + 3 * 3 * 4 * 2);
+    // plus 4 LoRA kinds under autocast on the same three, plus QLoRA on every family with and without checkpointing and
+    // on every linear layer with dropout on the Llama-style three.
+    expect(data.rows.length).toBe(7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2 + 3 * 3 * 4 * 2 + 7 * 3 * 2 * 2 + 3 * 3 * 2);
   });
 
   it.each(
     data.rows
-      .filter((r) => !r.checkpointing && !r.autocast)
+      .filter((r) => !r.checkpointing && !r.autocast && !r.qlora)
       .map(
         (r) =>
           [
@@ -128,11 +132,14 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
 
   it.each(
     data.rows
-      .filter((r) => r.autocast)
-      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${kindOf(r)} ${r.batch}x${r.seq}`, r] as const),
+      .filter((r) => r.autocast && !r.checkpointing)
+      .map(
+        (r) =>
+          [`${r.family} h=${r.hidden} i=${r.intermediate} ${kindOf(r)}${qloraOf(r)} ${r.batch}x${r.seq}`, r] as const,
+      ),
   )("under autocast, per-layer bytes per token, and each adapter's bf16 weight copy: %s", (_, r) => {
     const m = arch(r);
-    const lora = loraFor(r)!;
+    const lora = { ...loraFor(r)!, unquantizedPrecision: r.qlora ? ("fp32" as const) : ("bf16" as const) };
     // Autocast's 16-bit copies of the fp32 adapter weights are saved too: the plan counts them in the weights.
     const weightCopies = (2 * adapterParameters(m, lora.rank, lora.targetModules)) / r.layers;
     const predicted = layerBytesPerToken(m, { ...lora, autocast: true }, 2, "cpu") + weightCopies / tokens(r);
@@ -143,11 +150,25 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
 
   it.each(
     data.rows
-      .filter((r) => r.checkpointing && r.family !== "bert")
+      .filter((r) => r.checkpointing && r.family !== "bert" && !r.qlora)
       .map((r) => [`${r.family} h=${r.hidden} ${r.lora ? "lora" : "full"} ${r.batch}x${r.seq}`, r] as const),
   )("full recomputation keeps each layer's 16-bit input (2·h bytes per token) plus the head: %s", (_, r) => {
     const m = arch(r);
     const predicted = tokens(r) * (r.layers * 2 * r.hidden + headBytesPerToken(m, loraFor(r)) + 4 * r.vocab + 8);
+    const ratio = predicted / r.totalBytes;
+    expect(ratio).toBeGreaterThanOrEqual(0.99);
+    expect(ratio).toBeLessThanOrEqual(1.01);
+  });
+
+  it.each(
+    data.rows
+      .filter((r) => r.qlora && r.checkpointing && r.family !== "bert")
+      .map((r) => [`${r.family} h=${r.hidden} ${r.batch}x${r.seq}`, r] as const),
+  )("QLoRA's fp32 stream: checkpoints keep 4-byte inputs, autocast a bf16 copy of the fp32 head: %s", (_, r) => {
+    const m = arch(r);
+    const lora = { ...loraFor(r)!, autocast: true, unquantizedPrecision: "fp32" as const };
+    const head = headBytesPerToken(m, lora, 2, "cpu");
+    const predicted = tokens(r) * (r.layers * 4 * r.hidden + head + 4 * r.vocab + 8) + 2 * r.vocab * r.hidden;
     const ratio = predicted / r.totalBytes;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);

@@ -52,8 +52,10 @@ describe("memory planner v4", () => {
 
   it("counts the 16-bit copy of the largest quantized weight that a QLoRA backward dequantizes", () => {
     const m = catalogModel("meta-llama/Llama-3.1-8B")!;
+    // The unquantized parameters in bf16, so the stream is the same 16-bit one as LoRA's (./unquantized-precision.test.ts).
+    const lora = (quantization: "nf4" | "none") => ({ ...qlora, quantization, unquantizedPrecision: "bf16" as const });
     const acts = (quantization: "nf4" | "none") =>
-      trainingMemory(request("meta-llama/Llama-3.1-8B", { lora: { ...qlora, quantization } }), candidate()).breakdownGiB
+      trainingMemory(request("meta-llama/Llama-3.1-8B", { lora: lora(quantization) }), candidate()).breakdownGiB
         .activations;
     expect(acts("nf4") - acts("none")).toBeCloseTo((2 * largestBlockLinear(m)) / GIB, 2);
   });

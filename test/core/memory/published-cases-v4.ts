@@ -4,12 +4,12 @@
  * runs of them that must plan to fit an A10G. FSDP's FULL_SHARD is planned as ZeRO-3 (the frozen base sharded, the
  * quantization state whole), its NO_SHARD ("ddp") as plain data parallelism.
  */
-import type { MemoryEstimate } from "../../../core/memory/estimate";
+import { checkpointInputBytes, type MemoryEstimate } from "../../../core/memory/estimate";
 import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import type { Quantization } from "../../../core/memory/model-states";
 import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
-import { single, train, type PlannedRun, type PublishedCase } from "./published-helpers";
+import { GIB, single, train, type PlannedRun, type PublishedCase } from "./published-helpers";
 
 const ANSWERAI =
   "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @e877dda5: train.py on 2 GPUs, Llama-2-7b-hf, rank 64 on q, k, v, " +
@@ -32,6 +32,8 @@ function answerAi(q: Quantization, shard: "full" | "none", microBatch: number, s
         targetModules: ["q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj"],
         quantization: q,
         dropout: 0.1,
+        // train.py loads the base in bf16 and quantizes it itself: no prepare_model_for_kbit_training, no fp32 upcast.
+        unquantizedPrecision: "bf16",
       },
     },
     single(microBatch, { zeroStage: shard === "full" ? 3 : 0, gradientCheckpointing: true }),
@@ -64,6 +66,82 @@ export const FSDP_QLORA_CASES: readonly PublishedCase[] = RUNS.map(([label, q, s
   measured: gib,
   predicted: () => answerAi(q, shard, mb, seq).allocatedPeakGiB,
 }));
+
+const FMS_BNB =
+  "foundation-model-stack/fms-acceleration scripts/benchmarks/refs/a100_80gb.csv @24bdadb2 (refs/requirements.txt: " +
+  "transformers 4.48.1, peft 0.13.2, bitsandbytes 0.43.3, trl 0.13.0): Mistral-7B-v0.1 on one A100 80GB, HF Trainer " +
+  "bf16 (autocast), torch_dtype bfloat16, NF4 with double quantization, LoRA r 16 on q/k/v/o, lora_dropout 0.1, foreach " +
+  "AdamW, checkpointing, flash_attention_2, 4096 tokens packed, mem_peak_torch_mem_alloc_in_bytes";
+
+/**
+ * fms-acceleration's QLoRA runs on one GPU, in bytes: `accelerated-peft-bnb` prepares the 4-bit model without PEFT's
+ * fp32 upcast (plugins/accelerated-peft framework_plugin_bnb.py `_prepare_model_for_kbit_training`: "all non-INT8
+ * params ... are upcast to full precision ... the activations will then be constantly downcasted"), which is
+ * `lora.unquantizedPrecision: bf16`; `baseline-peft-bnb` leaves preparation to TRL's SFTTrainer (PEFT's upcast, then
+ * TRL's `peft_module_casting_to_bf16`: norms stay fp32, embeddings and head go back to bf16, so the stream runs in fp32).
+ */
+const FMS_QLORA = {
+  4: { baseline: 20_669_338_112, accelerated: 16_373_838_336 },
+  8: { baseline: 37_002_646_016, accelerated: 28_412_178_944 },
+} as const;
+
+const mistralQlora = (mb: 4 | 8) =>
+  train(
+    "mistralai/Mistral-7B-v0.1",
+    {
+      sequenceLength: 4096,
+      precision: "bf16-mixed",
+      attention: "flash",
+      optimizerStep: "foreach",
+      lora: {
+        rank: 16,
+        targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"],
+        quantization: "nf4-double",
+        dropout: 0.1,
+        unquantizedPrecision: "bf16",
+      },
+    },
+    single(mb, { gradientCheckpointing: true }),
+  );
+
+export const FMS_QLORA_CASES: readonly PublishedCase[] = ([4, 8] as const).flatMap((mb) => {
+  const runs = FMS_QLORA[mb];
+  const tokens = mb * 4096;
+  const stream = (unquantizedPrecision: "fp32" | "bf16") =>
+    checkpointInputBytes(
+      catalogModel("mistralai/Mistral-7B-v0.1")!,
+      { ...LORA_STREAM, unquantizedPrecision },
+      2,
+      tokens,
+    );
+  return [
+    {
+      id: `Mistral-7B QLoRA r16, no fp32 upcast, ${mb}×4096`,
+      source: `${FMS_BNB}: accelerated-peft-bnb, batch ${mb}, "${runs.accelerated}" bytes`,
+      what: "lora.unquantizedPrecision bf16: a 16-bit stream between the 4-bit layers",
+      rule: "peak" as const,
+      unit: "GB" as const,
+      measured: runs.accelerated / 1e9,
+      predicted: () => (mistralQlora(mb).allocatedPeakGiB * GIB) / 1e9,
+    },
+    {
+      id: `Mistral-7B QLoRA fp32 stream − 16-bit stream, ${mb}×4096`,
+      source:
+        `${FMS_BNB}: baseline-peft-bnb "${runs.baseline}" − accelerated-peft-bnb "${runs.accelerated}" bytes, ` +
+        `batch ${mb}`,
+      what:
+        "the checkpoints' fp32 inputs (2 more bytes per hidden unit, layer and token); the peak is in the logits phase, " +
+        "so the recomputed layer's fp32 ops the plan also adds do not show, and TRL casts the head back to bf16",
+      rule: "gap" as const,
+      unit: "GB" as const,
+      measured: (runs.baseline - runs.accelerated) / 1e9,
+      predicted: () => (stream("fp32") - stream("bf16")) / 1e9,
+    },
+  ];
+});
+
+/** The adapters of {@link mistralQlora}, as the activation model takes them. */
+const LORA_STREAM = { rank: 16, targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"], dropout: 0.1, autocast: true };
 
 /** Published runs that fit a GPU with no more memory than the planned one: the plan must fit too. */
 export const FIT_CASES: readonly PlannedRun[] = [

@@ -20,7 +20,7 @@ import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, UNIT_BYTES, type PublishedCase, type Rule } from "./published-helpers";
 import { SERVING_V019_CASES, TRAINING_V3_CASES } from "./published-cases-v3";
-import { FSDP_QLORA_CASES } from "./published-cases-v4";
+import { FMS_QLORA_CASES, FSDP_QLORA_CASES } from "./published-cases-v4";
 
 export type { PublishedCase, Rule } from "./published-helpers";
 
@@ -267,6 +267,7 @@ export const PUBLISHED_CASES: readonly PublishedCase[] = [
   ...TRAINING_V3_CASES,
   ...SERVING_V019_CASES,
   ...FSDP_QLORA_CASES,
+  ...FMS_QLORA_CASES,
 ];
 
 /** The tolerance each rule allows: [lowest, highest] ratio of predicted to measured. */

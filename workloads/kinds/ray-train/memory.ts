@@ -78,6 +78,7 @@ export function planTrainingKindMemory(spec: TrainingJobSpec | LoRAFineTuneSpec,
       targetModules: lora.targetModules ?? defaultLoraTargets(model),
       quantization: lora.quantization,
       dropout: lora.dropout,
+      unquantizedPrecision: lora.unquantizedPrecision,
     },
     imageTokensPerSample,
   });
