@@ -80,7 +80,7 @@ def as_runtime_builds(model: torch.nn.Module, upcast: bool) -> torch.nn.Module:
     back to bf16 (``lora.unquantizedPrecision: bf16``)."""
     from peft import prepare_model_for_kbit_training
 
-    from ray_gpu.examples.sft import keep_unquantized_in
+    from ray_gpu.examples.common import keep_unquantized_in
 
     prepared = prepare_model_for_kbit_training(quantize(model), use_gradient_checkpointing=False)
     return keep_unquantized_in(prepared, "fp32" if upcast else "bf16")

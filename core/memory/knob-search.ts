@@ -151,6 +151,15 @@ function microBatchCandidates(r: TrainingRequest): number[] {
   return out;
 }
 
+/**
+ * Whether the planner would pick a ZeRO stage that shards nothing: one GPU without offload. DeepSpeed would then only
+ * add its engine (and, for QLoRA, cast the unquantized parameters to 16 bit, which `lora.unquantizedPrecision: bf16`
+ * does without it). A pinned stage or `strategy: deepspeed` is kept.
+ */
+function shardsNothing(r: TrainingRequest, zeroStage: ZeroStage, offload: Offload): boolean {
+  return r.gpus === 1 && zeroStage > 0 && offload === "none" && r.zeroStage === undefined && r.strategy === "auto";
+}
+
 /** (stage, offload) pairs in order of preference, limited by the strategy and pinned knobs. */
 function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offload }[] {
   const stages: ZeroStage[] =
@@ -175,6 +184,7 @@ function stagesToTry(r: TrainingRequest): { zeroStage: ZeroStage; offload: Offlo
         : (["none", "optimizer", "optimizer-and-parameters"] as const);
   for (const offload of offloads) {
     for (const zeroStage of stages) {
+      if (shardsNothing(r, zeroStage, offload)) continue;
       if (offload === "optimizer" && zeroStage < 2) continue;
       if (offload === "optimizer-and-parameters" && zeroStage < 3) continue;
       out.push({ zeroStage, offload });

@@ -47,7 +47,7 @@ export type Quantization = (typeof QUANTIZATIONS)[number];
 /**
  * The dtype QLoRA's unquantized parameters (embeddings, norms, the LM head, biases) train in. PEFT's
  * `prepare_model_for_kbit_training` casts every 16-bit parameter that is not 4-bit to fp32; `bf16` casts them back
- * (runtime/ray_gpu/examples/sft.py `keep_unquantized_in`).
+ * (runtime/ray_gpu/examples/common.py `keep_unquantized_in`, which sft.py calls).
  */
 export const UNQUANTIZED_PRECISIONS = ["fp32", "bf16"] as const;
 export type UnquantizedPrecision = (typeof UNQUANTIZED_PRECISIONS)[number];

@@ -211,7 +211,7 @@ class Tuning(TuningCore):
 
     def lora_config_kwargs(self) -> dict[str, Any]:
         """Arguments for ``peft.LoraConfig`` (r, lora_alpha, target_modules, lora_dropout), the planned base-weight
-        quantization and what its unquantized parameters train in (``examples.sft.keep_unquantized_in``)."""
+        quantization and what its unquantized parameters train in (``examples.common.keep_unquantized_in``)."""
         lora = self._lora()
         return {
             "r": self._record("lora.rank", "LoraConfig.r", lora["rank"]),

@@ -1,4 +1,4 @@
-"""``examples.sft.keep_unquantized_in``: what QLoRA's unquantized parameters train in after PEFT's
+"""``examples.common.keep_unquantized_in``: what QLoRA's unquantized parameters train in after PEFT's
 ``prepare_model_for_kbit_training`` upcast them, as the tuning document plans it (``lora.unquantizedPrecision``)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from ray_gpu.examples import common, sft
+from ray_gpu.examples import common
 
 
 class Params4bit(torch.nn.Parameter):
@@ -39,11 +39,11 @@ def test_peft_upcasts_every_16_bit_parameter_but_the_4_bit_ones() -> None:
 def test_fp32_keeps_the_upcast() -> None:
     model = prepared_model()
     before = dtypes(model)
-    assert dtypes(sft.keep_unquantized_in(model, "fp32")) == before
+    assert dtypes(common.keep_unquantized_in(model, "fp32")) == before
 
 
 def test_bf16_casts_the_upcast_parameters_back_and_keeps_the_stream_16_bit() -> None:
-    model = sft.keep_unquantized_in(prepared_model(), "bf16")
+    model = common.keep_unquantized_in(prepared_model(), "bf16")
     assert set(dtypes(model).values()) == {torch.bfloat16}
     ids = torch.randint(0, model.config.vocab_size, (1, 8))
     hidden = model.model(input_ids=ids).last_hidden_state
@@ -55,7 +55,7 @@ def test_adapters_added_afterwards_stay_fp32(precision: str) -> None:
     from peft import LoraConfig, get_peft_model
 
     model = get_peft_model(
-        sft.keep_unquantized_in(prepared_model(), precision),
+        common.keep_unquantized_in(prepared_model(), precision),
         LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]),
     )
     adapters = {p.dtype for name, p in model.named_parameters() if ".lora_" in name}

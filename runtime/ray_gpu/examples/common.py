@@ -148,6 +148,22 @@ def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False, a
     return cls.from_pretrained(model, dtype=torch.bfloat16 if frozen_base else torch.float32, attn_implementation=attn)
 
 
+def keep_unquantized_in(model: Any, precision: str) -> Any:
+    """The parameters QLoRA leaves unquantized (embeddings, norms, the LM head, biases) in the planned precision.
+
+    PEFT's ``prepare_model_for_kbit_training`` casts every 16-bit parameter that is not 4-bit to fp32, so the residual
+    stream between the 4-bit layers runs in fp32 too (bitsandbytes returns each layer's output in its input's dtype).
+    "fp32" keeps that; "bf16" casts those parameters back, as DeepSpeed's bf16 engine does under ZeRO, and the stream
+    stays in 16 bit (the memory plan counts either). The adapters PEFT adds afterwards are fp32 either way."""
+    import torch
+
+    if precision == "bf16":
+        for param in model.parameters():
+            if param.dtype == torch.float32 and param.__class__.__name__ != "Params4bit":
+                param.data = param.data.to(torch.bfloat16)
+    return model
+
+
 class HashTokenizer:
     """Smoke-run tokenizer: words hashed into a small vocabulary (vectorised, no download)."""
 

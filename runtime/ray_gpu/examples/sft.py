@@ -32,7 +32,7 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
             bnb_4bit_compute_dtype=torch.bfloat16,
         )
         cls = AutoModelForImageTextToText if common.model_type(family) == "qwen2_vl" else AutoModelForCausalLM
-        base = keep_unquantized_in(
+        base = common.keep_unquantized_in(
             prepare_model_for_kbit_training(
                 cls.from_pretrained(model, quantization_config=quant, attn_implementation=attn),
                 use_gradient_checkpointing=gradient_checkpointing,
@@ -47,22 +47,6 @@ def build(model: str, family: str, lora: dict[str, Any], smoke: bool, gradient_c
         task_type="CAUSAL_LM",
     )
     return get_peft_model(base, config)
-
-
-def keep_unquantized_in(model: Any, precision: str) -> Any:
-    """The parameters QLoRA leaves unquantized (embeddings, norms, the LM head, biases) in the planned precision.
-
-    PEFT's ``prepare_model_for_kbit_training`` casts every 16-bit parameter that is not 4-bit to fp32, so the residual
-    stream between the 4-bit layers runs in fp32 too (bitsandbytes returns each layer's output in its input's dtype).
-    "fp32" keeps that; "bf16" casts those parameters back, as DeepSpeed's bf16 engine does under ZeRO, and the stream
-    stays in 16 bit (the memory plan counts either). The adapters PEFT adds afterwards are fp32 either way."""
-    import torch
-
-    if precision == "bf16":
-        for param in model.parameters():
-            if param.dtype == torch.float32 and param.__class__.__name__ != "Params4bit":
-                param.data = param.data.to(torch.bfloat16)
-    return model
 
 
 def with_images(model: Any, batch: Any) -> Any:

@@ -61,7 +61,7 @@ describe("QLoRA's unquantized parameters", () => {
   });
 
   it("keeps a pinned fp32 at plain DDP, where DeepSpeed would cast it to 16 bit", () => {
-    const big = { sequenceLength: 16384, microBatchSize: 1, gradientCheckpointing: false } as const;
+    const big = { gpus: 2, gpusPerNode: 2, sequenceLength: 16384, microBatchSize: 1, gradientCheckpointing: false };
     const free = planTrainingMemory(request({ ...big, lora: qlora() }));
     const pinned = planTrainingMemory(request({ ...big, lora: qlora("fp32") }));
     expect(free.knobs.zeroStage).toBeGreaterThan(0);
@@ -70,6 +70,12 @@ describe("QLoRA's unquantized parameters", () => {
       value: "fp32",
       reason: expect.stringMatching(/^pinned by the workload: .* lora\.unquantizedPrecision: bf16 keeps them/),
     });
+  });
+
+  it("is no reason to pick a ZeRO stage on one GPU, where it shards nothing; a pinned stage is kept", () => {
+    const big = { sequenceLength: 16384, microBatchSize: 1, gradientCheckpointing: false };
+    expect(planTrainingMemory(request({ ...big, lora: qlora() })).knobs.zeroStage).toBe(0);
+    expect(planTrainingMemory(request({ ...big, zeroStage: 1, lora: qlora() })).knobs.zeroStage).toBe(1);
   });
 
   it("offers bf16 as a way out where the upcast is what does not fit, re-planned", () => {
