@@ -76,15 +76,23 @@ interface LoraPins {
   unquantizedPrecision?: string | undefined;
 }
 
-/** `lora.unquantizedPrecision` applies to a quantized base, and `fp32` only where no DeepSpeed engine casts it. */
-function loraConflicts(lora: LoraPins, zeroStage: number | undefined, ctx: z.RefinementCtx): void {
+/**
+ * `lora.unquantizedPrecision` applies to a quantized base, and `fp32` only where no DeepSpeed engine casts it: DeepSpeed
+ * trains in 16 bit under every precision but `fp32` (see `unquantizedPrecisionOf` in core/memory/model-states.ts).
+ */
+function loraConflicts(
+  lora: LoraPins,
+  zeroStage: number | undefined,
+  precision: string | undefined,
+  ctx: z.RefinementCtx,
+): void {
   const add = (message: string) => ctx.addIssue({ code: "custom", path: ["lora", "unquantizedPrecision"], message });
   if (lora.unquantizedPrecision !== undefined && lora.quantization === "none")
     add(
       "applies to QLoRA only (lora.quantization nf4 or nf4-double): without quantization the base loads in bf16 " +
         "and nothing is upcast; leave it out",
     );
-  else if (lora.unquantizedPrecision === "fp32" && zeroStage !== undefined && zeroStage > 0)
+  else if (lora.unquantizedPrecision === "fp32" && zeroStage !== undefined && zeroStage > 0 && precision !== "fp32")
     add(
       `fp32 needs plain DDP: DeepSpeed's 16-bit engine (zeroStage ${zeroStage}) casts every floating parameter to ` +
         "16 bit; use bf16, or leave zeroStage out",
@@ -141,7 +149,7 @@ function knobConflicts(
         "for the frozen base): leave offload out; to fit a large base, zeroStage 3 shards it across the GPUs, and " +
         "lora.quantization nf4 stores it in 4 bits",
     );
-  if (spec.lora !== undefined) loraConflicts(spec.lora, spec.zeroStage, ctx);
+  if (spec.lora !== undefined) loraConflicts(spec.lora, spec.zeroStage, spec.precision, ctx);
   if (spec.offload === "optimizer" && spec.zeroStage !== undefined && spec.zeroStage < 2)
     add("offload", `optimizer offload needs ZeRO 2 or 3 (zeroStage is ${spec.zeroStage})`);
   if (spec.offload === "optimizer-and-parameters" && spec.zeroStage !== undefined && spec.zeroStage < 3)

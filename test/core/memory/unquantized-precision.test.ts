@@ -108,5 +108,10 @@ describe("QLoRA's unquantized parameters", () => {
     expect(
       () => new LoRAFineTune({ ...base, lora: { quantization: "nf4", unquantizedPrecision: "bf16" } }),
     ).not.toThrow();
+    // DeepSpeed in fp32 casts nothing to 16 bit.
+    const fp32 = { ...base, zeroStage: 2 as const, precision: "fp32" as const };
+    expect(
+      () => new LoRAFineTune({ ...fp32, lora: { quantization: "nf4", unquantizedPrecision: "fp32" } }),
+    ).not.toThrow();
   });
 });
