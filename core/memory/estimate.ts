@@ -106,6 +106,10 @@ export interface TrainingMemoryInput {
   readonly usableGiB: number;
 }
 
+/** Transformer layers whose activations a step keeps: the encoder's (or decoder-only model's) and a decoder's. */
+const layerCount = (m: Pick<ModelArchitecture, "layers" | "decoderLayers">): number =>
+  m.layers + (m.decoderLayers ?? 0);
+
 /**
  * Bytes saved for backward by one micro-batch: every layer (or, with checkpointing, each layer's input plus one layer),
  * the head, and in a QLoRA fp32 stream the LM head's bf16 copy.
@@ -120,7 +124,7 @@ export function activationBytes(
   const m = t.model;
   const bytesPerAct = t.precision === "fp32" ? 4 : 2;
   const tokens = t.microBatchSize * t.tokensPerSample;
-  const layers = m.layers + (m.decoderLayers ?? 0);
+  const layers = layerCount(m);
   const perLayer =
     layerBytesPerToken(m, t.lora, bytesPerAct, device) +
     attentionTrainingBytesPerToken(m, t.attention, {
@@ -148,8 +152,7 @@ export function checkpointInputBytes(
   bytesPerActivation: number,
   tokens: number,
 ): number {
-  const layers = m.layers + (m.decoderLayers ?? 0);
-  return tokens * layers * m.hiddenSize * (upcastStream(lora) ? 4 : bytesPerActivation);
+  return tokens * layerCount(m) * m.hiddenSize * (upcastStream(lora) ? 4 : bytesPerActivation);
 }
 
 /**

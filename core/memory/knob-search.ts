@@ -28,10 +28,10 @@ import { MAX_FREE_MICRO_BATCH, SAFETY_MARGIN, type Candidate, type TrainingReque
  * Forward working set of a frozen vision tower for one micro-batch, bytes: 16-bit, or bounded at 4 bytes per element
  * where QLoRA's upcast patch embedding and norms run the tower's stream in fp32.
  */
-function visionBytes(r: TrainingRequest, c: Candidate): number {
+function visionBytes(r: TrainingRequest, c: Candidate, unquantized: UnquantizedPrecision): number {
   const v = r.model.vision;
   if (!v || !r.imageTokensPerSample) return 0;
-  const bytes = unquantizedOf(r, c) === "fp32" ? 4 : 2;
+  const bytes = unquantized === "fp32" ? 4 : 2;
   const perToken = forwardWorkingSetBytesPerToken(
     { hiddenSize: v.hiddenSize, intermediateSize: v.intermediateSize },
     bytes,
@@ -40,7 +40,11 @@ function visionBytes(r: TrainingRequest, c: Candidate): number {
 }
 
 /** Model states of one GPU and the parameters this GPU steps. */
-function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trainable: number; stepped: number } {
+function statesOf(
+  r: TrainingRequest,
+  c: Candidate,
+  unquantized: UnquantizedPrecision,
+): { states: ModelStates; trainable: number; stepped: number } {
   const m = r.model;
   if (r.lora) {
     const adapters = adapterParameters(m, r.lora.rank, r.lora.targetModules);
@@ -53,7 +57,7 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
       quantization: r.lora.quantization,
       gpus: r.gpus,
       zeroStage: c.zeroStage,
-      unquantizedPrecision: unquantizedOf(r, c),
+      unquantizedPrecision: unquantized,
     });
     return { states, trainable: adapters, stepped: adapters };
   }
@@ -71,10 +75,16 @@ function statesOf(r: TrainingRequest, c: Candidate): { states: ModelStates; trai
   return { states, trainable: m.parameters, stepped };
 }
 
-/** What QLoRA's unquantized parameters train in for one candidate (ZeRO casts them to 16 bit). */
+/**
+ * What QLoRA's unquantized parameters train in for a request at a ZeRO stage (ZeRO casts them to 16 bit): the one
+ * reading of the request's pin that the search, the plan's reasons and the rendered tuning document share.
+ */
 export function unquantizedOf(
-  r: Pick<TrainingRequest, "lora" | "precision">,
-  c: Pick<Candidate, "zeroStage">,
+  r: {
+    readonly lora?: Pick<NonNullable<TrainingRequest["lora"]>, "quantization" | "unquantizedPrecision"> | undefined;
+    readonly precision: Precision;
+  },
+  c: { readonly zeroStage: number },
 ): UnquantizedPrecision {
   return unquantizedPrecisionOf({
     quantization: r.lora?.quantization ?? "none",
@@ -105,7 +115,8 @@ export function loraActivation(
 /** Memory of one configuration. */
 export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
   const m = r.model;
-  const { states, trainable, stepped } = statesOf(r, c);
+  const unquantized = unquantizedOf(r, c);
+  const { states, trainable, stepped } = statesOf(r, c, unquantized);
   // Optimizer states take the parameters' dtype: 16 bit only for pure bf16 full training (LoRA adapters stay fp32).
   const stateBytes = trainableStatesIn16Bit(r.precision, r.lora !== undefined) ? 2 : 4;
   return estimateTraining({
@@ -117,7 +128,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     gradientCheckpointing: c.gradientCheckpointing,
     attention: r.attention ?? defaultAttention(m),
     loss: c.loss,
-    ...(r.lora ? { lora: loraActivation(r.lora, r.precision, unquantizedOf(r, c)) } : {}),
+    ...(r.lora ? { lora: loraActivation(r.lora, r.precision, unquantized) } : {}),
     gpus: r.gpus,
     communicationBytes: communicationBytes({
       zeroStage: c.zeroStage,
@@ -131,7 +142,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
       largestTensor: r.lora ? stepped : m.largestLayerParameters,
       stateBytes,
     }),
-    visionBytes: visionBytes(r, c),
+    visionBytes: visionBytes(r, c, unquantized),
     dequantizedWeightBytes: r.lora && r.lora.quantization !== "none" ? 2 * largestBlockLinear(m) : 0,
     usableGiB: r.usableGiB,
   });

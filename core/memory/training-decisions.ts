@@ -5,6 +5,7 @@ import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
 import { DEFAULT_OPTIMIZER_STEP, type OptimizerStep } from "./buffers";
 import { unquantizedOf } from "./knob-search";
+import type { UnquantizedPrecision } from "./model-states";
 import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
 /** What each optimizer step implementation costs, as the plan says it. */
@@ -61,21 +62,28 @@ function decideStages(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, me
   );
 }
 
-/** What QLoRA's unquantized parameters train in, and what that costs (model-states.ts `unquantizedPrecisionOf`). */
+/** Why QLoRA's unquantized parameters train in what they do (model-states.ts `unquantizedPrecisionOf`). */
+function unquantizedReason(r: TrainingRequest, k: TrainingKnobs, value: UnquantizedPrecision): string {
+  const stream = "the stream between the 4-bit layers";
+  if (value === "fp32") {
+    const source = pinned(r.lora?.unquantizedPrecision)
+      ? "pinned by the workload"
+      : "the runtime's (PEFT's prepare_model_for_kbit_training)";
+    return (
+      `${source}: the embeddings, norms and head are upcast to fp32 and ${stream} runs in fp32, counted in the ` +
+      "weights and activations; lora.unquantizedPrecision: bf16 keeps them in 16 bit"
+    );
+  }
+  if (k.zeroStage > 0)
+    return `DeepSpeed's 16-bit engine (ZeRO-${k.zeroStage}) casts the embeddings, norms and head to 16 bit, so ${stream} stays 16-bit`;
+  return `pinned by the workload: the runtime casts the embeddings, norms and head PEFT upcasts back to bf16, so ${stream} stays 16-bit`;
+}
+
+/** What QLoRA's unquantized parameters train in, with its reason; nothing for a base that is not quantized. */
 function decideUnquantized(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs): void {
   if (!r.lora || r.lora.quantization === "none") return;
   const value = unquantizedOf(r, k);
-  const reason =
-    value === "fp32"
-      ? `${pinned(r.lora.unquantizedPrecision) ? "pinned by the workload" : "the runtime's (PEFT's prepare_model_for_kbit_training)"}: ` +
-        "the embeddings, norms and head are upcast to fp32 and the stream between the 4-bit layers runs in fp32, " +
-        "counted in the weights and activations; lora.unquantizedPrecision: bf16 keeps them in 16 bit"
-      : k.zeroStage > 0
-        ? `DeepSpeed's 16-bit engine (ZeRO-${k.zeroStage}) casts the embeddings, norms and head to 16 bit, so the ` +
-          "stream between the 4-bit layers stays 16-bit"
-        : "pinned by the workload: the runtime casts the embeddings, norms and head PEFT upcasts back to bf16, so the " +
-          "stream between the 4-bit layers stays 16-bit";
-  log.decide("lora.unquantizedPrecision", value, reason);
+  log.decide("lora.unquantizedPrecision", value, unquantizedReason(r, k, value));
 }
 
 function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {

@@ -5,6 +5,7 @@
  * quantization state whole), its NO_SHARD ("ddp") as plain data parallelism.
  */
 import { checkpointInputBytes, type MemoryEstimate } from "../../../core/memory/estimate";
+import { loraActivation } from "../../../core/memory/knob-search";
 import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import type { Quantization } from "../../../core/memory/model-states";
 import { catalogModel } from "../../../core/models";
@@ -85,6 +86,14 @@ const FMS_QLORA = {
   8: { baseline: 37_002_646_016, accelerated: 28_412_178_944 },
 } as const;
 
+/** fms-acceleration's adapters: rank 16 on q/k/v/o, lora_dropout 0.1, over an NF4 base with double quantization. */
+const FMS_LORA = {
+  rank: 16,
+  targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"],
+  quantization: "nf4-double",
+  dropout: 0.1,
+} as const;
+
 const mistralQlora = (mb: 4 | 8) =>
   train(
     "mistralai/Mistral-7B-v0.1",
@@ -93,13 +102,7 @@ const mistralQlora = (mb: 4 | 8) =>
       precision: "bf16-mixed",
       attention: "flash",
       optimizerStep: "foreach",
-      lora: {
-        rank: 16,
-        targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"],
-        quantization: "nf4-double",
-        dropout: 0.1,
-        unquantizedPrecision: "bf16",
-      },
+      lora: { ...FMS_LORA, unquantizedPrecision: "bf16" },
     },
     single(mb, { gradientCheckpointing: true }),
   );
@@ -110,7 +113,7 @@ export const FMS_QLORA_CASES: readonly PublishedCase[] = ([4, 8] as const).flatM
   const stream = (unquantizedPrecision: "fp32" | "bf16") =>
     checkpointInputBytes(
       catalogModel("mistralai/Mistral-7B-v0.1")!,
-      { ...LORA_STREAM, unquantizedPrecision },
+      loraActivation(FMS_LORA, "bf16-mixed", unquantizedPrecision),
       2,
       tokens,
     );
@@ -139,9 +142,6 @@ export const FMS_QLORA_CASES: readonly PublishedCase[] = ([4, 8] as const).flatM
     },
   ];
 });
-
-/** The adapters of {@link mistralQlora}, as the activation model takes them. */
-const LORA_STREAM = { rank: 16, targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"], dropout: 0.1, autocast: true };
 
 /** Published runs that fit a GPU with no more memory than the planned one: the plan must fit too. */
 export const FIT_CASES: readonly PlannedRun[] = [

@@ -1,6 +1,6 @@
 /** LoRAFineTune: supervised fine-tuning with LoRA or QLoRA adapters, text or vision-language, with Ray Train. */
 import { defaultLoraTargets } from "../../../core/memory/lora";
-import { unquantizedPrecisionOf } from "../../../core/memory/model-states";
+import { unquantizedOf } from "../../../core/memory/knob-search";
 import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
 import type { LoRAKnobs } from "../../contract/document";
 import { checkBatchArithmetic, checkTrainingSpec } from "../ray-train/checks";
@@ -38,12 +38,7 @@ export const LORA_FINE_TUNE: KindStrategy<"LoRAFineTune"> = {
       targetModules: [...(targetModules ?? defaultLoraTargets(memory.model))],
       quantization,
       dropout,
-      unquantizedPrecision: unquantizedPrecisionOf({
-        quantization,
-        zeroStage: memory.knobs.zeroStage,
-        precision: spec.precision,
-        pinned: spec.lora.unquantizedPrecision,
-      }),
+      unquantizedPrecision: unquantizedOf(spec, memory.knobs),
       imageTokensPerSample: memory.imageTokensPerSample,
     };
     return { sections: { train, lora }, files };
