@@ -18,6 +18,7 @@ import json
 import platform
 import sys
 
+import cuda_autocast
 import torch
 import transformers
 from torch.autograd.graph import saved_tensors_hooks
@@ -161,6 +162,22 @@ def layers_of(model):
     raise RuntimeError("no transformer blocks found")
 
 
+# Autograd nodes of views, through which a saved weight (``linear`` saves ``weight.t()``) reaches its cast.
+VIEW_NODES = frozenset({"TBackward0", "TransposeBackward0", "ViewBackward0", "UnsafeViewBackward0", "PermuteBackward0"})
+
+
+def is_weight_copy(t: torch.Tensor, params: set[int]) -> bool:
+    """Whether a saved tensor is (a view of) autocast's cast of a trainable weight: a copy whose source is a parameter."""
+    fn = t.grad_fn
+    while fn is not None and type(fn).__name__ in VIEW_NODES:
+        fn = fn.next_functions[0][0]
+    if fn is None or type(fn).__name__ != "ToCopyBackward0":
+        return False
+    source = fn.next_functions[0][0]
+    variable = getattr(source, "variable", None)
+    return variable is not None and variable.untyped_storage().data_ptr() in params
+
+
 def lora_targets(family: str, kind: str, head: bool) -> list[str]:
     """The modules a LoRA kind adapts in a family (PEFT matches name suffixes)."""
     targets = list(LORA_TARGETS[kind].get(family, LLAMA_TARGETS[kind]))
@@ -179,7 +196,9 @@ def measure(
     qlora: bool = False,
 ) -> dict:
     h, i, hd, v = shape
-    model = build(family, h, i, hd, v).to(torch.bfloat16)
+    # Mixed precision keeps full training's weights in fp32 (the runtime's fp32 master weights under autocast).
+    model = build(family, h, i, hd, v)
+    model = model if autocast and not lora else model.to(torch.bfloat16)
     if qlora:
         import kbit_standin
 
@@ -200,7 +219,8 @@ def measure(
         )
         model.enable_input_require_grads()
     if checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        kwargs = {"use_reentrant": False, **({"context_fn": cuda_autocast.checkpoint_contexts} if autocast else {})}
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
     model.train()
     params = {p.untyped_storage().data_ptr() for p in model.parameters()}
     layers = layers_of(model)
@@ -213,17 +233,21 @@ def measure(
         )
 
     seen: dict[int, tuple[str, int]] = {}
+    # Full training under autocast: its weights' 16-bit copies are model states; LoRA rows keep the adapters' copies in
+    # their layers (activations.test.ts adds them to the plan).
+    full_mixed = autocast and not lora
 
     def pack(t: torch.Tensor):
         st = t.untyped_storage()
         key = st.data_ptr()
         if key not in params and key not in seen:
-            seen[key] = (region["name"], st.nbytes())
+            copy = full_mixed and is_weight_copy(t, params)
+            seen[key] = ("weightCopies" if copy else region["name"], st.nbytes())
         return t
 
     ids = torch.randint(0, v, (batch, seq))
-    # Mixed precision as the runtime trains LoRA under plain DDP: torch.autocast to bf16 around the step.
-    mixed = torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
+    # Mixed precision as the runtime trains under plain DDP: CUDA's autocast to bf16 around the step.
+    mixed = cuda_autocast.cuda_autocast() if autocast else contextlib.nullcontext()
     with mixed:
         with saved_tensors_hooks(pack, lambda t: t):
             out = model(input_ids=ids, labels=ids)
@@ -256,9 +280,18 @@ def measure(
         "headBytes": per_region.get("head", 0),
         "embedBytes": per_region.get("embed", 0),
         "layer0Bytes": per_region.get("layer0", 0),
+        # Autocast's 16-bit copies of trainable fp32 weights: model states (model-states.ts), not activations.
+        **(
+            {
+                "weightCopyBytes": per_region.get("weightCopies", 0),
+                "parameters": sum(p.numel() for p in model.parameters()),
+            }
+            if full_mixed
+            else {}
+        ),
         # Every saved byte of the step (layers, embeddings, head). With checkpointing the per-region split is not
         # meaningful (a checkpoint saves its layer's input before the layer's hooks run), the total is.
-        "totalBytes": sum(per_region.values()),
+        "totalBytes": sum(n for name, n in per_region.items() if name != "weightCopies"),
         "layers": len(layers),
     }
 
@@ -282,6 +315,19 @@ def main() -> None:
             for variant in AUTOCAST_VARIANTS:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
+    # Full training under mixed precision as the runtime trains it on plain DDP: fp32 weights, CUDA's autocast, so the
+    # residual stream between the 16-bit matmuls runs in fp32.
+    for family in FAMILIES:
+        for shape in SHAPES:
+            for checkpointing in (False, True):
+                for batch, seq in ((1, 64), (2, 128)):
+                    rows.append(measure(family, shape, batch, seq, checkpointing, False, autocast=True))
+    # LoRA under mixed precision on the GPT-style and BERT blocks, whose LayerNorms and GELUs CUDA's autocast runs in fp32.
+    for family in ("bert", "gpt2", "gpt_neox", "phi"):
+        for shape in SHAPES:
+            for variant in (("default", False, 0.0), ("all-linear", False, 0.0)):
+                for batch, seq in ((1, 64), (2, 128)):
+                    rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
     # QLoRA as the runtime builds it (PEFT's fp32 upcast kept), under autocast as the runtime trains it: every family,
     # with and without checkpointing, and every linear layer with dropout on the Llama-style three.
     for family in FAMILIES:
@@ -297,7 +343,8 @@ def main() -> None:
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
-            "bf16 weights, SDPA attention, model dropout 0 (LoRA dropout as stated), on CPU. Produced by "
+            "bf16 weights (fp32 for full training under autocast), SDPA attention, model dropout 0 (LoRA dropout as "
+            "stated), on CPU; autocast rows under CUDA's autocast policy (calibration/cuda_autocast.py). Produced by "
             "calibration/measure_activations.py.",
             "torch": torch.__version__,
             "transformers": transformers.__version__,

@@ -9,18 +9,19 @@ const { activationBytes } = require("../dist/core/memory/estimate.js");
 const { logitsBytes } = require("../dist/core/memory/loss.js");
 const { adapterParameters } = require("../dist/core/memory/lora.js");
 const { autocastCopyBytes } = require("../dist/core/memory/model-states.js");
-const { loraActivation } = require("../dist/core/memory/knob-search.js");
+const { cudaAutocastOf, loraActivation } = require("../dist/core/memory/knob-search.js");
 
 for await (const line of createInterface({ input: process.stdin })) {
   const r = JSON.parse(line);
-  // What the knob search hands activationBytes: the adapters compute in 16 bit under mixed precision, and a QLoRA
-  // stream runs in fp32 where PEFT's upcast is kept.
+  // What the knob search hands activationBytes: the adapters compute in 16 bit under mixed precision, a QLoRA stream
+  // runs in fp32 where PEFT's upcast is kept, and mixed precision on plain DDP runs under CUDA's autocast.
   const lora = r.lora && loraActivation(r.lora, r.precision, r.lora.unquantizedPrecision);
-  const activations = activationBytes({ ...r, lora }, "cpu");
+  const cudaAutocast = cudaAutocastOf(r.precision, r.zeroStage);
+  const activations = activationBytes({ ...r, lora, cudaAutocast }, "cpu");
   const logits = logitsBytes(r.model, r.microBatchSize * r.tokensPerSample, "full");
-  // Autocast's 16-bit copies of the adapters are saved for backward too; the plan counts them with the weights.
-  const adapterCopies = lora
-    ? autocastCopyBytes(r.precision, adapterParameters(r.model, lora.rank, lora.targetModules))
-    : 0;
-  process.stdout.write(`${JSON.stringify({ activations, logits, adapterCopies })}\n`);
+  // Autocast's 16-bit copies of the trainable weights (the adapters, or every weight in full training) are saved for
+  // backward too; the plan counts them with the weights.
+  const trainable = lora ? adapterParameters(r.model, lora.rank, lora.targetModules) : r.trainableParameters;
+  const weightCopies = autocastCopyBytes(r.precision, trainable);
+  process.stdout.write(`${JSON.stringify({ activations, logits, weightCopies })}\n`);
 }

@@ -1,9 +1,10 @@
 """Safety property of the memory planner: for random architectures and settings, the bytes autograd really saves for
 backward (a tiny transformers model run on CPU, every saved tensor counted once) never exceed the planner's activation
 and logits terms (core/memory/estimate.ts ``activationBytes``, core/memory/loss.ts ``logitsBytes``; under mixed
-precision, LoRA's 16-bit adapter copies too, core/memory/model-states.ts ``autocastCopyBytes``; QLoRA through
+precision, autocast's 16-bit weight copies too, core/memory/model-states.ts ``autocastCopyBytes``; QLoRA through
 calibration/kbit_standin.py, with PEFT's fp32 upcast kept or cast back), asked through
-calibration/planner_bridge.mjs. Hypothesis draws the cases from a fixed seed, so a run is reproducible.
+calibration/planner_bridge.mjs. Mixed precision runs under CUDA's autocast policy (calibration/cuda_autocast.py), over
+fp32 weights in full training as the runtime trains on plain DDP. Hypothesis draws the cases from a fixed seed, so a run is reproducible.
 
 SDPA with attention dropout is left out: on a GPU its kernels keep nothing extra, while PyTorch's CPU math kernel keeps
 the probabilities, so the CPU cannot stand in for that case."""
@@ -15,6 +16,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import cuda_autocast
 import kbit_standin
 import pytest
 import torch
@@ -90,7 +92,7 @@ def cases(draw):
         "seq": draw(st.integers(8, 160)),
         "loraKind": draw(st.sampled_from(["default", "all-linear"])),
         "loraDropout": draw(st.sampled_from([0.0, 0.1])),
-        # LoRA in mixed precision: the runtime's torch.autocast to bf16 around the step (the plan's bf16-mixed).
+        # Mixed precision: the runtime's torch.autocast to bf16 around the step on plain DDP (the plan's bf16-mixed).
         "mixed": draw(st.booleans()),
         # QLoRA of a decoder as the runtime builds it (calibration/kbit_standin.py), PEFT's fp32 upcast kept or not.
         "qlora": family != "bert" and draw(st.booleans()),
@@ -149,10 +151,12 @@ def build(c: dict) -> torch.nn.Module:
         cls = transformers.AutoModelForCausalLM
     torch.manual_seed(0)
     model = (
-        cls.from_config(cfg, attn_implementation=c["attention"]).to(torch.bfloat16)
+        cls.from_config(cfg, attn_implementation=c["attention"])
         if cls is transformers.AutoModelForCausalLM
-        else cls(cfg).to(torch.bfloat16)
+        else cls(cfg)
     )
+    # Mixed-precision full training keeps fp32 master weights; everything else loads in bf16.
+    model = model if mixed(c) and not c["lora"] else model.to(torch.bfloat16)
     if cls is not transformers.AutoModelForCausalLM:
         model.config._attn_implementation = c["attention"]
     if qlora(c):
@@ -165,7 +169,8 @@ def build(c: dict) -> torch.nn.Module:
         )
         model.enable_input_require_grads()
     if c["checkpointing"]:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        kwargs = {"use_reentrant": False, **({"context_fn": cuda_autocast.checkpoint_contexts} if mixed(c) else {})}
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
     return model.train()
 
 
@@ -174,13 +179,13 @@ def qlora(c: dict) -> bool:
 
 
 def mixed(c: dict) -> bool:
-    """LoRA under autocast; QLoRA always, as the runtime trains it under plain DDP."""
-    return c["lora"] and (c["mixed"] or c["qlora"])
+    """Mixed precision under autocast; QLoRA always, as the runtime trains it under plain DDP."""
+    return c["mixed"] or qlora(c)
 
 
 def saved_bytes(model: torch.nn.Module, c: dict) -> int:
     ids = torch.randint(0, c["vocab"], (c["batch"], c["seq"]))
-    autocast = torch.autocast("cpu", dtype=torch.bfloat16) if mixed(c) else contextlib.nullcontext()
+    autocast = cuda_autocast.cuda_autocast() if mixed(c) else contextlib.nullcontext()
     with autocast:
         return saved_tensor_bytes(model, lambda: model(input_ids=ids, labels=ids).loss)
 
@@ -192,7 +197,7 @@ def lora_request(c: dict) -> dict:
     return {**lora, "quantization": "nf4", "unquantizedPrecision": "fp32" if c["upcast"] else "bf16"}
 
 
-def request(c: dict) -> dict:
+def request(c: dict, trainable: int) -> dict:
     encoder = c["family"] == "bert"
     return {
         "model": {
@@ -220,6 +225,8 @@ def request(c: dict) -> dict:
             },
         },
         "precision": "bf16-mixed" if mixed(c) else "bf16-true",
+        "zeroStage": 0,
+        "trainableParameters": trainable,
         "microBatchSize": c["batch"],
         "tokensPerSample": c["seq"],
         "gradientCheckpointing": c["checkpointing"],
@@ -233,7 +240,9 @@ def request(c: dict) -> dict:
 )
 @given(cases())
 def test_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
-    measured = saved_bytes(build(c), c)
-    planned = planner(request(c))
-    bound = planned["activations"] + planned["logits"] + planned["adapterCopies"]
+    model = build(c)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    measured = saved_bytes(model, c)
+    planned = planner(request(c, trainable))
+    bound = planned["activations"] + planned["logits"] + planned["weightCopies"]
     assert measured <= bound, f"{c}: autograd saved {measured} bytes, the planner allows {bound}"

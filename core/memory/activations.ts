@@ -13,6 +13,8 @@
  *   GPT-2 `20h + 10i + 24` (its tanh-GELU is written out in Python ops), GPT-NeoX `16h + 4i + 24` (parallel
  *   attention and MLP, PyTorch's fused GELU keeps only its input) and Phi `14h + 10i + 20` (parallel from one norm,
  *   `gelu_new` in Python ops). Korthikanti's `34h` assumes eager attention and dropout and is not used for them.
+ * - These are pure 16-bit steps (bf16-true, DeepSpeed's 16-bit engine). Mixed precision on plain DDP runs under CUDA's
+ *   autocast, whose fp32 ops and fp32 master weights keep more: ./autocast.ts adds it.
  * - LoRA freezes the base, so frozen layers keep fewer inputs; PEFT casts each adapted layer's 16-bit input to the
  *   fp32 adapter dtype and `lora_A` keeps that copy (4 bytes per input feature, one per adapted layer even where
  *   layers share an input), with `lora_dropout` a mask too, and each adapter its rank-r projection in fp32. LoRA on
@@ -21,20 +23,12 @@
  */
 import type { GptBlock, ModelArchitecture } from "../models/types";
 import type { DropoutDevice } from "./attention";
+import { AUTOCAST_EXTRA, type AutocastExtra } from "./autocast";
+import { type BlockKind, coefficientBytes, type LayerCoefficients } from "./layer-coefficients";
 import { adapterFootprint } from "./lora";
 import type { UnquantizedPrecision } from "./model-states";
 
-/** Which measured block layout an architecture follows. */
-export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi";
-
-/** Bytes per token per layer = h·hidden + q·(heads·headDim) + kv·(kvHeads·headDim) + i·intermediate + perToken. */
-export interface LayerCoefficients {
-  readonly h: number;
-  readonly q: number;
-  readonly kv: number;
-  readonly i: number;
-  readonly perToken: number;
-}
+export type { BlockKind, LayerCoefficients } from "./layer-coefficients";
 
 /** Full fine-tuning, measured. */
 export const FULL_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
@@ -57,31 +51,6 @@ export const FROZEN_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   gpt: { h: 8, q: 4, kv: 4, i: 8, perToken: 24 },
   neox: { h: 2, q: 4, kv: 4, i: 2, perToken: 24 },
   phi: { h: 2, q: 4, kv: 4, i: 8, perToken: 20 },
-};
-
-/**
- * What a QLoRA block keeps beyond {@link FROZEN_LAYER} when its residual stream runs in fp32, measured under autocast
- * (calibration/kbit_standin.py): PEFT's `prepare_model_for_kbit_training` casts the embeddings, norms and head to fp32
- * and bitsandbytes' `Linear4bit` returns each output in its input's dtype, so the elementwise ops between the 4-bit
- * layers (the MLP's activation and product, GPT-style LayerNorms) save fp32 tensors. Bytes, not scaled.
- */
-export const UPCAST_LAYER_EXTRA: { readonly [K in BlockKind]: LayerCoefficients } = {
-  llama: { h: 0, q: 0, kv: 0, i: 6, perToken: 0 },
-  gemma: { h: 0, q: 0, kv: 0, i: 6, perToken: 0 },
-  bert: { h: 4, q: 0, kv: 0, i: 2, perToken: 8 },
-  gpt: { h: 0, q: 0, kv: 0, i: 8, perToken: 8 },
-  neox: { h: 2, q: 0, kv: 0, i: 2, perToken: 8 },
-  phi: { h: 2, q: 0, kv: 0, i: 8, perToken: 4 },
-};
-
-/** What the final norm (and BERT's head transform) keeps beyond {@link HEAD_H} in an fp32 stream, measured. */
-export const UPCAST_HEAD_EXTRA: { readonly [K in BlockKind]: { readonly h: number; readonly perToken: number } } = {
-  llama: { h: 0, perToken: 0 },
-  gemma: { h: 0, perToken: 0 },
-  bert: { h: 4, perToken: 4 },
-  gpt: { h: 2, perToken: 4 },
-  neox: { h: 2, perToken: 4 },
-  phi: { h: 2, perToken: 4 },
 };
 
 /** Final norm, LM head and loss (beyond the logits themselves): bytes per token per hidden unit. */
@@ -124,21 +93,44 @@ export interface LoraActivationInput {
   readonly autocast?: boolean;
   /**
    * The dtype QLoRA's unquantized parameters train in (model-states.ts {@link unquantizedPrecisionOf}). `fp32` runs the
-   * residual stream in fp32: each block keeps {@link UPCAST_LAYER_EXTRA} more, a checkpoint keeps 4-byte layer inputs,
+   * residual stream in fp32: each block keeps ./autocast.ts's `upcast` extra, a checkpoint keeps 4-byte layer inputs,
    * and autocast saves a bf16 copy of the fp32 LM head for backward (./estimate.ts counts both).
    * @default "bf16"
    */
   readonly unquantizedPrecision?: UnquantizedPrecision;
 }
 
-/** Whether the residual stream runs in fp32 (QLoRA with PEFT's fp32 upcast kept). */
+/** Whether PEFT's fp32 upcast of QLoRA's unquantized parameters is kept (an fp32 stream over a frozen base). */
 export const upcastStream = (lora: LoraActivationInput | undefined): boolean => lora?.unquantizedPrecision === "fp32";
 
-/** Bytes per token of one coefficient set. */
-function coefficientBytes(m: ModelArchitecture, c: LayerCoefficients): number {
-  const q = m.attentionHeads * m.headDim;
-  const kv = m.kvHeads * m.headDim;
-  return c.h * m.hiddenSize + c.q * q + c.kv * kv + c.i * m.intermediateSize + c.perToken;
+/** How one training step computes, as far as what autograd saves. */
+export interface ActivationStep {
+  /** LoRA's adapters; absent for full training. */
+  readonly lora?: LoraActivationInput | undefined;
+  /** Bytes per activation of the measured 16-bit coefficients' dtype: 2 (16 bit) or 4 (fp32). @default 2 */
+  readonly bytesPerActivation?: number;
+  /** Where dropout masks are made (their size differs). @default "gpu" */
+  readonly device?: DropoutDevice;
+  /**
+   * The step runs under CUDA's `torch.autocast` over the weights as loaded: mixed precision on plain DDP, where the
+   * runtime keeps full training's fp32 master weights (./autocast.ts). DeepSpeed's 16-bit engine casts the module
+   * instead, a pure 16-bit step.
+   * @default false
+   */
+  readonly cudaAutocast?: boolean;
+}
+
+/** What CUDA's autocast adds to a step (./autocast.ts), or nothing for a pure step. QLoRA's upcast is always measured so. */
+export function autocastExtra(m: ModelArchitecture, step: ActivationStep): AutocastExtra | undefined {
+  const extra = AUTOCAST_EXTRA[blockKind(m)];
+  if (upcastStream(step.lora)) return extra.upcast;
+  if (!step.cudaAutocast) return undefined;
+  return step.lora ? extra.frozen : extra.full;
+}
+
+/** Bytes per hidden unit of the residual stream between layers (what a checkpoint keeps of each layer's input). */
+export function streamBytesPerHidden(m: ModelArchitecture, step: ActivationStep): number {
+  return autocastExtra(m, step)?.fp32Stream ? 4 : (step.bytesPerActivation ?? 2);
 }
 
 /**
@@ -167,40 +159,31 @@ function adapterBytesPerToken(
 }
 
 /**
- * Bytes saved per token per layer: the measured coefficients scaled from 16-bit by `bytesPerActivation / 2`, and for
- * LoRA the frozen block plus each adapted layer's cast input (4 bytes per feature, 2 under mixed precision, plus a
- * dropout mask) and rank-r projection. Adapting every linear layer therefore keeps more than full fine-tuning does
- * (measured).
+ * Bytes saved per token per layer: the measured coefficients scaled from 16-bit by `bytesPerActivation / 2`, what CUDA's
+ * autocast adds (./autocast.ts), and for LoRA the frozen block plus each adapted layer's cast input (4 bytes per
+ * feature, 2 under mixed precision, plus a dropout mask) and rank-r projection. Adapting every linear layer therefore
+ * keeps more than full fine-tuning does (measured).
  */
-export function layerBytesPerToken(
-  m: ModelArchitecture,
-  lora?: LoraActivationInput,
-  bytesPerActivation = 2,
-  device: DropoutDevice = "gpu",
-): number {
+export function layerBytesPerToken(m: ModelArchitecture, step: ActivationStep = {}): number {
+  const { lora, bytesPerActivation = 2, device = "gpu" } = step;
   const kind = blockKind(m);
   const bytes = coefficientBytes(m, lora ? FROZEN_LAYER[kind] : FULL_LAYER[kind]);
   const adapters = lora ? adapterBytesPerToken(m, lora, device, "perLayer") : 0;
-  const upcast = upcastStream(lora) ? coefficientBytes(m, UPCAST_LAYER_EXTRA[kind]) : 0;
-  return (bytes * bytesPerActivation) / 2 + adapters + upcast;
+  const extra = autocastExtra(m, step);
+  return (bytes * bytesPerActivation) / 2 + adapters + (extra ? coefficientBytes(m, extra.layer) : 0);
 }
 
 /**
  * Bytes saved per token by the final norm and head, excluding the logits (./loss.ts). An adapter on `lm_head` keeps
  * its cast input and its rank-r projection like the blocks' adapters.
  */
-export function headBytesPerToken(
-  m: ModelArchitecture,
-  lora?: LoraActivationInput,
-  bytesPerActivation = 2,
-  device: DropoutDevice = "gpu",
-): number {
-  const kind = blockKind(m);
-  const h = HEAD_H[kind];
+export function headBytesPerToken(m: ModelArchitecture, step: ActivationStep = {}): number {
+  const { lora, bytesPerActivation = 2, device = "gpu" } = step;
+  const h = HEAD_H[blockKind(m)];
   const adapter = lora ? adapterBytesPerToken(m, lora, device, "once") : 0;
-  const u = UPCAST_HEAD_EXTRA[kind];
-  const upcast = upcastStream(lora) ? u.h * m.hiddenSize + u.perToken : 0;
-  return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN + adapter + upcast;
+  const extra = autocastExtra(m, step)?.head;
+  const autocast = extra ? extra.h * m.hiddenSize + extra.perToken : 0;
+  return ((lora ? h.lora : h.full) * m.hiddenSize * bytesPerActivation) / 2 + HEAD_PER_TOKEN + adapter + autocast;
 }
 
 /**

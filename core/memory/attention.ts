@@ -69,8 +69,21 @@ export function defaultAttention(m: Pick<ModelArchitecture, "type" | "attention"
 /** Where the step runs: a GPU keeps 1-byte dropout masks, PyTorch's CPU dropout a noise tensor of the dtype. */
 export type DropoutDevice = "gpu" | "cpu";
 
-/** Bytes saved per attention score (batch × heads × seq² elements) by eager attention in training. */
-export function eagerBytesPerScore(t: AttentionTraits, bytesPerActivation: number, device: DropoutDevice): number {
+/**
+ * Bytes saved per attention score (batch × heads × seq² elements) by eager attention in training. Under CUDA's autocast
+ * a softmax without a dtype runs in fp32 (its fp32 list), and the next matmul saves a bf16 copy of the probabilities,
+ * as a Llama-style softmax does; dropout between them masks fp32 probabilities (PyTorch's CPU noise tensor: 4 bytes).
+ */
+export function eagerBytesPerScore(
+  t: AttentionTraits,
+  bytesPerActivation: number,
+  device: DropoutDevice,
+  cudaAutocast = false,
+): number {
+  if (cudaAutocast && !t.softmaxInFp32) {
+    const mask = t.attentionDropout > 0 ? (device === "gpu" ? 1 : 4) : 0;
+    return 4 + mask + 2;
+  }
   const softmax = t.softmaxInFp32 ? 4 : bytesPerActivation;
   const mask = device === "gpu" ? 1 : bytesPerActivation;
   if (t.attentionDropout > 0) return softmax + mask + bytesPerActivation;
@@ -85,13 +98,15 @@ export interface AttentionInput {
   readonly batch?: number;
   /** Where dropout masks are made (their size differs). @default "gpu" */
   readonly device?: DropoutDevice;
+  /** Training under CUDA's autocast (mixed precision on plain DDP, ./autocast.ts). @default false */
+  readonly cudaAutocast?: boolean;
 }
 
 /** Training: bytes per token per layer that the attention implementation and dropout add. */
 export function attentionTrainingBytesPerToken(
   m: ModelArchitecture,
   impl: AttentionImplementation,
-  { seq, bytesPerActivation, device = "gpu" }: AttentionInput,
+  { seq, bytesPerActivation, device = "gpu", cudaAutocast = false }: AttentionInput,
 ): number {
   const t = attentionTraits(m);
   const maskBytes = device === "gpu" ? 1 : bytesPerActivation;
@@ -99,7 +114,9 @@ export function attentionTrainingBytesPerToken(
   if (impl !== "eager") return hiddenDropout;
   // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
   const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
-  return hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, bytesPerActivation, device);
+  return (
+    hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, bytesPerActivation, device, cudaAutocast)
+  );
 }
 
 /** Score-sized tensors alive at once in an eager no-grad attention (see the module comment). */

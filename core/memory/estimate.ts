@@ -4,7 +4,14 @@
  */
 import { GIB, round3 } from "../quantity";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
-import { headBytesPerToken, layerBytesPerToken, type LoraActivationInput, upcastStream } from "./activations";
+import {
+  type ActivationStep,
+  headBytesPerToken,
+  layerBytesPerToken,
+  type LoraActivationInput,
+  streamBytesPerHidden,
+  upcastStream,
+} from "./activations";
 import { attentionTrainingBytesPerToken, type DropoutDevice } from "./attention";
 import { hasVocabularyLogits, logitsBytes, type LossImplementation } from "./loss";
 import type { ModelStates, Precision } from "./model-states";
@@ -90,6 +97,11 @@ export interface TrainingMemoryInput {
   readonly attention: AttentionImplementation;
   readonly loss: LossImplementation;
   readonly lora?: LoraActivationInput;
+  /**
+   * The step runs under CUDA's autocast over the weights as loaded: mixed precision on plain DDP (./autocast.ts).
+   * @default false
+   */
+  readonly cudaAutocast?: boolean;
   readonly gpus: number;
   /** DDP gradient buckets, ZeRO reduce buckets and ZeRO-3 gathered parameters, bytes. */
   readonly communicationBytes: number;
@@ -117,42 +129,53 @@ const layerCount = (m: Pick<ModelArchitecture, "layers" | "decoderLayers">): num
 export function activationBytes(
   t: Pick<
     TrainingMemoryInput,
-    "model" | "precision" | "microBatchSize" | "tokensPerSample" | "gradientCheckpointing" | "attention" | "lora"
+    | "model"
+    | "precision"
+    | "microBatchSize"
+    | "tokensPerSample"
+    | "gradientCheckpointing"
+    | "attention"
+    | "lora"
+    | "cudaAutocast"
   >,
   device: DropoutDevice = "gpu",
 ): number {
   const m = t.model;
-  const bytesPerAct = t.precision === "fp32" ? 4 : 2;
+  const step = activationStep(t, device);
   const tokens = t.microBatchSize * t.tokensPerSample;
-  const layers = layerCount(m);
-  const perLayer =
-    layerBytesPerToken(m, t.lora, bytesPerAct, device) +
-    attentionTrainingBytesPerToken(m, t.attention, {
-      seq: t.tokensPerSample,
-      bytesPerActivation: bytesPerAct,
-      device,
-    });
+  const attention = attentionTrainingBytesPerToken(m, t.attention, {
+    seq: t.tokensPerSample,
+    bytesPerActivation: step.bytesPerActivation!,
+    device,
+    cudaAutocast: step.cudaAutocast!,
+  });
+  const perLayer = layerBytesPerToken(m, step) + attention;
   // With checkpointing, one layer's activations exist at a time, while it is recomputed.
-  const layerActivations = t.gradientCheckpointing ? perLayer : layers * perLayer;
-  const checkpoints = t.gradientCheckpointing ? checkpointInputBytes(m, t.lora, bytesPerAct, tokens) : 0;
-  return (
-    checkpoints +
-    tokens * (layerActivations + headBytesPerToken(m, t.lora, bytesPerAct, device)) +
-    upcastHeadCopyBytes(m, t.lora)
-  );
+  const layerActivations = t.gradientCheckpointing ? perLayer : layerCount(m) * perLayer;
+  const checkpoints = t.gradientCheckpointing ? checkpointInputBytes(m, step, tokens) : 0;
+  return checkpoints + tokens * (layerActivations + headBytesPerToken(m, step)) + upcastHeadCopyBytes(m, t.lora);
+}
+
+/** The activation model's reading of a step: its adapters, activation bytes, dropout device and autocast. */
+function activationStep(
+  t: Pick<TrainingMemoryInput, "precision" | "lora" | "cudaAutocast">,
+  device: DropoutDevice,
+): ActivationStep {
+  return {
+    lora: t.lora,
+    bytesPerActivation: t.precision === "fp32" ? 4 : 2,
+    device,
+    cudaAutocast: t.cudaAutocast ?? false,
+  };
 }
 
 /**
- * What full recomputation keeps of `tokens` tokens: each layer's input, at the activations' bytes per element, or 4 in
- * a QLoRA fp32 stream (fms-acceleration's QLoRA runs with and without PEFT's upcast differ by exactly this, docs/memory.md).
+ * What full recomputation keeps of `tokens` tokens: each layer's input, in the residual stream's dtype: the
+ * activations' bytes per element, or 4 where the stream runs in fp32 (full training under CUDA's autocast, QLoRA with
+ * PEFT's upcast: fms-acceleration's QLoRA runs with and without the upcast differ by exactly this, docs/memory.md).
  */
-export function checkpointInputBytes(
-  m: Pick<ModelArchitecture, "layers" | "decoderLayers" | "hiddenSize">,
-  lora: LoraActivationInput | undefined,
-  bytesPerActivation: number,
-  tokens: number,
-): number {
-  return tokens * layerCount(m) * m.hiddenSize * (upcastStream(lora) ? 4 : bytesPerActivation);
+export function checkpointInputBytes(m: ModelArchitecture, step: ActivationStep, tokens: number): number {
+  return tokens * layerCount(m) * m.hiddenSize * streamBytesPerHidden(m, step);
 }
 
 /**

@@ -112,6 +112,13 @@ export function loraActivation(
   };
 }
 
+/**
+ * Whether a step runs under CUDA's autocast over the weights as loaded: mixed precision on plain DDP (the runtime's
+ * loop wraps each micro-batch in `torch.autocast`); under ZeRO, DeepSpeed's 16-bit engine casts the module instead.
+ */
+export const cudaAutocastOf = (precision: Precision, zeroStage: number): boolean =>
+  MIXED_PRECISION[precision] && zeroStage === 0;
+
 /** Memory of one configuration. */
 export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
   const m = r.model;
@@ -129,6 +136,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     attention: r.attention ?? defaultAttention(m),
     loss: c.loss,
     ...(r.lora ? { lora: loraActivation(r.lora, r.precision, unquantized) } : {}),
+    cudaAutocast: cudaAutocastOf(r.precision, c.zeroStage),
     gpus: r.gpus,
     communicationBytes: communicationBytes({
       zeroStage: c.zeroStage,

@@ -6,7 +6,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { headBytesPerToken, korthikantiLayerBytes, layerBytesPerToken } from "../../../core/memory/activations";
+import {
+  type ActivationStep,
+  headBytesPerToken,
+  korthikantiLayerBytes,
+  layerBytesPerToken,
+  streamBytesPerHidden,
+} from "../../../core/memory/activations";
+import { AUTOCAST_EXTRA } from "../../../core/memory/autocast";
+import { blockKind } from "../../../core/memory/activations";
 import { adapterParameters } from "../../../core/memory/lora";
 import type { GptBlock, ModelArchitecture } from "../../../core/models/types";
 import { repoRoot } from "../../helpers/fixtures";
@@ -29,12 +37,20 @@ interface Row {
   loraTargets?: "default" | "all-linear";
   loraHead?: boolean;
   loraDropout?: number;
-  /** Measured under torch.autocast to bf16, as the runtime trains mixed precision. */
+  /**
+   * Measured under CUDA's autocast to bf16 (calibration/cuda_autocast.py), as the runtime trains mixed precision on plain
+   * DDP: full training over fp32 weights, LoRA over a bf16 base.
+   */
   autocast?: boolean;
+  /** Full training under autocast: the bytes of autocast's 16-bit weight copies, kept out of the layers. */
+  weightCopyBytes?: number;
+  /** Full training under autocast: the tiny model's parameters. */
+  parameters?: number;
   /** QLoRA as the runtime builds it (calibration/kbit_standin.py): PEFT's fp32 upcast kept, an fp32 stream. */
   qlora?: boolean;
   layerBytesPerToken: number;
   headBytes: number;
+  embedBytes: number;
   totalBytes: number;
   layers: number;
 }
@@ -96,6 +112,39 @@ function loraFor(r: Row) {
   return { rank: 8, targetModules: [...targets, ...(r.loraHead ? ["lm_head"] : [])], dropout: r.loraDropout ?? 0 };
 }
 const tokens = (r: Row) => r.batch * r.seq;
+/** LayerNorm weights and biases per layer, in hidden sizes (RMSNorms cast in Python and keep no copy). */
+const LAYER_NORM_PARAMETERS: Record<Family, number> = {
+  llama: 0,
+  qwen2: 0,
+  gemma: 0,
+  bert: 4,
+  gpt2: 4,
+  gpt_neox: 4,
+  phi: 2,
+};
+/** The pure 16-bit row measured with the same model, batch and settings as an autocast row. */
+const pureTwin = (r: Row): Row =>
+  data.rows.find(
+    (x) =>
+      !x.autocast &&
+      x.family === r.family &&
+      x.hidden === r.hidden &&
+      x.intermediate === r.intermediate &&
+      x.batch === r.batch &&
+      x.checkpointing === r.checkpointing &&
+      x.lora === r.lora &&
+      !x.loraTargets &&
+      !x.qlora,
+  )!;
+/** How the row's step computed, as the knob search describes it to the activation model. */
+function stepOf(r: Row): ActivationStep {
+  const lora = loraFor(r);
+  return {
+    lora: lora && { ...lora, autocast: r.autocast ?? false, unquantizedPrecision: r.qlora ? "fp32" : "bf16" },
+    device: "cpu",
+    cudaAutocast: r.autocast ?? false,
+  };
+}
 const qloraOf = (r: Row) => (r.qlora ? " QLoRA (fp32 stream)" : "");
 const kindOf = (r: Row) =>
   !r.lora
@@ -108,9 +157,12 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
       new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi"]),
     );
     // 7 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
-    // plus 4 LoRA kinds under autocast on the same three, plus QLoRA on every family with and without checkpointing and
-    // on every linear layer with dropout on the Llama-style three.
-    expect(data.rows.length).toBe(7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2 + 3 * 3 * 4 * 2 + 7 * 3 * 2 * 2 + 3 * 3 * 2);
+    // plus 4 LoRA kinds under autocast on the same three, plus full training under autocast on every family with and
+    // without checkpointing, plus 2 LoRA kinds under autocast on the other four, plus QLoRA on every family with and
+    // without checkpointing and on every linear layer with dropout on the Llama-style three.
+    expect(data.rows.length).toBe(
+      7 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2 + 3 * 3 * 4 * 2 + 7 * 3 * 2 * 2 + 4 * 3 * 2 * 2 + 7 * 3 * 2 * 2 + 3 * 3 * 2,
+    );
   });
 
   it.each(
@@ -124,7 +176,7 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
           ] as const,
       ),
   )("per-layer bytes per token: %s", (_, r) => {
-    const predicted = layerBytesPerToken(arch(r), loraFor(r), 2, "cpu");
+    const predicted = layerBytesPerToken(arch(r), stepOf(r));
     const ratio = predicted / r.layerBytesPerToken;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);
@@ -132,17 +184,19 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
 
   it.each(
     data.rows
-      .filter((r) => r.autocast && !r.checkpointing)
+      .filter((r) => r.autocast && r.lora && !r.checkpointing)
       .map(
         (r) =>
           [`${r.family} h=${r.hidden} i=${r.intermediate} ${kindOf(r)}${qloraOf(r)} ${r.batch}x${r.seq}`, r] as const,
       ),
-  )("under autocast, per-layer bytes per token, and each adapter's bf16 weight copy: %s", (_, r) => {
+  )("LoRA under autocast, per-layer bytes per token, and each adapter's bf16 weight copy: %s", (_, r) => {
     const m = arch(r);
-    const lora = { ...loraFor(r)!, unquantizedPrecision: r.qlora ? ("fp32" as const) : ("bf16" as const) };
+    const step = stepOf(r);
     // Autocast's 16-bit copies of the fp32 adapter weights are saved too: the plan counts them in the weights.
-    const weightCopies = (2 * adapterParameters(m, lora.rank, lora.targetModules)) / r.layers;
-    const predicted = layerBytesPerToken(m, { ...lora, autocast: true }, 2, "cpu") + weightCopies / tokens(r);
+    const weightCopies = (2 * adapterParameters(m, step.lora!.rank, step.lora!.targetModules)) / r.layers;
+    // And, not planned (autocast.ts), its fp32 copies of the frozen bf16 LayerNorms' weights and biases.
+    const normCopies = r.qlora ? 0 : 4 * LAYER_NORM_PARAMETERS[r.family] * r.hidden;
+    const predicted = layerBytesPerToken(m, step) + (weightCopies + normCopies) / tokens(r);
     const ratio = predicted / r.layerBytesPerToken;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);
@@ -150,25 +204,54 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
 
   it.each(
     data.rows
-      .filter((r) => r.checkpointing && r.family !== "bert" && !r.qlora)
-      .map((r) => [`${r.family} h=${r.hidden} ${r.lora ? "lora" : "full"} ${r.batch}x${r.seq}`, r] as const),
-  )("full recomputation keeps each layer's 16-bit input (2·h bytes per token) plus the head: %s", (_, r) => {
+      .filter((r) => r.autocast && !r.lora && !r.checkpointing)
+      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${r.batch}x${r.seq}`, r] as const),
+  )("full training under autocast: per-layer and head bytes per token of the fp32 stream: %s", (_, r) => {
     const m = arch(r);
-    const predicted = tokens(r) * (r.layers * 2 * r.hidden + headBytesPerToken(m, loraFor(r)) + 4 * r.vocab + 8);
-    const ratio = predicted / r.totalBytes;
-    expect(ratio).toBeGreaterThanOrEqual(0.99);
-    expect(ratio).toBeLessThanOrEqual(1.01);
+    const layer = layerBytesPerToken(m, stepOf(r)) / r.layerBytesPerToken;
+    expect(layer).toBeGreaterThanOrEqual(0.99);
+    expect(layer).toBeLessThanOrEqual(1.01);
+    // The final norm (and BERT's embedding LayerNorm) against the same model's pure bf16 row; BERT's masked-LM loss
+    // also saves fp32 logits (2 more bytes per vocabulary entry), a loss the planner's encoders do not train with.
+    const pure = pureTwin(r);
+    const measured = r.headBytes + r.embedBytes - pure.headBytes - pure.embedBytes;
+    const head = AUTOCAST_EXTRA[blockKind(m)].full.head;
+    const planned = tokens(r) * (head.h * r.hidden + head.perToken + (r.family === "bert" ? 2 * r.vocab : 0));
+    expect(Math.abs(measured - planned)).toBeLessThanOrEqual(0.01 * r.headBytes);
   });
 
   it.each(
     data.rows
-      .filter((r) => r.qlora && r.checkpointing && r.family !== "bert")
-      .map((r) => [`${r.family} h=${r.hidden} ${r.batch}x${r.seq}`, r] as const),
-  )("QLoRA's fp32 stream: checkpoints keep 4-byte inputs, autocast a bf16 copy of the fp32 head: %s", (_, r) => {
+      .filter((r) => r.autocast && !r.lora && !r.checkpointing)
+      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${r.batch}x${r.seq}`, r] as const),
+  )(
+    "full training under autocast: its 16-bit weight copies fit the 2 bytes per parameter the plan keeps: %s",
+    (_, r) => {
+      expect(r.weightCopyBytes).toBeGreaterThan(0);
+      expect(r.weightCopyBytes).toBeLessThanOrEqual(2 * r.parameters!);
+      // Every linear weight is copied: at least 80% of the parameters in these tiny models (the rest are embeddings
+      // and norms, which autocast does not cast to 16 bit).
+      expect(r.weightCopyBytes).toBeGreaterThanOrEqual(2 * 0.8 * r.parameters!);
+    },
+  );
+
+  it.each(
+    data.rows
+      .filter((r) => r.checkpointing && r.family !== "bert")
+      .map(
+        (r) =>
+          [
+            `${r.family} h=${r.hidden} ${kindOf(r)}${qloraOf(r)}${r.autocast ? " autocast" : ""} ${r.batch}x${r.seq}`,
+            r,
+          ] as const,
+      ),
+  )("full recomputation keeps each layer's input in the stream's dtype, plus the head: %s", (_, r) => {
     const m = arch(r);
-    const lora = { ...loraFor(r)!, autocast: true, unquantizedPrecision: "fp32" as const };
-    const head = headBytesPerToken(m, lora, 2, "cpu");
-    const predicted = tokens(r) * (r.layers * 4 * r.hidden + head + 4 * r.vocab + 8) + 2 * r.vocab * r.hidden;
+    const step = stepOf(r);
+    const inputs = r.layers * streamBytesPerHidden(m, step) * r.hidden;
+    // QLoRA's fp32 stream: autocast also saves a bf16 copy of the fp32 head.
+    const headCopy = r.qlora ? 2 * r.vocab * r.hidden : 0;
+    const predicted = tokens(r) * (inputs + headBytesPerToken(m, step) + 4 * r.vocab + 8) + headCopy;
     const ratio = predicted / r.totalBytes;
     expect(ratio).toBeGreaterThanOrEqual(0.99);
     expect(ratio).toBeLessThanOrEqual(1.01);
@@ -188,7 +271,7 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
         x.loraDropout === 0,
     )!;
     const m = arch(r);
-    const added = headBytesPerToken(m, loraFor(r), 2, "cpu") - headBytesPerToken(m, loraFor(without), 2, "cpu");
+    const added = headBytesPerToken(m, stepOf(r)) - headBytesPerToken(m, stepOf(without));
     expect(added * tokens(r)).toBe(r.headBytes - without.headBytes);
   });
 

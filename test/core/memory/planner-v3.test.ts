@@ -79,7 +79,7 @@ describe("memory planner v3", () => {
     const m = catalogModel("meta-llama/Llama-3.1-8B")!;
     const all = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
     const at = (targetModules: string[], dropout: number) =>
-      layerBytesPerToken(m, { rank: 16, targetModules, dropout });
+      layerBytesPerToken(m, { lora: { rank: 16, targetModules, dropout } });
     // Inputs: q, k, v, gate, up read h; o reads heads·headDim; down reads the intermediate size.
     const inputs = 5 * 4096 + 4096 + 14336;
     expect(at(all, 0.1) - at(all, 0)).toBe(inputs);

@@ -113,8 +113,7 @@ export const FMS_QLORA_CASES: readonly PublishedCase[] = ([4, 8] as const).flatM
   const stream = (unquantizedPrecision: "fp32" | "bf16") =>
     checkpointInputBytes(
       catalogModel("mistralai/Mistral-7B-v0.1")!,
-      loraActivation(FMS_LORA, "bf16-mixed", unquantizedPrecision),
-      2,
+      { lora: loraActivation(FMS_LORA, "bf16-mixed", unquantizedPrecision), cudaAutocast: true },
       tokens,
     );
   return [

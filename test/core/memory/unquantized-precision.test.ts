@@ -5,7 +5,7 @@
  * bf16. The plan counts each, offers the pin as a way out, and the workload refuses pins the runtime cannot honour.
  */
 import { describe, expect, it } from "vitest";
-import { UPCAST_LAYER_EXTRA } from "../../../core/memory/activations";
+import { AUTOCAST_EXTRA } from "../../../core/memory/autocast";
 import { trainingMemory, unquantizedOf } from "../../../core/memory/knob-search";
 import type { UnquantizedPrecision } from "../../../core/memory/model-states";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
@@ -46,7 +46,7 @@ describe("QLoRA's unquantized parameters", () => {
 
   it("run the blocks' elementwise ops in fp32 and keep a bf16 copy of the fp32 head", () => {
     const tokens = 2 * 1024;
-    const perLayer = UPCAST_LAYER_EXTRA.llama.i * m.intermediateSize;
+    const perLayer = AUTOCAST_EXTRA.llama.upcast.layer.i * m.intermediateSize;
     const headCopy = 2 * m.vocabSize * m.hiddenSize;
     expect(breakdown("fp32").activations - breakdown("bf16").activations).toBeCloseTo(
       (tokens * m.layers * perLayer + headCopy) / GIB,
