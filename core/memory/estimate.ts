@@ -145,9 +145,9 @@ export function activationBytes(
   const tokens = t.microBatchSize * t.tokensPerSample;
   const attention = attentionTrainingBytesPerToken(m, t.attention, {
     seq: t.tokensPerSample,
-    bytesPerActivation: step.bytesPerActivation!,
+    bytesPerActivation: step.bytesPerActivation,
     device,
-    cudaAutocast: step.cudaAutocast!,
+    cudaAutocast: step.cudaAutocast,
   });
   const perLayer = layerBytesPerToken(m, step) + attention;
   // With checkpointing, one layer's activations exist at a time, while it is recomputed.
@@ -160,7 +160,7 @@ export function activationBytes(
 function activationStep(
   t: Pick<TrainingMemoryInput, "precision" | "lora" | "cudaAutocast">,
   device: DropoutDevice,
-): ActivationStep {
+): ActivationStep & Required<Omit<ActivationStep, "lora">> {
   return {
     lora: t.lora,
     bytesPerActivation: t.precision === "fp32" ? 4 : 2,

@@ -56,7 +56,8 @@ export type UnquantizedPrecision = (typeof UNQUANTIZED_PRECISIONS)[number];
  * What QLoRA's unquantized parameters train in. DeepSpeed's 16-bit engine (ZeRO 1 to 3 in 16 bit) casts
  * every floating parameter of the module to 16 bit (`_configure_distributed_model`: `self.module.bfloat16()`), so
  * they are 16-bit there whatever was pinned; under plain DDP the runtime keeps PEFT's fp32 upcast unless the workload
- * pins `bf16`. A base that is not quantized loads in bf16 and has nothing upcast.
+ * pins `bf16`, or trains in pure bf16 (`bf16-true`, no autocast: the upcast is cast back). A base that is not
+ * quantized loads in bf16 and has nothing upcast.
  */
 export function unquantizedPrecisionOf(s: {
   readonly quantization: Quantization;
@@ -66,6 +67,7 @@ export function unquantizedPrecisionOf(s: {
   readonly pinned?: UnquantizedPrecision | undefined;
 }): UnquantizedPrecision {
   if (s.quantization === "none") return "bf16";
+  if (s.precision === "bf16-true") return "bf16";
   if (s.zeroStage > 0 && s.precision !== "fp32") return "bf16";
   return s.pinned ?? "fp32";
 }

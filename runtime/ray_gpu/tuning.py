@@ -169,6 +169,9 @@ class Tuning(TuningCore):
             "loss": self.knob("loss"),
             "loss_chunk_tokens": self.knob("lossChunkTokens"),
             "optimizer_step": self.knob("optimizerStep"),
+            "precision": self._record(
+                "train.precision", "StepPrecision (autocast, gradient scaler)", train["precision"]
+            ),
             # Not a tuning key: NCCL on the stack's GPUs, gloo for the CPU stand-in.
             "backend": "gloo" if self.cpu_standin else "nccl",
         }
@@ -177,6 +180,11 @@ class Tuning(TuningCore):
                 "train.offloadOptimizerClass", "optimizer_class", train["offloadOptimizerClass"]
             )
         return config
+
+    def weights_precision(self) -> str:
+        """The planned precision, for the dtype full training loads its weights in
+        (``examples.precision.weights_dtype``)."""
+        return cast(str, self._record("train.precision", "from_pretrained(dtype=...)", self._train()["precision"]))
 
     def checkpoint_every(self) -> int:
         """Optimizer steps between periodic checkpoints; the loop also checkpoints the step in flight on a spot

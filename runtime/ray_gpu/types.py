@@ -60,6 +60,7 @@ class TrainSection(TypedDict):
     maxFailures: int
     checkpointEverySteps: int
     stallAfterSeconds: int
+    precision: str
     deepspeedConfigFile: NotRequired[str]
     offloadOptimizerClass: NotRequired[str]
 

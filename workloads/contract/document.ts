@@ -11,7 +11,7 @@ import { stableJson } from "../../core/serialize";
 import type { WorkloadKind } from "../../core/config/workloads";
 import { LOSS_IMPLEMENTATIONS } from "../../core/memory/loss";
 import { OPTIMIZER_STEPS } from "../../core/memory/buffers";
-import { OFFLOADS, QUANTIZATIONS, UNQUANTIZED_PRECISIONS } from "../../core/memory/model-states";
+import { OFFLOADS, PRECISIONS, QUANTIZATIONS, UNQUANTIZED_PRECISIONS } from "../../core/memory/model-states";
 import { ATTENTION_IMPLEMENTATIONS } from "../../core/models/types";
 import type {
   ActorPoolSection,
@@ -140,6 +140,12 @@ export const TrainSectionSchema = z.strictObject({
    * collective), so its GPUs go back to the queue.
    */
   stallAfterSeconds: int(1),
+  /**
+   * The precision the memory plan counted, which the runtime trains in on plain DDP: `bf16-mixed` keeps fp32 weights
+   * under bf16 autocast, `fp16-mixed` under fp16 autocast with a gradient scaler, `bf16-true` loads full training's
+   * weights in bf16 without autocast, and `fp32` runs neither. Under ZeRO, the DeepSpeed config says it.
+   */
+  precision: z.enum(PRECISIONS),
   /** Set when ZeRO is used: the DeepSpeed config next to tuning.json. */
   deepspeedConfigFile: text.optional(),
   /** With optimizer offload: the optimizer class DeepSpeed requires the code to construct. */

@@ -196,6 +196,12 @@ export type TrainSection = {
    */
   stallAfterSeconds: number;
   /**
+   * The precision the memory plan counted, which the runtime trains in on plain DDP: `bf16-mixed` keeps fp32 weights
+   * under bf16 autocast, `fp16-mixed` under fp16 autocast with a gradient scaler, `bf16-true` loads full training's
+   * weights in bf16 without autocast, and `fp32` runs neither. Under ZeRO, the DeepSpeed config says it.
+   */
+  precision: "bf16-mixed" | "bf16-true" | "fp16-mixed" | "fp32";
+  /**
    * Set when ZeRO is used: the DeepSpeed config next to tuning.json.
    */
   deepspeedConfigFile?: string;

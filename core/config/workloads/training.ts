@@ -97,6 +97,11 @@ function loraConflicts(
       `fp32 needs plain DDP: DeepSpeed's 16-bit engine (zeroStage ${zeroStage}) casts every floating parameter to ` +
         "16 bit; use bf16, or leave zeroStage out",
     );
+  else if (lora.unquantizedPrecision === "fp32" && precision === "bf16-true")
+    add(
+      "fp32 needs mixed precision: under bf16-true the runtime trains without autocast, so an fp32 stream would run " +
+        "every layer's attention and matmul outputs in fp32; use bf16, or precision bf16-mixed",
+    );
 }
 
 /** Pinned knobs that exclude each other, reported before any planning. */

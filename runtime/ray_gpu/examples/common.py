@@ -133,9 +133,12 @@ def attention(tuning: Any) -> str:
     return planned
 
 
-def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False, attn: str = "sdpa") -> Any:
+def causal_lm(
+    model: str, family: str, smoke: bool, frozen_base: bool = False, attn: str = "sdpa", dtype: Any = None
+) -> Any:
     """The model to train or serve, with the planned attention kernel: pretrained weights, or a tiny random one of the
-    same family for --smoke."""
+    same family for --smoke. Full training loads its weights in ``dtype`` (the planned precision's,
+    ``precision.weights_dtype``; fp32 by default); LoRA's frozen base loads in bf16."""
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
@@ -144,8 +147,10 @@ def causal_lm(model: str, family: str, smoke: bool, frozen_base: bool = False, a
     if smoke:
         torch.manual_seed(0)
         return cls.from_config(tiny_config(family), attn_implementation=attn)
-    # LoRA keeps frozen bf16 base weights; full training keeps fp32 master weights (DeepSpeed or autocast compute in bf16).
-    return cls.from_pretrained(model, dtype=torch.bfloat16 if frozen_base else torch.float32, attn_implementation=attn)
+    # LoRA keeps frozen bf16 base weights; full training keeps fp32 master weights (DeepSpeed or autocast compute in bf16)
+    # unless the plan trains in pure bf16.
+    weights = torch.bfloat16 if frozen_base else (dtype or torch.float32)
+    return cls.from_pretrained(model, dtype=weights, attn_implementation=attn)
 
 
 def keep_unquantized_in(model: Any, precision: str) -> Any:

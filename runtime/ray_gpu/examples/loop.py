@@ -27,6 +27,7 @@ from ..loss import use_chunked_loss
 from ..preemption import Preemption
 from ..telemetry import StepTelemetry
 from . import checkpoints
+from .precision import StepPrecision
 
 
 @dataclass
@@ -134,7 +135,7 @@ def _build(cfg: dict[str, Any]) -> Built:
     chunked = use_chunked_loss(model) if cfg["loss"] == "chunked" else None
     trainable = [p for p in model.parameters() if p.requires_grad]
     if cfg["deepspeed"] is None:
-        # Plain DDP: fp32 master weights, bf16 compute on GPUs (the plan's bf16-mixed).
+        # Plain DDP: the weights as the planned precision loaded them, its autocast around each step (StepPrecision).
         optimizer = adamw(trainable, cfg["learning_rate"], cfg["optimizer_step"])
         observed = Observed(model, optimizer)
         return Built(ray.train.torch.prepare_model(model), optimizer, None, trainable, chunked, observed)
@@ -193,7 +194,7 @@ def _micro_step(
     model: Any,
     engine: Any,
     step_loss: Callable[[Any, Any], Any],
-    autocast: Any,
+    precision: StepPrecision,
     batch: Any,
     boundary: bool,
 ) -> tuple[Any, int]:
@@ -211,14 +212,13 @@ def _micro_step(
         engine.step()
         return loss, int(batch["input_ids"].shape[0])
     with contextlib.nullcontext() if boundary or not hasattr(model, "no_sync") else model.no_sync():
-        with autocast:
+        with precision.autocast():
             loss = step_loss(batch, labels)
-        (loss / cfg["gradient_accumulation_steps"]).backward()
+        precision.backward(loss / cfg["gradient_accumulation_steps"])
     return loss, int(batch["input_ids"].shape[0])
 
 
 def train_loop(cfg: dict[str, Any]) -> None:
-    import torch
 
     built = _build(cfg)
     model, optimizer, engine, chunked = built.model, built.optimizer, built.engine, built.chunked
@@ -228,11 +228,8 @@ def train_loop(cfg: dict[str, Any]) -> None:
             return model(**batch, labels=labels).loss
         return chunked.loss(model(**batch).logits, labels, cfg["loss_chunk_tokens"])
 
-    autocast = (
-        torch.autocast("cuda", dtype=torch.bfloat16)
-        if engine is None and torch.cuda.is_available()
-        else contextlib.nullcontext()
-    )
+    # The planned precision on plain DDP (DeepSpeed's config carries it under ZeRO).
+    precision = StepPrecision(cfg["precision"], ddp=engine is None)
     accumulation, micro = cfg["gradient_accumulation_steps"], cfg["micro_batch_size"]
     step, position, resumed_from = _start(engine, model, optimizer, micro)
     log_worker(resumed_from)
@@ -251,15 +248,14 @@ def train_loop(cfg: dict[str, Any]) -> None:
         trained_ids += batches.position.last_row_ids or []
         micro_steps += 1
         tokens = int(batch["attention_mask"].sum()) if "attention_mask" in batch else 0
-        loss, rows = _micro_step(cfg, model, engine, step_loss, autocast, batch, micro_steps % accumulation == 0)
+        loss, rows = _micro_step(cfg, model, engine, step_loss, precision, batch, micro_steps % accumulation == 0)
         telemetry.step(samples=rows, tokens=tokens)
         if micro_steps % accumulation == 1 % accumulation:  # the step's first micro-batch is computed
             interruptions.await_notice_mid_step(step + 1, batches.position.rank, resumed_from, cfg["notice_mid_step"])
         if micro_steps % accumulation:
             continue
         if engine is None:
-            torch.nn.utils.clip_grad_norm_(built.trainable, 1.0)
-            optimizer.step()
+            precision.step(optimizer, built.trainable)
             optimizer.zero_grad()
         step += 1
         reporter.progress(step)

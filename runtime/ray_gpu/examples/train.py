@@ -8,7 +8,7 @@ checkpoints in the stack's bucket, resume from the last checkpoint.
 from __future__ import annotations
 
 import ray_gpu
-from ray_gpu.examples import common, driver
+from ray_gpu.examples import common, driver, precision
 
 
 def main() -> None:
@@ -16,10 +16,11 @@ def main() -> None:
     tuning = ray_gpu.load(args.tuning)
     model, family, smoke = tuning.model, tuning.model_family, args.smoke
     attn = common.attention(tuning)
+    weights = precision.weights_dtype(tuning.weights_precision())
     driver.run(
         args,
         tuning,
-        build_model=lambda: common.causal_lm(model, family, smoke, attn=attn),
+        build_model=lambda: common.causal_lm(model, family, smoke, attn=attn, dtype=weights),
         prepare_batch=lambda _model, batch: batch,
         save_all=True,
     )

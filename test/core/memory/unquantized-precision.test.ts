@@ -108,6 +108,18 @@ describe("QLoRA's unquantized parameters", () => {
     expect(
       () => new LoRAFineTune({ ...base, lora: { quantization: "nf4", unquantizedPrecision: "bf16" } }),
     ).not.toThrow();
+    // Pure bf16 trains without autocast, so the runtime casts the upcast back.
+    expect(
+      () =>
+        new LoRAFineTune({
+          ...base,
+          precision: "bf16-true",
+          lora: { quantization: "nf4", unquantizedPrecision: "fp32" },
+        }),
+    ).toThrow(
+      /lora\.unquantizedPrecision.*fp32 needs mixed precision: under bf16-true the runtime trains without autocast/,
+    );
+    expect(unquantizedOf(request({ precision: "bf16-true", lora: qlora() }), { zeroStage: 0 })).toBe("bf16");
     // DeepSpeed in fp32 casts nothing to 16 bit.
     const fp32 = { ...base, zeroStage: 2 as const, precision: "fp32" as const };
     expect(

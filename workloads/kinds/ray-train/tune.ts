@@ -221,7 +221,7 @@ export function tuneTraining(args: TuneTrainingArgs): TrainingTuning {
   const offload = deepspeed && args.knobs.offload !== "none" ? { offloadOptimizerClass: OFFLOAD_OPTIMIZER_CLASS } : {};
   return {
     engine: "ray-train",
-    train: { ...workers, ...resilience, ...cadence, deepspeed, ...offload },
+    train: { ...workers, ...resilience, ...cadence, precision: spec.precision, deepspeed, ...offload },
     interruptions,
     step,
     stepInput,
