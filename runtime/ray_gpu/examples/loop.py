@@ -219,7 +219,6 @@ def _micro_step(
 
 
 def train_loop(cfg: dict[str, Any]) -> None:
-
     built = _build(cfg)
     model, optimizer, engine, chunked = built.model, built.optimizer, built.engine, built.chunked
 
