@@ -70,9 +70,10 @@ export function defaultAttention(m: Pick<ModelArchitecture, "type" | "attention"
 export type DropoutDevice = "gpu" | "cpu";
 
 /**
- * Bytes saved per attention score (batch × heads × seq² elements) by eager attention in training. Under CUDA's autocast
- * a softmax without a dtype runs in fp32 (its fp32 list), and the next matmul saves a bf16 copy of the probabilities,
- * as a Llama-style softmax does; dropout between them masks fp32 probabilities (PyTorch's CPU noise tensor: 4 bytes).
+ * Bytes saved per attention score (batch × heads × seq² elements) by eager attention in training. An fp32 softmax keeps
+ * its 4-byte output and the next matmul a 16-bit copy: a Llama-style softmax casts back before dropout, while under
+ * CUDA's autocast a softmax without a dtype runs in fp32 (its fp32 list) and dropout masks the fp32 probabilities
+ * (PyTorch's CPU noise tensor takes the dropped tensor's dtype; a GPU mask is 1 byte).
  */
 export function eagerBytesPerScore(
   t: AttentionTraits,
@@ -80,14 +81,12 @@ export function eagerBytesPerScore(
   device: DropoutDevice,
   cudaAutocast = false,
 ): number {
-  if (cudaAutocast && !t.softmaxInFp32) {
-    const mask = t.attentionDropout > 0 ? (device === "gpu" ? 1 : 4) : 0;
-    return 4 + mask + 2;
-  }
-  const softmax = t.softmaxInFp32 ? 4 : bytesPerActivation;
-  const mask = device === "gpu" ? 1 : bytesPerActivation;
+  const fp32Softmax = t.softmaxInFp32 || cudaAutocast;
+  const softmax = fp32Softmax ? 4 : bytesPerActivation;
+  const dropped = t.softmaxInFp32 ? bytesPerActivation : softmax;
+  const mask = device === "gpu" ? 1 : dropped;
   if (t.attentionDropout > 0) return softmax + mask + bytesPerActivation;
-  return softmax + (t.softmaxInFp32 ? bytesPerActivation : 0);
+  return softmax + (fp32Softmax ? bytesPerActivation : 0);
 }
 
 /** The activations an attention estimate is for: tokens per sequence, bytes per activation, where dropout runs. */
