@@ -110,16 +110,32 @@ FAMILIES = {
         embd_pdrop=0.0,
         attention_dropout=0.0,
     ),
+    # BLOOM: sequential blocks, ALiBi, a LayerNorm after the embeddings, eager attention only (no SDPA in transformers),
+    # fused query/key/value, a 4h MLP whose tanh GELU is a custom autograd function; heads follow the shape's head_dim.
+    "bloom": lambda h, i, hd, v: transformers.BloomConfig(
+        hidden_size=h,
+        n_layer=3,
+        n_head=h // hd,
+        vocab_size=v,
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+    ),
 }
 
 # LoRA target sets: the default (query and value) and every linear layer of the blocks.
 LORA_TARGETS = {
-    "default": {"bert": ["query", "value"], "gpt2": ["c_attn"], "gpt_neox": ["query_key_value"]},
+    "default": {
+        "bert": ["query", "value"],
+        "gpt2": ["c_attn"],
+        "gpt_neox": ["query_key_value"],
+        "bloom": ["query_key_value"],
+    },
     "all-linear": {
         "bert": ["query", "key", "value", "dense"],
         "gpt2": ["c_attn", "c_proj", "c_fc"],
         "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
+        "bloom": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
     },
 }
 LLAMA_TARGETS = {
@@ -148,10 +164,19 @@ SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
 
 def build(family: str, h: int, i: int, hd: int, v: int):
     cfg = FAMILIES[family](h, i, hd, v)
-    cfg._attn_implementation = "sdpa"
+    cfg._attn_implementation = "eager" if family == "bloom" else "sdpa"
     if family == "bert":
         return transformers.BertForMaskedLM(cfg)
     return transformers.AutoModelForCausalLM.from_config(cfg)
+
+
+def widths(family: str, shape: tuple) -> dict:
+    """The widths a family's tiny model has for a shape: BLOOM's MLP is 4h and its heads h / head_dim."""
+    h, i, hd, _ = shape
+    if family == "bloom":
+        return {"intermediate": 4 * h, "headDim": hd, "heads": h // hd, "kvHeads": h // hd}
+    head_dim = hd if family in ("llama", "qwen2", "gemma") else h // 4
+    return {"intermediate": i, "headDim": head_dim, "heads": 4, "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4)}
 
 
 def layers_of(model):
@@ -259,10 +284,7 @@ def measure(
     return {
         "family": family,
         "hidden": h,
-        "intermediate": i,
-        "headDim": hd if family in ("llama", "qwen2", "gemma") else h // 4,
-        "heads": 4,
-        "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4),
+        **widths(family, shape),
         "vocab": v,
         "batch": batch,
         "seq": seq,
@@ -323,7 +345,7 @@ def main() -> None:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, checkpointing, False, autocast=True))
     # LoRA under mixed precision on the GPT-style and BERT blocks, whose LayerNorms and GELUs CUDA's autocast runs in fp32.
-    for family in ("bert", "gpt2", "gpt_neox", "phi"):
+    for family in ("bert", "gpt2", "gpt_neox", "phi", "bloom"):
         for shape in SHAPES:
             for variant in (("default", False, 0.0), ("all-linear", False, 0.0)):
                 for batch, seq in ((1, 64), (2, 128)):
@@ -343,9 +365,9 @@ def main() -> None:
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
-            "bf16 weights (fp32 for full training under autocast), SDPA attention, model dropout 0 (LoRA dropout as "
-            "stated), on CPU; autocast rows under CUDA's autocast policy (calibration/cuda_autocast.py). Produced by "
-            "calibration/measure_activations.py.",
+            "bf16 weights (fp32 for full training under autocast), SDPA attention (BLOOM: eager, its only one), "
+            "model dropout 0 (LoRA dropout as stated), on CPU; autocast rows under CUDA's autocast policy "
+            "(calibration/cuda_autocast.py). Produced by calibration/measure_activations.py.",
             "torch": torch.__version__,
             "transformers": transformers.__version__,
             "python": platform.python_version(),

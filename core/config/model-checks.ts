@@ -69,10 +69,11 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
   });
 }
 
-/** Who else names the modules of GPT-style layouts, and why the planner has no layout for them. */
-const FALCON_BLOOM =
-  "Falcon and BLOOM name their modules as GPT-NeoX does, but their blocks keep other activations, which the planner " +
-  "has not measured: it does not plan them (use a catalog model)";
+/** Who else names the modules of GPT-style layouts, and why the planner has no layout for it. */
+const FALCON =
+  "Falcon names its modules as GPT-NeoX and BLOOM do, but its blocks keep other activations (multi-query attention " +
+  "whose scores the CPU keeps in fp32 where CUDA's kernels do not), which the planner has not measured: it does not " +
+  "plan Falcon (use a catalog model)";
 
 /**
  * Why `target` is not a module of `model`: its names, and for a GPT-style decoder the layouts that do name it, with
@@ -84,11 +85,16 @@ function unknownTarget(model: ModelArchitecture, target: string, names: readonly
   const others = gptStyle ? gptBlocksNaming(target) : [];
   if (others.length === 0) return `${base}; use any of ${names.join(", ")}`;
   const block = model.gptBlock ?? "gpt2";
-  const neox = others.includes("gpt-neox") ? `; ${FALCON_BLOOM}` : "";
+  const neox = others.includes("gpt-neox") ? `; ${FALCON}` : "";
   const layouts =
-    others.length === 1 ? `the ${others[0]} layout names it` : `the ${others.join(" and ")} layouts name it`;
+    others.length === 1 ? `the ${others[0]} layout names it` : `the ${words(others, "and")} layouts name it`;
   return (
     `${base} (the ${block} layout names ${names.join(", ")}); ${layouts}: set model.gptBlock to ` +
-    `${others.join(" or ")} if the model is built that way${neox}`
+    `${words(others, "or")} if the model is built that way${neox}`
   );
+}
+
+/** "a", "a and b", "a, b and c". */
+function words(items: readonly string[], conjunction: "and" | "or"): string {
+  return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} ${conjunction} ${items.at(-1)}`;
 }

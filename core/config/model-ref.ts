@@ -35,8 +35,9 @@ export const ModelArchitectureSchema = z
     mlp: z.enum(["swiglu", "geglu", "gelu"]),
     /**
      * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
-     * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha) or `phi` (parallel from
-     * one norm: Phi-1.5, Phi-2). Each keeps different activations (measured) and names its LoRA targets its own way.
+     * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
+     * one norm: Phi-1.5, Phi-2) or `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h).
+     * Each keeps different activations (measured) and names its LoRA targets its own way.
      * @default "gpt2" for gelu decoders
      */
     gptBlock: z.enum(GPT_BLOCKS).optional(),
@@ -72,6 +73,7 @@ export const ModelArchitectureSchema = z
         path: ["gptBlock"],
         message: `applies to GPT-style decoders (mlp: gelu, type: decoder-llm); this is ${m.mlp}, ${m.type}: remove it`,
       });
+    if (m.gptBlock === "bloom") bloomWidths(m).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
     if (m.headDim === undefined && m.hiddenSize % m.attentionHeads !== 0)
       ctx.addIssue({
         code: "custom",
@@ -79,6 +81,25 @@ export const ModelArchitectureSchema = z
         message: `hiddenSize (${m.hiddenSize}) is not a multiple of attentionHeads (${m.attentionHeads}): give headDim`,
       });
   });
+
+/** The widths transformers' BloomConfig fixes: a 4h MLP, as many key/value heads as heads, hidden / heads per head. */
+function bloomWidths(m: {
+  hiddenSize: number;
+  attentionHeads: number;
+  kvHeads?: number | undefined;
+  headDim?: number | undefined;
+  intermediateSize: number;
+}): { path: string[]; message: string }[] {
+  const bloom = "in a BLOOM block (gptBlock: bloom), which BloomConfig builds from hiddenSize and attentionHeads";
+  const issues = [];
+  if (m.intermediateSize !== 4 * m.hiddenSize)
+    issues.push({ path: ["intermediateSize"], message: `must be 4 × hiddenSize (${4 * m.hiddenSize}) ${bloom}` });
+  if (m.kvHeads !== undefined && m.kvHeads !== m.attentionHeads)
+    issues.push({ path: ["kvHeads"], message: `must equal attentionHeads (${m.attentionHeads}) ${bloom}` });
+  if (m.headDim !== undefined && m.headDim * m.attentionHeads !== m.hiddenSize)
+    issues.push({ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${bloom}; leave it out` });
+  return issues;
+}
 
 /**
  * A catalog name or an architecture.

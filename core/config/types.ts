@@ -905,11 +905,12 @@ export type CustomModelArchitecture = {
   headDim?: number;
   /**
    * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
-   * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha) or `phi` (parallel from
-   * one norm: Phi-1.5, Phi-2). Each keeps different activations (measured) and names its LoRA targets its own way.
+   * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
+   * one norm: Phi-1.5, Phi-2) or `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h).
+   * Each keeps different activations (measured) and names its LoRA targets its own way.
    * @default "gpt2" for gelu decoders
    */
-  gptBlock?: "gpt2" | "gpt-neox" | "phi";
+  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom";
   /**
    * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
    * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
@@ -946,11 +947,12 @@ export type CustomModelArchitectureInput = {
   headDim?: number;
   /**
    * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
-   * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha) or `phi` (parallel from
-   * one norm: Phi-1.5, Phi-2). Each keeps different activations (measured) and names its LoRA targets its own way.
+   * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
+   * one norm: Phi-1.5, Phi-2) or `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h).
+   * Each keeps different activations (measured) and names its LoRA targets its own way.
    * @default "gpt2" for gelu decoders
    */
-  gptBlock?: "gpt2" | "gpt-neox" | "phi";
+  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom";
   /**
    * Input embedding and LM head share weights.
    * @default false

@@ -6,13 +6,15 @@
  * - GPT-style blocks, Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
  *   Table 2): `sbh·(34 + 5·a·s/h)` per layer with eager attention and dropout; full recomputation keeps `2·sbh`.
  * - Measured coefficients (calibration/measure_activations.py → test/data/activation-calibration.json): tiny
- *   random-initialised Llama, Qwen2, Gemma, BERT, GPT-2, GPT-NeoX and Phi models from transformers, every tensor
+ *   random-initialised Llama, Qwen2, Gemma, BERT, GPT-2, GPT-NeoX, Phi and BLOOM models from transformers, every tensor
  *   saved by `saved_tensors_hooks` counted once. Per token and layer: Llama/Qwen2/Mistral `16h + 4q + 4kv + 8i + 24`
  *   (h hidden, q = heads·head dim, kv = KV heads·head dim, i intermediate; the 24 are the fp32 attention
  *   log-sum-exp and norm statistics), Gemma `20h + …` (its RMSNorm keeps an fp32 copy), BERT `16h + 4i + 24`,
  *   GPT-2 `20h + 10i + 24` (its tanh-GELU is written out in Python ops), GPT-NeoX `16h + 4i + 24` (parallel
  *   attention and MLP, PyTorch's fused GELU keeps only its input) and Phi `14h + 10i + 20` (parallel from one norm,
  *   `gelu_new` in Python ops). Korthikanti's `34h` assumes eager attention and dropout and is not used for them.
+ *   BLOOM runs eager attention only: its table leaves out what ./attention.ts counts for eager (`16h + 4i + 8` with
+ *   the attention output; a batch of one sequence keeps `4kv` more, {@link SINGLE_SEQUENCE_EXTRA}).
  * - These are pure 16-bit steps (bf16-true, DeepSpeed's 16-bit engine). Mixed precision on plain DDP runs under CUDA's
  *   autocast, whose fp32 ops and fp32 master weights keep more: ./autocast.ts adds it.
  * - LoRA freezes the base, so frozen layers keep fewer inputs; PEFT casts each adapted layer's 16-bit input to the
@@ -24,7 +26,7 @@
 import type { GptBlock, ModelArchitecture } from "../models/types";
 import type { DropoutDevice } from "./attention";
 import { AUTOCAST_EXTRA, type AutocastExtra } from "./autocast";
-import { type BlockKind, coefficientBytes, type LayerCoefficients } from "./layer-coefficients";
+import { type BlockKind, coefficientBytes, type LayerCoefficients, NO_COEFFICIENTS } from "./layer-coefficients";
 import { adapterFootprint } from "./lora";
 import type { UnquantizedPrecision } from "./model-states";
 
@@ -38,6 +40,8 @@ export const FULL_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   gpt: { h: 12, q: 4, kv: 4, i: 10, perToken: 24 },
   neox: { h: 8, q: 4, kv: 4, i: 4, perToken: 24 },
   phi: { h: 6, q: 4, kv: 4, i: 10, perToken: 20 },
+  // Eager attention only: the attention output before `dense` (2q) is ./attention.ts's eager output term.
+  bloom: { h: 8, q: 2, kv: 4, i: 4, perToken: 8 },
 };
 
 /**
@@ -51,6 +55,24 @@ export const FROZEN_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   gpt: { h: 8, q: 4, kv: 4, i: 8, perToken: 24 },
   neox: { h: 2, q: 4, kv: 4, i: 2, perToken: 24 },
   phi: { h: 2, q: 4, kv: 4, i: 8, perToken: 20 },
+  // The query's copy (2q) is ./attention.ts's eager output term; a frozen `dense` keeps no input.
+  bloom: { h: 4, q: 0, kv: 4, i: 2, perToken: 8 },
+};
+
+/**
+ * What a block keeps beyond its table when a micro-batch holds one sequence: BLOOM's query is then a view of the fused
+ * query/key/value output (`reshape` merges a batch of one into the heads without a copy), so the matmul that saves the
+ * query keeps that whole output, 4 more bytes per key/value width (measured); from two sequences on, `reshape` copies.
+ * In QLoRA's fp32 stream the fused output is fp32 and autocast saves a fresh 16-bit copy of the query instead.
+ */
+export const SINGLE_SEQUENCE_EXTRA: { readonly [K in BlockKind]: LayerCoefficients } = {
+  llama: NO_COEFFICIENTS,
+  gemma: NO_COEFFICIENTS,
+  bert: NO_COEFFICIENTS,
+  gpt: NO_COEFFICIENTS,
+  neox: NO_COEFFICIENTS,
+  phi: NO_COEFFICIENTS,
+  bloom: { ...NO_COEFFICIENTS, kv: 4 },
 };
 
 /** Final norm, LM head and loss (beyond the logits themselves): bytes per token per hidden unit. */
@@ -61,13 +83,20 @@ export const HEAD_H: { readonly [K in BlockKind]: { readonly full: number; reado
   gpt: { full: 4, lora: 2 },
   neox: { full: 4, lora: 2 },
   phi: { full: 4, lora: 2 },
+  // And the LayerNorm after the embeddings keeps its input.
+  bloom: { full: 6, lora: 4 },
 };
 
 /** Per-token constant of the head (fp32 norm statistics and loss bookkeeping). */
 export const HEAD_PER_TOKEN = 12;
 
 /** The measured layout of each GPT-style block. */
-const GPT_BLOCK_KIND: { readonly [B in GptBlock]: BlockKind } = { gpt2: "gpt", "gpt-neox": "neox", phi: "phi" };
+const GPT_BLOCK_KIND: { readonly [B in GptBlock]: BlockKind } = {
+  gpt2: "gpt",
+  "gpt-neox": "neox",
+  phi: "phi",
+  bloom: "bloom",
+};
 
 /** The block layout of an architecture. */
 export function blockKind(m: Pick<ModelArchitecture, "type" | "mlp" | "gptBlock">): BlockKind {
@@ -118,6 +147,8 @@ export interface ActivationStep {
    * @default false
    */
   readonly cudaAutocast?: boolean;
+  /** Sequences per micro-batch ({@link SINGLE_SEQUENCE_EXTRA} applies at 1). @default 1 */
+  readonly microBatchSize?: number;
 }
 
 /** What CUDA's autocast adds to a step (./autocast.ts), or nothing for a pure step. QLoRA's upcast is always measured so. */
@@ -165,9 +196,10 @@ function adapterBytesPerToken(
  * keeps more than full fine-tuning does (measured).
  */
 export function layerBytesPerToken(m: ModelArchitecture, step: ActivationStep = {}): number {
-  const { lora, bytesPerActivation = 2, device = "gpu" } = step;
+  const { lora, bytesPerActivation = 2, device = "gpu", microBatchSize = 1 } = step;
   const kind = blockKind(m);
-  const bytes = coefficientBytes(m, lora ? FROZEN_LAYER[kind] : FULL_LAYER[kind]);
+  const single = microBatchSize === 1 && !upcastStream(lora) ? coefficientBytes(m, SINGLE_SEQUENCE_EXTRA[kind]) : 0;
+  const bytes = coefficientBytes(m, lora ? FROZEN_LAYER[kind] : FULL_LAYER[kind]) + single;
   const adapters = lora ? adapterBytesPerToken(m, lora, device, "perLayer") : 0;
   const extra = autocastExtra(m, step);
   return (bytes * bytesPerActivation) / 2 + adapters + (extra ? coefficientBytes(m, extra.layer) : 0);

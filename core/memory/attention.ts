@@ -19,7 +19,7 @@
  * tensors' worth measured on CPU, planned at 1.5, which transformers' BERT inference benchmark (fp32, TITAN RTX)
  * bounds from above; MPNet and T5 add a relative position bias of the same shape in the activation dtype.
  */
-import type { AttentionImplementation, AttentionTraits, ModelArchitecture } from "../models/types";
+import type { AttentionImplementation, AttentionTraits, GptBlock, ModelArchitecture } from "../models/types";
 
 /** Traits by architecture type when a catalog entry does not set its own. */
 const DEFAULT_TRAITS: { readonly [T in ModelArchitecture["type"]]: AttentionTraits } = {
@@ -55,13 +55,33 @@ const DEFAULT_TRAITS: { readonly [T in ModelArchitecture["type"]]: AttentionTrai
   },
 };
 
-/** The attention traits of a model: its catalog entry's, else its type's. */
-export function attentionTraits(m: Pick<ModelArchitecture, "type" | "attention">): AttentionTraits {
-  return m.attention ?? DEFAULT_TRAITS[m.type];
+/**
+ * Traits a GPT-style layout brings whatever the entry says: BLOOM writes its attention out in eager ops (ALiBi added by
+ * `baddbmm`, `softmax(dtype=float32)` cast back) and supports nothing else (transformers 5.18 `modeling_bloom.py`);
+ * its configs keep `attention_dropout` and `hidden_dropout` at 0. The others follow their type.
+ */
+const GPT_BLOCK_TRAITS: { readonly [B in GptBlock]: AttentionTraits | undefined } = {
+  gpt2: undefined,
+  "gpt-neox": undefined,
+  phi: undefined,
+  bloom: {
+    implementations: ["eager"],
+    attentionDropout: 0,
+    hiddenDropout: 0,
+    softmaxInFp32: true,
+    relativePositionBias: false,
+  },
+};
+
+/** The attention traits of a model: its catalog entry's, else its GPT-style layout's, else its type's. */
+export function attentionTraits(m: Pick<ModelArchitecture, "type" | "attention" | "gptBlock">): AttentionTraits {
+  return m.attention ?? (m.gptBlock && GPT_BLOCK_TRAITS[m.gptBlock]) ?? DEFAULT_TRAITS[m.type];
 }
 
 /** The implementation transformers picks when none is requested: sdpa where supported, else eager. */
-export function defaultAttention(m: Pick<ModelArchitecture, "type" | "attention">): AttentionImplementation {
+export function defaultAttention(
+  m: Pick<ModelArchitecture, "type" | "attention" | "gptBlock">,
+): AttentionImplementation {
   const impls = attentionTraits(m).implementations;
   return impls.includes("sdpa") ? "sdpa" : impls[0]!;
 }
@@ -71,51 +91,55 @@ export type DropoutDevice = "gpu" | "cpu";
 
 /**
  * Bytes saved per attention score (batch × heads × seq² elements) by eager attention in training. An fp32 softmax keeps
- * its 4-byte output and the next matmul a 16-bit copy: a Llama-style softmax casts back before dropout, while under
- * CUDA's autocast a softmax without a dtype runs in fp32 (its fp32 list) and dropout masks the fp32 probabilities
+ * its 4-byte output and the next matmul a 16-bit copy: a Llama-style softmax casts back to the query's dtype before
+ * dropout (fp32 where the stream is: rotary embeddings multiply the query by the stream's fp32 cos and sin), while
+ * under CUDA's autocast a softmax without a dtype runs in fp32 (its fp32 list) and dropout masks the fp32 probabilities
  * (PyTorch's CPU noise tensor takes the dropped tensor's dtype; a GPU mask is 1 byte).
  */
 export function eagerBytesPerScore(
   t: AttentionTraits,
-  bytesPerActivation: number,
-  device: DropoutDevice,
-  cudaAutocast = false,
+  { bytesPerActivation, device = "gpu", cudaAutocast = false, fp32Stream = false }: ScoreStep,
 ): number {
   const fp32Softmax = t.softmaxInFp32 || cudaAutocast;
   const softmax = fp32Softmax ? 4 : bytesPerActivation;
-  const dropped = t.softmaxInFp32 ? bytesPerActivation : softmax;
+  const dropped = t.softmaxInFp32 ? (fp32Stream ? 4 : bytesPerActivation) : softmax;
   const mask = device === "gpu" ? 1 : dropped;
   if (t.attentionDropout > 0) return softmax + mask + bytesPerActivation;
   return softmax + (fp32Softmax ? bytesPerActivation : 0);
 }
 
-/** The activations an attention estimate is for: tokens per sequence, bytes per activation, where dropout runs. */
-export interface AttentionInput {
-  readonly seq: number;
+/** The dtypes one step's scores see: bytes per activation, where dropout runs, autocast, the stream's dtype. */
+export interface ScoreStep {
   readonly bytesPerActivation: number;
-  /** Sequences in the batch (inference only). @default 1 */
-  readonly batch?: number;
   /** Where dropout masks are made (their size differs). @default "gpu" */
   readonly device?: DropoutDevice;
   /** Training under CUDA's autocast (mixed precision on plain DDP, ./autocast.ts). @default false */
   readonly cudaAutocast?: boolean;
+  /** The residual stream, and so a rotary query, is fp32 (./autocast.ts `fp32Stream`). @default false */
+  readonly fp32Stream?: boolean;
+}
+
+/** The activations an attention estimate is for: tokens per sequence, the step's dtypes, sequences (inference). */
+export interface AttentionInput extends ScoreStep {
+  readonly seq: number;
+  /** Sequences in the batch (inference only). @default 1 */
+  readonly batch?: number;
 }
 
 /** Training: bytes per token per layer that the attention implementation and dropout add. */
 export function attentionTrainingBytesPerToken(
   m: ModelArchitecture,
   impl: AttentionImplementation,
-  { seq, bytesPerActivation, device = "gpu", cudaAutocast = false }: AttentionInput,
+  input: AttentionInput,
 ): number {
+  const { seq, bytesPerActivation, device = "gpu" } = input;
   const t = attentionTraits(m);
   const maskBytes = device === "gpu" ? 1 : bytesPerActivation;
   const hiddenDropout = t.hiddenDropout > 0 ? 2 * m.hiddenSize * maskBytes : 0;
   if (impl !== "eager") return hiddenDropout;
   // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
   const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
-  return (
-    hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, bytesPerActivation, device, cudaAutocast)
-  );
+  return hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, input);
 }
 
 /** Score-sized tensors alive at once in an eager no-grad attention (see the module comment). */

@@ -15,7 +15,7 @@
  * Measured by calibration/measure_activations.py under calibration/cuda_autocast.py, which adds CUDA's fp32 list to
  * CPU autocast (whose matmul list is CUDA's), against test/data/activation-calibration.json. Bytes, not scaled.
  */
-import type { BlockKind, HeadCoefficients, LayerCoefficients } from "./layer-coefficients";
+import { type BlockKind, type HeadCoefficients, type LayerCoefficients, NO_COEFFICIENTS } from "./layer-coefficients";
 
 /** How a step's weights meet CUDA's autocast (see the module comment). */
 export type AutocastRegime = "full" | "frozen" | "upcast";
@@ -28,7 +28,7 @@ export interface AutocastExtra {
   readonly fp32Stream: boolean;
 }
 
-const NONE: LayerCoefficients = { h: 0, q: 0, kv: 0, i: 0, perToken: 0 };
+const NONE = NO_COEFFICIENTS;
 const NO_HEAD: HeadCoefficients = { h: 0, perToken: 0 };
 
 /**
@@ -66,5 +66,11 @@ export const AUTOCAST_EXTRA: { readonly [K in BlockKind]: { readonly [R in Autoc
     full: { layer: { ...NONE, h: 8, i: 6, perToken: 4 }, head: { h: 2, perToken: 4 }, fp32Stream: true },
     frozen: { layer: { ...NONE, h: 2, i: 6, perToken: 4 }, head: { h: 2, perToken: 4 }, fp32Stream: false },
     upcast: { layer: { ...NONE, h: 2, i: 8, perToken: 4 }, head: { h: 2, perToken: 4 }, fp32Stream: true },
+  },
+  // The LayerNorm after the embeddings runs in fp32, so the stream is fp32 over a frozen base too.
+  bloom: {
+    full: { layer: { ...NONE, h: 4, perToken: 8 }, head: { h: 4, perToken: 8 }, fp32Stream: true },
+    frozen: { layer: { ...NONE, h: 4, perToken: 8 }, head: { h: 4, perToken: 8 }, fp32Stream: true },
+    upcast: { layer: { ...NONE, h: 4, i: 2, perToken: 8 }, head: { h: 4, perToken: 8 }, fp32Stream: true },
   },
 };

@@ -6,6 +6,7 @@ import { GIB, round3 } from "../quantity";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
 import {
   type ActivationStep,
+  autocastExtra,
   headBytesPerToken,
   layerBytesPerToken,
   type LoraActivationInput,
@@ -148,6 +149,7 @@ export function activationBytes(
     bytesPerActivation: step.bytesPerActivation,
     device,
     cudaAutocast: step.cudaAutocast,
+    fp32Stream: autocastExtra(m, step)?.fp32Stream ?? false,
   });
   const perLayer = layerBytesPerToken(m, step) + attention;
   // With checkpointing, one layer's activations exist at a time, while it is recomputed.
@@ -156,9 +158,9 @@ export function activationBytes(
   return checkpoints + tokens * (layerActivations + headBytesPerToken(m, step)) + upcastHeadCopyBytes(m, t.lora);
 }
 
-/** The activation model's reading of a step: its adapters, activation bytes, dropout device and autocast. */
+/** The activation model's reading of a step: its adapters, activation bytes, dropout device, autocast and batch. */
 function activationStep(
-  t: Pick<TrainingMemoryInput, "precision" | "lora" | "cudaAutocast">,
+  t: Pick<TrainingMemoryInput, "precision" | "lora" | "cudaAutocast" | "microBatchSize">,
   device: DropoutDevice,
 ): ActivationStep & Required<Omit<ActivationStep, "lora">> {
   return {
@@ -166,6 +168,7 @@ function activationStep(
     bytesPerActivation: t.precision === "fp32" ? 4 : 2,
     device,
     cudaAutocast: t.cudaAutocast ?? false,
+    microBatchSize: t.microBatchSize,
   };
 }
 

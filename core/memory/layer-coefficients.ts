@@ -5,7 +5,7 @@
 import type { ModelArchitecture } from "../models/types";
 
 /** Which measured block layout an architecture follows. */
-export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi";
+export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi" | "bloom";
 
 /** Bytes per token per layer = h·hidden + q·(heads·headDim) + kv·(kvHeads·headDim) + i·intermediate + perToken. */
 export interface LayerCoefficients {
@@ -15,6 +15,9 @@ export interface LayerCoefficients {
   readonly i: number;
   readonly perToken: number;
 }
+
+/** No bytes. */
+export const NO_COEFFICIENTS: LayerCoefficients = { h: 0, q: 0, kv: 0, i: 0, perToken: 0 };
 
 /** Bytes per token of the final norm and head beyond the logits: h·hidden + perToken. */
 export interface HeadCoefficients {

@@ -82,7 +82,7 @@ const SCHEMES = {
     lm_head: { shapes: (m) => [[dims(m).h, dims(m).v]], once: true },
     wte: { shapes: (m) => [[dims(m).v, dims(m).h]], once: true, lookup: true },
   },
-  /** GPT-NeoX (Pythia, stablelm-base-alpha): fused query/key/value, `dense` and the 4h projections. */
+  /** GPT-NeoX (Pythia, stablelm-base-alpha) and BLOOM: fused query/key/value, `dense` and the 4h projections. */
   neox: {
     query_key_value: { shapes: (m) => [[dims(m).h, dims(m).q + 2 * dims(m).kv]] },
     dense: { shapes: (m) => [[dims(m).q, dims(m).h]] },
@@ -102,11 +102,12 @@ const SCHEMES = {
 } as const satisfies Record<string, Record<string, TargetShape>>;
 export type LoraNaming = keyof typeof SCHEMES;
 
-/** The naming scheme of each GPT-style block layout (transformers' `modeling_gpt2`, `_gpt_neox`, `_falcon`, `_phi`). */
+/** The naming scheme of each GPT-style block layout (transformers' `modeling_gpt2`, `_gpt_neox`, `_phi`, `_bloom`). */
 const GPT_BLOCK_NAMING: { readonly [B in GptBlock]: LoraNaming } = {
   gpt2: "gpt2",
   "gpt-neox": "neox",
   phi: "phi",
+  bloom: "neox",
 };
 
 /** The GPT-style layouts whose modules include one named `name` (what a LoRA target may be asking for). */
@@ -128,7 +129,7 @@ export function loraModuleNames(m: Pick<ModelArchitecture, "family" | "type" | "
 
 /**
  * PEFT's defaults per naming scheme (peft 0.21 `utils/constants.py`, `TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`:
- * llama, phi3, bert, gpt2, gpt_neox, phi).
+ * llama, phi3, bert, gpt2, gpt_neox and bloom, phi).
  */
 const DEFAULT_TARGETS: { readonly [N in LoraNaming]: readonly LoraTarget[] } = {
   llama: ["q_proj", "v_proj"],

@@ -45,8 +45,10 @@ export interface AttentionTraits {
  * - `gpt2`: sequential attention then MLP, tanh GELU written out in Python ops (transformers' `gelu_new`).
  * - `gpt-neox`: attention and MLP in parallel from two norms, PyTorch's fused GELU (Pythia, stablelm-base-alpha).
  * - `phi`: attention and MLP in parallel from one shared norm, `gelu_new` (Phi-1.5, Phi-2).
+ * - `bloom`: sequential, a LayerNorm after the embeddings, ALiBi, eager attention only (fp32 softmax), fused
+ *   query/key/value and a tanh GELU as one autograd function (BLOOM, BLOOMZ).
  */
-export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi"] as const;
+export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi", "bloom"] as const;
 export type GptBlock = (typeof GPT_BLOCKS)[number];
 
 /** A transformer's architecture. */

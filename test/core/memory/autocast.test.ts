@@ -21,6 +21,15 @@ const activationsGiB = (precision: Precision, zeroStage: 0 | 1, gradientCheckpoi
     single(4, { zeroStage, gradientCheckpointing }),
   ).breakdownGiB.activations;
 
+const bert: AttentionTraits = {
+  implementations: ["sdpa", "eager"],
+  attentionDropout: 0.1,
+  hiddenDropout: 0.1,
+  softmaxInFp32: false,
+  relativePositionBias: false,
+};
+const llama: AttentionTraits = { ...bert, attentionDropout: 0, hiddenDropout: 0, softmaxInFp32: true };
+
 describe("mixed precision under CUDA's autocast", () => {
   it("applies to bf16-mixed and fp16-mixed on plain DDP only: DeepSpeed's engine casts the module to 16 bit", () => {
     expect(cudaAutocastOf("bf16-mixed", 0)).toBe(true);
@@ -50,17 +59,18 @@ describe("mixed precision under CUDA's autocast", () => {
   });
 
   it("eager attention keeps fp32 probabilities and a 16-bit copy where the softmax takes no dtype", () => {
-    const bert: AttentionTraits = {
-      implementations: ["sdpa", "eager"],
-      attentionDropout: 0.1,
-      hiddenDropout: 0.1,
-      softmaxInFp32: false,
-      relativePositionBias: false,
-    };
-    const llama: AttentionTraits = { ...bert, attentionDropout: 0, hiddenDropout: 0, softmaxInFp32: true };
-    expect(eagerBytesPerScore(bert, 2, "gpu")).toBe(5);
-    expect(eagerBytesPerScore(bert, 2, "gpu", true)).toBe(4 + 1 + 2);
-    expect(eagerBytesPerScore({ ...bert, attentionDropout: 0 }, 2, "gpu", true)).toBe(4 + 2);
-    expect(eagerBytesPerScore(llama, 2, "gpu", true)).toBe(eagerBytesPerScore(llama, 2, "gpu"));
+    const gpu = { bytesPerActivation: 2, device: "gpu" } as const;
+    expect(eagerBytesPerScore(bert, gpu)).toBe(5);
+    expect(eagerBytesPerScore(bert, { ...gpu, cudaAutocast: true })).toBe(4 + 1 + 2);
+    expect(eagerBytesPerScore({ ...bert, attentionDropout: 0 }, { ...gpu, cudaAutocast: true })).toBe(4 + 2);
+    expect(eagerBytesPerScore(llama, { ...gpu, cudaAutocast: true })).toBe(eagerBytesPerScore(llama, gpu));
+  });
+
+  it("a rotary query in an fp32 stream takes the cast-back softmax to fp32: PyTorch's CPU dropout noise is then fp32", () => {
+    const step = { bytesPerActivation: 2, cudaAutocast: true, fp32Stream: true } as const;
+    // The fp32 softmax output, the dropout mask, and the matmul's 16-bit copy of the dropped probabilities.
+    const dropout = { ...llama, attentionDropout: 0.1 };
+    expect(eagerBytesPerScore(dropout, { ...step, device: "cpu" })).toBe(4 + 4 + 2);
+    expect(eagerBytesPerScore(dropout, { ...step, device: "gpu" })).toBe(4 + 1 + 2);
   });
 });

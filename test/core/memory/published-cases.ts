@@ -21,6 +21,7 @@ import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, UNIT_BYTES, type PublishedCase, type Rule } from "./published-helpers";
 import { SERVING_V019_CASES, TRAINING_V3_CASES } from "./published-cases-v3";
 import { FMS_QLORA_CASES, FSDP_QLORA_CASES } from "./published-cases-v4";
+import { BLOOM_CASES } from "./published-cases-bloom";
 
 export type { PublishedCase, Rule } from "./published-helpers";
 
@@ -268,6 +269,7 @@ export const PUBLISHED_CASES: readonly PublishedCase[] = [
   ...SERVING_V019_CASES,
   ...FSDP_QLORA_CASES,
   ...FMS_QLORA_CASES,
+  ...BLOOM_CASES,
 ];
 
 /** The tolerance each rule allows: [lowest, highest] ratio of predicted to measured. */

@@ -19,12 +19,13 @@ import { CASES_BEGIN, CASES_END, sectionOf } from "../../../scripts/generate";
 import { repoRoot } from "../../helpers/fixtures";
 import { PUBLISHED_CASES, publishedTable, TOLERANCE } from "./published-cases";
 import { OOM_CASES } from "./published-cases-v3";
+import { BLOOM_OOM_CASES } from "./published-cases-bloom";
 import { FIT_CASES, peftLlama2_70bQlora } from "./published-cases-v4";
 
 const GB = 1e9;
 
 describe("no plan fits where a source measured an out-of-memory", () => {
-  it.each(OOM_CASES.map((c) => [c.id, c] as const))("%s", (_, c) => {
+  it.each([...OOM_CASES, ...BLOOM_OOM_CASES].map((c) => [c.id, c] as const))("%s", (_, c) => {
     expect(c.plan().fits).toBe(false);
   });
 });
