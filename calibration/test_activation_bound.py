@@ -12,13 +12,9 @@ the probabilities, so the CPU cannot stand in for that case."""
 from __future__ import annotations
 
 import contextlib
-import json
-import subprocess
-from pathlib import Path
 
 import cuda_autocast
 import kbit_standin
-import pytest
 import torch
 import transformers
 from hypothesis import HealthCheck, given, settings
@@ -26,7 +22,6 @@ from hypothesis import strategies as st
 
 from ray_gpu.live_bytes import saved_tensor_bytes
 
-ROOT = Path(__file__).resolve().parent.parent
 #: LoRA targets per family: PEFT's defaults, and every linear layer of a block.
 LORA_TARGETS = {
     "default": {
@@ -53,24 +48,6 @@ GPT_BLOCKS = {"gpt_neox": "gpt-neox", "phi": "phi", "bloom": "bloom"}
 
 def lora_targets(c: dict) -> list[str]:
     return LORA_TARGETS[c["loraKind"]].get(c["family"], LLAMA_TARGETS[c["loraKind"]])
-
-
-@pytest.fixture(scope="module")
-def planner():
-    if not (ROOT / "dist/core/memory/estimate.js").exists():
-        pytest.fail("dist/ is missing: run npm run build (npm ci does) before this test")
-    proc = subprocess.Popen(
-        ["node", str(ROOT / "calibration/planner_bridge.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-
-    def ask(request: dict) -> dict:
-        assert proc.stdin and proc.stdout
-        proc.stdin.write(json.dumps(request) + "\n")
-        proc.stdin.flush()
-        return json.loads(proc.stdout.readline())
-
-    yield ask
-    proc.kill()
 
 
 FAMILIES = ["llama", "qwen2", "gemma", "bert", "gpt_neox", "phi", "bloom"]

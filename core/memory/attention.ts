@@ -102,10 +102,15 @@ export function eagerBytesPerScore(
 ): number {
   const fp32Softmax = t.softmaxInFp32 || cudaAutocast;
   const softmax = fp32Softmax ? 4 : bytesPerActivation;
-  const dropped = t.softmaxInFp32 ? (fp32Stream ? 4 : bytesPerActivation) : softmax;
-  const mask = device === "gpu" ? 1 : dropped;
+  const mask = device === "gpu" ? 1 : droppedBytes(t, { bytesPerActivation, cudaAutocast, fp32Stream });
   if (t.attentionDropout > 0) return softmax + mask + bytesPerActivation;
   return softmax + (fp32Softmax ? bytesPerActivation : 0);
+}
+
+/** Bytes per element of the probabilities dropout takes: a Llama-style cast-back's (the query's), else the softmax's. */
+function droppedBytes(t: AttentionTraits, { bytesPerActivation, cudaAutocast, fp32Stream }: ScoreStep): number {
+  if (t.softmaxInFp32) return fp32Stream ? 4 : bytesPerActivation;
+  return cudaAutocast ? 4 : bytesPerActivation;
 }
 
 /** The dtypes one step's scores see: bytes per activation, where dropout runs, autocast, the stream's dtype. */
@@ -140,6 +145,30 @@ export function attentionTrainingBytesPerToken(
   // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
   const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
   return hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, input);
+}
+
+/**
+ * Training: bytes per token one layer's eager attention holds at once beyond what it saves, counted once per step (one
+ * layer runs at a time). At its softmax's backward a layer holds the saved output, the gradient of the probabilities
+ * and the input gradient, three tensors of the softmax's dtype, where the step saved {@link eagerBytesPerScore} for it
+ * (its dropout mask and copies are freed by then): Llama-style 12 − 6 = 6 bytes per score in 16 bit, BERT 6 − 2 = 4
+ * without dropout and 6 − 5 = 1 with it. BLOOM's forward holds as much (its 16-bit scores, their masked sum and the
+ * fp32 copy the softmax casts beside its output). Under autocast, dropout of fp32 probabilities returns an fp32 tensor
+ * the layer keeps until it returns (its attention weights) while the next matmul saves a 16-bit copy: 4 bytes per
+ * score, where that is more. Measured on CPU as the peak of live tensors of a step (calibration/test_eager_peak.py).
+ */
+export function eagerTransientBytesPerToken(
+  m: ModelArchitecture,
+  impl: AttentionImplementation,
+  input: AttentionInput,
+): number {
+  if (impl !== "eager") return 0;
+  const t = attentionTraits(m);
+  const softmax = t.softmaxInFp32 || input.cudaAutocast ? 4 : input.bytesPerActivation;
+  const backward = 3 * softmax - eagerBytesPerScore(t, input);
+  const dropped = droppedBytes(t, input);
+  const forward = t.attentionDropout > 0 && dropped > input.bytesPerActivation ? dropped : 0;
+  return m.attentionHeads * input.seq * Math.max(0, backward, forward);
 }
 
 /** Score-sized tensors alive at once in an eager no-grad attention (see the module comment). */

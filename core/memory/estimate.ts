@@ -13,7 +13,12 @@ import {
   streamBytesPerHidden,
   upcastStream,
 } from "./activations";
-import { attentionTrainingBytesPerToken, type DropoutDevice } from "./attention";
+import {
+  type AttentionInput,
+  attentionTrainingBytesPerToken,
+  type DropoutDevice,
+  eagerTransientBytesPerToken,
+} from "./attention";
 import { hasVocabularyLogits, logitsBytes, type LossImplementation } from "./loss";
 import type { ModelStates, Precision } from "./model-states";
 
@@ -125,7 +130,8 @@ const layerCount = (m: Pick<ModelArchitecture, "layers" | "decoderLayers">): num
 
 /**
  * Bytes saved for backward by one micro-batch: every layer (or, with checkpointing, each layer's input plus one layer),
- * the head, and in a QLoRA fp32 stream the LM head's bf16 copy.
+ * the head, and in a QLoRA fp32 stream the LM head's bf16 copy; and what one layer's eager attention holds beyond
+ * them while it runs (./attention.ts {@link eagerTransientBytesPerToken}).
  */
 export function activationBytes(
   t: Pick<
@@ -144,18 +150,21 @@ export function activationBytes(
   const m = t.model;
   const step = activationStep(t, device);
   const tokens = t.microBatchSize * t.tokensPerSample;
-  const attention = attentionTrainingBytesPerToken(m, t.attention, {
+  const input: AttentionInput = {
     seq: t.tokensPerSample,
     bytesPerActivation: step.bytesPerActivation,
     device,
     cudaAutocast: step.cudaAutocast,
     fp32Stream: autocastExtra(m, step)?.fp32Stream ?? false,
-  });
+  };
+  const attention = attentionTrainingBytesPerToken(m, t.attention, input);
+  const transient = eagerTransientBytesPerToken(m, t.attention, input);
   const perLayer = layerBytesPerToken(m, step) + attention;
   // With checkpointing, one layer's activations exist at a time, while it is recomputed.
   const layerActivations = t.gradientCheckpointing ? perLayer : layerCount(m) * perLayer;
   const checkpoints = t.gradientCheckpointing ? checkpointInputBytes(m, step, tokens) : 0;
-  return checkpoints + tokens * (layerActivations + headBytesPerToken(m, step)) + upcastHeadCopyBytes(m, t.lora);
+  const perToken = layerActivations + headBytesPerToken(m, step) + transient;
+  return checkpoints + tokens * perToken + upcastHeadCopyBytes(m, t.lora);
 }
 
 /** The activation model's reading of a step: its adapters, activation bytes, dropout device, autocast and batch. */

@@ -204,6 +204,21 @@ describe("ray-gpu plan --workload --json", () => {
     expect(doc.workloads[0]).toMatchObject({ fits: true, optimizerStep: "fused" });
   });
 
+  it("plans a BLOOM architecture with eager attention, its only one, and GPT-NeoX's module names", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
+    const file = join(dir, "w.yaml");
+    writeFileSync(
+      file,
+      "kind: LoRAFineTune\nname: bloom\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 512\n" +
+        "lora: { rank: 8, targetModules: [query_key_value, dense_4h_to_h] }\n" +
+        "model: { parameters: 7069016064, layers: 30, hiddenSize: 4096, attentionHeads: 32, intermediateSize: 16384, " +
+        "vocabSize: 250880, mlp: gelu, gptBlock: bloom, tiedEmbeddings: true }\n",
+    );
+    const { code, doc } = await planJson(file);
+    expect(code).toBe(0);
+    expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "eager" });
+  });
+
   it.each([
     ["transformers==4.40.2", "", 1],
     ["transformers==4.40.2", "loss: chunked\n", 0],

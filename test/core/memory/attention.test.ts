@@ -8,7 +8,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { layerBytesPerToken } from "../../../core/memory/activations";
-import { attentionInferenceBytes, attentionTraits, defaultAttention } from "../../../core/memory/attention";
+import {
+  attentionInferenceBytes,
+  attentionTraits,
+  defaultAttention,
+  eagerTransientBytesPerToken,
+} from "../../../core/memory/attention";
 import { forwardWorkingSetBytesPerToken } from "../../../core/memory/estimate-inference";
 import { catalogModel } from "../../../core/models";
 import type { AttentionImplementation, AttentionTraits, ModelArchitecture } from "../../../core/models/types";
@@ -115,5 +120,33 @@ describe(`attention terms vs measurements (torch ${data.torch}, transformers ${d
     expect(attentionTrainingBytesPerToken(m, "sdpa", { seq: 4096, bytesPerActivation: 2 })).toBe(
       attentionTrainingBytesPerToken(m, "flash", { seq: 64, bytesPerActivation: 2 }),
     );
+  });
+});
+
+describe("what one layer's eager attention holds beyond its saved tensors (the step's peak)", () => {
+  const llama = catalogModel("meta-llama/Llama-3.1-8B")!;
+  const bert = catalogModel("BAAI/bge-large-en-v1.5")!;
+  const perScore = (m: ModelArchitecture, impl: AttentionImplementation, over: object = {}) =>
+    eagerTransientBytesPerToken(m, impl, { seq: 1024, bytesPerActivation: 2, ...over }) / (m.attentionHeads * 1024);
+
+  it("holds three tensors of the softmax's dtype at its backward, less what the layer saved for the scores", () => {
+    expect(perScore(llama, "eager")).toBe(3 * 4 - (4 + 2));
+    // BERT-style 16-bit softmax: with its default dropout 0.1 the mask and the dropped copy are freed by then.
+    expect(perScore(bert, "eager")).toBe(3 * 2 - (2 + 1 + 2));
+    expect(perScore({ ...bert, attention: { ...attentionTraits(bert), attentionDropout: 0 } }, "eager")).toBe(
+      3 * 2 - 2,
+    );
+  });
+
+  it("keeps the fp32 dropped probabilities under autocast, whose 16-bit copy the next matmul saves", () => {
+    // On a GPU the backward's three fp32 tensors, less 4 + 1 + 2 saved, are more; with PyTorch's CPU noise tensor
+    // (4 bytes) saved instead of a 1-byte mask, the dropped probabilities are.
+    expect(perScore(bert, "eager", { cudaAutocast: true })).toBe(3 * 4 - (4 + 1 + 2));
+    expect(perScore(bert, "eager", { cudaAutocast: true, device: "cpu" })).toBe(4);
+  });
+
+  it("adds nothing to SDPA or FlashAttention", () => {
+    expect(perScore(llama, "sdpa")).toBe(0);
+    expect(perScore(llama, "flash")).toBe(0);
   });
 });

@@ -1,0 +1,69 @@
+"""The planner's activation terms bound the peak of a training step's live tensors, not only the tensors it saves, where
+eager attention runs: at its softmax's backward one layer holds the saved output, the gradient of the probabilities and
+the input gradient, and BLOOM's forward as much (core/memory/attention.ts ``eagerTransientBytesPerToken``).
+
+A tiny model of each eager softmax (Llama and BLOOM in fp32, BERT in 16 bit) runs one step on CPU at 8 heads × 512
+tokens, where the scores outweigh the hidden states as in a 7B model at 2048 tokens; ``LiveBytes`` reads its peak (the
+CPU analog of ``torch.cuda.max_memory_allocated``: weights and inputs made before it are not counted). The bound is the
+planner's activations and logits, autocast's weight copies and the trainable gradients (the plan keeps the
+gradients apart from the activations, as they peak at the optimizer step; the live peak of a step mixes the two)."""
+
+from __future__ import annotations
+
+import contextlib
+
+import cuda_autocast
+import pytest
+import torch
+from test_activation_bound import build, mixed, request
+
+from ray_gpu.live_bytes import LiveBytes
+
+CASES = [
+    (family, lora, checkpointing, precision, dropout)
+    for family in ("bloom", "llama", "bert")
+    for lora in (True, False)
+    for checkpointing in (False, True)
+    for precision in ("bf16-true", "bf16-mixed")
+    for dropout in ((0.0, 0.1) if family == "bert" else (0.0,))
+]
+
+
+@pytest.mark.parametrize(("family", "lora", "checkpointing", "precision", "dropout"), CASES)
+def test_eager_step_peak_within_plan(
+    planner, family: str, lora: bool, checkpointing: bool, precision: str, dropout: float
+):
+    c = {
+        "family": family,
+        "heads": 8,
+        "headDim": 32,
+        "kvHeads": 8,
+        "hidden": 256,
+        "intermediate": 1024,
+        "vocab": 1000,
+        "layers": 4,
+        "attention": "eager",
+        "dropout": dropout,
+        "checkpointing": checkpointing,
+        "lora": lora,
+        "batch": 1,
+        "seq": 512,
+        "loraKind": "default",
+        "loraDropout": 0.0,
+        "mixed": precision == "bf16-mixed",
+        "qlora": False,
+        "upcast": False,
+    }
+    torch.manual_seed(0)
+    model = build(c)
+    ids = torch.randint(0, c["vocab"], (c["batch"], c["seq"]))
+    autocast = cuda_autocast.cuda_autocast() if mixed(c) else contextlib.nullcontext()
+    with LiveBytes() as probe:
+        with autocast:
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    gradients = sum(p.numel() * p.element_size() for p in trainable)
+    planned = planner(request(c, sum(p.numel() for p in trainable)))
+    bound = planned["activations"] + planned["logits"] + planned["weightCopies"] + gradients
+    assert probe.peak <= bound, f"{c}: the step's live tensors peaked at {probe.peak} bytes, the plan allows {bound}"
