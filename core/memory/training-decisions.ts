@@ -89,12 +89,14 @@ function decideUnquantized(log: DecisionLog, r: TrainingRequest, k: TrainingKnob
 function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
   const traits = attentionTraits(r.model);
   const dropout = traits.attentionDropout > 0 ? ` and attention dropout ${traits.attentionDropout}` : "";
+  const only = traits.implementations.length === 1 ? ", the only one transformers has for it" : "";
   log.decide(
     "attentionImplementation",
     k.attentionImplementation,
-    (pinned(r.attention) ? "pinned by the workload" : `the model's default (${defaultAttention(r.model)})`) +
+    (pinned(r.attention) ? "pinned by the workload" : `the model's default (${defaultAttention(r.model)}${only})`) +
       (k.attentionImplementation === "eager"
-        ? `: eager keeps every attention score${dropout} for backward, counted in the activations`
+        ? `: eager keeps every attention score${dropout} for backward, and one layer's softmax gradients while it ` +
+          "runs, counted in the activations"
         : ": fused kernel, no attention scores kept"),
   );
   log.decide(

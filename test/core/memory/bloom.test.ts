@@ -9,7 +9,9 @@ import { ModelArchitectureSchema, resolveModel } from "../../../core/config/mode
 import { layerBytesPerToken } from "../../../core/memory/activations";
 import { attentionTraits, defaultAttention } from "../../../core/memory/attention";
 import { defaultLoraTargets, loraModuleNames } from "../../../core/memory/lora";
+import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { BLOOMZ_7B1 } from "./published-cases-bloom";
+import { trainingRequest } from "./published-helpers";
 
 const BLOOM = {
   parameters: 7_069_016_064,
@@ -34,6 +36,13 @@ describe("BLOOM layout", () => {
     const m = bloom();
     expect(defaultAttention(m)).toBe("eager");
     expect(attentionTraits(m)).toMatchObject({ implementations: ["eager"], softmaxInFp32: true, attentionDropout: 0 });
+  });
+
+  it("says in the plan why it runs eager attention, and what eager keeps", () => {
+    const plan = planTrainingMemory(trainingRequest(BLOOMZ_7B1, { sequenceLength: 512, usableGiB: 21.99 }));
+    const reasons = plan.decisions.find((d) => d.key === "attentionImplementation")?.reason;
+    expect(reasons).toContain("the model's default (eager, the only one transformers has for it)");
+    expect(reasons).toContain("and one layer's softmax gradients while it runs, counted in the activations");
   });
 
   it("refuses SDPA or FlashAttention pinned on a BLOOM model, which transformers cannot run", () => {
