@@ -13,6 +13,8 @@
  *   transformers' BERT, DistilBERT and ALBERT SDPA benchmarks (test/core/memory/published.test.ts).
  * - Llama-style eager also keeps the attention output before the output projection (2·q bytes per token, measured).
  * - SDPA and flash apply attention dropout inside the kernel (only the RNG state is kept), so they add nothing.
+ * - While one layer runs, eager also holds its softmax's gradients (or BLOOM's pre-softmax scores) beyond what it saves:
+ *   counted once per step ({@link eagerTransientBytesPerToken}), from the peak of a step's live tensors on CPU.
  * - Hidden dropout (BERT-style encoders: after the attention output and after the MLP) keeps two masks of the
  *   hidden size per token, whatever the attention implementation.
  * Inference keeps nothing, but eager materialises one layer's scores (batch × heads × seq² elements): 1.0–1.17
