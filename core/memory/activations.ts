@@ -159,9 +159,14 @@ export function autocastExtra(m: ModelArchitecture, step: ActivationStep): Autoc
   return step.lora ? extra.frozen : extra.full;
 }
 
+/** Whether the residual stream between layers runs in fp32 under the step's autocast (./autocast.ts `fp32Stream`). */
+export function runsFp32Stream(m: ModelArchitecture, step: ActivationStep): boolean {
+  return autocastExtra(m, step)?.fp32Stream ?? false;
+}
+
 /** Bytes per hidden unit of the residual stream between layers (what a checkpoint keeps of each layer's input). */
 export function streamBytesPerHidden(m: ModelArchitecture, step: ActivationStep): number {
-  return autocastExtra(m, step)?.fp32Stream ? 4 : (step.bytesPerActivation ?? 2);
+  return runsFp32Stream(m, step) ? 4 : (step.bytesPerActivation ?? 2);
 }
 
 /**

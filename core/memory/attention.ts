@@ -98,21 +98,25 @@ export type DropoutDevice = "gpu" | "cpu";
  * under CUDA's autocast a softmax without a dtype runs in fp32 (its fp32 list) and dropout masks the fp32 probabilities
  * (PyTorch's CPU noise tensor takes the dropped tensor's dtype; a GPU mask is 1 byte).
  */
-export function eagerBytesPerScore(
-  t: AttentionTraits,
-  { bytesPerActivation, device = "gpu", cudaAutocast = false, fp32Stream = false }: ScoreStep,
-): number {
-  const fp32Softmax = t.softmaxInFp32 || cudaAutocast;
-  const softmax = fp32Softmax ? 4 : bytesPerActivation;
-  const mask = device === "gpu" ? 1 : droppedBytes(t, { bytesPerActivation, cudaAutocast, fp32Stream });
+export function eagerBytesPerScore(t: AttentionTraits, step: ScoreStep): number {
+  const { bytesPerActivation, device = "gpu" } = step;
+  const softmax = softmaxBytes(t, step);
+  const mask = device === "gpu" ? 1 : droppedBytes(t, step);
   if (t.attentionDropout > 0) return softmax + mask + bytesPerActivation;
-  return softmax + (fp32Softmax ? bytesPerActivation : 0);
+  return softmax + (fp32Softmax(t, step) ? bytesPerActivation : 0);
 }
 
+/** Whether the softmax runs in fp32: a Llama-style `softmax(dtype=float32)`, or any softmax under CUDA's autocast. */
+const fp32Softmax = (t: AttentionTraits, step: ScoreStep): boolean => t.softmaxInFp32 || (step.cudaAutocast ?? false);
+
+/** Bytes per element of the softmax's output. */
+const softmaxBytes = (t: AttentionTraits, step: ScoreStep): number =>
+  fp32Softmax(t, step) ? 4 : step.bytesPerActivation;
+
 /** Bytes per element of the probabilities dropout takes: a Llama-style cast-back's (the query's), else the softmax's. */
-function droppedBytes(t: AttentionTraits, { bytesPerActivation, cudaAutocast, fp32Stream }: ScoreStep): number {
-  if (t.softmaxInFp32) return fp32Stream ? 4 : bytesPerActivation;
-  return cudaAutocast ? 4 : bytesPerActivation;
+function droppedBytes(t: AttentionTraits, step: ScoreStep): number {
+  if (t.softmaxInFp32) return step.fp32Stream ? 4 : step.bytesPerActivation;
+  return softmaxBytes(t, step);
 }
 
 /** The dtypes one step's scores see: bytes per activation, where dropout runs, autocast, the stream's dtype. */
@@ -166,8 +170,7 @@ export function eagerTransientBytesPerToken(
 ): number {
   if (impl !== "eager") return 0;
   const t = attentionTraits(m);
-  const softmax = t.softmaxInFp32 || input.cudaAutocast ? 4 : input.bytesPerActivation;
-  const backward = 3 * softmax - eagerBytesPerScore(t, input);
+  const backward = 3 * softmaxBytes(t, input) - eagerBytesPerScore(t, input);
   const dropped = droppedBytes(t, input);
   const forward = t.attentionDropout > 0 && dropped > input.bytesPerActivation ? dropped : 0;
   return m.attentionHeads * input.seq * Math.max(0, backward, forward);

@@ -6,10 +6,10 @@ import { GIB, round3 } from "../quantity";
 import type { AttentionImplementation, ModelArchitecture } from "../models/types";
 import {
   type ActivationStep,
-  autocastExtra,
   headBytesPerToken,
   layerBytesPerToken,
   type LoraActivationInput,
+  runsFp32Stream,
   streamBytesPerHidden,
   upcastStream,
 } from "./activations";
@@ -155,7 +155,7 @@ export function activationBytes(
     bytesPerActivation: step.bytesPerActivation,
     device,
     cudaAutocast: step.cudaAutocast,
-    fp32Stream: autocastExtra(m, step)?.fp32Stream ?? false,
+    fp32Stream: runsFp32Stream(m, step),
   };
   const attention = attentionTrainingBytesPerToken(m, t.attention, input);
   const transient = eagerTransientBytesPerToken(m, t.attention, input);
