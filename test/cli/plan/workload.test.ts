@@ -6,6 +6,13 @@ import { main } from "../../../cli/main";
 import { standaloneCpuInstanceType } from "../../../cli/input/workload-file";
 import { repoRoot } from "../../helpers/fixtures";
 
+/** Writes a workload file into a fresh temporary folder and returns its path. */
+function workloadFile(yaml: string, name = "w.yaml"): string {
+  const file = join(mkdtempSync(join(tmpdir(), "ray-gpu-")), name);
+  writeFileSync(file, yaml);
+  return file;
+}
+
 async function planJson(file: string, ...extra: string[]) {
   let out = "";
   let err = "";
@@ -115,12 +122,9 @@ describe("ray-gpu plan --workload --json", () => {
   it.each(["g5.xlarge", "g5.2xlarge"])(
     "plans 16 single-GPU %s nodes: the standalone CPU pool is sized for the head of 16 workers",
     async (instanceType) => {
-      const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-      const file = join(dir, "w.yaml");
       const model = "model: BAAI/bge-large-en-v1.5";
       const data = 'dataset: { uri: "s3://bucket/c/", format: parquet, rows: 1000000, avgTextChars: 1200 }';
-      writeFileSync(
-        file,
+      const file = workloadFile(
         `kind: EmbeddingPipeline\nname: e16\n${model}\n${data}\ngpus: 16\ninstanceType: ${instanceType}\n`,
       );
       const { code, err, doc } = await planJson(file);
@@ -133,11 +137,9 @@ describe("ray-gpu plan --workload --json", () => {
   );
 
   it("prints the plan with fits: false and exits 1 when nothing fits", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "huge.yaml");
-    writeFileSync(
-      file,
+    const file = workloadFile(
       "kind: TrainingJob\nname: huge\nmodel: meta-llama/Llama-3.1-70B\ngpus: 1\ninstanceType: g5.xlarge\nstrategy: ddp\n",
+      "huge.yaml",
     );
     const { code, err, doc } = await planJson(file);
     expect(code).toBe(1);
@@ -147,9 +149,7 @@ describe("ray-gpu plan --workload --json", () => {
   });
 
   it("names the file and the workload in a plan's problem, as a stack file does its entry", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(file, readFileSync(example("training-pinned.yaml"), "utf8").replace("gpus: 8", "gpus: 6"));
+    const file = workloadFile(readFileSync(example("training-pinned.yaml"), "utf8").replace("gpus: 8", "gpus: 6"));
     let err = "";
     const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
     expect(code).toBe(1);
@@ -161,9 +161,9 @@ describe("ray-gpu plan --workload --json", () => {
   });
 
   it("rejects a global batch that does not split over the GPUs", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(file, "kind: LoRAFineTune\nname: w\nmodel: meta-llama/Llama-3.1-8B\ngpus: 8\nglobalBatchSize: 60\n");
+    const file = workloadFile(
+      "kind: LoRAFineTune\nname: w\nmodel: meta-llama/Llama-3.1-8B\ngpus: 8\nglobalBatchSize: 60\n",
+    );
     let err = "";
     const code = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
     expect(code).toBe(1);
@@ -173,10 +173,7 @@ describe("ray-gpu plan --workload --json", () => {
   });
 
   it("refuses a vLLM memory share that leaves less than the CUDA context, under gpuMemoryUtilization", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(
-      file,
+    const file = workloadFile(
       "kind: BatchInference\nname: v\nmodel: meta-llama/Llama-3.1-8B-Instruct\ngpus: 1\ninstanceType: g5.2xlarge\n" +
         "maxPromptTokens: 1024\nmaxNewTokens: 256\ngpuMemoryUtilization: 0.98\n",
     );
@@ -190,10 +187,7 @@ describe("ray-gpu plan --workload --json", () => {
   });
 
   it("plans a GPT-NeoX architecture with its own layout and LoRA targets", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(
-      file,
+    const file = workloadFile(
       "kind: LoRAFineTune\nname: neox\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 512\n" +
         "lora: { rank: 32, targetModules: [query_key_value] }\n" +
         "model: { parameters: 3637321728, layers: 16, hiddenSize: 4096, attentionHeads: 32, intermediateSize: 16384, " +
@@ -205,10 +199,7 @@ describe("ray-gpu plan --workload --json", () => {
   });
 
   it("plans a BLOOM architecture with eager attention, its only one, and GPT-NeoX's module names", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(
-      file,
+    const file = workloadFile(
       "kind: LoRAFineTune\nname: bloom\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 512\n" +
         "lora: { rank: 8, targetModules: [query_key_value, dense_4h_to_h] }\n" +
         "model: { parameters: 7069016064, layers: 30, hiddenSize: 4096, attentionHeads: 32, intermediateSize: 16384, " +
@@ -225,10 +216,7 @@ describe("ray-gpu plan --workload --json", () => {
     ["transformers==4.49.0", "", 0],
     ["transformers==5.18.0", "", 0],
   ])("checks a pinned %s against the loss the plan counts (%s)", async (pin, loss, want) => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(
-      file,
+    const file = workloadFile(
       `kind: LoRAFineTune\nname: w\nmodel: meta-llama/Llama-3.1-8B\ngpus: 1\ninstanceType: g5.2xlarge\n${loss}` +
         `runtimeEnv: { pip: ["${pin}"] }\n`,
     );
@@ -242,10 +230,7 @@ describe("ray-gpu plan --workload --json", () => {
   });
 
   it("accepts a model given by its architecture", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ray-gpu-"));
-    const file = join(dir, "w.yaml");
-    writeFileSync(
-      file,
+    const file = workloadFile(
       "kind: LoRAFineTune\nname: custom\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 1024\nmodel: { " +
         "parameters: 3000000000, layers: 26, hiddenSize: 3072, attentionHeads: 24, kvHeads: 8, intermediateSize: " +
         "8192, vocabSize: 32000, mlp: swiglu }\n",
