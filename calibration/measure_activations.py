@@ -21,106 +21,10 @@ import sys
 import cuda_autocast
 import torch
 import transformers
+from tiny_families import FAMILIES
 from torch.autograd.graph import saved_tensors_hooks
 
 torch.manual_seed(0)
-
-# Tiny configs of each family. Shapes are small but keep each family's structure (GQA, head_dim != hidden/heads,
-# q/k/v bias, gated or plain MLP, pre/post-norm).
-FAMILIES = {
-    "llama": lambda h, i, hd, v: transformers.LlamaConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=hd,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        tie_word_embeddings=False,
-    ),
-    "qwen2": lambda h, i, hd, v: transformers.Qwen2Config(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        num_key_value_heads=1,
-        head_dim=hd,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        tie_word_embeddings=True,
-    ),
-    "gemma": lambda h, i, hd, v: transformers.GemmaConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        head_dim=hd,
-        vocab_size=v,
-        max_position_embeddings=1024,
-    ),
-    "bert": lambda h, i, hd, v: transformers.BertConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
-    ),
-    "gpt2": lambda h, i, hd, v: transformers.GPT2Config(
-        n_embd=h,
-        n_inner=i,
-        n_layer=3,
-        n_head=4,
-        vocab_size=v,
-        n_positions=1024,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attn_pdrop=0.0,
-    ),
-    # GPT-style blocks with parallel attention and MLP: GPT-NeoX (Pythia, stablelm-base-alpha; PyTorch's fused GELU)
-    # and Phi-1.5/2 (one shared norm; "gelu_new", tanh GELU written out in Python ops).
-    "gpt_neox": lambda h, i, hd, v: transformers.GPTNeoXConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        use_parallel_residual=True,
-        hidden_act="gelu",
-        rotary_pct=0.25,
-        attention_dropout=0.0,
-        hidden_dropout=0.0,
-        tie_word_embeddings=False,
-    ),
-    "phi": lambda h, i, hd, v: transformers.PhiConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        hidden_act="gelu_new",
-        partial_rotary_factor=0.5,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attention_dropout=0.0,
-    ),
-    # BLOOM: sequential blocks, ALiBi, a LayerNorm after the embeddings, eager attention only (no SDPA in transformers),
-    # fused query/key/value, a 4h MLP whose tanh GELU is a custom autograd function; heads follow the shape's head_dim.
-    "bloom": lambda h, i, hd, v: transformers.BloomConfig(
-        hidden_size=h,
-        n_layer=3,
-        n_head=h // hd,
-        vocab_size=v,
-        hidden_dropout=0.0,
-        attention_dropout=0.0,
-    ),
-}
 
 # LoRA target sets: the default (query and value) and every linear layer of the blocks.
 LORA_TARGETS = {
@@ -129,6 +33,7 @@ LORA_TARGETS = {
         "gpt2": ["c_attn"],
         "gpt_neox": ["query_key_value"],
         "bloom": ["query_key_value"],
+        "falcon": ["query_key_value"],
     },
     "all-linear": {
         "bert": ["query", "key", "value", "dense"],
@@ -136,6 +41,7 @@ LORA_TARGETS = {
         "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
         "bloom": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+        "falcon": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
     },
 }
 LLAMA_TARGETS = {
@@ -162,19 +68,21 @@ AUTOCAST_VARIANTS = (
 SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
 
 
-def build(family: str, h: int, i: int, hd: int, v: int):
+def build(family: str, h: int, i: int, hd: int, v: int, attention: str = "sdpa"):
     cfg = FAMILIES[family](h, i, hd, v)
-    cfg._attn_implementation = "eager" if family == "bloom" else "sdpa"
+    cfg._attn_implementation = "eager" if family == "bloom" else attention
     if family == "bert":
         return transformers.BertForMaskedLM(cfg)
     return transformers.AutoModelForCausalLM.from_config(cfg)
 
 
 def widths(family: str, shape: tuple) -> dict:
-    """The widths a family's tiny model has for a shape: BLOOM's MLP is 4h and its heads h / head_dim."""
+    """The widths a family's tiny model has for a shape: BLOOM's MLP is 4h; BLOOM's and Falcon's heads are h / head_dim."""
     h, i, hd, _ = shape
     if family == "bloom":
         return {"intermediate": 4 * h, "headDim": hd, "heads": h // hd, "kvHeads": h // hd}
+    if family == "falcon":
+        return {"intermediate": i, "headDim": hd, "heads": h // hd, "kvHeads": 1}
     head_dim = hd if family in ("llama", "qwen2", "gemma") else h // 4
     return {"intermediate": i, "headDim": head_dim, "heads": 4, "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4)}
 
@@ -192,13 +100,16 @@ VIEW_NODES = frozenset({"TBackward0", "TransposeBackward0", "ViewBackward0", "Un
 
 
 def is_weight_copy(t: torch.Tensor, params: set[int]) -> bool:
-    """Whether a saved tensor is (a view of) autocast's cast of a trainable weight: a copy whose source is a parameter."""
+    """Whether a saved tensor is (a view of) autocast's cast of a trainable weight (or of a view of one)."""
     fn = t.grad_fn
     while fn is not None and type(fn).__name__ in VIEW_NODES:
         fn = fn.next_functions[0][0]
     if fn is None or type(fn).__name__ != "ToCopyBackward0":
         return False
+    # Falcon's linear layers multiply by `weight.T`, so autocast casts a view of the weight.
     source = fn.next_functions[0][0]
+    while source is not None and type(source).__name__ in VIEW_NODES:
+        source = source.next_functions[0][0]
     variable = getattr(source, "variable", None)
     return variable is not None and variable.untyped_storage().data_ptr() in params
 
@@ -219,10 +130,11 @@ def measure(
     variant: tuple = ("default", False, 0.0),
     autocast: bool = False,
     qlora: bool = False,
+    attention: str = "sdpa",
 ) -> dict:
     h, i, hd, v = shape
     # Mixed precision keeps full training's weights in fp32 (the runtime's fp32 master weights under autocast).
-    model = build(family, h, i, hd, v)
+    model = build(family, h, i, hd, v, attention)
     model = model if autocast and not lora else model.to(torch.bfloat16)
     if qlora:
         import kbit_standin
@@ -297,6 +209,7 @@ def measure(
         ),
         **({"autocast": True} if autocast else {}),
         **({"qlora": True} if qlora else {}),
+        **({"attention": attention} if attention != "sdpa" else {}),
         "layerBytes": inner,
         "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
         "headBytes": per_region.get("head", 0),
@@ -345,14 +258,15 @@ def main() -> None:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, checkpointing, False, autocast=True))
     # LoRA under mixed precision on the GPT-style and BERT blocks, whose LayerNorms and GELUs CUDA's autocast runs in fp32.
-    for family in ("bert", "gpt2", "gpt_neox", "phi", "bloom"):
+    for family in ("bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon"):
         for shape in SHAPES:
             for variant in (("default", False, 0.0), ("all-linear", False, 0.0)):
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
-    # QLoRA as the runtime builds it (PEFT's fp32 upcast kept), under autocast as the runtime trains it: every family,
-    # with and without checkpointing, and every linear layer with dropout on the Llama-style three.
-    for family in FAMILIES:
+    # QLoRA as the runtime builds it (PEFT's fp32 upcast kept), under autocast as the runtime trains it: every family
+    # bitsandbytes quantizes (not Falcon, whose FalconLinear it leaves in 16 bit), with and without checkpointing, and
+    # every linear layer with dropout on the Llama-style three.
+    for family in (f for f in FAMILIES if f != "falcon"):
         for shape in SHAPES:
             for checkpointing in (False, True):
                 for batch, seq in ((1, 64), (2, 128)):
@@ -362,10 +276,17 @@ def main() -> None:
             for batch, seq in ((1, 64), (2, 128)):
                 variant = ("all-linear", False, 0.1)
                 rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True, qlora=True))
+    # Falcon's eager attention, full and LoRA: beside its SDPA (PyTorch's math kernel), it keeps other tensors.
+    for autocast in (False, True):
+        for shape in SHAPES:
+            for lora in (False, True):
+                for batch, seq in ((1, 64), (2, 128)):
+                    rows.append(measure("falcon", shape, batch, seq, False, lora, autocast=autocast, attention="eager"))
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
-            "bf16 weights (fp32 for full training under autocast), SDPA attention (BLOOM: eager, its only one), "
+            "bf16 weights (fp32 for full training under autocast), SDPA attention (BLOOM: eager, its only one; "
+            "rows with an attention field say so), "
             "model dropout 0 (LoRA dropout as stated), on CPU; autocast rows under CUDA's autocast policy "
             "(calibration/cuda_autocast.py). Produced by calibration/measure_activations.py.",
             "torch": torch.__version__,

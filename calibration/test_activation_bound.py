@@ -19,6 +19,7 @@ import torch
 import transformers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiny_families import FAMILIES as TINY
 
 from ray_gpu.live_bytes import saved_tensor_bytes
 
@@ -29,11 +30,13 @@ LORA_TARGETS = {
         "gpt_neox": ["query_key_value"],
         "phi": ["q_proj", "v_proj", "fc1", "fc2"],
         "bloom": ["query_key_value"],
+        "falcon": ["query_key_value"],
     },
     "all-linear": {
         "bert": ["query", "key", "value", "dense"],
         "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "bloom": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+        "falcon": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
     },
 }
@@ -42,15 +45,17 @@ LLAMA_TARGETS = {
     "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
 }
 #: GPT-style families and their block layout (the planner's gptBlock); measured with SDPA only, BLOOM with eager only
-#: (the one attention it has; its MLP is 4h).
-GPT_BLOCKS = {"gpt_neox": "gpt-neox", "phi": "phi", "bloom": "bloom"}
+#: (the one attention it has; its MLP is 4h), Falcon-7B's layout (one key/value head) with both.
+GPT_BLOCKS = {"gpt_neox": "gpt-neox", "phi": "phi", "bloom": "bloom", "falcon": "falcon"}
+#: Families with both attention implementations drawn.
+BOTH_ATTENTIONS = ("llama", "qwen2", "gemma", "bert", "falcon")
 
 
 def lora_targets(c: dict) -> list[str]:
     return LORA_TARGETS[c["loraKind"]].get(c["family"], LLAMA_TARGETS[c["loraKind"]])
 
 
-FAMILIES = ["llama", "qwen2", "gemma", "bert", "gpt_neox", "phi", "bloom"]
+FAMILIES = ["llama", "qwen2", "gemma", "bert", "gpt_neox", "phi", "bloom", "falcon"]
 
 
 @st.composite
@@ -59,11 +64,15 @@ def cases(draw, families: list[str] = FAMILIES):
     heads = draw(st.sampled_from([2, 4, 8]))
     head_dim = draw(st.sampled_from([8, 16, 32]))
     gqa = family not in ("bert", *GPT_BLOCKS)
-    kv = draw(st.sampled_from([h for h in (1, 2, heads) if heads % h == 0])) if gqa else heads
-    # BLOOM has eager attention only; the other GPT-style blocks are measured with SDPA.
-    eager_too = family not in GPT_BLOCKS
-    attention = draw(st.sampled_from(["eager", "sdpa"])) if eager_too else "eager" if family == "bloom" else "sdpa"
-    dropout = draw(st.sampled_from([0.0, 0.1])) if attention == "eager" else 0.0
+    # Falcon-7B's layout has one key/value head; BERT's and the other GPT-style blocks' heads are all key/value heads.
+    single = 1 if family == "falcon" else heads
+    kv = draw(st.sampled_from([h for h in (1, 2, heads) if heads % h == 0])) if gqa else single
+    # BLOOM has eager attention only; GPT-NeoX and Phi are measured with SDPA.
+    both = family in BOTH_ATTENTIONS
+    attention = draw(st.sampled_from(["eager", "sdpa"])) if both else "eager" if family == "bloom" else "sdpa"
+    # Falcon's rotary attention applies no dropout, eager or SDPA (transformers 5.18 modeling_falcon.py).
+    dropped = attention == "eager" and family != "falcon"
+    dropout = draw(st.sampled_from([0.0, 0.1])) if dropped else 0.0
     return {
         "family": family,
         "heads": heads,
@@ -83,8 +92,9 @@ def cases(draw, families: list[str] = FAMILIES):
         "loraDropout": draw(st.sampled_from([0.0, 0.1])),
         # Mixed precision: the runtime's torch.autocast to bf16 around the step on plain DDP (the plan's bf16-mixed).
         "mixed": draw(st.booleans()),
-        # QLoRA of a decoder as the runtime builds it (calibration/kbit_standin.py), PEFT's fp32 upcast kept or not.
-        "qlora": family != "bert" and draw(st.booleans()),
+        # QLoRA of a decoder as the runtime builds it (calibration/kbit_standin.py), PEFT's fp32 upcast kept or not; not
+        # Falcon, whose FalconLinear layers bitsandbytes leaves in 16 bit (the planner refuses it).
+        "qlora": family not in ("bert", "falcon") and draw(st.booleans()),
         "upcast": draw(st.booleans()),
     }
 
@@ -123,6 +133,11 @@ def build(c: dict) -> torch.nn.Module:
             attention_dropout=c["dropout"],
             hidden_dropout=0.0,
         )
+        cls = transformers.AutoModelForCausalLM
+    elif c["family"] == "falcon":
+        # The calibration's tiny Falcon-7B (no dropout in its rotary attention, so nothing else is drawn).
+        cfg = TINY["falcon"](c["hidden"], c["intermediate"], c["headDim"], c["vocab"])
+        cfg.num_hidden_layers = c["layers"]
         cls = transformers.AutoModelForCausalLM
     elif c["family"] == "phi":
         cfg = transformers.PhiConfig(
@@ -202,9 +217,7 @@ def request(c: dict, trainable: int) -> dict:
         "model": {
             "family": c["family"],
             "type": "encoder-embedding" if encoder else "decoder-llm",
-            "mlp": {"gemma": "geglu", "bert": "gelu", "gpt_neox": "gelu", "phi": "gelu", "bloom": "gelu"}.get(
-                c["family"], "swiglu"
-            ),
+            "mlp": "geglu" if c["family"] == "gemma" else "gelu" if encoder or c["family"] in GPT_BLOCKS else "swiglu",
             **({"gptBlock": GPT_BLOCKS[c["family"]]} if c["family"] in GPT_BLOCKS else {}),
             "parameters": 0,
             "largestLayerParameters": 0,
@@ -221,8 +234,9 @@ def request(c: dict, trainable: int) -> dict:
                 "implementations": ["eager"] if c["family"] == "bloom" else ["sdpa", "eager"],
                 "attentionDropout": c["dropout"],
                 "hiddenDropout": c["dropout"] if encoder else 0,
-                "softmaxInFp32": not encoder,
+                "softmaxInFp32": not encoder and c["family"] != "falcon",
                 "relativePositionBias": False,
+                **({"unexpandedKeyValue": True, "blockReturnsProbabilities": True} if c["family"] == "falcon" else {}),
             },
         },
         "precision": "bf16-mixed" if mixed(c) else "bf16-true",
@@ -248,6 +262,13 @@ def test_planned_activations_never_below_saved_tensors(planner, c: dict) -> None
 @given(cases(["bloom"]))
 def test_bloom_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
     """BLOOM's layout on its own, which the draw over every family reaches a few times only."""
+    assert_bounded(planner, c)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cases(["falcon"]))
+def test_falcon_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
+    """Falcon-7B's layout on its own: one key/value head, SDPA as PyTorch's math kernel or eager."""
     assert_bounded(planner, c)
 
 

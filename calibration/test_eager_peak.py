@@ -1,10 +1,12 @@
 """The planner's activation terms bound the peak of a training step's live tensors, not only the tensors it saves, where
 eager attention runs: at its softmax's backward one layer holds the saved output, the gradient of the probabilities and
-the input gradient, and BLOOM's forward as much (core/memory/attention.ts ``eagerTransientBytesPerToken``).
+the input gradient, and BLOOM's forward as much (core/memory/attention.ts ``eagerTransientBytesPerToken``). So does
+PyTorch's math kernel, which SDPA runs for Falcon-7B's single key/value head, in fp32.
 
-A tiny model of each eager softmax (Llama and BLOOM in fp32, BERT in 16 bit) runs one step on CPU at 8 heads × 512
-tokens, where the scores outweigh the hidden states as in a 7B model at 2048 tokens; ``LiveBytes`` reads its peak (the
-CPU analog of ``torch.cuda.max_memory_allocated``: weights and inputs made before it are not counted). The bound is the
+A tiny model of each eager softmax (Llama and BLOOM in fp32, BERT and Falcon in 16 bit; Falcon's math kernel) runs one
+step on CPU at 8 heads × 512 tokens, where the scores outweigh the hidden states as in a 7B model at 2048 tokens;
+``LiveBytes`` reads its peak (the CPU analog of ``torch.cuda.max_memory_allocated``: weights and inputs made before it
+are not counted). The bound is the
 planner's activations and logits, autocast's weight copies and the trainable gradients (the plan keeps the
 gradients apart from the activations, as they peak at the optimizer step; the live peak of a step mixes the two)."""
 
@@ -19,9 +21,13 @@ from test_activation_bound import build, mixed, request
 
 from ray_gpu.live_bytes import LiveBytes
 
+#: Each family's attentions whose scores a step holds: eager, and Falcon's SDPA, which PyTorch runs as its math kernel.
+ATTENTIONS = {"bloom": ("eager",), "llama": ("eager",), "bert": ("eager",), "falcon": ("eager", "sdpa")}
+
 CASES = [
-    (family, lora, checkpointing, precision, dropout)
-    for family in ("bloom", "llama", "bert")
+    (family, attention, lora, checkpointing, precision, dropout)
+    for family, attentions in ATTENTIONS.items()
+    for attention in attentions
     for lora in (True, False)
     for checkpointing in (False, True)
     for precision in ("bf16-true", "bf16-mixed")
@@ -29,20 +35,20 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("family", "lora", "checkpointing", "precision", "dropout"), CASES)
+@pytest.mark.parametrize(("family", "attention", "lora", "checkpointing", "precision", "dropout"), CASES)
 def test_eager_step_peak_within_plan(
-    planner, family: str, lora: bool, checkpointing: bool, precision: str, dropout: float
+    planner, family: str, attention: str, lora: bool, checkpointing: bool, precision: str, dropout: float
 ):
     c = {
         "family": family,
         "heads": 8,
         "headDim": 32,
-        "kvHeads": 8,
+        "kvHeads": 1 if family == "falcon" else 8,
         "hidden": 256,
         "intermediate": 1024,
         "vocab": 1000,
         "layers": 4,
-        "attention": "eager",
+        "attention": attention,
         "dropout": dropout,
         "checkpointing": checkpointing,
         "lora": lora,

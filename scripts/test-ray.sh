@@ -65,7 +65,7 @@ checks() { # every check runs, whatever an earlier one found; the lane fails if 
   echo "test:ray: the memory planner's activation terms against real saved tensors (random architectures, seeded) and eager peaks"
   phase "test:ray: the activation calibration" \
     python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning calibration/test_cuda_autocast.py \
-    calibration/test_eager_peak.py \
+    calibration/test_eager_peak.py calibration/test_bitsandbytes_targets.py \
     calibration/test_activation_bound.py || rc=1
   return $rc
 }

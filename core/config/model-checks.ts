@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { attentionTraits } from "../memory/attention";
-import { gptBlocksNaming, loraModuleNames } from "../memory/lora";
+import { gptBlocksNaming, loraModuleNames, quantizable } from "../memory/lora";
 import { tensorParallelProblem } from "../memory/plan-inference";
 import { catalogModel } from "../models";
 import { ATTENTION_IMPLEMENTATIONS, type ModelArchitecture } from "../models/types";
@@ -16,7 +16,7 @@ import { ModelArchitectureSchema, resolveModel } from "./model-ref";
 interface ModelDependent {
   readonly model?: unknown;
   readonly attention?: unknown;
-  readonly lora?: { readonly targetModules?: unknown } | undefined;
+  readonly lora?: { readonly targetModules?: unknown; readonly quantization?: unknown } | undefined;
   readonly images?: unknown;
   readonly tensorParallelSize?: unknown;
 }
@@ -48,7 +48,9 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
     ctx.addIssue({
       code: "custom",
       path: ["attention"],
-      message: `${model.family} models run only ${impls.join(" or ")} attention in transformers; use one of those`,
+      message:
+        `${model.family} models run only ${impls.join(" or ")} attention in transformers, as far as the planner has ` +
+        `measured; use one of those`,
     });
   if (spec.images !== undefined && !model.vision)
     ctx.addIssue({
@@ -61,6 +63,9 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
   const tp =
     typeof spec.tensorParallelSize === "number" ? tensorParallelProblem(model, spec.tensorParallelSize) : undefined;
   if (tp) ctx.addIssue({ code: "custom", path: ["tensorParallelSize"], message: tp });
+  const quantization = isRecord(spec.lora) ? spec.lora.quantization : undefined;
+  if (typeof quantization === "string" && quantization !== "none" && !quantizable(model))
+    ctx.addIssue({ code: "custom", path: ["lora", "quantization"], message: unquantizable(model) });
   const names = loraModuleNames(model);
   const targets = isRecord(spec.lora) && Array.isArray(spec.lora.targetModules) ? spec.lora.targetModules : [];
   targets.forEach((t: unknown, i) => {
@@ -69,11 +74,14 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
   });
 }
 
-/** Who else names the modules of GPT-style layouts, and why the planner has no layout for it. */
-const FALCON =
-  "Falcon names its modules as GPT-NeoX and BLOOM do, but its blocks keep other activations (multi-query attention " +
-  "whose scores the CPU keeps in fp32 where CUDA's kernels do not), which the planner has not measured: it does not " +
-  "plan Falcon (use a catalog model)";
+/** Why QLoRA is refused for a layout bitsandbytes does not quantize (../memory/lora.ts `quantizable`). */
+function unquantizable(model: ModelArchitecture): string {
+  return (
+    `${model.family} models (gptBlock: ${model.gptBlock}) build their layers as FalconLinear, which transformers ` +
+    `5.18's bitsandbytes integration does not quantize (it replaces only nn.Linear itself): the base would load in ` +
+    `16 bit and PEFT would upcast it to fp32; use lora.quantization: none (LoRA over the bf16 base)`
+  );
+}
 
 /**
  * Why `target` is not a module of `model`: its names, and for a GPT-style decoder the layouts that do name it, with
@@ -85,12 +93,11 @@ function unknownTarget(model: ModelArchitecture, target: string, names: readonly
   const others = gptStyle ? gptBlocksNaming(target) : [];
   if (others.length === 0) return `${base}; use any of ${names.join(", ")}`;
   const block = model.gptBlock ?? "gpt2";
-  const neox = others.includes("gpt-neox") ? `; ${FALCON}` : "";
   const layouts =
     others.length === 1 ? `the ${others[0]} layout names it` : `the ${words(others, "and")} layouts name it`;
   return (
     `${base} (the ${block} layout names ${names.join(", ")}); ${layouts}: set model.gptBlock to ` +
-    `${words(others, "or")} if the model is built that way${neox}`
+    `${words(others, "or")} if the model is built that way`
   );
 }
 

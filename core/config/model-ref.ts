@@ -36,7 +36,8 @@ export const ModelArchitectureSchema = z
     /**
      * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
      * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
-     * one norm: Phi-1.5, Phi-2) or `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h).
+     * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h)
+     * or `falcon` (Falcon-7B: parallel from one norm, one key/value head; not quantized by bitsandbytes).
      * Each keeps different activations (measured) and names its LoRA targets its own way.
      * @default "gpt2" for gelu decoders
      */
@@ -74,6 +75,7 @@ export const ModelArchitectureSchema = z
         message: `applies to GPT-style decoders (mlp: gelu, type: decoder-llm); this is ${m.mlp}, ${m.type}: remove it`,
       });
     if (m.gptBlock === "bloom") bloomWidths(m).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
+    if (m.gptBlock === "falcon") falconWidths(m).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
     if (m.headDim === undefined && m.hiddenSize % m.attentionHeads !== 0)
       ctx.addIssue({
         code: "custom",
@@ -98,6 +100,30 @@ function bloomWidths(m: {
     issues.push({ path: ["kvHeads"], message: `must equal attentionHeads (${m.attentionHeads}) ${bloom}` });
   if (m.headDim !== undefined && m.headDim * m.attentionHeads !== m.hiddenSize)
     issues.push({ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${bloom}; leave it out` });
+  return issues;
+}
+
+/**
+ * The widths Falcon-7B's layout has: one key/value head (`multi_query`; Falcon-40B's, 180B's and Falcon2's new decoder
+ * architecture is not this layout), hidden / heads per head (FalconAttention derives it).
+ */
+function falconWidths(m: {
+  hiddenSize: number;
+  attentionHeads: number;
+  kvHeads?: number | undefined;
+  headDim?: number | undefined;
+}): { path: string[]; message: string }[] {
+  const falcon = "in Falcon-7B's layout (gptBlock: falcon)";
+  const issues = [];
+  if (m.kvHeads !== 1)
+    issues.push({
+      path: ["kvHeads"],
+      message:
+        `must be 1 ${falcon}, whose multi-query attention has one key/value head; Falcon-40B's, 180B's and ` +
+        `Falcon2's new decoder architecture is not planned`,
+    });
+  if (m.headDim !== undefined && m.headDim * m.attentionHeads !== m.hiddenSize)
+    issues.push({ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${falcon}; leave it out` });
   return issues;
 }
 

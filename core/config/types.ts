@@ -906,11 +906,12 @@ export type CustomModelArchitecture = {
   /**
    * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
    * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
-   * one norm: Phi-1.5, Phi-2) or `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h).
+   * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h)
+   * or `falcon` (Falcon-7B: parallel from one norm, one key/value head; not quantized by bitsandbytes).
    * Each keeps different activations (measured) and names its LoRA targets its own way.
    * @default "gpt2" for gelu decoders
    */
-  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom";
+  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom" | "falcon";
   /**
    * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
    * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
@@ -948,11 +949,12 @@ export type CustomModelArchitectureInput = {
   /**
    * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
    * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
-   * one norm: Phi-1.5, Phi-2) or `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h).
+   * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h)
+   * or `falcon` (Falcon-7B: parallel from one norm, one key/value head; not quantized by bitsandbytes).
    * Each keeps different activations (measured) and names its LoRA targets its own way.
    * @default "gpt2" for gelu decoders
    */
-  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom";
+  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom" | "falcon";
   /**
    * Input embedding and LM head share weights.
    * @default false

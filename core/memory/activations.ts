@@ -6,7 +6,7 @@
  * - GPT-style blocks, Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
  *   Table 2): `sbh·(34 + 5·a·s/h)` per layer with eager attention and dropout; full recomputation keeps `2·sbh`.
  * - Measured coefficients (calibration/measure_activations.py → test/data/activation-calibration.json): tiny
- *   random-initialised Llama, Qwen2, Gemma, BERT, GPT-2, GPT-NeoX, Phi and BLOOM models from transformers, every tensor
+ *   random-initialised Llama, Qwen2, Gemma, BERT, GPT-2, GPT-NeoX, Phi, BLOOM and Falcon models from transformers, every tensor
  *   saved by `saved_tensors_hooks` counted once. Per token and layer: Llama/Qwen2/Mistral `16h + 4q + 4kv + 8i + 24`
  *   (h hidden, q = heads·head dim, kv = KV heads·head dim, i intermediate; the 24 are the fp32 attention
  *   log-sum-exp and norm statistics), Gemma `20h + …` (its RMSNorm keeps an fp32 copy), BERT `16h + 4i + 24`,
@@ -14,7 +14,8 @@
  *   attention and MLP, PyTorch's fused GELU keeps only its input) and Phi `14h + 10i + 20` (parallel from one norm,
  *   `gelu_new` in Python ops). Korthikanti's `34h` assumes eager attention and dropout and is not used for them.
  *   BLOOM runs eager attention only: its table leaves out what ./attention.ts counts for eager (`16h + 4i + 8` with
- *   the attention output; a batch of one sequence keeps `4kv` more, {@link SINGLE_SEQUENCE_EXTRA}).
+ *   the attention output; a batch of one sequence keeps `4kv` more, {@link SINGLE_SEQUENCE_EXTRA}). Falcon-7B's table
+ *   (`8h + 4kv + 4i + 4`, q = h) is what a fused kernel would keep; its eager and SDPA keep more (./attention.ts).
  * - These are pure 16-bit steps (bf16-true, DeepSpeed's 16-bit engine). Mixed precision on plain DDP runs under CUDA's
  *   autocast, whose fp32 ops and fp32 master weights keep more: ./autocast.ts adds it.
  * - LoRA freezes the base, so frozen layers keep fewer inputs; PEFT casts each adapted layer's 16-bit input to the
@@ -42,6 +43,9 @@ export const FULL_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   phi: { h: 6, q: 4, kv: 4, i: 10, perToken: 20 },
   // Eager attention only: the attention output before `dense` (2q) is ./attention.ts's eager output term.
   bloom: { h: 8, q: 2, kv: 4, i: 4, perToken: 8 },
+  // What a fused kernel would keep (Falcon's eager at one sequence, less its scores): ./attention.ts adds what its
+  // eager and SDPA (PyTorch's math kernel) keep beyond it.
+  falcon: { h: 6, q: 2, kv: 4, i: 4, perToken: 4 },
 };
 
 /**
@@ -57,6 +61,7 @@ export const FROZEN_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   phi: { h: 2, q: 4, kv: 4, i: 8, perToken: 20 },
   // The query's copy (2q) is ./attention.ts's eager output term; a frozen `dense` keeps no input.
   bloom: { h: 4, q: 0, kv: 4, i: 2, perToken: 8 },
+  falcon: { h: 2, q: 2, kv: 4, i: 2, perToken: 4 },
 };
 
 /**
@@ -73,6 +78,8 @@ export const SINGLE_SEQUENCE_EXTRA: { readonly [K in BlockKind]: LayerCoefficien
   neox: NO_COEFFICIENTS,
   phi: NO_COEFFICIENTS,
   bloom: { ...NO_COEFFICIENTS, kv: 4 },
+  // Falcon's single-sequence view of its key and value is ./attention.ts's (it depends on the attention).
+  falcon: NO_COEFFICIENTS,
 };
 
 /** Final norm, LM head and loss (beyond the logits themselves): bytes per token per hidden unit. */
@@ -85,6 +92,7 @@ export const HEAD_H: { readonly [K in BlockKind]: { readonly full: number; reado
   phi: { full: 4, lora: 2 },
   // And the LayerNorm after the embeddings keeps its input.
   bloom: { full: 6, lora: 4 },
+  falcon: { full: 4, lora: 2 },
 };
 
 /** Per-token constant of the head (fp32 norm statistics and loss bookkeeping). */
@@ -96,6 +104,7 @@ const GPT_BLOCK_KIND: { readonly [B in GptBlock]: BlockKind } = {
   "gpt-neox": "neox",
   phi: "phi",
   bloom: "bloom",
+  falcon: "falcon",
 };
 
 /** The block layout of an architecture. */
@@ -154,9 +163,14 @@ export interface ActivationStep {
 /** What CUDA's autocast adds to a step (./autocast.ts), or nothing for a pure step. QLoRA's upcast is always measured so. */
 export function autocastExtra(m: ModelArchitecture, step: ActivationStep): AutocastExtra | undefined {
   const extra = AUTOCAST_EXTRA[blockKind(m)];
-  if (upcastStream(step.lora)) return extra.upcast;
+  if (upcastStream(step.lora)) return extra.upcast ?? unquantizableUpcast(m);
   if (!step.cudaAutocast) return undefined;
   return step.lora ? extra.frozen : extra.full;
+}
+
+/** A QLoRA step of a layout bitsandbytes does not quantize: the model checks refuse it before any plan is made. */
+function unquantizableUpcast(m: ModelArchitecture): never {
+  throw new Error(`${m.family}: QLoRA of a layout bitsandbytes leaves in 16 bit is refused before planning`);
 }
 
 /** Whether the residual stream between layers runs in fp32 under the step's autocast (./autocast.ts `fp32Stream`). */

@@ -7,9 +7,10 @@
  * catalog with more memory (../catalog/accelerators.ts) and names the first that fits, or says that none does.
  */
 import { ACCELERATOR_NAMES, ACCELERATORS } from "../catalog/accelerators";
-import { attentionTraits, defaultAttention } from "./attention";
+import type { AttentionImplementation } from "../models/types";
+import { attentionTraits, defaultAttention, type ScoreKernel, scoreKernel } from "./attention";
 import type { MemoryEstimate } from "./estimate";
-import { DEFAULT_LORA_DROPOUT, defaultLoraTargets } from "./lora";
+import { DEFAULT_LORA_DROPOUT, defaultLoraTargets, quantizable } from "./lora";
 import { searchKnobs, type SearchResult } from "./knob-search";
 import type { TrainingRequest } from "./training-request";
 
@@ -74,11 +75,25 @@ function zeroInsteadOfDdp(r: TrainingRequest): string | undefined {
   return s && `use strategy "auto" on the same ${r.gpus} GPUs (ZeRO shards the states; ${summary(s, r)})`;
 }
 
+/**
+ * The implementation that keeps less than the current one's kernel, and why: a fused SDPA instead of eager, and eager's
+ * 16-bit scores instead of SDPA's math kernel (Falcon-7B).
+ */
+const LEANER: {
+  readonly [K in ScoreKernel]: { readonly use: AttentionImplementation; readonly why: string } | undefined;
+} = {
+  eager: { use: "sdpa", why: "no attention scores kept" },
+  math: { use: "eager", why: "16-bit attention scores, where SDPA's math kernel keeps fp32 ones" },
+  fused: undefined,
+};
+
 function otherAttention(r: TrainingRequest): string | undefined {
-  const current = r.attention ?? defaultAttention(r.model);
-  if (current !== "eager" || !attentionTraits(r.model).implementations.includes("sdpa")) return undefined;
-  const s = fitting({ ...released(r), attention: "sdpa" });
-  return s && `use attention: sdpa (no attention scores kept; ${summary(s, r)})`;
+  const t = attentionTraits(r.model);
+  const leaner = LEANER[scoreKernel(t, r.attention ?? defaultAttention(r.model))];
+  if (!leaner || !t.implementations.includes(leaner.use)) return undefined;
+  if (leaner.use === "sdpa" && scoreKernel(t, "sdpa") !== "fused") return undefined;
+  const s = fitting({ ...released(r), attention: leaner.use });
+  return s && `use attention: ${leaner.use} (${leaner.why}; ${summary(s, r)})`;
 }
 
 /** The pin that keeps QLoRA's unquantized parameters, and so the stream between its 4-bit layers, in 16 bit. */
@@ -97,7 +112,7 @@ function fittingQuantized(
 }
 
 function quantized(r: TrainingRequest): string | undefined {
-  if (r.model.type === "encoder-embedding") return undefined;
+  if (r.model.type === "encoder-embedding" || !quantizable(r.model)) return undefined;
   if (!r.lora) {
     const targetModules = defaultLoraTargets(r.model);
     const lora = { rank: ADVICE_LORA_RANK, targetModules, quantization: "nf4", dropout: DEFAULT_LORA_DROPOUT } as const;

@@ -13,6 +13,9 @@
  *   transformers' BERT, DistilBERT and ALBERT SDPA benchmarks (test/core/memory/published.test.ts).
  * - Llama-style eager also keeps the attention output before the output projection (2·q bytes per token, measured).
  * - SDPA and flash apply attention dropout inside the kernel (only the RNG state is kept), so they add nothing.
+ * - Except where transformers hands SDPA one key/value head unexpanded (Falcon-7B): PyTorch then runs its math kernel,
+ *   on a GPU as on the CPU, which keeps fp32 copies of query, key and value and the fp32 probabilities (4 bytes per
+ *   score); eager there keeps key and value broadcast to the query's width from two sequences on (measured).
  * - While one layer runs, eager also holds its softmax's gradients (or BLOOM's pre-softmax scores) beyond what it saves:
  *   counted once per step ({@link eagerTransientBytesPerToken}), from the peak of a step's live tensors on CPU.
  * - Hidden dropout (BERT-style encoders: after the attention output and after the MLP) keeps two masks of the
@@ -60,7 +63,8 @@ const DEFAULT_TRAITS: { readonly [T in ModelArchitecture["type"]]: AttentionTrai
 /**
  * Traits a GPT-style layout brings whatever the entry says: BLOOM writes its attention out in eager ops (ALiBi added by
  * `baddbmm`, `softmax(dtype=float32)` cast back) and supports nothing else (transformers 5.18 `modeling_bloom.py`);
- * its configs keep `attention_dropout` and `hidden_dropout` at 0. The others follow their type.
+ * its configs keep `attention_dropout` and `hidden_dropout` at 0. Falcon-7B's softmax runs in the activations' dtype
+ * and its one key/value head reaches the attention unexpanded (`modeling_falcon.py`). The others follow their type.
  */
 const GPT_BLOCK_TRAITS: { readonly [B in GptBlock]: AttentionTraits | undefined } = {
   gpt2: undefined,
@@ -72,6 +76,16 @@ const GPT_BLOCK_TRAITS: { readonly [B in GptBlock]: AttentionTraits | undefined 
     hiddenDropout: 0,
     softmaxInFp32: true,
     relativePositionBias: false,
+  },
+  // Flash is left out: FalconFlashAttention2 needs the flash-attn package, which no CPU runs, so it is not measured.
+  falcon: {
+    implementations: ["sdpa", "eager"],
+    attentionDropout: 0,
+    hiddenDropout: 0,
+    softmaxInFp32: false,
+    relativePositionBias: false,
+    unexpandedKeyValue: true,
+    blockReturnsProbabilities: true,
   },
 };
 
@@ -133,6 +147,10 @@ export interface ScoreStep {
 /** The activations an attention estimate is for: tokens per sequence, the step's dtypes, sequences (inference). */
 export interface AttentionInput extends ScoreStep {
   readonly seq: number;
+  /** Sequences per training micro-batch (an unexpanded key/value head is copied from two on). @default 1 */
+  readonly microBatchSize?: number;
+  /** Training with full recomputation (one layer's activations at a time). @default false */
+  readonly checkpointing?: boolean;
   /** Sequences in the batch (inference only). @default 1 */
   readonly batch?: number;
 }
@@ -147,10 +165,47 @@ export function attentionTrainingBytesPerToken(
   const t = attentionTraits(m);
   const maskBytes = device === "gpu" ? 1 : bytesPerActivation;
   const hiddenDropout = t.hiddenDropout > 0 ? 2 * m.hiddenSize * maskBytes : 0;
+  if (scoreKernel(t, impl) === "math") return hiddenDropout + mathKernelBytesPerToken(m, input);
   if (impl !== "eager") return hiddenDropout;
   // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
   const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
-  return hiddenDropout + output + m.attentionHeads * seq * eagerBytesPerScore(t, input);
+  const broadcast = t.unexpandedKeyValue ? broadcastKeyValueBytes(m, input, bytesPerActivation) : 0;
+  return hiddenDropout + output + broadcast + m.attentionHeads * seq * eagerBytesPerScore(t, input);
+}
+
+/** How an implementation computes the scores: eager ops, PyTorch's math kernel (fp32, every score kept), or fused. */
+export type ScoreKernel = "eager" | "math" | "fused";
+
+/** The kernel behind `impl` for a model: SDPA is PyTorch's math kernel where key and value arrive unexpanded. */
+export function scoreKernel(t: AttentionTraits, impl: AttentionImplementation): ScoreKernel {
+  if (impl === "eager") return "eager";
+  return impl === "sdpa" && t.unexpandedKeyValue ? "math" : "fused";
+}
+
+/** Bytes per element SDPA's math kernel keeps: it upcasts 16-bit query, key and value to fp32 (PyTorch's default). */
+const MATH_KERNEL_BYTES = 4;
+
+/**
+ * SDPA's math kernel over an unexpanded key/value head (Falcon-7B), beyond the fused kernel's table: fp32 copies of the
+ * query, of key and value as its matmuls save them, and the fp32 probabilities (4 bytes per score), less the 16-bit
+ * query, key and value the table counts. Measured on CPU, whose dispatch refuses the fused kernels on unequal heads as
+ * CUDA's does (`check_batch_size_and_num_heads_dense`).
+ */
+function mathKernelBytesPerToken(m: ModelArchitecture, input: AttentionInput): number {
+  const scores = m.attentionHeads * input.seq * MATH_KERNEL_BYTES;
+  return scores + broadcastKeyValueBytes(m, input, MATH_KERNEL_BYTES);
+}
+
+/**
+ * What an attention's query, key and value saves keep beyond the table's fused 16-bit ones, where key and value
+ * arrive as one head: `bytes` per element of the query and of key and value as the matmuls save them (the query's
+ * width from two sequences on, where `matmul` expands and copies them; their own width in a batch of one).
+ */
+function broadcastKeyValueBytes(m: ModelArchitecture, input: AttentionInput, bytes: number): number {
+  const q = m.attentionHeads * m.headDim;
+  const kv = m.kvHeads * m.headDim;
+  const saved = (input.microBatchSize ?? 1) > 1 ? q : kv;
+  return bytes * (q + 2 * saved) - input.bytesPerActivation * (q + 2 * kv);
 }
 
 /**
@@ -161,19 +216,25 @@ export function attentionTrainingBytesPerToken(
  * without dropout and 6 − 5 = 1 with it. BLOOM's forward holds as much (its 16-bit scores, their masked sum and the
  * fp32 copy the softmax casts beside its output). Under autocast, dropout of fp32 probabilities returns an fp32 tensor
  * the layer keeps until it returns (its attention weights) while the next matmul saves a 16-bit copy: 4 bytes per
- * score, where that is more. Measured on CPU as the peak of live tensors of a step (calibration/test_eager_peak.py).
+ * score, where that is more. SDPA's math kernel (Falcon-7B) holds three fp32 tensors where it saved one: 8 bytes per
+ * score. A block that returns its probabilities (Falcon's eager) keeps the previous layer's alive while the next runs;
+ * saved anyway without checkpointing, under checkpointing they add one tensor of the softmax's dtype. Measured on CPU as
+ * the peak of live tensors of a step (calibration/test_eager_peak.py).
  */
 export function eagerTransientBytesPerToken(
   m: ModelArchitecture,
   impl: AttentionImplementation,
   input: AttentionInput,
 ): number {
-  if (impl !== "eager") return 0;
   const t = attentionTraits(m);
+  const kernel = scoreKernel(t, impl);
+  if (kernel === "fused") return 0;
+  if (kernel === "math") return m.attentionHeads * input.seq * 2 * MATH_KERNEL_BYTES;
   const backward = 3 * softmaxBytes(t, input) - eagerBytesPerScore(t, input);
   const dropped = droppedBytes(t, input);
   const forward = t.attentionDropout > 0 && dropped > input.bytesPerActivation ? dropped : 0;
-  return m.attentionHeads * input.seq * Math.max(0, backward, forward);
+  const previous = t.blockReturnsProbabilities && input.checkpointing ? softmaxBytes(t, input) : 0;
+  return m.attentionHeads * input.seq * (Math.max(0, backward, forward) + previous);
 }
 
 /** Score-sized tensors alive at once in an eager no-grad attention (see the module comment). */

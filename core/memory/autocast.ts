@@ -17,15 +17,23 @@
  */
 import { type BlockKind, type HeadCoefficients, type LayerCoefficients, NO_COEFFICIENTS } from "./layer-coefficients";
 
-/** How a step's weights meet CUDA's autocast (see the module comment). */
-export type AutocastRegime = "full" | "frozen" | "upcast";
-
 /** What autocast adds in one regime: per layer, at the head, and whether the residual stream is fp32. */
 export interface AutocastExtra {
   readonly layer: LayerCoefficients;
   readonly head: HeadCoefficients;
   /** The residual stream between layers is fp32, so a checkpoint keeps 4 bytes per hidden unit. */
   readonly fp32Stream: boolean;
+}
+
+/**
+ * What autocast adds to one layout in each way a step's weights meet it (see the module comment). `upcast` is null
+ * where transformers' bitsandbytes integration does not quantize the layout's layers (./lora.ts `quantizable`), so
+ * QLoRA is refused and the regime never occurs.
+ */
+export interface AutocastRegimes {
+  readonly full: AutocastExtra;
+  readonly frozen: AutocastExtra;
+  readonly upcast: AutocastExtra | null;
 }
 
 const NONE = NO_COEFFICIENTS;
@@ -36,7 +44,7 @@ const NO_HEAD: HeadCoefficients = { h: 0, perToken: 0 };
  * its embedding LayerNorm). Not counted: autocast's fp32 copies of a frozen 16-bit LayerNorm's weight and bias, 4 bytes
  * per norm parameter and layer per micro-batch (32 KiB per layer at a hidden size of 4096).
  */
-export const AUTOCAST_EXTRA: { readonly [K in BlockKind]: { readonly [R in AutocastRegime]: AutocastExtra } } = {
+export const AUTOCAST_EXTRA: { readonly [K in BlockKind]: AutocastRegimes } = {
   llama: {
     full: { layer: { ...NONE, h: 10 }, head: { h: 2, perToken: 0 }, fp32Stream: true },
     frozen: { layer: NONE, head: NO_HEAD, fp32Stream: false },
@@ -72,5 +80,11 @@ export const AUTOCAST_EXTRA: { readonly [K in BlockKind]: { readonly [R in Autoc
     full: { layer: { ...NONE, h: 4, perToken: 8 }, head: { h: 4, perToken: 8 }, fp32Stream: true },
     frozen: { layer: { ...NONE, h: 4, perToken: 8 }, head: { h: 4, perToken: 8 }, fp32Stream: true },
     upcast: { layer: { ...NONE, h: 4, i: 2, perToken: 8 }, head: { h: 4, perToken: 8 }, fp32Stream: true },
+  },
+  // Its LayerNorm runs in fp32 and the attention and MLP each take a 16-bit copy of its output.
+  falcon: {
+    full: { layer: { ...NONE, h: 4, perToken: 4 }, head: { h: 2, perToken: 4 }, fp32Stream: true },
+    frozen: { layer: { ...NONE, h: 2, perToken: 4 }, head: { h: 2, perToken: 4 }, fp32Stream: false },
+    upcast: null,
   },
 };

@@ -156,6 +156,8 @@ export function activationBytes(
     device,
     cudaAutocast: step.cudaAutocast,
     fp32Stream: runsFp32Stream(m, step),
+    microBatchSize: t.microBatchSize,
+    checkpointing: t.gradientCheckpointing,
   };
   const attention = attentionTrainingBytesPerToken(m, t.attention, input);
   const transient = eagerTransientBytesPerToken(m, t.attention, input);

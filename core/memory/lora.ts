@@ -108,7 +108,25 @@ const GPT_BLOCK_NAMING: { readonly [B in GptBlock]: LoraNaming } = {
   "gpt-neox": "neox",
   phi: "phi",
   bloom: "neox",
+  falcon: "neox",
 };
+
+/**
+ * Whether transformers' bitsandbytes integration quantizes a layout's block layers: 5.18's `replace_with_bnb_linear`
+ * replaces `Conv1D` and exactly `nn.Linear`, so Falcon's `FalconLinear` (a subclass) stays 16-bit, and PEFT's
+ * `prepare_model_for_kbit_training` would then upcast it to fp32.
+ */
+const BITSANDBYTES_QUANTIZES: { readonly [B in GptBlock]: boolean } = {
+  gpt2: true,
+  "gpt-neox": true,
+  phi: true,
+  bloom: true,
+  falcon: false,
+};
+
+/** Whether QLoRA can quantize `m`'s blocks (see {@link BITSANDBYTES_QUANTIZES}). */
+export const quantizable = (m: Pick<ModelArchitecture, "gptBlock">): boolean =>
+  m.gptBlock === undefined || BITSANDBYTES_QUANTIZES[m.gptBlock];
 
 /** The GPT-style layouts whose modules include one named `name` (what a LoRA target may be asking for). */
 export function gptBlocksNaming(name: string): readonly GptBlock[] {

@@ -1,6 +1,6 @@
 /** The reasons a training plan gives for each knob it chose. */
 import { DecisionLog, type Decision } from "../decisions";
-import { attentionTraits, defaultAttention } from "./attention";
+import { attentionTraits, defaultAttention, type ScoreKernel, scoreKernel } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
 import { DEFAULT_OPTIMIZER_STEP, type OptimizerStep } from "./buffers";
@@ -86,6 +86,17 @@ function decideUnquantized(log: DecisionLog, r: TrainingRequest, k: TrainingKnob
   log.decide("lora.unquantizedPrecision", value, unquantizedReason(r, k, value));
 }
 
+/** What each score kernel keeps, as the attention reason says it. */
+const KERNEL_REASON: { readonly [K in ScoreKernel]: (dropout: string) => string } = {
+  eager: (dropout) =>
+    `: eager keeps every attention score${dropout} for backward, and one layer's softmax gradients while it runs, ` +
+    "counted in the activations",
+  math: () =>
+    ": one key/value head reaches SDPA unexpanded, so PyTorch runs its math kernel, which keeps every attention score " +
+    "in fp32 for backward, and one layer's fp32 softmax gradients while it runs, counted in the activations",
+  fused: () => ": fused kernel, no attention scores kept",
+};
+
 function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
   const traits = attentionTraits(r.model);
   const dropout = traits.attentionDropout > 0 ? ` and attention dropout ${traits.attentionDropout}` : "";
@@ -94,10 +105,7 @@ function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, m
     "attentionImplementation",
     k.attentionImplementation,
     (pinned(r.attention) ? "pinned by the workload" : `the model's default (${defaultAttention(r.model)}${only})`) +
-      (k.attentionImplementation === "eager"
-        ? `: eager keeps every attention score${dropout} for backward, and one layer's softmax gradients while it ` +
-          "runs, counted in the activations"
-        : ": fused kernel, no attention scores kept"),
+      KERNEL_REASON[scoreKernel(traits, k.attentionImplementation)](dropout),
   );
   log.decide(
     "optimizerStep",

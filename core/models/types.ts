@@ -38,6 +38,21 @@ export interface AttentionTraits {
   readonly softmaxInFp32: boolean;
   /** A relative position bias (batch × heads × seq² in the activation dtype) is added to the scores (MPNet, T5). */
   readonly relativePositionBias: boolean;
+  /**
+   * Transformers hands the attention a single key/value head unexpanded (Falcon-7B's multi-query attention). Its eager
+   * matmuls then save key and value broadcast to the query's width from two sequences on (`matmul` expands and copies;
+   * a batch of one folds the broadcast into a view), and SDPA, given fewer key/value heads than query heads and no
+   * `enable_gqa`, runs PyTorch's math kernel, which upcasts 16-bit inputs to fp32 and keeps the fp32 probabilities.
+   * @default false
+   */
+  readonly unexpandedKeyValue?: boolean;
+  /**
+   * Each block returns its eager attention probabilities, and the model's loop holds them until the next block returns
+   * (transformers' FalconDecoderLayer): under checkpointing, which does not save them, they stay alive beside the next
+   * layer's attention.
+   * @default false
+   */
+  readonly blockReturnsProbabilities?: boolean;
 }
 
 /**
@@ -47,8 +62,11 @@ export interface AttentionTraits {
  * - `phi`: attention and MLP in parallel from one shared norm, `gelu_new` (Phi-1.5, Phi-2).
  * - `bloom`: sequential, a LayerNorm after the embeddings, ALiBi, eager attention only (fp32 softmax), fused
  *   query/key/value and a tanh GELU as one autograd function (BLOOM, BLOOMZ).
+ * - `falcon`: Falcon-7B's: attention and MLP in parallel from one LayerNorm, multi-query attention (one key/value
+ *   head, handed to the attention unexpanded), rotary, PyTorch's fused GELU; its linear layers are `FalconLinear`,
+ *   which transformers' bitsandbytes integration does not quantize.
  */
-export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi", "bloom"] as const;
+export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi", "bloom", "falcon"] as const;
 export type GptBlock = (typeof GPT_BLOCKS)[number];
 
 /** A transformer's architecture. */

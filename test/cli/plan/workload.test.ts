@@ -210,6 +210,22 @@ describe("ray-gpu plan --workload --json", () => {
     expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "eager" });
   });
 
+  it("plans Falcon-7B's layout with SDPA as the math kernel, and refuses its QLoRA with the fix", async () => {
+    const model =
+      "model: { parameters: 6921720704, layers: 32, hiddenSize: 4544, attentionHeads: 71, kvHeads: 1, " +
+      "intermediateSize: 18176, vocabSize: 65024, mlp: gelu, gptBlock: falcon, tiedEmbeddings: true }\n";
+    const head = "kind: LoRAFineTune\nname: falcon\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 1024\n";
+    const { code, doc } = await planJson(workloadFile(head + model));
+    expect(code).toBe(0);
+    expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "sdpa" });
+    let err = "";
+    const file = workloadFile(`${head}lora: { quantization: nf4 }\n${model}`);
+    const refused = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });
+    expect(refused).toBe(1);
+    expect(err).toContain('✖ LoRAFineTune "falcon".lora.quantization: custom models (gptBlock: falcon) build');
+    expect(err).toContain("use lora.quantization: none (LoRA over the bf16 base)");
+  });
+
   it.each([
     ["transformers==4.40.2", "", 1],
     ["transformers==4.40.2", "loss: chunked\n", 0],

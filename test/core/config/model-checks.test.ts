@@ -1,7 +1,7 @@
 /**
  * A LoRA target a GPT-style decoder's layout does not have: the refusal names the layouts that do have it and the
- * `gptBlock` that says so, and says why Falcon, which shares GPT-NeoX's and BLOOM's names, is not planned (issue 53,
- * class 7), instead of offering GPT-2's names for a model built otherwise.
+ * `gptBlock` that says so (Falcon-7B's among them, issue 53 class 7), instead of offering GPT-2's names for a model
+ * built otherwise.
  */
 import { describe, expect, it } from "vitest";
 import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
@@ -28,21 +28,20 @@ const refusal = (model: object, targetModules: string[]) => {
 };
 
 describe("LoRA targets of GPT-style decoders", () => {
-  it("a Falcon-style name on the default GPT-2 layout names gpt-neox's and bloom's layouts, and says Falcon is not planned", () => {
+  it("a Falcon-style name on the default GPT-2 layout names the gpt-neox, bloom and falcon layouts", () => {
     const [issue] = refusal(GELU, ["query_key_value"]);
     expect(issue).toMatch(
       /^lora\.targetModules\.0: "query_key_value" is not a module of custom models \(the gpt2 layout/,
     );
-    expect(issue).toContain(
-      "the gpt-neox and bloom layouts name it: set model.gptBlock to gpt-neox or bloom if the model is built that way",
+    expect(issue).toMatch(
+      /the gpt-neox, bloom and falcon layouts name it: set model\.gptBlock to gpt-neox, bloom or falcon if the model is built that way$/,
     );
-    expect(issue).toMatch(/Falcon names its modules as GPT-NeoX and BLOOM do, .* it does not plan Falcon/);
   });
 
   it("a name two layouts share names both", () => {
     const [issue] = refusal(GELU, ["dense"]);
     expect(issue).toContain(
-      "the gpt-neox, phi and bloom layouts name it: set model.gptBlock to gpt-neox, phi or bloom",
+      "the gpt-neox, phi, bloom and falcon layouts name it: set model.gptBlock to gpt-neox, phi, bloom or falcon",
     );
   });
 

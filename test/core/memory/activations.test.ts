@@ -17,10 +17,10 @@ import { attentionTrainingBytesPerToken } from "../../../core/memory/attention";
 import { AUTOCAST_EXTRA } from "../../../core/memory/autocast";
 import { blockKind } from "../../../core/memory/activations";
 import { adapterParameters } from "../../../core/memory/lora";
-import type { GptBlock, ModelArchitecture } from "../../../core/models/types";
+import type { AttentionImplementation, GptBlock, ModelArchitecture } from "../../../core/models/types";
 import { repoRoot } from "../../helpers/fixtures";
 
-type Family = "llama" | "qwen2" | "gemma" | "bert" | "gpt2" | "gpt_neox" | "phi" | "bloom";
+type Family = "llama" | "qwen2" | "gemma" | "bert" | "gpt2" | "gpt_neox" | "phi" | "bloom" | "falcon";
 
 interface Row {
   family: Family;
@@ -49,6 +49,8 @@ interface Row {
   parameters?: number;
   /** QLoRA as the runtime builds it (calibration/kbit_standin.py): PEFT's fp32 upcast kept, an fp32 stream. */
   qlora?: boolean;
+  /** The attention implementation, where it is not SDPA (BLOOM's rows, which have only eager, leave it out). */
+  attention?: "eager";
   layerBytesPerToken: number;
   headBytes: number;
   embedBytes: number;
@@ -68,6 +70,7 @@ const GPT_BLOCK: Partial<Record<Family, GptBlock>> = {
   gpt_neox: "gpt-neox",
   phi: "phi",
   bloom: "bloom",
+  falcon: "falcon",
 };
 
 function arch(r: Row): ModelArchitecture {
@@ -98,12 +101,14 @@ const ALL_LINEAR: Partial<Record<Family, string[]>> = {
   gpt_neox: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
   phi: ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
   bloom: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+  falcon: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
 };
 const DEFAULT_TARGETS: Partial<Record<Family, string[]>> = {
   bert: ["query", "value"],
   gpt2: ["c_attn"],
   gpt_neox: ["query_key_value"],
   bloom: ["query_key_value"],
+  falcon: ["query_key_value"],
 };
 const LLAMA_ALL = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
 
@@ -126,6 +131,7 @@ const LAYER_NORM_PARAMETERS: Record<Family, number> = {
   gpt_neox: 4,
   phi: 2,
   bloom: 4,
+  falcon: 2,
 };
 /** The pure 16-bit row measured with the same model, batch and settings as an autocast row. */
 const pureTwin = (r: Row): Row =>
@@ -140,7 +146,8 @@ const pureTwin = (r: Row): Row =>
       x.checkpointing === r.checkpointing &&
       x.lora === r.lora &&
       !x.loraTargets &&
-      !x.qlora,
+      !x.qlora &&
+      x.attention === r.attention,
   )!;
 /** How the row's step computed, as the knob search describes it to the activation model. */
 function stepOf(r: Row): ActivationStep {
@@ -152,32 +159,45 @@ function stepOf(r: Row): ActivationStep {
     microBatchSize: r.batch,
   };
 }
+/** The attention a row ran: BLOOM has only eager; the others SDPA unless the row says otherwise. */
+const attentionOf = (r: Row): AttentionImplementation => (r.family === "bloom" ? "eager" : (r.attention ?? "sdpa"));
 /**
- * Per token and layer, what the model's only attention adds to its table: BLOOM's eager scores and attention output
- * (./attention.ts); the other families were measured with SDPA and dropout 0, which adds nothing.
+ * Per token and layer, what the row's attention adds to its table (./attention.ts): eager scores and what eager keeps
+ * beside them (BLOOM, Falcon's eager rows), and Falcon's SDPA, which PyTorch runs as its math kernel; a fused SDPA at
+ * dropout 0 adds nothing.
  */
 function eagerBytes(r: Row): number {
-  if (r.family !== "bloom") return 0;
+  // The other families' types plan dropout (BERT's hidden dropout) that their rows, measured at dropout 0, lack.
+  if (r.family !== "bloom" && r.family !== "falcon") return 0;
   const step = stepOf(r);
-  return attentionTrainingBytesPerToken(arch(r), "eager", { seq: r.seq, bytesPerActivation: 2, ...step });
+  return attentionTrainingBytesPerToken(arch(r), attentionOf(r), { seq: r.seq, bytesPerActivation: 2, ...step });
 }
 const qloraOf = (r: Row) => (r.qlora ? " QLoRA (fp32 stream)" : "");
 const kindOf = (r: Row) =>
-  !r.lora
+  (!r.lora
     ? "full"
-    : `lora ${r.loraTargets ?? "default"}${r.loraHead ? "+lm_head" : ""}${r.loraDropout ? ` dropout ${r.loraDropout}` : ""}`;
+    : `lora ${r.loraTargets ?? "default"}${r.loraHead ? "+lm_head" : ""}${r.loraDropout ? ` dropout ${r.loraDropout}` : ""}`) +
+  (r.attention ? ` ${r.attention}` : "");
 
 describe(`activation model vs measurements (torch ${data.torch}, transformers ${data.transformers})`, () => {
   it("has rows for every family, with and without checkpointing and LoRA", () => {
     expect(new Set(data.rows.map((r) => r.family))).toEqual(
-      new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi", "bloom"]),
+      new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon"]),
     );
-    // 8 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
+    // 9 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
     // plus 4 LoRA kinds under autocast on the same three, plus full training under autocast on every family with and
-    // without checkpointing, plus 2 LoRA kinds under autocast on the other five, plus QLoRA on every family with and
-    // without checkpointing and on every linear layer with dropout on the Llama-style three.
+    // without checkpointing, plus 2 LoRA kinds under autocast on the other six, plus QLoRA on every family but Falcon
+    // with and without checkpointing and on every linear layer with dropout on the Llama-style three, plus Falcon's
+    // eager attention, full and LoRA, pure and under autocast.
     expect(data.rows.length).toBe(
-      8 * 3 * 2 * 2 * 2 + 3 * 3 * 4 * 2 + 3 * 3 * 4 * 2 + 8 * 3 * 2 * 2 + 5 * 3 * 2 * 2 + 8 * 3 * 2 * 2 + 3 * 3 * 2,
+      9 * 3 * 2 * 2 * 2 +
+        3 * 3 * 4 * 2 +
+        3 * 3 * 4 * 2 +
+        9 * 3 * 2 * 2 +
+        6 * 3 * 2 * 2 +
+        8 * 3 * 2 * 2 +
+        3 * 3 * 2 +
+        2 * 3 * 2 * 2,
     );
   });
 
@@ -221,7 +241,7 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
   it.each(
     data.rows
       .filter((r) => r.autocast && !r.lora && !r.checkpointing)
-      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${r.batch}x${r.seq}`, r] as const),
+      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${kindOf(r)} ${r.batch}x${r.seq}`, r] as const),
   )("full training under autocast: per-layer and head bytes per token of the fp32 stream: %s", (_, r) => {
     const m = arch(r);
     const layer = (layerBytesPerToken(m, stepOf(r)) + eagerBytes(r)) / r.layerBytesPerToken;
@@ -239,7 +259,7 @@ describe(`activation model vs measurements (torch ${data.torch}, transformers ${
   it.each(
     data.rows
       .filter((r) => r.autocast && !r.lora && !r.checkpointing)
-      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${r.batch}x${r.seq}`, r] as const),
+      .map((r) => [`${r.family} h=${r.hidden} i=${r.intermediate} ${kindOf(r)} ${r.batch}x${r.seq}`, r] as const),
   )(
     "full training under autocast: its 16-bit weight copies fit the 2 bytes per parameter the plan keeps: %s",
     (_, r) => {

@@ -22,6 +22,7 @@ import { GIB, single, train, UNIT_BYTES, type PublishedCase, type Rule } from ".
 import { SERVING_V019_CASES, TRAINING_V3_CASES } from "./published-cases-v3";
 import { FMS_QLORA_CASES, FSDP_QLORA_CASES } from "./published-cases-v4";
 import { BLOOM_CASES } from "./published-cases-bloom";
+import { FALCON_CASES } from "./published-cases-falcon";
 
 export type { PublishedCase, Rule } from "./published-helpers";
 
@@ -270,6 +271,7 @@ export const PUBLISHED_CASES: readonly PublishedCase[] = [
   ...FSDP_QLORA_CASES,
   ...FMS_QLORA_CASES,
   ...BLOOM_CASES,
+  ...FALCON_CASES,
 ];
 
 /** The tolerance each rule allows: [lowest, highest] ratio of predicted to measured. */

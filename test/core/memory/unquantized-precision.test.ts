@@ -46,7 +46,7 @@ describe("QLoRA's unquantized parameters", () => {
 
   it("run the blocks' elementwise ops in fp32 and keep a bf16 copy of the fp32 head", () => {
     const tokens = 2 * 1024;
-    const perLayer = AUTOCAST_EXTRA.llama.upcast.layer.i * m.intermediateSize;
+    const perLayer = AUTOCAST_EXTRA.llama.upcast!.layer.i * m.intermediateSize;
     const headCopy = 2 * m.vocabSize * m.hiddenSize;
     expect(breakdown("fp32").activations - breakdown("bf16").activations).toBeCloseTo(
       (tokens * m.layers * perLayer + headCopy) / GIB,

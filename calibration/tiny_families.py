@@ -1,0 +1,119 @@
+"""Tiny, randomly initialised configs of each family that calibration/measure_activations.py measures: small shapes
+that keep each family's structure (GQA, head_dim != hidden/heads, q/k/v bias, gated or plain MLP, pre/post-norm, parallel
+blocks, BLOOM's ALiBi and Falcon-7B's single key/value head). Each takes (hidden, intermediate, head_dim, vocab)."""
+
+from __future__ import annotations
+
+import transformers
+
+FAMILIES = {
+    "llama": lambda h, i, hd, v: transformers.LlamaConfig(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=hd,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        tie_word_embeddings=False,
+    ),
+    "qwen2": lambda h, i, hd, v: transformers.Qwen2Config(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        head_dim=hd,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+    ),
+    "gemma": lambda h, i, hd, v: transformers.GemmaConfig(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        head_dim=hd,
+        vocab_size=v,
+        max_position_embeddings=1024,
+    ),
+    "bert": lambda h, i, hd, v: transformers.BertConfig(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+    ),
+    "gpt2": lambda h, i, hd, v: transformers.GPT2Config(
+        n_embd=h,
+        n_inner=i,
+        n_layer=3,
+        n_head=4,
+        vocab_size=v,
+        n_positions=1024,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    ),
+    # GPT-style blocks with parallel attention and MLP: GPT-NeoX (Pythia, stablelm-base-alpha; PyTorch's fused GELU)
+    # and Phi-1.5/2 (one shared norm; "gelu_new", tanh GELU written out in Python ops).
+    "gpt_neox": lambda h, i, hd, v: transformers.GPTNeoXConfig(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        use_parallel_residual=True,
+        hidden_act="gelu",
+        rotary_pct=0.25,
+        attention_dropout=0.0,
+        hidden_dropout=0.0,
+        tie_word_embeddings=False,
+    ),
+    "phi": lambda h, i, hd, v: transformers.PhiConfig(
+        hidden_size=h,
+        intermediate_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        hidden_act="gelu_new",
+        partial_rotary_factor=0.5,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attention_dropout=0.0,
+    ),
+    # BLOOM: sequential blocks, ALiBi, a LayerNorm after the embeddings, eager attention only (no SDPA in transformers),
+    # fused query/key/value, a 4h MLP whose tanh GELU is a custom autograd function; heads follow the shape's head_dim.
+    "bloom": lambda h, i, hd, v: transformers.BloomConfig(
+        hidden_size=h,
+        n_layer=3,
+        n_head=h // hd,
+        vocab_size=v,
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+    ),
+    # Falcon-7B's layout: attention and MLP in parallel from one LayerNorm, multi-query attention (one key/value head,
+    # which transformers passes unexpanded, so SDPA runs PyTorch's math kernel), rotary, PyTorch's fused GELU.
+    "falcon": lambda h, i, hd, v: transformers.FalconConfig(
+        hidden_size=h,
+        ffn_hidden_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=h // hd,
+        multi_query=True,
+        parallel_attn=True,
+        new_decoder_architecture=False,
+        alibi=False,
+        bias=False,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+    ),
+}

@@ -1,0 +1,115 @@
+/**
+ * Falcon-7B's layout (`gptBlock: falcon`, issue 53 class 7): one key/value head that transformers hands the attention
+ * unexpanded, so its SDPA is PyTorch's math kernel; LoRA names as GPT-NeoX's; widths FalconConfig builds for it; and
+ * QLoRA refused, because transformers' bitsandbytes integration leaves FalconLinear in 16 bit. The coefficients are
+ * checked against the measured rows in activations.test.ts, the peaks in calibration/test_eager_peak.py.
+ */
+import { describe, expect, it } from "vitest";
+import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
+import { ModelArchitectureSchema, resolveModel } from "../../../core/config/model-ref";
+import {
+  attentionTrainingBytesPerToken,
+  attentionTraits,
+  defaultAttention,
+  eagerTransientBytesPerToken,
+  scoreKernel,
+} from "../../../core/memory/attention";
+import { defaultLoraTargets, loraModuleNames, quantizable } from "../../../core/memory/lora";
+import { planTrainingMemory } from "../../../core/memory/plan-training";
+import { trainingRequest } from "./published-helpers";
+
+/** tiiuae/falcon-7b's config.json: 32 layers, hidden 4544, 71 heads, multi-query, vocabulary 65,024, tied. */
+const FALCON_7B = {
+  parameters: 6_921_720_704,
+  layers: 32,
+  hiddenSize: 4544,
+  attentionHeads: 71,
+  kvHeads: 1,
+  intermediateSize: 18_176,
+  vocabSize: 65_024,
+  mlp: "gelu" as const,
+  gptBlock: "falcon" as const,
+  tiedEmbeddings: true,
+};
+const falcon = () => resolveModel(ModelArchitectureSchema.parse(FALCON_7B));
+const parse = (model: object, extra: object = {}) =>
+  LoRAFineTuneSpecSchema.safeParse({ kind: "LoRAFineTune", name: "x", model, gpus: 1, ...extra });
+const issues = (model: object, extra: object = {}) =>
+  parse(model, extra).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+const step = (microBatchSize: number) => ({ seq: 2048, bytesPerActivation: 2, microBatchSize });
+
+describe("Falcon-7B layout", () => {
+  it("plans SDPA by default, as PyTorch's math kernel, and offers eager but not flash (not measured)", () => {
+    const m = falcon();
+    expect(defaultAttention(m)).toBe("sdpa");
+    expect(attentionTraits(m)).toMatchObject({ implementations: ["sdpa", "eager"], softmaxInFp32: false });
+    expect(scoreKernel(attentionTraits(m), "sdpa")).toBe("math");
+    expect(issues(FALCON_7B, { attention: "flash" }).join("\n")).toMatch(/^attention: .*sdpa or eager/);
+  });
+
+  it("keeps fp32 scores under SDPA and 16-bit ones under eager, with key and value copied from two sequences on", () => {
+    const m = falcon();
+    const q = 4544;
+    const kv = 64;
+    // The math kernel's fp32 query, key and value less the table's 16-bit ones; eager's 16-bit broadcast copies.
+    expect(attentionTrainingBytesPerToken(m, "sdpa", step(1)) - 71 * 2048 * 4).toBe(
+      4 * (q + 2 * kv) - 2 * (q + 2 * kv),
+    );
+    expect(attentionTrainingBytesPerToken(m, "sdpa", step(2)) - 71 * 2048 * 4).toBe(4 * 3 * q - 2 * (q + 2 * kv));
+    expect(attentionTrainingBytesPerToken(m, "eager", step(1))).toBe(71 * 2048 * 2);
+    expect(attentionTrainingBytesPerToken(m, "eager", step(2)) - 71 * 2048 * 2).toBe(4 * (q - kv));
+    // While a layer runs: three fp32 score tensors where the math kernel saved one; eager's 16-bit softmax likewise,
+    // and under checkpointing the previous layer's probabilities, which the block returns.
+    expect(eagerTransientBytesPerToken(m, "sdpa", step(1))).toBe(71 * 2048 * 8);
+    expect(eagerTransientBytesPerToken(m, "eager", step(1))).toBe(71 * 2048 * 4);
+    expect(eagerTransientBytesPerToken(m, "eager", { ...step(1), checkpointing: true })).toBe(71 * 2048 * 6);
+  });
+
+  it("says in the plan why SDPA keeps its scores", () => {
+    const plan = planTrainingMemory(trainingRequest(falcon(), { sequenceLength: 512, usableGiB: 21.99 }));
+    const reason = plan.decisions.find((d) => d.key === "attentionImplementation")?.reason;
+    expect(reason).toContain("the model's default (sdpa)");
+    expect(reason).toContain("PyTorch runs its math kernel, which keeps every attention score in fp32");
+  });
+
+  it("names GPT-NeoX's modules, with PEFT's falcon default query_key_value", () => {
+    const m = falcon();
+    expect(loraModuleNames(m)).toEqual(["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h", "lm_head"]);
+    expect(defaultLoraTargets(m)).toEqual(["query_key_value"]);
+    expect(parse(FALCON_7B, { lora: { targetModules: ["query_key_value", "dense_4h_to_h"] } }).success).toBe(true);
+  });
+
+  it("refuses a key/value head count or head width Falcon-7B's layout does not have, each with its path", () => {
+    const { kvHeads: _, ...noKv } = FALCON_7B;
+    expect(issues({ ...noKv, headDim: 128 })).toEqual([
+      "model.kvHeads: must be 1 in Falcon-7B's layout (gptBlock: falcon), whose multi-query attention has one " +
+        "key/value head; Falcon-40B's, 180B's and Falcon2's new decoder architecture is not planned",
+      "model.headDim: must be hiddenSize / attentionHeads in Falcon-7B's layout (gptBlock: falcon); leave it out",
+    ]);
+    expect(issues({ ...FALCON_7B, kvHeads: 71 })[0]).toMatch(/^model\.kvHeads: must be 1/);
+  });
+
+  it("refuses QLoRA, which would leave FalconLinear unquantized, and points to LoRA over the bf16 base", () => {
+    expect(quantizable(falcon())).toBe(false);
+    expect(issues(FALCON_7B, { lora: { quantization: "nf4" } })).toEqual([
+      "lora.quantization: custom models (gptBlock: falcon) build their layers as FalconLinear, which transformers " +
+        "5.18's bitsandbytes integration does not quantize (it replaces only nn.Linear itself): the base would load " +
+        "in 16 bit and PEFT would upcast it to fp32; use lora.quantization: none (LoRA over the bf16 base)",
+    ]);
+    expect(parse(FALCON_7B, { lora: { quantization: "none" } }).success).toBe(true);
+  });
+
+  it("advises eager over SDPA's math kernel and never a quantized base when a Falcon job does not fit", () => {
+    const r = trainingRequest(falcon(), {
+      sequenceLength: 2048,
+      usableGiB: 21.99,
+      gradientCheckpointing: true,
+      microBatchSize: 4,
+      lora: { rank: 8, targetModules: ["query_key_value"], quantization: "none", dropout: 0 },
+    });
+    const plan = planTrainingMemory(r);
+    expect(plan.fits).toBe(false);
+    expect(plan.advice.join("\n")).not.toMatch(/quantization: nf4/);
+    expect(plan.advice.some((a) => a.startsWith("use attention: eager (16-bit attention scores"))).toBe(true);
+  });
+});
