@@ -94,12 +94,17 @@ export function attentionTraits(m: Pick<ModelArchitecture, "type" | "attention" 
   return m.attention ?? (m.gptBlock && GPT_BLOCK_TRAITS[m.gptBlock]) ?? DEFAULT_TRAITS[m.type];
 }
 
-/** The implementation transformers picks when none is requested: sdpa where supported, else eager. */
+/**
+ * The implementation planned when the workload pins none (the runtime hands it to transformers): SDPA where transformers
+ * runs it as a fused kernel, as transformers itself would pick; else eager where the model has it, since SDPA's math
+ * kernel (Falcon-7B) keeps fp32 scores and multiplies in fp32 where eager keeps and multiplies 16-bit ones.
+ */
 export function defaultAttention(
   m: Pick<ModelArchitecture, "type" | "attention" | "gptBlock">,
 ): AttentionImplementation {
-  const impls = attentionTraits(m).implementations;
-  return impls.includes("sdpa") ? "sdpa" : impls[0]!;
+  const t = attentionTraits(m);
+  if (t.implementations.includes("sdpa") && scoreKernel(t, "sdpa") === "fused") return "sdpa";
+  return t.implementations.includes("eager") ? "eager" : t.implementations[0]!;
 }
 
 /** Where the step runs: a GPU keeps 1-byte dropout masks, PyTorch's CPU dropout a noise tensor of the dtype. */

@@ -97,14 +97,23 @@ const KERNEL_REASON: { readonly [K in ScoreKernel]: (dropout: string) => string 
   fused: () => ": fused kernel, no attention scores kept",
 };
 
+/** Why the attention no workload pinned is the one planned: the model's default, or eager over SDPA's math kernel. */
+function unpinnedAttention(r: TrainingRequest): string {
+  const traits = attentionTraits(r.model);
+  const planned = defaultAttention(r.model);
+  if (planned === "eager" && traits.implementations.includes("sdpa"))
+    return "the planner's choice over SDPA, which this model runs as PyTorch's math kernel (fp32 scores and matmuls)";
+  const only = traits.implementations.length === 1 ? ", the only one transformers has for it" : "";
+  return `the model's default (${planned}${only})`;
+}
+
 function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
   const traits = attentionTraits(r.model);
   const dropout = traits.attentionDropout > 0 ? ` and attention dropout ${traits.attentionDropout}` : "";
-  const only = traits.implementations.length === 1 ? ", the only one transformers has for it" : "";
   log.decide(
     "attentionImplementation",
     k.attentionImplementation,
-    (pinned(r.attention) ? "pinned by the workload" : `the model's default (${defaultAttention(r.model)}${only})`) +
+    (pinned(r.attention) ? "pinned by the workload" : unpinnedAttention(r)) +
       KERNEL_REASON[scoreKernel(traits, k.attentionImplementation)](dropout),
   );
   log.decide(

@@ -39,9 +39,9 @@ const issues = (model: object, extra: object = {}) =>
 const step = (microBatchSize: number) => ({ seq: 2048, bytesPerActivation: 2, microBatchSize });
 
 describe("Falcon-7B layout", () => {
-  it("plans SDPA by default, as PyTorch's math kernel, and offers eager but not flash (not measured)", () => {
+  it("plans eager by default, over SDPA, which is PyTorch's math kernel here; flash is not offered (not measured)", () => {
     const m = falcon();
-    expect(defaultAttention(m)).toBe("sdpa");
+    expect(defaultAttention(m)).toBe("eager");
     expect(attentionTraits(m)).toMatchObject({ implementations: ["sdpa", "eager"], softmaxInFp32: false });
     expect(scoreKernel(attentionTraits(m), "sdpa")).toBe("math");
     expect(issues(FALCON_7B, { attention: "flash" }).join("\n")).toMatch(/^attention: .*sdpa or eager/);
@@ -65,11 +65,17 @@ describe("Falcon-7B layout", () => {
     expect(eagerTransientBytesPerToken(m, "eager", { ...step(1), checkpointing: true })).toBe(71 * 2048 * 6);
   });
 
-  it("says in the plan why SDPA keeps its scores", () => {
-    const plan = planTrainingMemory(trainingRequest(falcon(), { sequenceLength: 512, usableGiB: 21.99 }));
-    const reason = plan.decisions.find((d) => d.key === "attentionImplementation")?.reason;
-    expect(reason).toContain("the model's default (sdpa)");
-    expect(reason).toContain("PyTorch runs its math kernel, which keeps every attention score in fp32");
+  it("says in the plan why it runs eager, and why a pinned SDPA keeps fp32 scores", () => {
+    const reason = (attention?: "sdpa") =>
+      planTrainingMemory(
+        trainingRequest(falcon(), { sequenceLength: 512, usableGiB: 21.99, attention }),
+      ).decisions.find((d) => d.key === "attentionImplementation")?.reason;
+    expect(reason()).toMatch(
+      /^the planner's choice over SDPA, which this model runs as PyTorch's math kernel \(fp32 scores and matmuls\): eager/,
+    );
+    expect(reason("sdpa")).toMatch(
+      /^pinned by the workload: .* PyTorch runs its math kernel, which keeps every attention/,
+    );
   });
 
   it("names GPT-NeoX's modules, with PEFT's falcon default query_key_value", () => {
@@ -99,12 +105,13 @@ describe("Falcon-7B layout", () => {
     expect(parse(FALCON_7B, { lora: { quantization: "none" } }).success).toBe(true);
   });
 
-  it("advises eager over SDPA's math kernel and never a quantized base when a Falcon job does not fit", () => {
+  it("advises eager over a pinned SDPA and never a quantized base when a Falcon job does not fit", () => {
     const r = trainingRequest(falcon(), {
       sequenceLength: 2048,
       usableGiB: 21.99,
       gradientCheckpointing: true,
       microBatchSize: 4,
+      attention: "sdpa",
       lora: { rank: 8, targetModules: ["query_key_value"], quantization: "none", dropout: 0 },
     });
     const plan = planTrainingMemory(r);

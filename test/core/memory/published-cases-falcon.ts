@@ -1,7 +1,8 @@
 /**
  * Published cases of Falcon-7B's layout (`gptBlock: falcon`): LitGPT's LoRA of falcon-7b on one A10G. LitGPT builds
  * Falcon its own way (it expands the one key/value head and runs SDPA's fused kernel, which keeps no scores), where
- * transformers, and so the runtime, runs PyTorch's math kernel: the plan must not fall below LitGPT's peak.
+ * the runtime's transformers runs eager (the planner's default for Falcon) or PyTorch's math kernel (SDPA), both keeping
+ * the scores: the plan must not fall below LitGPT's peak.
  */
 import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, type PublishedCase } from "./published-helpers";
@@ -37,7 +38,7 @@ export const FALCON_CASES: readonly PublishedCase[] = [
   {
     id: "falcon-7b LoRA r32 1×512 (A10G, LitGPT)",
     source: LITGPT,
-    what: "gptBlock falcon planned as transformers runs it (SDPA's math kernel keeps fp32 scores LitGPT's does not)",
+    what: "gptBlock falcon planned as the runtime runs it (eager keeps 16-bit scores that LitGPT's fused kernel does not)",
     rule: "lower-bound",
     unit: "GB",
     measured: 16.69,
