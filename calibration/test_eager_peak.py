@@ -1,6 +1,6 @@
 """The planner's activation terms bound the peak of a training step's live tensors, not only the tensors it saves, where
 eager attention runs: at its softmax's backward one layer holds the saved output, the gradient of the probabilities and
-the input gradient, and BLOOM's forward as much (core/memory/attention.ts ``eagerTransientBytesPerToken``). So does
+the input gradient, and BLOOM's forward as much (core/memory/attention.ts ``scoreTransientBytesPerToken``). So does
 PyTorch's math kernel, which SDPA runs for Falcon-7B's single key/value head, in fp32.
 
 A tiny model of each eager softmax (Llama and BLOOM in fp32, BERT and Falcon in 16 bit; Falcon's math kernel) runs one

@@ -98,9 +98,16 @@ function bloomWidths(m: {
     issues.push({ path: ["intermediateSize"], message: `must be 4 × hiddenSize (${4 * m.hiddenSize}) ${bloom}` });
   if (m.kvHeads !== undefined && m.kvHeads !== m.attentionHeads)
     issues.push({ path: ["kvHeads"], message: `must equal attentionHeads (${m.attentionHeads}) ${bloom}` });
-  if (m.headDim !== undefined && m.headDim * m.attentionHeads !== m.hiddenSize)
-    issues.push({ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${bloom}; leave it out` });
-  return issues;
+  return [...issues, ...headsSpanHidden(m, bloom)];
+}
+
+/** A layout whose config derives each head's width as hiddenSize / attentionHeads: a `headDim` that differs. */
+function headsSpanHidden(
+  m: { hiddenSize: number; attentionHeads: number; headDim?: number | undefined },
+  layout: string,
+): { path: string[]; message: string }[] {
+  if (m.headDim === undefined || m.headDim * m.attentionHeads === m.hiddenSize) return [];
+  return [{ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${layout}; leave it out` }];
 }
 
 /**
@@ -122,9 +129,7 @@ function falconWidths(m: {
         `must be 1 ${falcon}, whose multi-query attention has one key/value head; Falcon-40B's, 180B's and ` +
         `Falcon2's new decoder architecture is not planned`,
     });
-  if (m.headDim !== undefined && m.headDim * m.attentionHeads !== m.hiddenSize)
-    issues.push({ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${falcon}; leave it out` });
-  return issues;
+  return [...issues, ...headsSpanHidden(m, falcon)];
 }
 
 /**

@@ -16,8 +16,9 @@
  * - Except where transformers hands SDPA one key/value head unexpanded (Falcon-7B): PyTorch then runs its math kernel,
  *   on a GPU as on the CPU, which keeps fp32 copies of query, key and value and the fp32 probabilities (4 bytes per
  *   score); eager there keeps key and value broadcast to the query's width from two sequences on (measured).
- * - While one layer runs, eager also holds its softmax's gradients (or BLOOM's pre-softmax scores) beyond what it saves:
- *   counted once per step ({@link eagerTransientBytesPerToken}), from the peak of a step's live tensors on CPU.
+ * - While one layer runs, eager (and SDPA's math kernel) also holds its softmax's gradients (or BLOOM's pre-softmax
+ *   scores) beyond what it saves: counted once per step ({@link scoreTransientBytesPerToken}), from the peak of a step's
+ *   live tensors on CPU.
  * - Hidden dropout (BERT-style encoders: after the attention output and after the MLP) keeps two masks of the
  *   hidden size per token, whatever the attention implementation.
  * Inference keeps nothing, but eager materialises one layer's scores (batch × heads × seq² elements): 1.0–1.17
@@ -170,8 +171,9 @@ export function attentionTrainingBytesPerToken(
   const t = attentionTraits(m);
   const maskBytes = device === "gpu" ? 1 : bytesPerActivation;
   const hiddenDropout = t.hiddenDropout > 0 ? 2 * m.hiddenSize * maskBytes : 0;
-  if (scoreKernel(t, impl) === "math") return hiddenDropout + mathKernelBytesPerToken(m, input);
-  if (impl !== "eager") return hiddenDropout;
+  const kernel = scoreKernel(t, impl);
+  if (kernel === "math") return hiddenDropout + mathKernelBytesPerToken(m, input);
+  if (kernel === "fused") return hiddenDropout;
   // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
   const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
   const broadcast = t.unexpandedKeyValue ? broadcastKeyValueBytes(m, input, bytesPerActivation) : 0;
@@ -226,7 +228,7 @@ function broadcastKeyValueBytes(m: ModelArchitecture, input: AttentionInput, byt
  * saved anyway without checkpointing, under checkpointing they add one tensor of the softmax's dtype. Measured on CPU as
  * the peak of live tensors of a step (calibration/test_eager_peak.py).
  */
-export function eagerTransientBytesPerToken(
+export function scoreTransientBytesPerToken(
   m: ModelArchitecture,
   impl: AttentionImplementation,
   input: AttentionInput,

@@ -17,7 +17,7 @@ import {
   type AttentionInput,
   attentionTrainingBytesPerToken,
   type DropoutDevice,
-  eagerTransientBytesPerToken,
+  scoreTransientBytesPerToken,
 } from "./attention";
 import { hasVocabularyLogits, logitsBytes, type LossImplementation } from "./loss";
 import type { ModelStates, Precision } from "./model-states";
@@ -130,8 +130,8 @@ const layerCount = (m: Pick<ModelArchitecture, "layers" | "decoderLayers">): num
 
 /**
  * Bytes saved for backward by one micro-batch: every layer (or, with checkpointing, each layer's input plus one layer),
- * the head, and in a QLoRA fp32 stream the LM head's bf16 copy; and what one layer's eager attention holds beyond
- * them while it runs (./attention.ts {@link eagerTransientBytesPerToken}).
+ * the head, and in a QLoRA fp32 stream the LM head's bf16 copy; and what one layer's attention holds for its scores
+ * beyond them while it runs, eager or SDPA's math kernel (./attention.ts {@link scoreTransientBytesPerToken}).
  */
 export function activationBytes(
   t: Pick<
@@ -160,7 +160,7 @@ export function activationBytes(
     checkpointing: t.gradientCheckpointing,
   };
   const attention = attentionTrainingBytesPerToken(m, t.attention, input);
-  const transient = eagerTransientBytesPerToken(m, t.attention, input);
+  const transient = scoreTransientBytesPerToken(m, t.attention, input);
   const perLayer = layerBytesPerToken(m, step) + attention;
   // With checkpointing, one layer's activations exist at a time, while it is recomputed.
   const layerActivations = t.gradientCheckpointing ? perLayer : layerCount(m) * perLayer;

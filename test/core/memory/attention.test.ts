@@ -12,7 +12,7 @@ import {
   attentionInferenceBytes,
   attentionTraits,
   defaultAttention,
-  eagerTransientBytesPerToken,
+  scoreTransientBytesPerToken,
 } from "../../../core/memory/attention";
 import { forwardWorkingSetBytesPerToken } from "../../../core/memory/estimate-inference";
 import { catalogModel } from "../../../core/models";
@@ -127,7 +127,7 @@ describe("what one layer's eager attention holds beyond its saved tensors (the s
   const llama = catalogModel("meta-llama/Llama-3.1-8B")!;
   const bert = catalogModel("BAAI/bge-large-en-v1.5")!;
   const perScore = (m: ModelArchitecture, impl: AttentionImplementation, over: object = {}) =>
-    eagerTransientBytesPerToken(m, impl, { seq: 1024, bytesPerActivation: 2, ...over }) / (m.attentionHeads * 1024);
+    scoreTransientBytesPerToken(m, impl, { seq: 1024, bytesPerActivation: 2, ...over }) / (m.attentionHeads * 1024);
 
   it("holds three tensors of the softmax's dtype at its backward, less what the layer saved for the scores", () => {
     expect(perScore(llama, "eager")).toBe(3 * 4 - (4 + 2));

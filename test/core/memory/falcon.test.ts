@@ -11,7 +11,7 @@ import {
   attentionTrainingBytesPerToken,
   attentionTraits,
   defaultAttention,
-  eagerTransientBytesPerToken,
+  scoreTransientBytesPerToken,
   scoreKernel,
 } from "../../../core/memory/attention";
 import { defaultLoraTargets, loraModuleNames, quantizable } from "../../../core/memory/lora";
@@ -60,9 +60,9 @@ describe("Falcon-7B layout", () => {
     expect(attentionTrainingBytesPerToken(m, "eager", step(2)) - 71 * 2048 * 2).toBe(4 * (q - kv));
     // While a layer runs: three fp32 score tensors where the math kernel saved one; eager's 16-bit softmax likewise,
     // and under checkpointing the previous layer's probabilities, which the block returns.
-    expect(eagerTransientBytesPerToken(m, "sdpa", step(1))).toBe(71 * 2048 * 8);
-    expect(eagerTransientBytesPerToken(m, "eager", step(1))).toBe(71 * 2048 * 4);
-    expect(eagerTransientBytesPerToken(m, "eager", { ...step(1), checkpointing: true })).toBe(71 * 2048 * 6);
+    expect(scoreTransientBytesPerToken(m, "sdpa", step(1))).toBe(71 * 2048 * 8);
+    expect(scoreTransientBytesPerToken(m, "eager", step(1))).toBe(71 * 2048 * 4);
+    expect(scoreTransientBytesPerToken(m, "eager", { ...step(1), checkpointing: true })).toBe(71 * 2048 * 6);
   });
 
   it("says in the plan why it runs eager, and why a pinned SDPA keeps fp32 scores", () => {
