@@ -4,11 +4,13 @@
  * against the measured rows in activations.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import { blockKind } from "../../../core/memory/activations";
 import { eagerBytesPerScore } from "../../../core/memory/attention";
 import { AUTOCAST_EXTRA } from "../../../core/memory/autocast";
 import { cudaAutocastOf, trainingMemory } from "../../../core/memory/knob-search";
 import type { Precision } from "../../../core/memory/model-states";
-import type { AttentionTraits } from "../../../core/models/types";
+import { quantizable } from "../../../core/memory/lora";
+import { type AttentionTraits, GPT_BLOCKS } from "../../../core/models/types";
 import { catalogModel } from "../../../core/models";
 import { single, trainingRequest } from "./published-helpers";
 
@@ -72,5 +74,12 @@ describe("mixed precision under CUDA's autocast", () => {
     const dropout = { ...llama, attentionDropout: 0.1 };
     expect(eagerBytesPerScore(dropout, { ...step, device: "cpu" })).toBe(4 + 4 + 2);
     expect(eagerBytesPerScore(dropout, { ...step, device: "gpu" })).toBe(4 + 1 + 2);
+  });
+
+  it("has a QLoRA upcast regime exactly for the GPT-style layouts bitsandbytes quantizes", () => {
+    for (const gptBlock of GPT_BLOCKS) {
+      const kind = blockKind({ type: "decoder-llm", mlp: "gelu", gptBlock });
+      expect(AUTOCAST_EXTRA[kind].upcast === null, gptBlock).toBe(!quantizable({ gptBlock }));
+    }
   });
 });

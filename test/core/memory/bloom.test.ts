@@ -4,32 +4,18 @@
  * coefficients themselves are checked against the measured rows in activations.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
 import { ModelArchitectureSchema, resolveModel } from "../../../core/config/model-ref";
 import { layerBytesPerToken } from "../../../core/memory/activations";
 import { attentionTraits, defaultAttention } from "../../../core/memory/attention";
 import { defaultLoraTargets, loraModuleNames } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { BLOOMZ_7B1 } from "./published-cases-bloom";
+import { loraIssues as issues, parseLoRA as parse, specOf } from "./layout-helpers";
 import { trainingRequest } from "./published-helpers";
 
-const BLOOM = {
-  parameters: 7_069_016_064,
-  layers: 30,
-  hiddenSize: 4096,
-  attentionHeads: 32,
-  intermediateSize: 16_384,
-  vocabSize: 250_880,
-  mlp: "gelu" as const,
-  gptBlock: "bloom" as const,
-  tiedEmbeddings: true,
-};
+const BLOOM = specOf(BLOOMZ_7B1);
 /** The model as a workload's spec resolves it. */
 const bloom = () => resolveModel(ModelArchitectureSchema.parse(BLOOM));
-const parse = (model: object, extra: object = {}) =>
-  LoRAFineTuneSpecSchema.safeParse({ kind: "LoRAFineTune", name: "x", model, gpus: 1, ...extra });
-const issues = (model: object, extra: object = {}) =>
-  parse(model, extra).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
 
 describe("BLOOM layout", () => {
   it("plans eager attention with an fp32 softmax and no dropout, whatever the workload's type defaults", () => {

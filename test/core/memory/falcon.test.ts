@@ -5,7 +5,6 @@
  * checked against the measured rows in activations.test.ts, the peaks in calibration/test_eager_peak.py.
  */
 import { describe, expect, it } from "vitest";
-import { LoRAFineTuneSpecSchema } from "../../../core/config/workloads";
 import { ModelArchitectureSchema, resolveModel } from "../../../core/config/model-ref";
 import {
   attentionTrainingBytesPerToken,
@@ -16,26 +15,13 @@ import {
 } from "../../../core/memory/attention";
 import { defaultLoraTargets, loraModuleNames, quantizable } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
+import { loraIssues as issues, parseLoRA as parse, specOf } from "./layout-helpers";
+import { FALCON_7B } from "./published-cases-falcon";
 import { trainingRequest } from "./published-helpers";
 
-/** tiiuae/falcon-7b's config.json: 32 layers, hidden 4544, 71 heads, multi-query, vocabulary 65,024, tied. */
-const FALCON_7B = {
-  parameters: 6_921_720_704,
-  layers: 32,
-  hiddenSize: 4544,
-  attentionHeads: 71,
-  kvHeads: 1,
-  intermediateSize: 18_176,
-  vocabSize: 65_024,
-  mlp: "gelu" as const,
-  gptBlock: "falcon" as const,
-  tiedEmbeddings: true,
-};
-const falcon = () => resolveModel(ModelArchitectureSchema.parse(FALCON_7B));
-const parse = (model: object, extra: object = {}) =>
-  LoRAFineTuneSpecSchema.safeParse({ kind: "LoRAFineTune", name: "x", model, gpus: 1, ...extra });
-const issues = (model: object, extra: object = {}) =>
-  parse(model, extra).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+/** tiiuae/falcon-7b as a workload gives it (./published-cases-falcon.ts has its source). */
+const FALCON = specOf(FALCON_7B);
+const falcon = () => resolveModel(ModelArchitectureSchema.parse(FALCON));
 const step = (microBatchSize: number) => ({ seq: 2048, bytesPerActivation: 2, microBatchSize });
 
 describe("Falcon-7B layout", () => {
@@ -44,7 +30,7 @@ describe("Falcon-7B layout", () => {
     expect(defaultAttention(m)).toBe("eager");
     expect(attentionTraits(m)).toMatchObject({ implementations: ["sdpa", "eager"], softmaxInFp32: false });
     expect(scoreKernel(attentionTraits(m), "sdpa")).toBe("math");
-    expect(issues(FALCON_7B, { attention: "flash" }).join("\n")).toMatch(/^attention: .*sdpa or eager/);
+    expect(issues(FALCON, { attention: "flash" }).join("\n")).toMatch(/^attention: .*sdpa or eager/);
   });
 
   it("keeps fp32 scores under SDPA and 16-bit ones under eager, with key and value copied from two sequences on", () => {
@@ -82,27 +68,27 @@ describe("Falcon-7B layout", () => {
     const m = falcon();
     expect(loraModuleNames(m)).toEqual(["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h", "lm_head"]);
     expect(defaultLoraTargets(m)).toEqual(["query_key_value"]);
-    expect(parse(FALCON_7B, { lora: { targetModules: ["query_key_value", "dense_4h_to_h"] } }).success).toBe(true);
+    expect(parse(FALCON, { lora: { targetModules: ["query_key_value", "dense_4h_to_h"] } }).success).toBe(true);
   });
 
   it("refuses a key/value head count or head width Falcon-7B's layout does not have, each with its path", () => {
-    const { kvHeads: _, ...noKv } = FALCON_7B;
+    const { kvHeads: _, ...noKv } = FALCON;
     expect(issues({ ...noKv, headDim: 128 })).toEqual([
       "model.kvHeads: must be 1 in Falcon-7B's layout (gptBlock: falcon), whose multi-query attention has one " +
         "key/value head; Falcon-40B's, 180B's and Falcon2's new decoder architecture is not planned",
       "model.headDim: must be hiddenSize / attentionHeads in Falcon-7B's layout (gptBlock: falcon); leave it out",
     ]);
-    expect(issues({ ...FALCON_7B, kvHeads: 71 })[0]).toMatch(/^model\.kvHeads: must be 1/);
+    expect(issues({ ...FALCON, kvHeads: 71 })[0]).toMatch(/^model\.kvHeads: must be 1/);
   });
 
   it("refuses QLoRA, which would leave FalconLinear unquantized, and points to LoRA over the bf16 base", () => {
     expect(quantizable(falcon())).toBe(false);
-    expect(issues(FALCON_7B, { lora: { quantization: "nf4" } })).toEqual([
+    expect(issues(FALCON, { lora: { quantization: "nf4" } })).toEqual([
       "lora.quantization: custom models (gptBlock: falcon) build their layers as FalconLinear, which transformers " +
         "5.18's bitsandbytes integration does not quantize (it replaces only nn.Linear itself): the base would load " +
         "in 16 bit and PEFT would upcast it to fp32; use lora.quantization: none (LoRA over the bf16 base)",
     ]);
-    expect(parse(FALCON_7B, { lora: { quantization: "none" } }).success).toBe(true);
+    expect(parse(FALCON, { lora: { quantization: "none" } }).success).toBe(true);
   });
 
   it("advises eager over a pinned SDPA and never a quantized base when a Falcon job does not fit", () => {
