@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { attentionTraits } from "../memory/attention";
-import { gptBlocksNaming, loraModuleNames, quantizable } from "../memory/lora";
+import { gptBlocksNaming, loraModuleNames, unquantizedLinear } from "../memory/lora";
 import { tensorParallelProblem } from "../memory/plan-inference";
 import { catalogModel } from "../models";
 import { ATTENTION_IMPLEMENTATIONS, type ModelArchitecture } from "../models/types";
@@ -64,8 +64,9 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
     typeof spec.tensorParallelSize === "number" ? tensorParallelProblem(model, spec.tensorParallelSize) : undefined;
   if (tp) ctx.addIssue({ code: "custom", path: ["tensorParallelSize"], message: tp });
   const quantization = isRecord(spec.lora) ? spec.lora.quantization : undefined;
-  if (typeof quantization === "string" && quantization !== "none" && !quantizable(model))
-    ctx.addIssue({ code: "custom", path: ["lora", "quantization"], message: unquantizable(model) });
+  const linear = unquantizedLinear(model);
+  if (typeof quantization === "string" && quantization !== "none" && linear !== null)
+    ctx.addIssue({ code: "custom", path: ["lora", "quantization"], message: unquantizable(model, linear) });
   const names = loraModuleNames(model);
   const targets = isRecord(spec.lora) && Array.isArray(spec.lora.targetModules) ? spec.lora.targetModules : [];
   targets.forEach((t: unknown, i) => {
@@ -74,10 +75,10 @@ export function modelChecks(spec: ModelDependent, ctx: z.RefinementCtx): void {
   });
 }
 
-/** Why QLoRA is refused for a layout bitsandbytes does not quantize (../memory/lora.ts `quantizable`). */
-function unquantizable(model: ModelArchitecture): string {
+/** Why QLoRA is refused for a layout whose `linear` class bitsandbytes does not quantize (../memory/lora.ts). */
+function unquantizable(model: ModelArchitecture, linear: string): string {
   return (
-    `${model.family} models (gptBlock: ${model.gptBlock}) build their layers as FalconLinear, which transformers ` +
+    `${model.family} models (gptBlock: ${model.gptBlock}) build their layers as ${linear}, which transformers ` +
     `5.18's bitsandbytes integration does not quantize (it replaces only nn.Linear itself): the base would load in ` +
     `16 bit and PEFT would upcast it to fp32; use lora.quantization: none (LoRA over the bf16 base)`
   );

@@ -112,21 +112,24 @@ const GPT_BLOCK_NAMING: { readonly [B in GptBlock]: LoraNaming } = {
 };
 
 /**
- * Whether transformers' bitsandbytes integration quantizes a layout's block layers: 5.18's `replace_with_bnb_linear`
- * replaces `Conv1D` and exactly `nn.Linear`, so Falcon's `FalconLinear` (a subclass) stays 16-bit, and PEFT's
- * `prepare_model_for_kbit_training` would then upcast it to fp32.
+ * The `nn.Linear` subclass a layout builds its block layers from, which transformers' bitsandbytes integration leaves
+ * unquantized (5.18's `replace_with_bnb_linear` replaces `Conv1D` and exactly `nn.Linear`), so they stay 16-bit and PEFT's
+ * `prepare_model_for_kbit_training` would then upcast them to fp32; null where the layers are quantized.
  */
-const BITSANDBYTES_QUANTIZES: { readonly [B in GptBlock]: boolean } = {
-  gpt2: true,
-  "gpt-neox": true,
-  phi: true,
-  bloom: true,
-  falcon: false,
+const UNQUANTIZED_LINEAR: { readonly [B in GptBlock]: string | null } = {
+  gpt2: null,
+  "gpt-neox": null,
+  phi: null,
+  bloom: null,
+  falcon: "FalconLinear",
 };
 
-/** Whether QLoRA can quantize `m`'s blocks (see {@link BITSANDBYTES_QUANTIZES}). */
-export const quantizable = (m: Pick<ModelArchitecture, "gptBlock">): boolean =>
-  m.gptBlock === undefined || BITSANDBYTES_QUANTIZES[m.gptBlock];
+/** The linear class bitsandbytes leaves unquantized in `m`'s blocks, if any (see {@link UNQUANTIZED_LINEAR}). */
+export const unquantizedLinear = (m: Pick<ModelArchitecture, "gptBlock">): string | null =>
+  m.gptBlock === undefined ? null : UNQUANTIZED_LINEAR[m.gptBlock];
+
+/** Whether QLoRA can quantize `m`'s blocks. */
+export const quantizable = (m: Pick<ModelArchitecture, "gptBlock">): boolean => unquantizedLinear(m) === null;
 
 /** The GPT-style layouts whose modules include one named `name` (what a LoRA target may be asking for). */
 export function gptBlocksNaming(name: string): readonly GptBlock[] {
