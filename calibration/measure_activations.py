@@ -34,6 +34,7 @@ LORA_TARGETS = {
         "gpt_neox": ["query_key_value"],
         "bloom": ["query_key_value"],
         "falcon": ["query_key_value"],
+        "falcon_new": ["query_key_value"],
     },
     "all-linear": {
         "bert": ["query", "key", "value", "dense"],
@@ -42,6 +43,7 @@ LORA_TARGETS = {
         "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
         "bloom": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "falcon": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+        "falcon_new": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
     },
 }
 LLAMA_TARGETS = {
@@ -64,6 +66,9 @@ AUTOCAST_VARIANTS = (
     ("all-linear", False, 0.1),
 )
 
+# Falcon's two layouts: transformers builds their layers as FalconLinear, and they have an eager attention to measure.
+FALCONS = ("falcon", "falcon_new")
+
 # (hidden, intermediate, head_dim, vocab): three shapes so the hidden, head, MLP and vocabulary terms separate.
 SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
 
@@ -81,8 +86,8 @@ def widths(family: str, shape: tuple) -> dict:
     h, i, hd, _ = shape
     if family == "bloom":
         return {"intermediate": 4 * h, "headDim": hd, "heads": h // hd, "kvHeads": h // hd}
-    if family == "falcon":
-        return {"intermediate": i, "headDim": hd, "heads": h // hd, "kvHeads": 1}
+    if family in FALCONS:
+        return {"intermediate": i, "headDim": hd, "heads": h // hd, "kvHeads": 1 if family == "falcon" else 2}
     head_dim = hd if family in ("llama", "qwen2", "gemma") else h // 4
     return {"intermediate": i, "headDim": head_dim, "heads": 4, "kvHeads": {"llama": 2, "qwen2": 1}.get(family, 4)}
 
@@ -258,15 +263,15 @@ def main() -> None:
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, checkpointing, False, autocast=True))
     # LoRA under mixed precision on the GPT-style and BERT blocks, whose LayerNorms and GELUs CUDA's autocast runs in fp32.
-    for family in ("bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon"):
+    for family in ("bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon", "falcon_new"):
         for shape in SHAPES:
             for variant in (("default", False, 0.0), ("all-linear", False, 0.0)):
                 for batch, seq in ((1, 64), (2, 128)):
                     rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
     # QLoRA as the runtime builds it (PEFT's fp32 upcast kept), under autocast as the runtime trains it: every family
-    # bitsandbytes quantizes (not Falcon, whose FalconLinear it leaves in 16 bit), with and without checkpointing, and
-    # every linear layer with dropout on the Llama-style three.
-    for family in (f for f in FAMILIES if f != "falcon"):
+    # bitsandbytes quantizes (not Falcon's two layouts, whose FalconLinear it leaves in 16 bit), with and without
+    # checkpointing, and every linear layer with dropout on the Llama-style three.
+    for family in (f for f in FAMILIES if f not in FALCONS):
         for shape in SHAPES:
             for checkpointing in (False, True):
                 for batch, seq in ((1, 64), (2, 128)):
@@ -276,12 +281,16 @@ def main() -> None:
             for batch, seq in ((1, 64), (2, 128)):
                 variant = ("all-linear", False, 0.1)
                 rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True, qlora=True))
-    # Falcon's eager attention, full and LoRA: beside its SDPA (PyTorch's math kernel), it keeps other tensors.
-    for autocast in (False, True):
-        for shape in SHAPES:
-            for lora in (False, True):
-                for batch, seq in ((1, 64), (2, 128)):
-                    rows.append(measure("falcon", shape, batch, seq, False, lora, autocast=autocast, attention="eager"))
+    # Falcon's eager attention, full and LoRA: beside its SDPA (Falcon-7B: PyTorch's math kernel; the new decoder: a
+    # fused kernel handed the causal mask), it keeps other tensors.
+    for family in FALCONS:
+        for autocast in (False, True):
+            for shape in SHAPES:
+                for lora in (False, True):
+                    for batch, seq in ((1, 64), (2, 128)):
+                        rows.append(
+                            measure(family, shape, batch, seq, False, lora, autocast=autocast, attention="eager")
+                        )
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "

@@ -31,12 +31,14 @@ LORA_TARGETS = {
         "phi": ["q_proj", "v_proj", "fc1", "fc2"],
         "bloom": ["query_key_value"],
         "falcon": ["query_key_value"],
+        "falcon_new": ["query_key_value"],
     },
     "all-linear": {
         "bert": ["query", "key", "value", "dense"],
         "gpt_neox": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "bloom": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "falcon": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+        "falcon_new": ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
         "phi": ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
     },
 }
@@ -45,17 +47,26 @@ LLAMA_TARGETS = {
     "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
 }
 #: GPT-style families and their block layout (the planner's gptBlock); measured with SDPA only, BLOOM with eager only
-#: (the one attention it has; its MLP is 4h), Falcon-7B's layout (one key/value head) with both.
-GPT_BLOCKS = {"gpt_neox": "gpt-neox", "phi": "phi", "bloom": "bloom", "falcon": "falcon"}
+#: (the one attention it has; its MLP is 4h), Falcon's two layouts (Falcon-7B's one key/value head, the new decoder's
+#: grouped ones) with both.
+GPT_BLOCKS = {
+    "gpt_neox": "gpt-neox",
+    "phi": "phi",
+    "bloom": "bloom",
+    "falcon": "falcon",
+    "falcon_new": "falcon-new-decoder",
+}
+#: Falcon's layouts: no dropout in their rotary attention, FalconLinear layers that bitsandbytes leaves in 16 bit.
+FALCONS = ("falcon", "falcon_new")
 #: Families with both attention implementations drawn.
-BOTH_ATTENTIONS = ("llama", "qwen2", "gemma", "bert", "falcon")
+BOTH_ATTENTIONS = ("llama", "qwen2", "gemma", "bert", *FALCONS)
 
 
 def lora_targets(c: dict) -> list[str]:
     return LORA_TARGETS[c["loraKind"]].get(c["family"], LLAMA_TARGETS[c["loraKind"]])
 
 
-FAMILIES = ["llama", "qwen2", "gemma", "bert", "gpt_neox", "phi", "bloom", "falcon"]
+FAMILIES = ["llama", "qwen2", "gemma", "bert", "gpt_neox", "phi", "bloom", "falcon", "falcon_new"]
 
 
 @st.composite
@@ -63,7 +74,7 @@ def cases(draw, families: list[str] = FAMILIES):
     family = draw(st.sampled_from(families))
     heads = draw(st.sampled_from([2, 4, 8]))
     head_dim = draw(st.sampled_from([8, 16, 32]))
-    gqa = family not in ("bert", *GPT_BLOCKS)
+    gqa = family == "falcon_new" or family not in ("bert", *GPT_BLOCKS)
     # Falcon-7B's layout has one key/value head; BERT's and the other GPT-style blocks' heads are all key/value heads.
     single = 1 if family == "falcon" else heads
     kv = draw(st.sampled_from([h for h in (1, 2, heads) if heads % h == 0])) if gqa else single
@@ -71,7 +82,7 @@ def cases(draw, families: list[str] = FAMILIES):
     both = family in BOTH_ATTENTIONS
     attention = draw(st.sampled_from(["eager", "sdpa"])) if both else "eager" if family == "bloom" else "sdpa"
     # Falcon's rotary attention applies no dropout, eager or SDPA (transformers 5.18 modeling_falcon.py).
-    dropped = attention == "eager" and family != "falcon"
+    dropped = attention == "eager" and family not in FALCONS
     dropout = draw(st.sampled_from([0.0, 0.1])) if dropped else 0.0
     return {
         "family": family,
@@ -93,8 +104,8 @@ def cases(draw, families: list[str] = FAMILIES):
         # Mixed precision: the runtime's torch.autocast to bf16 around the step on plain DDP (the plan's bf16-mixed).
         "mixed": draw(st.booleans()),
         # QLoRA of a decoder as the runtime builds it (calibration/kbit_standin.py), PEFT's fp32 upcast kept or not; not
-        # Falcon, whose FalconLinear layers bitsandbytes leaves in 16 bit (the planner refuses it).
-        "qlora": family not in ("bert", "falcon") and draw(st.booleans()),
+        # Falcon's layouts, whose FalconLinear layers bitsandbytes leaves in 16 bit (the planner refuses it).
+        "qlora": family not in ("bert", *FALCONS) and draw(st.booleans()),
         "upcast": draw(st.booleans()),
     }
 
@@ -134,10 +145,11 @@ def build(c: dict) -> torch.nn.Module:
             hidden_dropout=0.0,
         )
         cls = transformers.AutoModelForCausalLM
-    elif c["family"] == "falcon":
-        # The calibration's tiny Falcon-7B (no dropout in its rotary attention, so nothing else is drawn).
-        cfg = TINY["falcon"](c["hidden"], c["intermediate"], c["headDim"], c["vocab"])
+    elif c["family"] in FALCONS:
+        # The calibration's tiny Falcons (no dropout in their rotary attention, so nothing else is drawn).
+        cfg = TINY[c["family"]](c["hidden"], c["intermediate"], c["headDim"], c["vocab"])
         cfg.num_hidden_layers = c["layers"]
+        cfg.num_kv_heads = c["kvHeads"]
         cls = transformers.AutoModelForCausalLM
     elif c["family"] == "phi":
         cfg = transformers.PhiConfig(
@@ -204,6 +216,13 @@ def saved_bytes(model: torch.nn.Module, c: dict) -> int:
         return saved_tensor_bytes(model, lambda: model(input_ids=ids, labels=ids).loss)
 
 
+#: What the planner's Falcon layouts add to a decoder's attention traits (core/memory/attention.ts GPT_BLOCK_TRAITS).
+FALCON_TRAITS = {
+    "falcon": {"unexpandedKeyValue": True, "blockReturnsProbabilities": True},
+    "falcon_new": {"blockReturnsProbabilities": True, "materialisedMask": True},
+}
+
+
 def lora_request(c: dict) -> dict:
     lora = {"rank": 4, "targetModules": lora_targets(c), "dropout": c["loraDropout"]}
     if not qlora(c):
@@ -234,9 +253,9 @@ def request(c: dict, trainable: int) -> dict:
                 "implementations": ["eager"] if c["family"] == "bloom" else ["sdpa", "eager"],
                 "attentionDropout": c["dropout"],
                 "hiddenDropout": c["dropout"] if encoder else 0,
-                "softmaxInFp32": not encoder and c["family"] != "falcon",
+                "softmaxInFp32": not encoder and c["family"] not in FALCONS,
                 "relativePositionBias": False,
-                **({"unexpandedKeyValue": True, "blockReturnsProbabilities": True} if c["family"] == "falcon" else {}),
+                **FALCON_TRAITS.get(c["family"], {}),
             },
         },
         "precision": "bf16-mixed" if mixed(c) else "bf16-true",
@@ -269,6 +288,13 @@ def test_bloom_planned_activations_never_below_saved_tensors(planner, c: dict) -
 @given(cases(["falcon"]))
 def test_falcon_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
     """Falcon-7B's layout on its own: one key/value head, SDPA as PyTorch's math kernel or eager."""
+    assert_bounded(planner, c)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cases(["falcon_new"]))
+def test_falcon_new_decoder_planned_activations_never_below_saved_tensors(planner, c: dict) -> None:
+    """Falcon's new decoder on its own: grouped key/value heads, SDPA handed the causal mask, or eager."""
     assert_bounded(planner, c)
 
 

@@ -1,5 +1,5 @@
 """Which linear layers transformers' bitsandbytes integration quantizes, as the pinned transformers decides it: its own
-``replace_with_bnb_linear`` over tiny Llama, BLOOM and Falcon-7B models on the meta device. bitsandbytes needs a GPU, so
+``replace_with_bnb_linear`` over tiny Llama, BLOOM and Falcon (both layouts) models on the meta device. bitsandbytes needs a GPU, so
 its module classes are stand-ins here; the replacement rule (``Conv1D`` or exactly ``nn.Linear``) is transformers'.
 The planner refuses QLoRA where no block layer would be quantized (core/memory/lora.ts ``quantizable``, asked here of the
 compiled planner: npm run build writes dist/)."""
@@ -15,6 +15,8 @@ import torch
 import transformers
 import transformers.integrations.bitsandbytes as integration
 from conftest import ROOT
+from test_activation_bound import FALCONS, GPT_BLOCKS
+from tiny_families import FAMILIES as TINY
 
 
 class Linear4bit(torch.nn.Linear):
@@ -24,42 +26,26 @@ class Linear4bit(torch.nn.Linear):
         super().__init__(in_features, out_features, bias)
 
 
-CONFIGS = {
-    "llama": lambda: transformers.LlamaConfig(
-        hidden_size=64, intermediate_size=128, num_hidden_layers=1, num_attention_heads=4, vocab_size=64
-    ),
-    "bloom": lambda: transformers.BloomConfig(hidden_size=64, n_layer=1, n_head=4, vocab_size=64),
-    "falcon": lambda: transformers.FalconConfig(
-        hidden_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        vocab_size=64,
-        multi_query=True,
-        parallel_attn=True,
-        new_decoder_architecture=False,
-        alibi=False,
-        bias=False,
-    ),
-}
-#: The planner's layout of each family (Llama has none: it is not a GPT-style block).
-GPT_BLOCK = {"llama": None, "bloom": "bloom", "falcon": "falcon"}
+#: Families checked, built from the calibration's tiny configs (calibration/tiny_families.py) at one width.
+FAMILIES = ("llama", "bloom", *FALCONS)
 
 
 def planner_quantizes(family: str) -> bool:
     """Whether the planner (the compiled core/memory/lora.ts ``quantizable``) lets QLoRA quantize the family."""
-    model = {"gptBlock": GPT_BLOCK[family]} if GPT_BLOCK[family] else {}
+    # The planner's layout of the family (Llama has none: it is not a GPT-style block).
+    model = {"gptBlock": GPT_BLOCKS[family]} if family in GPT_BLOCKS else {}
     call = f"require('./dist/core/memory/lora.js').quantizable({json.dumps(model)})"
     answer = subprocess.run(["node", "-p", call], cwd=ROOT, check=True, capture_output=True, text=True)
     return json.loads(answer.stdout)
 
 
-@pytest.mark.parametrize("family", sorted(CONFIGS))
+@pytest.mark.parametrize("family", FAMILIES)
 def test_block_layers_quantized_as_the_planner_says(monkeypatch, family: str) -> None:
     # The module imports bitsandbytes as ``bnb`` only where it is installed; the stand-in takes its place.
     stand_in = types.SimpleNamespace(nn=types.SimpleNamespace(Linear4bit=Linear4bit))
     monkeypatch.setattr(integration, "bnb", stand_in, raising=False)
     with torch.device("meta"):
-        model = transformers.AutoModelForCausalLM.from_config(CONFIGS[family]())
+        model = transformers.AutoModelForCausalLM.from_config(TINY[family](64, 256, 16, 64))
     config = transformers.BitsAndBytesConfig(load_in_4bit=True)
     integration.replace_with_bnb_linear(model, modules_to_not_convert=["lm_head"], quantization_config=config)
     blocks = [(name, m) for name, m in model.named_modules() if isinstance(m, torch.nn.Linear) and name != "lm_head"]

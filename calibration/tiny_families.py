@@ -1,10 +1,31 @@
 """Tiny, randomly initialised configs of each family that calibration/measure_activations.py measures: small shapes
 that keep each family's structure (GQA, head_dim != hidden/heads, q/k/v bias, gated or plain MLP, pre/post-norm, parallel
-blocks, BLOOM's ALiBi and Falcon-7B's single key/value head). Each takes (hidden, intermediate, head_dim, vocab)."""
+blocks, BLOOM's ALiBi, Falcon-7B's single key/value head and Falcon-40B's grouped ones). Each takes (hidden,
+intermediate, head_dim, vocab)."""
 
 from __future__ import annotations
 
 import transformers
+
+
+def falcon(h: int, i: int, hd: int, v: int, **layout) -> transformers.FalconConfig:
+    """A tiny rotary Falcon without biases or dropout, attention and MLP in parallel; `layout` picks Falcon-7B's or the
+    new decoder's attention."""
+    return transformers.FalconConfig(
+        hidden_size=h,
+        ffn_hidden_size=i,
+        num_hidden_layers=3,
+        num_attention_heads=h // hd,
+        parallel_attn=True,
+        alibi=False,
+        bias=False,
+        vocab_size=v,
+        max_position_embeddings=1024,
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+        **layout,
+    )
+
 
 FAMILIES = {
     "llama": lambda h, i, hd, v: transformers.LlamaConfig(
@@ -101,19 +122,9 @@ FAMILIES = {
     ),
     # Falcon-7B's layout: attention and MLP in parallel from one LayerNorm, multi-query attention (one key/value head,
     # which transformers passes unexpanded, so SDPA runs PyTorch's math kernel), rotary, PyTorch's fused GELU.
-    "falcon": lambda h, i, hd, v: transformers.FalconConfig(
-        hidden_size=h,
-        ffn_hidden_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=h // hd,
-        multi_query=True,
-        parallel_attn=True,
-        new_decoder_architecture=False,
-        alibi=False,
-        bias=False,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        hidden_dropout=0.0,
-        attention_dropout=0.0,
-    ),
+    "falcon": lambda h, i, hd, v: falcon(h, i, hd, v, multi_query=True, new_decoder_architecture=False),
+    # Falcon-40B's and 180B's new decoder architecture: attention and MLP in parallel from two LayerNorms, grouped
+    # key/value heads that transformers broadcasts to the query's heads before the attention (so SDPA runs fused, given
+    # the causal mask Falcon always materialises), rotary, PyTorch's fused GELU.
+    "falcon_new": lambda h, i, hd, v: falcon(h, i, hd, v, num_kv_heads=2, new_decoder_architecture=True),
 }

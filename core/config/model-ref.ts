@@ -36,8 +36,9 @@ export const ModelArchitectureSchema = z
     /**
      * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
      * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
-     * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h)
-     * or `falcon` (Falcon-7B: parallel from one norm, one key/value head; not quantized by bitsandbytes).
+     * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h),
+     * `falcon` (Falcon-7B: parallel from one norm, one key/value head) or `falcon-new-decoder` (Falcon-40B, 180B:
+     * parallel from two norms, grouped key/value heads); Falcon's layers are not quantized by bitsandbytes.
      * Each keeps different activations (measured) and names its LoRA targets its own way.
      * @default "gpt2" for gelu decoders
      */
@@ -76,6 +77,8 @@ export const ModelArchitectureSchema = z
       });
     if (m.gptBlock === "bloom") bloomWidths(m).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
     if (m.gptBlock === "falcon") falconWidths(m).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
+    if (m.gptBlock === "falcon-new-decoder")
+      headsSpanHidden(m, FALCON_NEW).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
     if (m.headDim === undefined && m.hiddenSize % m.attentionHeads !== 0)
       ctx.addIssue({
         code: "custom",
@@ -110,9 +113,12 @@ function headsSpanHidden(
   return [{ path: ["headDim"], message: `must be hiddenSize / attentionHeads ${layout}; leave it out` }];
 }
 
+/** Where Falcon-40B's and 180B's widths are checked: FalconAttention derives each head's as hidden / heads. */
+const FALCON_NEW = "in Falcon's new decoder layout (gptBlock: falcon-new-decoder)";
+
 /**
- * The widths Falcon-7B's layout has: one key/value head (`multi_query`; Falcon-40B's, 180B's and Falcon2's new decoder
- * architecture is not this layout), hidden / heads per head (FalconAttention derives it).
+ * The widths Falcon-7B's layout has: one key/value head (`multi_query`; Falcon-40B's and 180B's new decoder
+ * architecture is the other layout), hidden / heads per head (FalconAttention derives it).
  */
 function falconWidths(m: {
   hiddenSize: number;
@@ -126,8 +132,8 @@ function falconWidths(m: {
     issues.push({
       path: ["kvHeads"],
       message:
-        `must be 1 ${falcon}, whose multi-query attention has one key/value head; Falcon-40B's, 180B's and ` +
-        `Falcon2's new decoder architecture is not planned`,
+        `must be 1 ${falcon}, whose multi-query attention has one key/value head; for Falcon-40B's and 180B's ` +
+        `grouped key/value heads (new_decoder_architecture) use gptBlock: falcon-new-decoder`,
     });
   return [...issues, ...headsSpanHidden(m, falcon)];
 }

@@ -906,12 +906,13 @@ export type CustomModelArchitecture = {
   /**
    * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
    * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
-   * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h)
-   * or `falcon` (Falcon-7B: parallel from one norm, one key/value head; not quantized by bitsandbytes).
+   * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h),
+   * `falcon` (Falcon-7B: parallel from one norm, one key/value head) or `falcon-new-decoder` (Falcon-40B, 180B:
+   * parallel from two norms, grouped key/value heads); Falcon's layers are not quantized by bitsandbytes.
    * Each keeps different activations (measured) and names its LoRA targets its own way.
    * @default "gpt2" for gelu decoders
    */
-  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom" | "falcon";
+  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom" | "falcon" | "falcon-new-decoder";
   /**
    * Largest single module's own parameters (DeepSpeed's definition, for ZeRO-3).
    * @default - the larger of the embedding (vocab × hidden) and the MLP's largest matrix
@@ -949,12 +950,13 @@ export type CustomModelArchitectureInput = {
   /**
    * Block layout of a GPT-style (`mlp: gelu`) decoder, as transformers builds it: `gpt2` (sequential, GELU in Python
    * ops), `gpt-neox` (parallel attention and MLP, fused GELU: Pythia, stablelm-base-alpha), `phi` (parallel from
-   * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h)
-   * or `falcon` (Falcon-7B: parallel from one norm, one key/value head; not quantized by bitsandbytes).
+   * one norm: Phi-1.5, Phi-2), `bloom` (sequential, ALiBi, eager attention only: BLOOM, BLOOMZ; its MLP is 4h),
+   * `falcon` (Falcon-7B: parallel from one norm, one key/value head) or `falcon-new-decoder` (Falcon-40B, 180B:
+   * parallel from two norms, grouped key/value heads); Falcon's layers are not quantized by bitsandbytes.
    * Each keeps different activations (measured) and names its LoRA targets its own way.
    * @default "gpt2" for gelu decoders
    */
-  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom" | "falcon";
+  gptBlock?: "gpt2" | "gpt-neox" | "phi" | "bloom" | "falcon" | "falcon-new-decoder";
   /**
    * Input embedding and LM head share weights.
    * @default false

@@ -16,6 +16,8 @@
  *   BLOOM runs eager attention only: its table leaves out what ./attention.ts counts for eager (`16h + 4i + 8` with
  *   the attention output; a batch of one sequence keeps `4kv` more, {@link SINGLE_SEQUENCE_EXTRA}). Falcon-7B's table
  *   (`8h + 4kv + 4i + 4`, q = h) is what a fused kernel would keep; its eager and SDPA keep more (./attention.ts).
+ *   Falcon-40B's new decoder (`14h + 4i + 8`, `10h + 2i + 8` over a frozen base, q = h) is what eager keeps beside its
+ *   scores; its fused SDPA keeps the mask it is handed, its log-sum-exp and, over a frozen base, its output too.
  * - These are pure 16-bit steps (bf16-true, DeepSpeed's 16-bit engine). Mixed precision on plain DDP runs under CUDA's
  *   autocast, whose fp32 ops and fp32 master weights keep more: ./autocast.ts adds it.
  * - LoRA freezes the base, so frozen layers keep fewer inputs; PEFT casts each adapted layer's 16-bit input to the
@@ -46,6 +48,9 @@ export const FULL_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   // What a fused kernel would keep (Falcon's eager at one sequence, less its scores): ./attention.ts adds what its
   // eager and SDPA (PyTorch's math kernel) keep beyond it.
   falcon: { h: 6, q: 2, kv: 4, i: 4, perToken: 4 },
+  // As eager keeps it (its key and value are copies at the query's width); `dense` keeps the attention output (2q).
+  // What the fused kernel saves beside its mask is ./attention.ts's.
+  falconNew: { h: 12, q: 2, kv: 0, i: 4, perToken: 8 },
 };
 
 /**
@@ -62,6 +67,8 @@ export const FROZEN_LAYER: { readonly [K in BlockKind]: LayerCoefficients } = {
   // The query's copy (2q) is ./attention.ts's eager output term; a frozen `dense` keeps no input.
   bloom: { h: 4, q: 0, kv: 4, i: 2, perToken: 8 },
   falcon: { h: 2, q: 2, kv: 4, i: 2, perToken: 4 },
+  // A frozen `dense` keeps no input; the fused kernel keeps its output (./attention.ts).
+  falconNew: { h: 8, q: 0, kv: 0, i: 2, perToken: 8 },
 };
 
 /**
@@ -80,6 +87,7 @@ export const SINGLE_SEQUENCE_EXTRA: { readonly [K in BlockKind]: LayerCoefficien
   bloom: { ...NO_COEFFICIENTS, kv: 4 },
   // Falcon's single-sequence view of its key and value is ./attention.ts's (it depends on the attention).
   falcon: NO_COEFFICIENTS,
+  falconNew: NO_COEFFICIENTS,
 };
 
 /** Final norm, LM head and loss (beyond the logits themselves): bytes per token per hidden unit. */
@@ -93,6 +101,7 @@ export const HEAD_H: { readonly [K in BlockKind]: { readonly full: number; reado
   // And the LayerNorm after the embeddings keeps its input.
   bloom: { full: 6, lora: 4 },
   falcon: { full: 4, lora: 2 },
+  falconNew: { full: 4, lora: 2 },
 };
 
 /** Per-token constant of the head (fp32 norm statistics and loss bookkeeping). */
@@ -105,6 +114,7 @@ const GPT_BLOCK_KIND: { readonly [B in GptBlock]: BlockKind } = {
   phi: "phi",
   bloom: "bloom",
   falcon: "falcon",
+  "falcon-new-decoder": "falconNew",
 };
 
 /** The block layout of an architecture. */

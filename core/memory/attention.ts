@@ -16,6 +16,8 @@
  * - Except where transformers hands SDPA one key/value head unexpanded (Falcon-7B): PyTorch then runs its math kernel,
  *   on a GPU as on the CPU, which keeps fp32 copies of query, key and value and the fp32 probabilities (4 bytes per
  *   score); eager there keeps key and value broadcast to the query's width from two sequences on (measured).
+ * - And where transformers hands a fused SDPA a materialised causal mask (Falcon's new decoder): the kernel saves a copy
+ *   of it in the query's dtype every layer, 2 bytes per sequence² in 16 bit (measured).
  * - While one layer runs, eager (and SDPA's math kernel) also holds its softmax's gradients (or BLOOM's pre-softmax
  *   scores) beyond what it saves: counted once per step ({@link scoreTransientBytesPerToken}), from the peak of a step's
  *   live tensors on CPU.
@@ -64,8 +66,9 @@ const DEFAULT_TRAITS: { readonly [T in ModelArchitecture["type"]]: AttentionTrai
 /**
  * Traits a GPT-style layout brings whatever the entry says: BLOOM writes its attention out in eager ops (ALiBi added by
  * `baddbmm`, `softmax(dtype=float32)` cast back) and supports nothing else (transformers 5.18 `modeling_bloom.py`);
- * its configs keep `attention_dropout` and `hidden_dropout` at 0. Falcon-7B's softmax runs in the activations' dtype
- * and its one key/value head reaches the attention unexpanded (`modeling_falcon.py`). The others follow their type.
+ * its configs keep `attention_dropout` and `hidden_dropout` at 0. Falcon's softmax runs in the activations' dtype, its
+ * blocks return their eager probabilities, Falcon-7B's one key/value head reaches the attention unexpanded, and the new
+ * decoder's SDPA is handed the causal mask the model always builds (`modeling_falcon.py`). The others follow their type.
  */
 const GPT_BLOCK_TRAITS: { readonly [B in GptBlock]: AttentionTraits | undefined } = {
   gpt2: undefined,
@@ -87,6 +90,16 @@ const GPT_BLOCK_TRAITS: { readonly [B in GptBlock]: AttentionTraits | undefined 
     relativePositionBias: false,
     unexpandedKeyValue: true,
     blockReturnsProbabilities: true,
+  },
+  // Key and value reach the attention broadcast to the query's heads, so SDPA runs fused, handed the causal mask.
+  "falcon-new-decoder": {
+    implementations: ["sdpa", "eager"],
+    attentionDropout: 0,
+    hiddenDropout: 0,
+    softmaxInFp32: false,
+    relativePositionBias: false,
+    blockReturnsProbabilities: true,
+    materialisedMask: true,
   },
 };
 
@@ -157,6 +170,8 @@ export interface AttentionInput extends ScoreStep {
   readonly microBatchSize?: number;
   /** Training with full recomputation (one layer's activations at a time). @default false */
   readonly checkpointing?: boolean;
+  /** LoRA's frozen base: a frozen output projection keeps no input. @default false */
+  readonly frozenBase?: boolean;
   /** Sequences in the batch (inference only). @default 1 */
   readonly batch?: number;
 }
@@ -173,7 +188,7 @@ export function attentionTrainingBytesPerToken(
   const hiddenDropout = t.hiddenDropout > 0 ? 2 * m.hiddenSize * maskBytes : 0;
   const kernel = scoreKernel(t, impl);
   if (kernel === "math") return hiddenDropout + mathKernelBytesPerToken(m, input);
-  if (kernel === "fused") return hiddenDropout;
+  if (kernel === "fused") return hiddenDropout + (t.materialisedMask ? maskedFusedBytesPerToken(m, input) : 0);
   // Llama-style eager also keeps its attention output before the output projection (measured; not in BERT or Gemma).
   const output = t.softmaxInFp32 ? bytesPerActivation * m.attentionHeads * m.headDim : 0;
   const broadcast = t.unexpandedKeyValue ? broadcastKeyValueBytes(m, input, bytesPerActivation) : 0;
@@ -187,6 +202,22 @@ export type ScoreKernel = "eager" | "math" | "fused";
 export function scoreKernel(t: AttentionTraits, impl: AttentionImplementation): ScoreKernel {
   if (impl === "eager") return "eager";
   return impl === "sdpa" && t.unexpandedKeyValue ? "math" : "fused";
+}
+
+/** PyTorch pads a mask's last dimension for CUDA's memory-efficient kernel; planned as a multiple of 16 elements. */
+const MASK_ALIGNMENT = 16;
+
+/**
+ * A fused SDPA handed a materialised mask (Falcon's new decoder), beyond the table (what eager keeps beside its scores):
+ * the mask converted to the query's dtype (`convert_boolean_attn_mask`), which the kernel saves for its backward, one
+ * per layer (CUDA's memory-efficient kernel, as flash takes no mask; CPU's flash kernel where measured), shared by the
+ * heads and padded on a GPU to the kernel's alignment; the kernel's fp32 log-sum-exp per head; and its output, which
+ * in full training is the tensor `dense` keeps anyway but over a frozen base is kept by the kernel alone. Measured.
+ */
+function maskedFusedBytesPerToken(m: ModelArchitecture, input: AttentionInput): number {
+  const paddedSeq = Math.ceil(input.seq / MASK_ALIGNMENT) * MASK_ALIGNMENT;
+  const output = input.frozenBase ? input.bytesPerActivation * m.attentionHeads * m.headDim : 0;
+  return input.bytesPerActivation * paddedSeq + 4 * m.attentionHeads + output;
 }
 
 /** Bytes per element SDPA's math kernel keeps: it upcasts 16-bit query, key and value to fp32 (PyTorch's default). */

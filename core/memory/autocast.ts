@@ -87,4 +87,10 @@ export const AUTOCAST_EXTRA: { readonly [K in BlockKind]: AutocastRegimes } = {
     frozen: { layer: { ...NONE, h: 2, perToken: 4 }, head: { h: 2, perToken: 4 }, fp32Stream: false },
     upcast: null,
   },
+  // Each of its two LayerNorms runs in fp32: over a frozen base each casts the 16-bit stream to its own fp32 copy.
+  falconNew: {
+    full: { layer: { ...NONE, h: 2, perToken: 8 }, head: { h: 2, perToken: 4 }, fp32Stream: true },
+    frozen: { layer: { ...NONE, h: 6, perToken: 8 }, head: { h: 2, perToken: 4 }, fp32Stream: false },
+    upcast: null,
+  },
 };

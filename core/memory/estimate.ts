@@ -158,6 +158,7 @@ export function activationBytes(
     fp32Stream: runsFp32Stream(m, step),
     microBatchSize: t.microBatchSize,
     checkpointing: t.gradientCheckpointing,
+    frozenBase: t.lora !== undefined,
   };
   const attention = attentionTrainingBytesPerToken(m, t.attention, input);
   const transient = scoreTransientBytesPerToken(m, t.attention, input);

@@ -5,7 +5,7 @@
 import type { ModelArchitecture } from "../models/types";
 
 /** Which measured block layout an architecture follows. */
-export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi" | "bloom" | "falcon";
+export type BlockKind = "llama" | "gemma" | "bert" | "gpt" | "neox" | "phi" | "bloom" | "falcon" | "falconNew";
 
 /** Bytes per token per layer = h·hidden + q·(heads·headDim) + kv·(kvHeads·headDim) + i·intermediate + perToken. */
 export interface LayerCoefficients {

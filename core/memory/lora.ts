@@ -109,6 +109,7 @@ const GPT_BLOCK_NAMING: { readonly [B in GptBlock]: LoraNaming } = {
   phi: "phi",
   bloom: "neox",
   falcon: "neox",
+  "falcon-new-decoder": "neox",
 };
 
 /**
@@ -122,6 +123,7 @@ const UNQUANTIZED_LINEAR: { readonly [B in GptBlock]: string | null } = {
   phi: null,
   bloom: null,
   falcon: "FalconLinear",
+  "falcon-new-decoder": "FalconLinear",
 };
 
 /** The linear class bitsandbytes leaves unquantized in `m`'s blocks, if any (see {@link UNQUANTIZED_LINEAR}). */

@@ -53,6 +53,12 @@ export interface AttentionTraits {
    * @default false
    */
   readonly blockReturnsProbabilities?: boolean;
+  /**
+   * Transformers hands SDPA a materialised causal mask (Falcon's model always builds one): PyTorch converts it to the
+   * query's dtype, and the fused kernel saves that copy beside its fp32 log-sum-exp and its output, every layer.
+   * @default false
+   */
+  readonly materialisedMask?: boolean;
 }
 
 /**
@@ -65,8 +71,11 @@ export interface AttentionTraits {
  * - `falcon`: Falcon-7B's: attention and MLP in parallel from one LayerNorm, multi-query attention (one key/value
  *   head, handed to the attention unexpanded), rotary, PyTorch's fused GELU; its linear layers are `FalconLinear`,
  *   which transformers' bitsandbytes integration does not quantize.
+ * - `falcon-new-decoder`: Falcon-40B's and 180B's (`new_decoder_architecture` with two LayerNorms): attention and MLP
+ *   in parallel from a LayerNorm each, grouped key/value heads broadcast to the query's heads before the attention,
+ *   a causal mask transformers always materialises, rotary, PyTorch's fused GELU; `FalconLinear` layers, as Falcon-7B.
  */
-export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi", "bloom", "falcon"] as const;
+export const GPT_BLOCKS = ["gpt2", "gpt-neox", "phi", "bloom", "falcon", "falcon-new-decoder"] as const;
 export type GptBlock = (typeof GPT_BLOCKS)[number];
 
 /** A transformer's architecture. */

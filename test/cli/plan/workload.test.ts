@@ -226,6 +226,17 @@ describe("ray-gpu plan --workload --json", () => {
     expect(err).toContain("use lora.quantization: none (LoRA over the bf16 base)");
   });
 
+  it("plans Falcon-40B's new decoder layout with SDPA over 8 A10Gs, sharded with ZeRO-3", async () => {
+    const file = workloadFile(
+      "kind: LoRAFineTune\nname: falcon40\ngpus: 8\ninstanceType: g5.48xlarge\nsequenceLength: 1024\nmodel: { " +
+        "parameters: 41835970560, layers: 60, hiddenSize: 8192, attentionHeads: 128, kvHeads: 8, intermediateSize: " +
+        "32768, vocabSize: 65024, mlp: gelu, gptBlock: falcon-new-decoder }\n",
+    );
+    const { code, doc } = await planJson(file);
+    expect(code).toBe(0);
+    expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "sdpa", zeroStage: 3 });
+  });
+
   it.each([
     ["transformers==4.40.2", "", 1],
     ["transformers==4.40.2", "loss: chunked\n", 0],

@@ -28,20 +28,22 @@ const refusal = (model: object, targetModules: string[]) => {
 };
 
 describe("LoRA targets of GPT-style decoders", () => {
-  it("a Falcon-style name on the default GPT-2 layout names the gpt-neox, bloom and falcon layouts", () => {
+  it("a Falcon-style name on the default GPT-2 layout names the gpt-neox, bloom and both falcon layouts", () => {
     const [issue] = refusal(GELU, ["query_key_value"]);
     expect(issue).toMatch(
       /^lora\.targetModules\.0: "query_key_value" is not a module of custom models \(the gpt2 layout/,
     );
     expect(issue).toMatch(
-      /the gpt-neox, bloom and falcon layouts name it: set model\.gptBlock to gpt-neox, bloom or falcon if the model is built that way$/,
+      /the gpt-neox, bloom, falcon and falcon-new-decoder layouts name it: set model\.gptBlock to gpt-neox, bloom, /,
     );
+    expect(issue).toMatch(/, falcon or falcon-new-decoder if the model is built that way$/);
   });
 
   it("a name two layouts share names both", () => {
     const [issue] = refusal(GELU, ["dense"]);
     expect(issue).toContain(
-      "the gpt-neox, phi, bloom and falcon layouts name it: set model.gptBlock to gpt-neox, phi, bloom or falcon",
+      "the gpt-neox, phi, bloom, falcon and falcon-new-decoder layouts name it: set model.gptBlock to gpt-neox, phi, " +
+        "bloom, falcon or falcon-new-decoder",
     );
   });
 

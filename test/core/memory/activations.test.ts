@@ -20,7 +20,7 @@ import { adapterParameters } from "../../../core/memory/lora";
 import type { AttentionImplementation, GptBlock, ModelArchitecture } from "../../../core/models/types";
 import { repoRoot } from "../../helpers/fixtures";
 
-type Family = "llama" | "qwen2" | "gemma" | "bert" | "gpt2" | "gpt_neox" | "phi" | "bloom" | "falcon";
+type Family = "llama" | "qwen2" | "gemma" | "bert" | "gpt2" | "gpt_neox" | "phi" | "bloom" | "falcon" | "falcon_new";
 
 interface Row {
   family: Family;
@@ -71,6 +71,7 @@ const GPT_BLOCK: Partial<Record<Family, GptBlock>> = {
   phi: "phi",
   bloom: "bloom",
   falcon: "falcon",
+  falcon_new: "falcon-new-decoder",
 };
 
 function arch(r: Row): ModelArchitecture {
@@ -102,6 +103,7 @@ const ALL_LINEAR: Partial<Record<Family, string[]>> = {
   phi: ["q_proj", "k_proj", "v_proj", "dense", "fc1", "fc2"],
   bloom: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
   falcon: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
+  falcon_new: ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"],
 };
 const DEFAULT_TARGETS: Partial<Record<Family, string[]>> = {
   bert: ["query", "value"],
@@ -109,6 +111,7 @@ const DEFAULT_TARGETS: Partial<Record<Family, string[]>> = {
   gpt_neox: ["query_key_value"],
   bloom: ["query_key_value"],
   falcon: ["query_key_value"],
+  falcon_new: ["query_key_value"],
 };
 const LLAMA_ALL = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
 
@@ -132,6 +135,7 @@ const LAYER_NORM_PARAMETERS: Record<Family, number> = {
   phi: 2,
   bloom: 4,
   falcon: 2,
+  falcon_new: 4,
 };
 /** The pure 16-bit row measured with the same model, batch and settings as an autocast row. */
 const pureTwin = (r: Row): Row =>
@@ -163,14 +167,14 @@ function stepOf(r: Row): ActivationStep {
 const attentionOf = (r: Row): AttentionImplementation => (r.family === "bloom" ? "eager" : (r.attention ?? "sdpa"));
 /**
  * Per token and layer, what the row's attention adds to its table (./attention.ts): eager scores and what eager keeps
- * beside them (BLOOM, Falcon's eager rows), and Falcon's SDPA, which PyTorch runs as its math kernel; a fused SDPA at
- * dropout 0 adds nothing.
+ * beside them (BLOOM, Falcon's eager rows), Falcon-7B's SDPA, which PyTorch runs as its math kernel, and the new
+ * decoder's, a fused kernel handed the causal mask; a fused SDPA at dropout 0 adds nothing elsewhere.
  */
 function eagerBytes(r: Row): number {
   // The other families' types plan dropout (BERT's hidden dropout) that their rows, measured at dropout 0, lack.
-  if (r.family !== "bloom" && r.family !== "falcon") return 0;
-  const step = stepOf(r);
-  return attentionTrainingBytesPerToken(arch(r), attentionOf(r), { seq: r.seq, bytesPerActivation: 2, ...step });
+  if (r.family !== "bloom" && r.family !== "falcon" && r.family !== "falcon_new") return 0;
+  const input = { seq: r.seq, bytesPerActivation: 2, frozenBase: r.lora, ...stepOf(r) };
+  return attentionTrainingBytesPerToken(arch(r), attentionOf(r), input);
 }
 const qloraOf = (r: Row) => (r.qlora ? " QLoRA (fp32 stream)" : "");
 const kindOf = (r: Row) =>
@@ -182,22 +186,22 @@ const kindOf = (r: Row) =>
 describe(`activation model vs measurements (torch ${data.torch}, transformers ${data.transformers})`, () => {
   it("has rows for every family, with and without checkpointing and LoRA", () => {
     expect(new Set(data.rows.map((r) => r.family))).toEqual(
-      new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon"]),
+      new Set(["llama", "qwen2", "gemma", "bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon", "falcon_new"]),
     );
-    // 9 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
+    // 10 families × 3 shapes × checkpointing × LoRA × 2 batch shapes, plus 4 LoRA kinds on the Llama-style three,
     // plus 4 LoRA kinds under autocast on the same three, plus full training under autocast on every family with and
-    // without checkpointing, plus 2 LoRA kinds under autocast on the other six, plus QLoRA on every family but Falcon
-    // with and without checkpointing and on every linear layer with dropout on the Llama-style three, plus Falcon's
-    // eager attention, full and LoRA, pure and under autocast.
+    // without checkpointing, plus 2 LoRA kinds under autocast on the other seven, plus QLoRA on every family but
+    // Falcon's two with and without checkpointing and on every linear layer with dropout on the Llama-style three, plus
+    // both Falcons' eager attention, full and LoRA, pure and under autocast.
     expect(data.rows.length).toBe(
-      9 * 3 * 2 * 2 * 2 +
+      10 * 3 * 2 * 2 * 2 +
         3 * 3 * 4 * 2 +
         3 * 3 * 4 * 2 +
-        9 * 3 * 2 * 2 +
-        6 * 3 * 2 * 2 +
+        10 * 3 * 2 * 2 +
+        7 * 3 * 2 * 2 +
         8 * 3 * 2 * 2 +
         3 * 3 * 2 +
-        2 * 3 * 2 * 2,
+        2 * 2 * 3 * 2 * 2,
     );
   });
 

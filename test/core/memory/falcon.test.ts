@@ -75,7 +75,8 @@ describe("Falcon-7B layout", () => {
     const { kvHeads: _, ...noKv } = FALCON;
     expect(issues({ ...noKv, headDim: 128 })).toEqual([
       "model.kvHeads: must be 1 in Falcon-7B's layout (gptBlock: falcon), whose multi-query attention has one " +
-        "key/value head; Falcon-40B's, 180B's and Falcon2's new decoder architecture is not planned",
+        "key/value head; for Falcon-40B's and 180B's grouped key/value heads (new_decoder_architecture) use gptBlock: " +
+        "falcon-new-decoder",
       "model.headDim: must be hiddenSize / attentionHeads in Falcon-7B's layout (gptBlock: falcon); leave it out",
     ]);
     expect(issues({ ...FALCON, kvHeads: 71 })[0]).toMatch(/^model\.kvHeads: must be 1/);

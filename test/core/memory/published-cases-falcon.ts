@@ -30,6 +30,30 @@ export const FALCON_7B: ModelArchitecture = {
   source: "huggingface.co/tiiuae/falcon-7b config.json; parameters counted from its widths",
 };
 
+/**
+ * tiiuae/falcon-40b's widths (new_decoder_architecture: hidden 8192, 128 heads of 64, 8 key/value heads, 60 layers,
+ * ffn 32,768, vocabulary 65,024), as llama.cpp's Falcon loader prints them for that checkpoint; parameters counted from
+ * those widths (qkv 8192 × 9216, dense 8192², two 8192 × 32768 MLP matrices and two LayerNorms per layer, the
+ * embedding, the final LayerNorm and an untied LM head). Not a published memory case: the layout tests' architecture.
+ */
+export const FALCON_40B: ModelArchitecture = {
+  family: "falcon",
+  type: "decoder-llm",
+  gptBlock: "falcon-new-decoder",
+  parameters: 41_835_970_560,
+  largestLayerParameters: 532_676_608,
+  layers: 60,
+  hiddenSize: 8192,
+  attentionHeads: 128,
+  kvHeads: 8,
+  headDim: 64,
+  intermediateSize: 32_768,
+  mlp: "gelu",
+  vocabSize: 65_024,
+  tiedEmbeddings: false,
+  source: "llama.cpp's Falcon loader output for tiiuae/falcon-40b; parameters counted from its widths",
+};
+
 const LITGPT =
   "LitGPT config_hub/finetune/README.md @03ffc5515b25 and falcon-7b/lora.yaml: r 32, query+value (one fused qkv " +
   "layer), lora_dropout 0.05, bf16-true, Alpaca2k (512), micro-batch 1, 1×A10G, 16.69 GB (max_memory_allocated / 1e9)";
