@@ -31,26 +31,31 @@ function shardedQloraCaveat(r: TrainingRequest, k: TrainingKnobs): string {
   );
 }
 
+/** Where nothing fits, the knobs shown are the leanest plan's: what its reasons say instead of "fits". */
+const nothingFits = (r: TrainingRequest) =>
+  `nothing fits on ${r.gpus} GPU${r.gpus === 1 ? "" : "s"}, so this is the leanest plan's (see the advice)`;
+
+function stageReason(r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): string {
+  const states = mem.breakdownGiB.modelStates;
+  if (pinned(r.zeroStage)) return `pinned by the workload${shardedQloraCaveat(r, k)}`;
+  if (!mem.fits) return `${nothingFits(r)}: model states of ${states} GiB per GPU`;
+  if (k.zeroStage === 0) return `plain DDP: full model states (${states} GiB) fit on each GPU`;
+  return (
+    `ZeRO-${k.zeroStage}: the lowest stage whose per-GPU model states (${states} GiB, plus ` +
+    `${mem.breakdownGiB.communicationBuffers} GiB of communication buffers) leave room for activations`
+  );
+}
+
+function offloadReason(r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): string {
+  if (pinned(r.offload)) return "pinned by the workload";
+  if (k.offload !== "none")
+    return `offload to CPU needed; the node must hold ${mem.cpuOffloadGiBPerNode} GiB (DeepSpeed's estimate)`;
+  return mem.fits ? "no offload: the states fit on the GPUs" : `no offload: ${nothingFits(r)}`;
+}
+
 function decideStages(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {
-  log.decide(
-    "zeroStage",
-    k.zeroStage,
-    pinned(r.zeroStage)
-      ? `pinned by the workload${shardedQloraCaveat(r, k)}`
-      : k.zeroStage === 0
-        ? `plain DDP: full model states (${mem.breakdownGiB.modelStates} GiB) fit on each GPU`
-        : `ZeRO-${k.zeroStage}: the lowest stage whose per-GPU model states (${mem.breakdownGiB.modelStates} ` +
-          `GiB, plus ${mem.breakdownGiB.communicationBuffers} GiB of communication buffers) leave room for activations`,
-  );
-  log.decide(
-    "offload",
-    k.offload,
-    pinned(r.offload)
-      ? "pinned by the workload"
-      : k.offload === "none"
-        ? "no offload: the states fit on the GPUs"
-        : `offload to CPU needed; the node must hold ${mem.cpuOffloadGiBPerNode} GiB (DeepSpeed's estimate)`,
-  );
+  log.decide("zeroStage", k.zeroStage, stageReason(r, k, mem));
+  log.decide("offload", k.offload, offloadReason(r, k, mem));
   log.decide(
     "gradientCheckpointing",
     k.gradientCheckpointing,
@@ -154,7 +159,11 @@ export function trainingDecisions(
   log.decide(
     "microBatchSize",
     k.microBatchSize,
-    pinned(r.microBatchSize) ? `pinned by the workload; ${req}` : `largest that fits: ${req}`,
+    pinned(r.microBatchSize)
+      ? `pinned by the workload; ${req}`
+      : mem.fits
+        ? `largest that fits: ${req}`
+        : `the smallest, and it does not fit: ${req}`,
   );
   log.decide(
     "gradientAccumulationSteps",

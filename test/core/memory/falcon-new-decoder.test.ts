@@ -91,4 +91,15 @@ describe("Falcon's new decoder layout", () => {
     expect(one.advice.join("\n")).not.toMatch(/quantization: nf4/);
     expect(one.advice[1]).toMatch(/^use gpus: 8 \(ZeRO-3, checkpointing, micro-batch 4: 19\.\d+ of 21\.99 GiB\)$/);
   });
+
+  it("says where nothing fits that the knobs shown are the leanest plan's, not that its states fit", () => {
+    const lora = { rank: 16, targetModules: ["query_key_value"], quantization: "none" as const, dropout: 0.05 };
+    const plan = planTrainingMemory(trainingRequest(falcon(), { sequenceLength: 1024, usableGiB: 21.99, lora }));
+    const reason = (key: string) => plan.decisions.find((d) => d.key === key)?.reason;
+    expect(reason("zeroStage")).toMatch(
+      /^nothing fits on 1 GPU, so this is the leanest plan's \(see the advice\): model/,
+    );
+    expect(reason("offload")).toBe("no offload: nothing fits on 1 GPU, so this is the leanest plan's (see the advice)");
+    expect(reason("microBatchSize")).toMatch(/^the smallest, and it does not fit: requires 80\.\d+ GiB of 21\.99 GiB/);
+  });
 });
