@@ -257,7 +257,7 @@ describe("training knob planner", () => {
     );
   });
 
-  it("property: whatever the planner chooses fits", () => {
+  it("property: whatever the planner chooses fits, and its reasons say what it decided", () => {
     fc.assert(
       fc.property(
         decoder,
@@ -277,6 +277,10 @@ describe("training knob planner", () => {
           );
           if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB);
           else expect(p.advice.length).toBeGreaterThan(0);
+          // The reasons agree with the verdict: a plan that does not fit never says its states or batch fit.
+          const reasons = p.decisions.map((d) => d.reason).join("\n");
+          if (p.fits) expect(reasons).not.toMatch(/nothing fits on|it does not fit/);
+          else expect(reasons).not.toMatch(/fit on each GPU|the states fit on the GPUs|largest that fits/);
           // Above the planning margin only when no choice stays under it, and then the plan says so.
           if (p.memory.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN))
             expect(p.decisions.some((d) => d.key === "safetyMargin") || !p.fits).toBe(true);
