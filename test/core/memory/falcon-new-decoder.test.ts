@@ -92,6 +92,14 @@ describe("Falcon's new decoder layout", () => {
     expect(one.advice[1]).toMatch(/^use gpus: 8 \(ZeRO-3, checkpointing, micro-batch 4: 19\.\d+ of 21\.99 GiB\)$/);
   });
 
+  it("advises the fused SDPA over a pinned eager that does not fit", () => {
+    const lora = { rank: 16, targetModules: ["query_key_value"], quantization: "none" as const, dropout: 0.05 };
+    const r = { sequenceLength: 4096, usableGiB: 21.99, lora, gpus: 8, gpusPerNode: 8, attention: "eager" as const };
+    const plan = planTrainingMemory(trainingRequest(falcon(), { ...r, strategy: "auto", microBatchSize: 4 }));
+    expect(plan.fits).toBe(false);
+    expect(plan.advice.some((a) => a.startsWith("use attention: sdpa ("))).toBe(true);
+  });
+
   it("says where nothing fits that the knobs shown are the leanest plan's, not that its states fit", () => {
     const lora = { rank: 16, targetModules: ["query_key_value"], quantization: "none" as const, dropout: 0.05 };
     const plan = planTrainingMemory(trainingRequest(falcon(), { sequenceLength: 1024, usableGiB: 21.99, lora }));
