@@ -3,8 +3,11 @@
  * that fits (and with which ZeRO stage and offload), releasing the knobs the workload pinned, a fused attention
  * kernel, a quantized base (or, for a QLoRA job, its unquantized parameters in bf16, or the bf16 base that ZeRO-3 can
  * shard), the longest sequence that fits.
- * No advice repeats the current setting. When nothing fits on the job's GPU, the advice re-plans on each GPU of the
- * catalog with more memory (../catalog/accelerators.ts) and names the first that fits, or says that none does.
+ * No advice repeats the current setting. Each way out keeps the workload's pinned knobs where it fits with them, else
+ * names the pins it had to choose otherwise ("and leave microBatchSize to the planner"), so that applied as written it
+ * plans as printed; where leaving the pins alone fits, no way out adds hardware or shortens the sequence on top of that.
+ * When nothing fits on the job's GPU, the advice re-plans on each GPU of the catalog with more memory
+ * (../catalog/accelerators.ts) and names the first that fits, or says that none does.
  */
 import { ACCELERATOR_NAMES, ACCELERATORS } from "../catalog/accelerators";
 import type { AttentionImplementation } from "../models/types";
@@ -31,20 +34,19 @@ function summary(s: SearchResult, r: TrainingRequest): string {
   return `${parts.join(", ")}: ${s.mem.requiredGiB} of ${r.usableGiB} GiB`;
 }
 
-/** The request with every knob the planner may choose left to it (the global batch kept when it still divides). */
-function released(r: TrainingRequest, gpus = r.gpus): TrainingRequest {
+/** The knobs a workload may pin that the planner otherwise chooses. */
+const PINNABLE = ["microBatchSize", "zeroStage", "offload", "gradientCheckpointing", "loss"] as const;
+
+/** The request on `gpus`, its global batch kept where it still divides, DDP relaxed for LoRA (ZeRO may shard). */
+function onGpus(r: TrainingRequest, gpus = r.gpus): TrainingRequest {
   const keepBatch = r.globalBatchSize !== undefined && r.globalBatchSize % gpus === 0;
-  return {
-    ...r,
-    gpus,
-    globalBatchSize: keepBatch ? r.globalBatchSize : undefined,
-    microBatchSize: undefined,
-    zeroStage: undefined,
-    offload: undefined,
-    gradientCheckpointing: undefined,
-    loss: undefined,
-    strategy: r.strategy === "ddp" && r.lora ? "auto" : r.strategy,
-  };
+  const globalBatchSize = keepBatch ? r.globalBatchSize : undefined;
+  return { ...r, gpus, globalBatchSize, strategy: r.strategy === "ddp" && r.lora ? "auto" : r.strategy };
+}
+
+/** The request with every knob the planner may choose left to it. */
+function released(r: TrainingRequest, gpus = r.gpus): TrainingRequest {
+  return { ...onGpus(r, gpus), ...Object.fromEntries(PINNABLE.map((k) => [k, undefined])) };
 }
 
 const fitting = (r: TrainingRequest): SearchResult | undefined => {
@@ -52,18 +54,54 @@ const fitting = (r: TrainingRequest): SearchResult | undefined => {
   return s.found ? s : undefined;
 };
 
-function pinnedKnobs(r: TrainingRequest): string[] {
-  const keys = ["microBatchSize", "zeroStage", "offload", "gradientCheckpointing", "loss"] as const;
-  return keys.filter((k) => r[k] !== undefined);
+const pinnedKnobs = (r: TrainingRequest): string[] => PINNABLE.filter((k) => r[k] !== undefined);
+
+/** A way out as the workload would apply it: with its pins kept where that fits, else naming the pins it must drop. */
+interface Replanned {
+  readonly s: SearchResult;
+  /** Pinned knobs the plan had to choose otherwise (the workload must leave them to the planner). */
+  readonly freed: readonly string[];
+}
+
+/** Whether leaving the pins to the planner fits as it is (one search per request, remembered). */
+const unpinnedFits = new WeakMap<TrainingRequest, boolean>();
+function fitsUnpinned(r: TrainingRequest): boolean {
+  if (!unpinnedFits.has(r)) unpinnedFits.set(r, pinnedKnobs(r).length > 0 && fitting(released(r)) !== undefined);
+  return unpinnedFits.get(r)!;
+}
+
+/**
+ * The request changed, planned with its pins kept; else with the pins released. A way out that adds hardware is not
+ * offered with the pins released where releasing them alone fits (`moreThanUnpinning`): that advice is the smaller
+ * change. One that changes how the job computes (attention, quantization, ZeRO) still is: it may allow a larger
+ * micro-batch than releasing alone.
+ */
+function replanned(
+  r: TrainingRequest,
+  change: Partial<TrainingRequest>,
+  moreThanUnpinning = false,
+): Replanned | undefined {
+  const gpus = change.gpus ?? r.gpus;
+  const kept = fitting({ ...onGpus(r, gpus), ...change });
+  if (kept) return { s: kept, freed: [] };
+  if (pinnedKnobs(r).length === 0 || (moreThanUnpinning && fitsUnpinned(r))) return undefined;
+  const s = fitting({ ...released(r, gpus), ...change });
+  return s && { s, freed: PINNABLE.filter((k) => r[k] !== undefined && r[k] !== s.c[k]) };
+}
+
+/** "use X (settings: X of Y GiB)", and the pins to drop where the way out needs them chosen otherwise. */
+function way(r: TrainingRequest, use: string, p: Replanned, why = ""): string {
+  const freed = p.freed.length > 0 ? ` and leave ${p.freed.join(", ")} to the planner` : "";
+  return `use ${use} (${why}${summary(p.s, r)})${freed}`;
 }
 
 function moreGpus(r: TrainingRequest): string | undefined {
   for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > r.gpus)) {
-    const same = fitting(released(r, gpus));
-    if (same) return `use gpus: ${gpus} (${summary(same, r)})`;
+    const same = replanned(r, { gpus }, true);
+    if (same) return way(r, `gpus: ${gpus}`, same);
     if (r.strategy === "ddp") {
-      const zero = fitting({ ...released(r, gpus), strategy: "auto" });
-      if (zero) return `use gpus: ${gpus} with strategy "auto" (${summary(zero, r)})`;
+      const zero = replanned(r, { gpus, strategy: "auto" }, true);
+      if (zero) return way(r, `gpus: ${gpus} with strategy "auto"`, zero);
     }
   }
   return undefined;
@@ -71,8 +109,8 @@ function moreGpus(r: TrainingRequest): string | undefined {
 
 function zeroInsteadOfDdp(r: TrainingRequest): string | undefined {
   if (r.strategy !== "ddp" || r.lora) return undefined;
-  const s = fitting({ ...released(r), strategy: "auto" });
-  return s && `use strategy "auto" on the same ${r.gpus} GPUs (ZeRO shards the states; ${summary(s, r)})`;
+  const p = replanned(r, { strategy: "auto" });
+  return p && way(r, `strategy "auto" on the same ${r.gpus} GPUs`, p, "ZeRO shards the states; ");
 }
 
 /**
@@ -92,8 +130,8 @@ function otherAttention(r: TrainingRequest): string | undefined {
   const leaner = LEANER[scoreKernel(t, r.attention ?? defaultAttention(r.model))];
   if (!leaner || !t.implementations.includes(leaner.use)) return undefined;
   if (leaner.use === "sdpa" && scoreKernel(t, "sdpa") !== "fused") return undefined;
-  const s = fitting({ ...released(r), attention: leaner.use });
-  return s && `use attention: ${leaner.use} (${leaner.why}; ${summary(s, r)})`;
+  const p = replanned(r, { attention: leaner.use });
+  return p && way(r, `attention: ${leaner.use}`, p, `${leaner.why}; `);
 }
 
 /** The pin that keeps QLoRA's unquantized parameters, and so the stream between its 4-bit layers, in 16 bit. */
@@ -103,12 +141,13 @@ const BF16_REST = "lora.unquantizedPrecision: bf16";
 function fittingQuantized(
   r: TrainingRequest,
   lora: NonNullable<TrainingRequest["lora"]>,
-): { s: SearchResult; pin: string } | undefined {
-  const s = fitting({ ...r, lora });
-  if (s) return { s, pin: "" };
+  change: Partial<TrainingRequest> = {},
+): { p: Replanned; pin: string } | undefined {
+  const p = replanned(r, { ...change, lora });
+  if (p) return { p, pin: "" };
   if (lora.unquantizedPrecision === "bf16") return undefined;
-  const bf16 = fitting({ ...r, lora: { ...lora, unquantizedPrecision: "bf16" } });
-  return bf16 && { s: bf16, pin: ` with ${BF16_REST}` };
+  const bf16 = replanned(r, { ...change, lora: { ...lora, unquantizedPrecision: "bf16" } });
+  return bf16 && { p: bf16, pin: ` with ${BF16_REST}` };
 }
 
 function quantized(r: TrainingRequest): string | undefined {
@@ -116,28 +155,24 @@ function quantized(r: TrainingRequest): string | undefined {
   if (!r.lora) {
     const targetModules = defaultLoraTargets(r.model);
     const lora = { rank: ADVICE_LORA_RANK, targetModules, quantization: "nf4", dropout: DEFAULT_LORA_DROPOUT } as const;
-    const q = fittingQuantized({ ...released(r), strategy: "auto" }, lora);
-    const on = targetModules.join("/");
-    return (
-      q &&
-      `use a LoRAFineTune with lora.quantization: nf4${q.pin} (QLoRA, rank ${lora.rank} on ${on}; ${summary(q.s, r)})`
-    );
+    const q = fittingQuantized(r, lora, { strategy: "auto" });
+    const why = `QLoRA, rank ${lora.rank} on ${targetModules.join("/")}; `;
+    return q && way(r, `a LoRAFineTune with lora.quantization: nf4${q.pin}`, q.p, why);
   }
   const next = r.lora.quantization === "none" ? "nf4" : r.lora.quantization === "nf4" ? "nf4-double" : undefined;
   if (!next) return undefined;
-  const q = fittingQuantized(released(r), { ...r.lora, quantization: next });
-  return q && `use lora.quantization: ${next}${q.pin} (${summary(q.s, r)})`;
+  const q = fittingQuantized(r, { ...r.lora, quantization: next });
+  return q && way(r, `lora.quantization: ${next}${q.pin}`, q.p);
 }
 
 /** A QLoRA job that keeps PEFT's fp32 upcast: the same job with the unquantized parameters in bf16. */
 function bf16Rest(r: TrainingRequest): string | undefined {
   if (!r.lora || r.lora.quantization === "none" || r.lora.unquantizedPrecision === "bf16") return undefined;
-  const s = fitting({ ...released(r), lora: { ...r.lora, unquantizedPrecision: "bf16" } });
-  return (
-    s &&
-    `use ${BF16_REST} (the embeddings, norms and head PEFT upcasts to fp32 stay in bf16, and so does the stream ` +
-      `between the 4-bit layers; ${summary(s, r)})`
-  );
+  const p = replanned(r, { lora: { ...r.lora, unquantizedPrecision: "bf16" } });
+  const why =
+    "the embeddings, norms and head PEFT upcasts to fp32 stay in bf16, and so does the stream between the 4-bit " +
+    "layers; ";
+  return p && way(r, BF16_REST, p, why);
 }
 
 /**
@@ -148,8 +183,8 @@ function unquantizedSharded(r: TrainingRequest): string | undefined {
   if (!r.lora || r.lora.quantization === "none" || r.zeroStage !== undefined) return undefined;
   const lora = { ...r.lora, quantization: "none" as const };
   for (const gpus of ADVICE_GPU_COUNTS.filter((g) => g > r.gpus)) {
-    const s = fitting({ ...released(r, gpus), lora, strategy: "auto" });
-    if (s) return `use lora.quantization: none with gpus: ${gpus} (ZeRO-3 shards the bf16 base; ${summary(s, r)})`;
+    const p = replanned(r, { gpus, lora, strategy: "auto" }, true);
+    if (p) return way(r, `lora.quantization: none with gpus: ${gpus}`, p, "ZeRO-3 shards the bf16 base; ");
   }
   return undefined;
 }
@@ -162,27 +197,34 @@ function largerGpu(r: TrainingRequest): string | undefined {
   for (const name of larger) {
     const usableGiB = ACCELERATORS[name].cudaTotalGiB;
     for (const gpus of [r.gpus, ...ADVICE_GPU_COUNTS.filter((g) => g > r.gpus)]) {
-      const on = { ...released(r, gpus), usableGiB, gpuName: name };
-      const s = fitting(on);
-      if (s) return `use a pool of ${name} GPUs with gpus: ${gpus} (${summary(s, on)})`;
+      const p = replanned(r, { gpus, usableGiB, gpuName: name }, true);
+      if (p) return way({ ...r, usableGiB }, `a pool of ${name} GPUs with gpus: ${gpus}`, p);
     }
   }
   return undefined;
 }
 
+/** The longest sequence, in steps of {@link MIN_ADVICE_SEQUENCE}, that fits with the pins kept, else released. */
 function shorterSequence(r: TrainingRequest): string | undefined {
-  const at = (sequenceLength: number) => fitting({ ...released(r), sequenceLength });
-  let lo = MIN_ADVICE_SEQUENCE;
-  let hi = Math.floor((r.sequenceLength - 1) / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
-  let best = hi < lo ? undefined : at(lo);
-  if (!best) return undefined;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2 / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
-    const s = at(mid);
-    if (s) [lo, best] = [mid, s];
-    else hi = mid - MIN_ADVICE_SEQUENCE;
-  }
-  return `use sequenceLength: ${lo}, the longest that fits (${summary(best, r)})`;
+  const longest = (base: TrainingRequest) => {
+    const at = (sequenceLength: number) => fitting({ ...base, sequenceLength });
+    let lo = MIN_ADVICE_SEQUENCE;
+    let hi = Math.floor((r.sequenceLength - 1) / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
+    let best = hi < lo ? undefined : at(lo);
+    if (!best) return undefined;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2 / MIN_ADVICE_SEQUENCE) * MIN_ADVICE_SEQUENCE;
+      const s = at(mid);
+      if (s) [lo, best] = [mid, s];
+      else hi = mid - MIN_ADVICE_SEQUENCE;
+    }
+    return { sequenceLength: lo, s: best };
+  };
+  const kept = longest(onGpus(r));
+  const found = kept ?? (pinnedKnobs(r).length > 0 && !fitsUnpinned(r) ? longest(released(r)) : undefined);
+  if (!found) return undefined;
+  const freed = kept ? [] : PINNABLE.filter((k) => r[k] !== undefined && r[k] !== found.s.c[k]);
+  return way(r, `sequenceLength: ${found.sequenceLength}, the longest that fits`, { s: found.s, freed });
 }
 
 /** Every way out that fits, re-planned; or that nothing on any GPU of the catalog does. */
@@ -195,7 +237,7 @@ export function replannedAdvice(r: TrainingRequest, mem: MemoryEstimate): string
       `offers ${r.usableGiB} GiB`,
   ];
   const pins = pinnedKnobs(r);
-  const unpinned = pins.length > 0 ? fitting(released(r)) : undefined;
+  const unpinned = fitsUnpinned(r) ? fitting(released(r)) : undefined;
   if (unpinned) out.push(`leave ${pins.join(", ")} to the planner (${summary(unpinned, r)})`);
   const ways = [zeroInsteadOfDdp(r), bf16Rest(r), moreGpus(r), unquantizedSharded(r), otherAttention(r), quantized(r)];
   out.push(...[...ways, shorterSequence(r)].filter((w) => w !== undefined));
