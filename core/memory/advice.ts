@@ -14,7 +14,7 @@ import type { AttentionImplementation } from "../models/types";
 import { attentionTraits, defaultAttention, type ScoreKernel, scoreKernel } from "./attention";
 import type { MemoryEstimate } from "./estimate";
 import { DEFAULT_LORA_DROPOUT, defaultLoraTargets, quantizable } from "./lora";
-import { searchKnobs, type SearchResult } from "./knob-search";
+import { attentionChosenPerStep, searchKnobs, type SearchResult } from "./knob-search";
 import type { TrainingRequest } from "./training-request";
 
 /** GPU counts the advice tries; 64 is eight g5.48xlarge, the most one Ray job is planned for. */
@@ -121,11 +121,13 @@ const LEANER: {
   readonly [K in ScoreKernel]: { readonly use: AttentionImplementation; readonly why: string } | undefined;
 } = {
   eager: { use: "sdpa", why: "no attention scores kept" },
-  math: { use: "eager", why: "16-bit attention scores, where SDPA's math kernel keeps fp32 ones" },
+  math: { use: "eager", why: "16-bit attention matmuls, where SDPA's math kernel multiplies and keeps scores in fp32" },
   fused: undefined,
 };
 
 function otherAttention(r: TrainingRequest): string | undefined {
+  // Chosen per step, the attention planned is already the leaner of the two.
+  if (attentionChosenPerStep(r)) return undefined;
   const t = attentionTraits(r.model);
   const leaner = LEANER[scoreKernel(t, r.attention ?? defaultAttention(r.model))];
   if (!leaner || !t.implementations.includes(leaner.use)) return undefined;

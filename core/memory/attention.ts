@@ -110,8 +110,9 @@ export function attentionTraits(m: Pick<ModelArchitecture, "type" | "attention" 
 
 /**
  * The implementation planned when the workload pins none (the runtime hands it to transformers): SDPA where transformers
- * runs it as a fused kernel, as transformers itself would pick; else eager where the model has it, since SDPA's math
- * kernel (Falcon-7B) keeps fp32 scores and multiplies in fp32 where eager keeps and multiplies 16-bit ones.
+ * runs it as a fused kernel, as transformers itself would pick; else eager where the model has it (it multiplies in 16
+ * bit where SDPA's math kernel, Falcon-7B's, multiplies in fp32). A training plan chooses between those two per step
+ * instead, by memory (./knob-search.ts `attentionOf`): under autocast the math kernel keeps less.
  */
 export function defaultAttention(
   m: Pick<ModelArchitecture, "type" | "attention" | "gptBlock">,

@@ -3,7 +3,8 @@
  * estimated, and the first that fits under the safety margin wins, in the order of ./plan-training.ts.
  */
 import { largestBlockLinear, quantizedLinearParameters } from "../models";
-import { defaultAttention } from "./attention";
+import type { AttentionImplementation } from "../models/types";
+import { attentionTraits, defaultAttention, scoreKernel } from "./attention";
 import { communicationBytes, DEFAULT_OPTIMIZER_STEP, optimizerStepTemporaryBytes } from "./buffers";
 import { estimateTraining, type MemoryEstimate } from "./estimate";
 import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
@@ -119,8 +120,31 @@ export function loraActivation(
 export const cudaAutocastOf = (precision: Precision, zeroStage: number): boolean =>
   MIXED_PRECISION[precision] && zeroStage === 0;
 
-/** Memory of one configuration. */
+/** Memory of one configuration, with the attention it runs ({@link attentionOf}). */
 export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
+  return memoryWith(r, c, attentionOf(r, c));
+}
+
+/**
+ * Whether the planner chooses the attention per step: the workload pins none, and SDPA would be PyTorch's math kernel
+ * (Falcon-7B), which keeps fewer bytes per score than eager under autocast and more in pure 16 bit.
+ */
+export function attentionChosenPerStep(r: Pick<TrainingRequest, "attention" | "model">): boolean {
+  const t = attentionTraits(r.model);
+  return r.attention === undefined && t.implementations.includes("sdpa") && scoreKernel(t, "sdpa") === "math";
+}
+
+/**
+ * The attention a configuration runs: the pinned one; the model's default; or, where it is chosen per step, whichever
+ * of eager and SDPA's math kernel the step needs less memory for (eager on a tie: it multiplies in 16 bit).
+ */
+export function attentionOf(r: TrainingRequest, c: Candidate): AttentionImplementation {
+  if (!attentionChosenPerStep(r)) return r.attention ?? defaultAttention(r.model);
+  const math = memoryWith(r, c, "sdpa").requiredGiB;
+  return math < memoryWith(r, c, "eager").requiredGiB ? "sdpa" : "eager";
+}
+
+function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplementation): MemoryEstimate {
   const m = r.model;
   const unquantized = unquantizedOf(r, c);
   const { states, trainable, stepped } = statesOf(r, c, unquantized);
@@ -133,7 +157,7 @@ export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate
     microBatchSize: c.microBatchSize,
     tokensPerSample: r.sequenceLength + (r.imageTokensPerSample ?? 0),
     gradientCheckpointing: c.gradientCheckpointing,
-    attention: r.attention ?? defaultAttention(m),
+    attention,
     loss: c.loss,
     ...(r.lora ? { lora: loraActivation(r.lora, r.precision, unquantized) } : {}),
     cudaAutocast: cudaAutocastOf(r.precision, c.zeroStage),

@@ -6,9 +6,8 @@
  * ways out, each re-planned (./advice.ts).
  */
 import { replannedAdvice } from "./advice";
-import { defaultAttention } from "./attention";
 import { DEFAULT_OPTIMIZER_STEP } from "./buffers";
-import { searchKnobs } from "./knob-search";
+import { attentionOf, searchKnobs } from "./knob-search";
 import { LOSS_CHUNK_TOKENS } from "./loss";
 import { trainingDecisions } from "./training-decisions";
 import type { TrainingKnobs, TrainingMemoryPlan, TrainingRequest } from "./training-request";
@@ -28,7 +27,7 @@ export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
     zeroStage: c.zeroStage,
     offload: c.offload,
     gradientCheckpointing: c.gradientCheckpointing,
-    attentionImplementation: r.attention ?? defaultAttention(r.model),
+    attentionImplementation: attentionOf(r, c),
     loss: c.loss,
     lossChunkTokens: LOSS_CHUNK_TOKENS,
     optimizerStep: r.optimizerStep ?? DEFAULT_OPTIMIZER_STEP,

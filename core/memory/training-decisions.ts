@@ -4,7 +4,7 @@ import { attentionTraits, defaultAttention, type ScoreKernel, scoreKernel } from
 import type { MemoryEstimate } from "./estimate";
 import { hasCausalLmLoss, LOSS_CHUNK_TOKENS } from "./loss";
 import { DEFAULT_OPTIMIZER_STEP, type OptimizerStep } from "./buffers";
-import { unquantizedOf } from "./knob-search";
+import { attentionChosenPerStep, unquantizedOf } from "./knob-search";
 import type { UnquantizedPrecision } from "./model-states";
 import { SAFETY_MARGIN, type TrainingKnobs, type TrainingRequest } from "./training-request";
 
@@ -102,14 +102,19 @@ const KERNEL_REASON: { readonly [K in ScoreKernel]: (dropout: string) => string 
   fused: () => ": fused kernel, no attention scores kept",
 };
 
-/** Why the attention no workload pinned is the one planned: the model's default, or eager over SDPA's math kernel. */
+/**
+ * Why the attention no workload pinned is the one planned: the model's default, or, where SDPA is PyTorch's math kernel,
+ * the leaner of it and eager for this step (./knob-search.ts `attentionOf`).
+ */
 function unpinnedAttention(r: TrainingRequest): string {
   const traits = attentionTraits(r.model);
-  const planned = defaultAttention(r.model);
-  if (planned === "eager" && traits.implementations.includes("sdpa"))
-    return "the planner's choice over SDPA, which this model runs as PyTorch's math kernel (fp32 scores and matmuls)";
+  if (attentionChosenPerStep(r))
+    return (
+      "the planner's choice: of eager and SDPA (PyTorch's math kernel for this model: fp32 scores and matmuls), the " +
+      "one this step needs less memory for, eager on a tie (it multiplies in 16 bit)"
+    );
   const only = traits.implementations.length === 1 ? ", the only one transformers has for it" : "";
-  return `the model's default (${planned}${only})`;
+  return `the model's default (${defaultAttention(r.model)}${only})`;
 }
 
 function decideKernels(log: DecisionLog, r: TrainingRequest, k: TrainingKnobs, mem: MemoryEstimate): void {

@@ -210,14 +210,17 @@ describe("ray-gpu plan --workload --json", () => {
     expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "eager" });
   });
 
-  it("plans Falcon-7B's layout with eager attention, and refuses its QLoRA with the fix", async () => {
+  it("plans Falcon-7B's layout with the leaner attention for its precision, and refuses QLoRA with the fix", async () => {
     const model =
       "model: { parameters: 6921720704, layers: 32, hiddenSize: 4544, attentionHeads: 71, kvHeads: 1, " +
       "intermediateSize: 18176, vocabSize: 65024, mlp: gelu, gptBlock: falcon, tiedEmbeddings: true }\n";
     const head = "kind: LoRAFineTune\nname: falcon\ngpus: 1\ninstanceType: g5.2xlarge\nsequenceLength: 1024\n";
     const { code, doc } = await planJson(workloadFile(head + model));
     expect(code).toBe(0);
-    expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "eager" });
+    // bf16-mixed (the default): SDPA's math kernel keeps 4 bytes per score where eager under autocast keeps 6.
+    expect(doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "sdpa" });
+    const pure = await planJson(workloadFile(`${head}precision: bf16-true\n${model}`));
+    expect(pure.doc.workloads[0]).toMatchObject({ fits: true, attentionImplementation: "eager" });
     let err = "";
     const file = workloadFile(`${head}lora: { quantization: nf4 }\n${model}`);
     const refused = await main(["plan", "--workload", file], { out: () => {}, err: (s) => (err += s), cwd: repoRoot });

@@ -51,14 +51,22 @@ describe("Falcon-7B layout", () => {
     expect(scoreTransientBytesPerToken(m, "eager", { ...step(1), checkpointing: true })).toBe(71 * 2048 * 6);
   });
 
-  it("says in the plan why it runs eager, and why a pinned SDPA keeps fp32 scores", () => {
-    const reason = (attention?: "sdpa") =>
+  it("plans the leaner of eager and the math kernel for the step, says why, and why a pinned SDPA keeps fp32 scores", () => {
+    const lora = { rank: 8, targetModules: ["query_key_value"], quantization: "none" as const, dropout: 0 };
+    const plan = (attention?: "sdpa", precision: "bf16-true" | "bf16-mixed" = "bf16-true") =>
       planTrainingMemory(
-        trainingRequest(falcon(), { sequenceLength: 512, usableGiB: 21.99, attention }),
-      ).decisions.find((d) => d.key === "attentionImplementation")?.reason;
+        trainingRequest(falcon(), { sequenceLength: 512, usableGiB: 21.99, attention, precision, lora }),
+      );
+    const reason = (attention?: "sdpa") =>
+      plan(attention).decisions.find((d) => d.key === "attentionImplementation")?.reason;
+    // Pure bf16: eager keeps 2 bytes per score and 4 more while a layer runs, the math kernel 4 and 8.
+    expect(plan().knobs.attentionImplementation).toBe("eager");
+    expect(reason()).toMatch(/^the planner's choice: of eager and SDPA \(PyTorch's math kernel for this model: fp32 /);
     expect(reason()).toMatch(
-      /^the planner's choice over SDPA, which this model runs as PyTorch's math kernel \(fp32 scores and matmuls\): eager/,
+      /, the one this step needs less memory for, eager on a tie \(it multiplies in 16 bit\): eager/,
     );
+    // Under autocast eager's softmax runs in fp32 and the next matmul keeps a 16-bit copy: 6 bytes per score to 4.
+    expect(plan(undefined, "bf16-mixed").knobs.attentionImplementation).toBe("sdpa");
     expect(reason("sdpa")).toMatch(
       /^pinned by the workload: .* PyTorch runs its math kernel, which keeps every attention/,
     );
@@ -104,6 +112,6 @@ describe("Falcon-7B layout", () => {
     const plan = planTrainingMemory(r);
     expect(plan.fits).toBe(false);
     expect(plan.advice.join("\n")).not.toMatch(/quantization: nf4/);
-    expect(plan.advice.some((a) => a.startsWith("use attention: eager (16-bit attention scores"))).toBe(true);
+    expect(plan.advice.some((a) => a.startsWith("use attention: eager (16-bit attention matmuls"))).toBe(true);
   });
 });
