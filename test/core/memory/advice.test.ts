@@ -10,20 +10,13 @@ import { defaultLoraTargets } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import type { TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
+import { trainingRequest } from "./published-helpers";
 
 const A10G = ACCELERATORS.A10G.cudaTotalGiB;
 
-const request = (id: string, more: Partial<TrainingRequest> = {}): TrainingRequest => ({
-  model: catalogModel(id)!,
-  gpus: 1,
-  gpusPerNode: 8,
-  usableGiB: A10G,
-  sequenceLength: 2048,
-  precision: "bf16-mixed",
-  optimizer: "adamw",
-  strategy: "auto",
-  ...more,
-});
+/** A job on one A10G of an 8-GPU node, mixed precision, ZeRO allowed. */
+const request = (id: string, more: Partial<TrainingRequest> = {}): TrainingRequest =>
+  trainingRequest(id, { gpusPerNode: 8, usableGiB: A10G, precision: "bf16-mixed", strategy: "auto", ...more });
 
 const lora = (id: string) =>
   ({ rank: 16, targetModules: defaultLoraTargets(catalogModel(id)!), quantization: "none", dropout: 0.05 }) as const;
