@@ -1278,9 +1278,10 @@ export type TrainingJobSpec = {
    */
   gradientCheckpointing?: boolean;
   /**
-   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
-   * @default - the model's default: sdpa where transformers supports it, else eager
-   */
+ * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+ * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+(Falcon-7B), whichever of the two the step needs less memory for
+ */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
@@ -1444,9 +1445,10 @@ export type TrainingJobSpecInput = {
    */
   gradientCheckpointing?: boolean;
   /**
-   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
-   * @default - the model's default: sdpa where transformers supports it, else eager
-   */
+ * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+ * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+(Falcon-7B), whichever of the two the step needs less memory for
+ */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
@@ -1681,9 +1683,10 @@ export type LoRAFineTuneSpec = {
    */
   gradientCheckpointing?: boolean;
   /**
-   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
-   * @default - the model's default: sdpa where transformers supports it, else eager
-   */
+ * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+ * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+(Falcon-7B), whichever of the two the step needs less memory for
+ */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
@@ -1850,9 +1853,10 @@ export type LoRAFineTuneSpecInput = {
    */
   gradientCheckpointing?: boolean;
   /**
-   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
-   * @default - the model's default: sdpa where transformers supports it, else eager
-   */
+ * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+ * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+(Falcon-7B), whichever of the two the step needs less memory for
+ */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).

@@ -36,7 +36,8 @@ const trainingKnobs = {
   gradientCheckpointing: z.boolean().optional(),
   /**
    * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
-   * @default - the model's default: sdpa where transformers supports it, else eager
+   * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+   * (Falcon-7B), whichever of the two the step needs less memory for
    */
   attention: z.enum(ATTENTION_IMPLEMENTATIONS).optional(),
   /**
