@@ -20,6 +20,7 @@ import transformers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tiny_families import FAMILIES as TINY
+from tiny_families import GPT_NEOX_LAYOUT, PHI_LAYOUT
 
 from ray_gpu.live_bytes import saved_tensor_bytes
 
@@ -125,15 +126,7 @@ def build(c: dict) -> torch.nn.Module:
         )
         cls = transformers.BertForMaskedLM
     elif c["family"] == "gpt_neox":
-        cfg = transformers.GPTNeoXConfig(
-            **common,
-            use_parallel_residual=True,
-            hidden_act="gelu",
-            rotary_pct=0.25,
-            attention_dropout=0.0,
-            hidden_dropout=0.0,
-            tie_word_embeddings=False,
-        )
+        cfg = transformers.GPTNeoXConfig(**common, **GPT_NEOX_LAYOUT)
         cls = transformers.AutoModelForCausalLM
     elif c["family"] == "bloom":
         cfg = transformers.BloomConfig(
@@ -152,14 +145,7 @@ def build(c: dict) -> torch.nn.Module:
         cfg.num_kv_heads = c["kvHeads"]
         cls = transformers.AutoModelForCausalLM
     elif c["family"] == "phi":
-        cfg = transformers.PhiConfig(
-            **common,
-            hidden_act="gelu_new",
-            partial_rotary_factor=0.5,
-            resid_pdrop=0.0,
-            embd_pdrop=0.0,
-            attention_dropout=0.0,
-        )
+        cfg = transformers.PhiConfig(**common, **PHI_LAYOUT)
         cls = transformers.AutoModelForCausalLM
     else:
         config_cls = {

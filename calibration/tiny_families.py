@@ -27,39 +27,49 @@ def falcon(h: int, i: int, hd: int, v: int, **layout) -> transformers.FalconConf
     )
 
 
+def llama_style(config_cls: type, kv_heads: int, **extra):
+    """A tiny Llama-style config (4 heads of the shape's head_dim, `kv_heads` key/value heads) of `config_cls`."""
+
+    def build(h: int, i: int, hd: int, v: int):
+        return config_cls(
+            hidden_size=h,
+            intermediate_size=i,
+            num_hidden_layers=3,
+            num_attention_heads=4,
+            num_key_value_heads=kv_heads,
+            head_dim=hd,
+            vocab_size=v,
+            max_position_embeddings=1024,
+            **extra,
+        )
+
+    return build
+
+
+#: What makes a GPT-NeoX block the planner's `gpt-neox` layout (parallel attention and MLP, PyTorch's fused GELU,
+#: partial rotary, no dropout), here and in calibration/test_activation_bound.py.
+GPT_NEOX_LAYOUT = dict(
+    use_parallel_residual=True,
+    hidden_act="gelu",
+    rotary_pct=0.25,
+    attention_dropout=0.0,
+    hidden_dropout=0.0,
+    tie_word_embeddings=False,
+)
+#: What makes a Phi block the planner's `phi` layout (one shared norm, `gelu_new` in Python ops, half rotary, no dropout).
+PHI_LAYOUT = dict(
+    hidden_act="gelu_new",
+    partial_rotary_factor=0.5,
+    resid_pdrop=0.0,
+    embd_pdrop=0.0,
+    attention_dropout=0.0,
+)
+
+
 FAMILIES = {
-    "llama": lambda h, i, hd, v: transformers.LlamaConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=hd,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        tie_word_embeddings=False,
-    ),
-    "qwen2": lambda h, i, hd, v: transformers.Qwen2Config(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        num_key_value_heads=1,
-        head_dim=hd,
-        vocab_size=v,
-        max_position_embeddings=1024,
-        tie_word_embeddings=True,
-    ),
-    "gemma": lambda h, i, hd, v: transformers.GemmaConfig(
-        hidden_size=h,
-        intermediate_size=i,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        head_dim=hd,
-        vocab_size=v,
-        max_position_embeddings=1024,
-    ),
+    "llama": llama_style(transformers.LlamaConfig, 2, tie_word_embeddings=False),
+    "qwen2": llama_style(transformers.Qwen2Config, 1, tie_word_embeddings=True),
+    "gemma": llama_style(transformers.GemmaConfig, 4),
     "bert": lambda h, i, hd, v: transformers.BertConfig(
         hidden_size=h,
         intermediate_size=i,
@@ -90,12 +100,7 @@ FAMILIES = {
         num_attention_heads=4,
         vocab_size=v,
         max_position_embeddings=1024,
-        use_parallel_residual=True,
-        hidden_act="gelu",
-        rotary_pct=0.25,
-        attention_dropout=0.0,
-        hidden_dropout=0.0,
-        tie_word_embeddings=False,
+        **GPT_NEOX_LAYOUT,
     ),
     "phi": lambda h, i, hd, v: transformers.PhiConfig(
         hidden_size=h,
@@ -104,11 +109,7 @@ FAMILIES = {
         num_attention_heads=4,
         vocab_size=v,
         max_position_embeddings=1024,
-        hidden_act="gelu_new",
-        partial_rotary_factor=0.5,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attention_dropout=0.0,
+        **PHI_LAYOUT,
     ),
     # BLOOM: sequential blocks, ALiBi, a LayerNorm after the embeddings, eager attention only (no SDPA in transformers),
     # fused query/key/value, a 4h MLP whose tanh GELU is a custom autograd function; heads follow the shape's head_dim.
