@@ -63,12 +63,13 @@ interface Replanned {
   readonly freed: readonly string[];
 }
 
-/** Whether leaving the pins to the planner fits as it is (one search per request, remembered). */
-const unpinnedFits = new WeakMap<TrainingRequest, boolean>();
-function fitsUnpinned(r: TrainingRequest): boolean {
-  if (!unpinnedFits.has(r)) unpinnedFits.set(r, pinnedKnobs(r).length > 0 && fitting(released(r)) !== undefined);
-  return unpinnedFits.get(r)!;
+/** The plan with the workload's pins left to the planner, where there are pins and it fits (searched once). */
+const unpinnedPlans = new WeakMap<TrainingRequest, SearchResult | undefined>();
+function unpinnedPlan(r: TrainingRequest): SearchResult | undefined {
+  if (!unpinnedPlans.has(r)) unpinnedPlans.set(r, pinnedKnobs(r).length > 0 ? fitting(released(r)) : undefined);
+  return unpinnedPlans.get(r);
 }
+const fitsUnpinned = (r: TrainingRequest): boolean => unpinnedPlan(r) !== undefined;
 
 /**
  * The request changed, planned with its pins kept; else with the pins released. A way out that adds hardware is not
@@ -239,7 +240,7 @@ export function replannedAdvice(r: TrainingRequest, mem: MemoryEstimate): string
       `offers ${r.usableGiB} GiB`,
   ];
   const pins = pinnedKnobs(r);
-  const unpinned = fitsUnpinned(r) ? fitting(released(r)) : undefined;
+  const unpinned = unpinnedPlan(r);
   if (unpinned) out.push(`leave ${pins.join(", ")} to the planner (${summary(unpinned, r)})`);
   const ways = [zeroInsteadOfDdp(r), bf16Rest(r), moreGpus(r), unquantizedSharded(r), otherAttention(r), quantized(r)];
   out.push(...[...ways, shorterSequence(r)].filter((w) => w !== undefined));

@@ -121,9 +121,7 @@ export const cudaAutocastOf = (precision: Precision, zeroStage: number): boolean
   MIXED_PRECISION[precision] && zeroStage === 0;
 
 /** Memory of one configuration, with the attention it runs ({@link attentionOf}). */
-export function trainingMemory(r: TrainingRequest, c: Candidate): MemoryEstimate {
-  return memoryWith(r, c, attentionOf(r, c));
-}
+export const trainingMemory = (r: TrainingRequest, c: Candidate): MemoryEstimate => configuredRun(r, c).mem;
 
 /**
  * Whether the planner chooses the attention per step: the workload pins none, and SDPA would be PyTorch's math kernel
@@ -138,10 +136,17 @@ export function attentionChosenPerStep(r: Pick<TrainingRequest, "attention" | "m
  * The attention a configuration runs: the pinned one; the model's default; or, where it is chosen per step, whichever
  * of eager and SDPA's math kernel the step needs less memory for (eager on a tie: it multiplies in 16 bit).
  */
-export function attentionOf(r: TrainingRequest, c: Candidate): AttentionImplementation {
-  if (!attentionChosenPerStep(r)) return r.attention ?? defaultAttention(r.model);
-  const math = memoryWith(r, c, "sdpa").requiredGiB;
-  return math < memoryWith(r, c, "eager").requiredGiB ? "sdpa" : "eager";
+export const attentionOf = (r: TrainingRequest, c: Candidate): AttentionImplementation => configuredRun(r, c).attention;
+
+/** The attention a configuration runs ({@link attentionOf}) and its memory, each estimate made once. */
+function configuredRun(r: TrainingRequest, c: Candidate): { attention: AttentionImplementation; mem: MemoryEstimate } {
+  if (!attentionChosenPerStep(r)) {
+    const attention = r.attention ?? defaultAttention(r.model);
+    return { attention, mem: memoryWith(r, c, attention) };
+  }
+  const eager = memoryWith(r, c, "eager");
+  const math = memoryWith(r, c, "sdpa");
+  return math.requiredGiB < eager.requiredGiB ? { attention: "sdpa", mem: math } : { attention: "eager", mem: eager };
 }
 
 function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplementation): MemoryEstimate {
