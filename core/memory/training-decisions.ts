@@ -17,17 +17,20 @@ const STEP_REASONS: { readonly [S in OptimizerStep]: string } = {
 
 const pinned = (v: unknown) => v !== undefined;
 
-/** Parameters of the largest model a sharded 4-bit base is checked at (Answer.AI's Llama-2-7B runs, docs/memory.md). */
-const SHARDED_QLORA_CHECKED_PARAMETERS = 7e9;
+/**
+ * Parameters of the largest model a sharded 4-bit base is checked at: Yi-34B's 34,388,917,248, whose FSDP run in
+ * Answer.AI's benchmark note plans at 0.98 of its reserved peak (docs/memory.md, "QLoRA across GPUs").
+ */
+const SHARDED_QLORA_CHECKED_PARAMETERS = 34_388_917_248;
 
 /** What the plan of a larger sharded QLoRA cannot vouch for, and what to do (docs/memory.md, "QLoRA across GPUs"). */
 function shardedQloraCaveat(r: TrainingRequest, k: TrainingKnobs): string {
   const quantized = r.lora !== undefined && r.lora.quantization !== "none";
   if (!quantized || k.zeroStage !== 3 || r.model.parameters <= SHARDED_QLORA_CHECKED_PARAMETERS) return "";
   return (
-    "; a sharded 4-bit base is checked against measured peaks only up to 7B parameters, and PEFT's Llama-2-70B " +
-    "runs reported up to 7 GiB per GPU more than such a plan: run it once at a small micro-batch and read its peak " +
-    "with ray-gpu report before trusting it near the limit"
+    "; a sharded 4-bit base is checked against measured peaks only up to 34B parameters, and PEFT's Llama-2-70B " +
+    "runs reported up to 4.6 GiB per GPU more than such a plan requires: run it once at a small micro-batch and read " +
+    "its peak with ray-gpu report before trusting it near the limit"
   );
 }
 

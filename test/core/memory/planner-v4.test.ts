@@ -3,9 +3,10 @@
  * whole, every QLoRA backward dequantizes one weight, headroom is a share of the step's transient memory, and a plan
  * of a sharded QLoRA larger than any measured says so.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { trainingMemory } from "../../../core/memory/knob-search";
-import { adapterParameters } from "../../../core/memory/lora";
+import { adapterParameters, defaultLoraTargets } from "../../../core/memory/lora";
 import { NF4_STATE_BYTES_PER_PARAM, type Precision } from "../../../core/memory/model-states";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import type { Candidate, TrainingRequest } from "../../../core/memory/training-request";
@@ -67,14 +68,43 @@ describe("memory planner v4", () => {
     expect(b.framework).toBeCloseTo(0.5 + 0.05 * transient, 2);
   });
 
-  it("says a pinned ZeRO-3 QLoRA above 7B is unchecked, and what to do; at 7B it does not", () => {
+  it("says a pinned ZeRO-3 QLoRA above 34B is unchecked, and what to do; up to 34B it does not", () => {
     const reason = (id: string) =>
       planTrainingMemory(
         request(id, { gpus: 8, gpusPerNode: 8, usableGiB: 21.99, zeroStage: 3, lora: qlora }),
       ).decisions.find((d) => d.key === "zeroStage")!.reason;
     expect(reason("meta-llama/Llama-3.1-70B")).toMatch(
-      /^pinned by the workload; a sharded 4-bit base is checked against measured peaks only up to 7B .*ray-gpu report/,
+      /^pinned by the workload; a sharded 4-bit base is checked against measured peaks only up to 34B .*ray-gpu report/,
     );
     expect(reason("meta-llama/Llama-2-7b-hf")).toBe("pinned by the workload");
+    expect(reason("Qwen/Qwen2.5-32B")).toBe("pinned by the workload");
+  });
+
+  it("property: a pinned ZeRO-3 QLoRA at 70B fits only within the GPU, says it is unchecked, and agrees with itself", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("meta-llama/Llama-3.1-70B", "Qwen/Qwen2.5-72B"),
+        fc.constantFrom(2, 4, 8, 16),
+        fc.integer({ min: 256, max: 8192 }),
+        fc.constantFrom(8, 16, 64),
+        (id, gpus, sequenceLength, rank) => {
+          const lora = {
+            rank,
+            targetModules: defaultLoraTargets(catalogModel(id)!),
+            quantization: "nf4" as const,
+            dropout: 0,
+          };
+          const r = request(id, { gpus, gpusPerNode: 8, sequenceLength, usableGiB: 21.99, zeroStage: 3, lora });
+          const p = planTrainingMemory(r);
+          if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(21.99);
+          else expect(p.advice.length).toBeGreaterThan(0);
+          expect(p.decisions.find((d) => d.key === "zeroStage")!.reason).toMatch(/only up to 34B .*ray-gpu report/);
+          const reasons = p.decisions.map((d) => d.reason).join("\n");
+          if (p.fits) expect(reasons).not.toMatch(/nothing fits on|it does not fit/);
+          else expect(reasons).not.toMatch(/fit on each GPU|the states fit on the GPUs|largest that fits/);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });

@@ -12,34 +12,62 @@ import { catalogModel } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, type PlannedRun, type PublishedCase } from "./published-helpers";
 
-const ANSWERAI =
-  "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @e877dda5: train.py on 2 GPUs, Llama-2-7b-hf, rank 64 on q, k, v, " +
-  "gate, up and down projections, lora_dropout 0.1, precision bf16 (pure), AdamW (foreach), activation checkpointing, " +
-  "SDPA, NF4 with bitsandbytes' default double quantization";
+/** train.py's defaults at that commit (its `main` arguments), which every run of the note keeps. */
+export const ANSWERAI_SETTINGS =
+  "rank 64 on q, k, v, gate, up and down projections, lora_dropout 0.1, precision bf16 (pure), AdamW (foreach), " +
+  "activation checkpointing, SDPA, NF4 with bitsandbytes' default double quantization";
+const ANSWERAI = `AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @e877dda5: train.py on 2 GPUs, Llama-2-7b-hf, ${ANSWERAI_SETTINGS}`;
 
-/** One run of train.py: LoRA or QLoRA, FSDP's full shard or NO_SHARD, micro-batch and context length. */
-function answerAi(q: Quantization, shard: "full" | "none", microBatch: number, seq: number): MemoryEstimate {
+/** One run of Answer.AI's train.py: the model, its GPUs, the GPU memory planned against, and the run's own settings. */
+export interface AnswerAiRun {
+  readonly model: string | ModelArchitecture;
+  readonly gpus: number;
+  readonly usableGiB: number;
+  readonly quantization: Quantization;
+  /** FSDP's FULL_SHARD (planned as ZeRO-3) or NO_SHARD, train.py's "ddp" (plain data parallelism). */
+  readonly shard: "full" | "none";
+  readonly microBatch: number;
+  readonly sequenceLength: number;
+}
+
+/** train.py's `lora_target_modules` "all": the projections it adapts in a Llama-style block. */
+export const ANSWERAI_TARGETS = ["q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj"] as const;
+
+/** Plans one run of train.py with its defaults (rank 64 on six projections, pure bf16, checkpointing, SDPA). */
+export function answerAiRun(r: AnswerAiRun): MemoryEstimate {
   return train(
-    "meta-llama/Llama-2-7b-hf",
+    r.model,
     {
-      gpus: 2,
-      gpusPerNode: 2,
-      sequenceLength: seq,
-      usableGiB: ACCELERATORS.A10G.cudaTotalGiB,
+      gpus: r.gpus,
+      gpusPerNode: r.gpus,
+      sequenceLength: r.sequenceLength,
+      usableGiB: r.usableGiB,
       attention: "sdpa",
       optimizerStep: "foreach",
       lora: {
         rank: 64,
-        targetModules: ["q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj"],
-        quantization: q,
+        targetModules: ANSWERAI_TARGETS,
+        quantization: r.quantization,
         dropout: 0.1,
         // train.py loads the base in bf16 and quantizes it itself: no prepare_model_for_kbit_training, no fp32 upcast.
         unquantizedPrecision: "bf16",
       },
     },
-    single(microBatch, { zeroStage: shard === "full" ? 3 : 0, gradientCheckpointing: true }),
+    single(r.microBatch, { zeroStage: r.shard === "full" ? 3 : 0, gradientCheckpointing: true }),
   );
 }
+
+/** A run of Llama-2-7B on the benchmark's two GPUs, planned against an A10G. */
+const answerAi = (quantization: Quantization, shard: "full" | "none", microBatch: number, sequenceLength: number) =>
+  answerAiRun({
+    model: "meta-llama/Llama-2-7b-hf",
+    gpus: 2,
+    usableGiB: ACCELERATORS.A10G.cudaTotalGiB,
+    quantization,
+    shard,
+    microBatch,
+    sequenceLength,
+  });
 
 /** [label, quantization, shard, micro-batch, context, GiB, what the source reports]. */
 const RUNS = [
@@ -154,7 +182,7 @@ export const FIT_CASES: readonly PlannedRun[] = [
 ];
 
 /** meta-llama/Llama-2-70b-hf (config.json: 80 layers, hidden 8192, 64 heads, 8 key/value heads, MLP 28672). */
-const LLAMA_2_70B: ModelArchitecture = {
+export const LLAMA_2_70B: ModelArchitecture = {
   ...catalogModel("meta-llama/Llama-3.1-70B")!,
   family: "llama-2",
   parameters: 68_976_648_192,

@@ -21,6 +21,7 @@ import type { ModelArchitecture } from "../../../core/models/types";
 import { GIB, single, train, UNIT_BYTES, type PublishedCase, type Rule } from "./published-helpers";
 import { SERVING_V019_CASES, TRAINING_V3_CASES } from "./published-cases-v3";
 import { FMS_QLORA_CASES, FSDP_QLORA_CASES } from "./published-cases-v4";
+import { SCALE_CASES } from "./published-cases-scale";
 import { BLOOM_CASES } from "./published-cases-bloom";
 import { FALCON_CASES } from "./published-cases-falcon";
 
@@ -269,6 +270,7 @@ export const PUBLISHED_CASES: readonly PublishedCase[] = [
   ...TRAINING_V3_CASES,
   ...SERVING_V019_CASES,
   ...FSDP_QLORA_CASES,
+  ...SCALE_CASES,
   ...FMS_QLORA_CASES,
   ...BLOOM_CASES,
   ...FALCON_CASES,

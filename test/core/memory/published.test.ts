@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { catalogModel, blockLinearParameters } from "../../../core/models";
+import { adapterParameters } from "../../../core/memory/lora";
 import { estimateLlmServing } from "../../../core/memory/estimate-inference";
 import { NF4_BYTES_PER_PARAM } from "../../../core/memory/model-states";
 import { planServingMemory } from "../../../core/memory/plan-inference";
@@ -20,19 +21,37 @@ import { repoRoot } from "../../helpers/fixtures";
 import { PUBLISHED_CASES, publishedTable, TOLERANCE } from "./published-cases";
 import { OOM_CASES } from "./published-cases-v3";
 import { BLOOM_OOM_CASES } from "./published-cases-bloom";
-import { FIT_CASES, peftLlama2_70bQlora } from "./published-cases-v4";
+import { ANSWERAI_TARGETS, FIT_CASES, LLAMA_2_70B, peftLlama2_70bQlora } from "./published-cases-v4";
+import { GIB } from "./published-helpers";
+import { AT_MOST_24GB, SCALE_FIT_CASES, SCALE_OOM_CASES, TIGHTEST_70B_RUN } from "./published-cases-scale";
 
 const GB = 1e9;
 
 describe("no plan fits where a source measured an out-of-memory", () => {
-  it.each([...OOM_CASES, ...BLOOM_OOM_CASES].map((c) => [c.id, c] as const))("%s", (_, c) => {
+  it.each([...OOM_CASES, ...BLOOM_OOM_CASES, ...SCALE_OOM_CASES].map((c) => [c.id, c] as const))("%s", (_, c) => {
     expect(c.plan().fits).toBe(false);
   });
 });
 
 describe("a plan fits where a source ran in no more memory", () => {
-  it.each(FIT_CASES.map((c) => [c.id, c] as const))("%s", (_, c) => {
+  it.each([...FIT_CASES, ...SCALE_FIT_CASES].map((c) => [c.id, c] as const))("%s", (_, c) => {
     expect(c.plan().fits).toBe(true);
+  });
+});
+
+describe("Answer.AI's Llama-2-70B QLoRA on four 24 GB GPUs, the bound docs/memory.md states", () => {
+  it("derives the room the run left, and the adapters the plan counts high, from the plan", () => {
+    const { run, gpus } = TIGHTEST_70B_RUN;
+    const required = run.plan().requiredGiB;
+    const adaptersGiB = (4 * adapterParameters(LLAMA_2_70B, 64, ANSWERAI_TARGETS)) / GIB;
+    const room = AT_MOST_24GB - required;
+    const ceil1 = (x: number) => (Math.ceil(x * 10) / 10).toFixed(1);
+    const docs = readFileSync(join(repoRoot, "docs/memory.md"), "utf8").replace(/\n\s*/g, " ");
+    expect(docs).toContain(`the plan needs ${required.toFixed(2)} GiB and the cards offer at most ${AT_MOST_24GB}`);
+    expect(docs).toContain(`net of what it counts high, is under ${ceil1(room)} GiB per GPU`);
+    expect(docs).toContain(`whole on every GPU (${adaptersGiB.toFixed(1)} GiB at rank 64)`);
+    expect(docs).toContain(`FSDP shards them (${(adaptersGiB / gpus).toFixed(1)} GiB on four)`);
+    expect(docs).toContain(`add up to under ${ceil1(room + adaptersGiB * (1 - 1 / gpus))} GiB per GPU`);
   });
 });
 
