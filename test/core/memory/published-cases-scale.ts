@@ -1,13 +1,15 @@
 /**
- * Sharded QLoRA at 34B and 70B (docs/memory.md, "QLoRA across GPUs"): the rest of Answer.AI's benchmark note, whose
- * Llama-2-7B rows are in ./published-cases-v4.ts. One measured peak (Yi-34B on two 24 GB GPUs), the 70B runs of its
+ * Sharded QLoRA at 34B and 70B (docs/memory.md, "QLoRA across GPUs"). From the rest of Answer.AI's benchmark note, whose
+ * Llama-2-7B rows are in ./published-cases-v4.ts: one measured peak (Yi-34B on two 24 GB GPUs), the 70B runs of its
  * hardware table that ran (the plan must fit), and two that the note's own procedure shows did not fit without CPU
- * offloading (the plan must not fit either). Runs with CPU offloading are not planned: the runtime has no parameter
- * offload for a LoRA base, so such a job is refused.
+ * offloading (the plan must not fit either). From Philipp Schmid's FSDP + QLoRA guide: Llama-3-70B on four A10Gs, which
+ * it says needs CPU offloading there. Runs with CPU offloading are not planned: the runtime has no parameter offload for
+ * a LoRA base, so such a job is refused.
  */
 import { ACCELERATORS } from "../../../core/catalog/accelerators";
+import { train, single } from "./published-helpers";
 import type { ModelArchitecture } from "../../../core/models/types";
-import { type PlannedRun, type PublishedCase } from "./published-helpers";
+import type { PlannedRun, PublishedCase } from "./published-helpers";
 import { ANSWERAI_SETTINGS, answerAiRun, LLAMA_2_70B, type AnswerAiRun } from "./published-cases-v4";
 
 const NOTE = "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @e877dda5";
@@ -102,5 +104,36 @@ export const SCALE_OOM_CASES: readonly PlannedRun[] = [
       `${NOTE}: "leaving enough room on my 24GB cards for a batch size of 1 or 2 at most"; CPU offloading "allows us ` +
       'to use a batch size of 4 instead"',
     plan: () => qloraFsdp({ model: YI_34B, gpus: 2, usableGiB: AT_MOST_24GB, microBatch: 4 }),
+  },
+  {
+    id: "Llama-3-70B QLoRA FSDP 1×3072 on 4× A10G without offload (Philipp Schmid: needs CPU offloading)",
+    source:
+      "philschmid/deep-learning-pytorch-huggingface @4a0caad training/fsdp-qlora-distributed-llama3.ipynb and " +
+      "scripts/run_fsdp_qlora.py (torch 2.2.2, transformers 4.40.0, peft 0.10.0, trl 0.8.6, bitsandbytes 0.43.1): " +
+      "SFTTrainer, bf16 autocast, NF4 with double quantization stored in bf16, LoRA r 16 on all linear layers, " +
+      'lora_dropout 0.05, SDPA, checkpointing, 3,072 packed tokens, batch 1, adamw_torch; "for 4x A10G GPUs we need ' +
+      'to offload the model to the CPU", and without offloading "this only works on > 40GB GPUs"',
+    plan: () =>
+      train(
+        "meta-llama/Llama-3.1-70B",
+        {
+          gpus: 4,
+          gpusPerNode: 4,
+          sequenceLength: 3072,
+          usableGiB: ACCELERATORS.A10G.cudaTotalGiB,
+          precision: "bf16-mixed",
+          attention: "sdpa",
+          optimizerStep: "foreach",
+          lora: {
+            rank: 16,
+            targetModules: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+            quantization: "nf4-double",
+            dropout: 0.05,
+            // TRL skips prepare_model_for_kbit_training for a 4-bit base loaded for FSDP: no fp32 upcast.
+            unquantizedPrecision: "bf16",
+          },
+        },
+        single(1, { zeroStage: 3, gradientCheckpointing: true }),
+      ),
   },
 ];
