@@ -7,9 +7,8 @@
  * a LoRA base, so such a job is refused.
  */
 import { ACCELERATORS } from "../../../core/catalog/accelerators";
-import { train, single } from "./published-helpers";
 import type { ModelArchitecture } from "../../../core/models/types";
-import type { PlannedRun, PublishedCase } from "./published-helpers";
+import { single, train, type PlannedRun, type PublishedCase } from "./published-helpers";
 import { ANSWERAI_SETTINGS, answerAiRun, LLAMA_2_70B, type AnswerAiRun } from "./published-cases-v4";
 
 const NOTE = "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @e877dda5";
@@ -40,7 +39,7 @@ export const YI_34B: ModelArchitecture = {
   source: "https://huggingface.co/01-ai/Yi-34B/blob/main/config.json",
 };
 
-/** FSDP's full shard of NF4 with double quantization at 2,048 tokens, as every row here ran. */
+/** FSDP's full shard of NF4 with double quantization at 2,048 tokens, as every Answer.AI row here ran. */
 const qloraFsdp = (r: Pick<AnswerAiRun, "model" | "gpus" | "usableGiB" | "microBatch">) =>
   answerAiRun({ ...r, quantization: "nf4-double", shard: "full", sequenceLength: 2048 });
 
