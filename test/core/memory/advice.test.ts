@@ -10,16 +10,21 @@ import { defaultLoraTargets } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import type { TrainingRequest } from "../../../core/memory/training-request";
 import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
+import type { ModelArchitecture } from "../../../core/models/types";
+import { BLOOMZ_7B1 } from "./published-cases-bloom";
+import { FALCON_7B, FALCON_40B } from "./published-cases-falcon";
 import { trainingRequest } from "./published-helpers";
 
 const A10G = ACCELERATORS.A10G.cudaTotalGiB;
 
 /** A job on one A10G of an 8-GPU node, mixed precision, ZeRO allowed. */
-const request = (id: string, more: Partial<TrainingRequest> = {}): TrainingRequest =>
-  trainingRequest(id, { gpusPerNode: 8, usableGiB: A10G, precision: "bf16-mixed", strategy: "auto", ...more });
+const request = (model: string | ModelArchitecture, more: Partial<TrainingRequest> = {}): TrainingRequest =>
+  trainingRequest(model, { gpusPerNode: 8, usableGiB: A10G, precision: "bf16-mixed", strategy: "auto", ...more });
 
-const lora = (id: string) =>
-  ({ rank: 16, targetModules: defaultLoraTargets(catalogModel(id)!), quantization: "none", dropout: 0.05 }) as const;
+const lora = (model: string | ModelArchitecture) => {
+  const m = typeof model === "string" ? catalogModel(model)! : model;
+  return { rank: 16, targetModules: defaultLoraTargets(m), quantization: "none", dropout: 0.05 } as const;
+};
 
 /** "use gpus: N (...: X of Y GiB) and leave a, b to the planner": the count, the GiB printed and the pins to drop. */
 function gpusAdvice(line: string): { gpus: number; requiredGiB: number; freed: string[] } | undefined {
@@ -63,7 +68,9 @@ describe("advice with pinned knobs", () => {
   });
 
   it("property: a 'use gpus' way out, applied with the pins it names dropped, fits at the GiB it printed", () => {
-    const decoder = fc.constantFrom(...DECODER_MODEL_IDS.filter((id) => !id.includes("72B")));
+    // The catalog's decoders and the GPT-style layouts (BLOOM, Falcon-7B, Falcon's new decoder).
+    const ids: readonly (string | ModelArchitecture)[] = DECODER_MODEL_IDS.filter((id) => !id.includes("72B"));
+    const decoder = fc.constantFrom(...ids, BLOOMZ_7B1, FALCON_7B, FALCON_40B);
     const pins = fc.record({
       microBatchSize: fc.constantFrom(undefined, 1, 4, 16),
       gradientCheckpointing: fc.constantFrom(undefined, false, true),

@@ -10,9 +10,14 @@ import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { SAFETY_MARGIN, type TrainingRequest } from "../../../core/memory/training-request";
 import { planEmbeddingMemory, planServingMemory } from "../../../core/memory/plan-inference";
 import { fullTrainingStates } from "../../../core/memory/model-states";
+import type { ModelArchitecture } from "../../../core/models/types";
+import { BLOOMZ_7B1 } from "./published-cases-bloom";
+import { FALCON_7B, FALCON_40B } from "./published-cases-falcon";
 
-const base = (id: string, more: Partial<TrainingRequest> = {}): TrainingRequest => ({
-  model: catalogModel(id)!,
+const modelOf = (m: string | ModelArchitecture): ModelArchitecture => (typeof m === "string" ? catalogModel(m)! : m);
+
+const base = (id: string | ModelArchitecture, more: Partial<TrainingRequest> = {}): TrainingRequest => ({
+  model: modelOf(id),
   gpus: 4,
   gpusPerNode: 4,
   usableGiB: A10G_CUDA_TOTAL_GIB,
@@ -258,9 +263,13 @@ describe("training knob planner", () => {
   });
 
   it("property: whatever the planner chooses fits, and its reasons say what it decided", () => {
+    // The catalog's decoders below 70B and the GPT-style layouts (BLOOM, Falcon-7B, Falcon's new decoder).
+    const layouts: readonly (string | ModelArchitecture)[] = [BLOOMZ_7B1, FALCON_7B, FALCON_40B];
+    // Falcon's layers are FalconLinear, which bitsandbytes leaves in 16 bit: its QLoRA is refused, so it trains LoRA.
+    const qloraOf = (id: string | ModelArchitecture) => (modelOf(id).family === "falcon" ? "none" : "nf4");
     fc.assert(
       fc.property(
-        decoder,
+        fc.oneof(decoder as fc.Arbitrary<string | ModelArchitecture>, fc.constantFrom(...layouts)),
         fc.constantFrom(1, 4, 8, 16, 32),
         fc.integer({ min: 256, max: 8192 }),
         fc.boolean(),
@@ -271,7 +280,7 @@ describe("training knob planner", () => {
               gpusPerNode: Math.min(gpus, 4),
               sequenceLength: seq,
               lora: lora
-                ? { rank: 16, targetModules: defaultLoraTargets(catalogModel(id)!), quantization: "nf4", dropout: 0.05 }
+                ? { rank: 16, targetModules: defaultLoraTargets(modelOf(id)), quantization: qloraOf(id), dropout: 0.05 }
                 : undefined,
             }),
           );
