@@ -22,7 +22,8 @@ import { PUBLISHED_CASES, publishedTable, TOLERANCE } from "./published-cases";
 import { OOM_CASES } from "./published-cases-v3";
 import { BLOOM_OOM_CASES } from "./published-cases-bloom";
 import { ANSWERAI_TARGETS, FIT_CASES, LLAMA_2_70B, peftLlama2_70bQlora } from "./published-cases-v4";
-import { GIB } from "./published-helpers";
+import { GIB, trainingRequest } from "./published-helpers";
+import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { AT_MOST_24GB, SCALE_FIT_CASES, SCALE_OOM_CASES, TIGHTEST_70B_RUN } from "./published-cases-scale";
 
 const GB = 1e9;
@@ -60,6 +61,28 @@ describe("PEFT's Llama-2-70B QLoRA on 2 GPUs, the gap docs/memory.md states", ()
     const required = peftLlama2_70bQlora().requiredGiB.toFixed(1);
     const docs = readFileSync(join(repoRoot, "docs/memory.md"), "utf8");
     expect(docs).toContain(`where the plan of those settings\n  needs ${required} GiB`);
+  });
+
+  it("states the gap in the docs and in a pinned 70B ZeRO-3 QLoRA plan's reason as the plan computes it", () => {
+    const plan = peftLlama2_70bQlora();
+    const short = (gb: number, planned: number) => ((gb * GB) / GIB - planned).toFixed(1);
+    const docs = readFileSync(join(repoRoot, "docs/memory.md"), "utf8").replace(/\n\s*/g, " ");
+    expect(docs).toContain(
+      `${short(35.6, plan.requiredGiB)} and ${short(36.6, plan.requiredGiB)} GiB short ` +
+        `(${short(35.6, plan.allocatedPeakGiB)} and ${short(36.6, plan.allocatedPeakGiB)} GiB short of them`,
+    );
+    const reason = planTrainingMemory(
+      trainingRequest("meta-llama/Llama-3.1-70B", {
+        gpus: 4,
+        gpusPerNode: 4,
+        usableGiB: A10G_CUDA_TOTAL_GIB,
+        zeroStage: 3,
+        lora: { rank: 16, targetModules: ["q_proj", "v_proj"], quantization: "nf4", dropout: 0 },
+      }),
+    ).decisions.find((d) => d.key === "zeroStage")!.reason;
+    expect(reason).toContain(
+      `reported up to ${short(36.6, plan.requiredGiB)} GiB per GPU more than such a plan requires`,
+    );
   });
 });
 
