@@ -22,7 +22,7 @@ import { PUBLISHED_CASES, publishedTable, TOLERANCE } from "./published-cases";
 import { OOM_CASES } from "./published-cases-v3";
 import { BLOOM_OOM_CASES } from "./published-cases-bloom";
 import { ANSWERAI_TARGETS, FIT_CASES, LLAMA_2_70B, peftLlama2_70bQlora } from "./published-cases-v4";
-import { GIB, trainingRequest } from "./published-helpers";
+import { GIB, single, train, trainingRequest } from "./published-helpers";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { AT_MOST_24GB, SCALE_FIT_CASES, SCALE_OOM_CASES, TIGHTEST_70B_RUN } from "./published-cases-scale";
 
@@ -53,6 +53,39 @@ describe("Answer.AI's Llama-2-70B QLoRA on four 24 GB GPUs, the bound docs/memor
     expect(docs).toContain(`whole on every GPU (${adaptersGiB.toFixed(1)} GiB at rank 64)`);
     expect(docs).toContain(`FSDP shards them (${(adaptersGiB / gpus).toFixed(1)} GiB on four)`);
     expect(docs).toContain(`add up to under ${ceil1(room + adaptersGiB * (1 - 1 / gpus))} GiB per GPU`);
+  });
+});
+
+describe("BERT-large training, measured on CPU and restated for CUDA (calibration/measure_encoder_step.py)", () => {
+  const measured = JSON.parse(readFileSync(join(repoRoot, "test/data/encoder-step-calibration.json"), "utf8")) as {
+    cpuWithDropout: number;
+    cudaEquivalent: number;
+  };
+  const plan = train(
+    "BAAI/bge-large-en-v1.5",
+    {
+      sequenceLength: 512,
+      usableGiB: A10G_CUDA_TOTAL_GIB,
+      precision: "fp32",
+      attention: "eager",
+      optimizerStep: "for-loop",
+    },
+    single(4),
+  );
+
+  it("plans the step's allocated peak to 1% of the measured one", () => {
+    const ratio = (plan.allocatedPeakGiB * GIB) / measured.cudaEquivalent;
+    expect(ratio).toBeGreaterThanOrEqual(0.99);
+    expect(ratio).toBeLessThanOrEqual(1.01);
+  });
+
+  it("states the figures docs/memory.md compares", () => {
+    const gb = (bytes: number) => (bytes / GB).toFixed(2);
+    const docs = readFileSync(join(repoRoot, "docs/memory.md"), "utf8").replace(/\n\s*/g, " ");
+    expect(docs).toContain(`${gb(measured.cpuWithDropout)} GB at the peak`);
+    expect(docs).toContain(`the step peaks at ${gb(measured.cudaEquivalent)} GB`);
+    expect(docs).toContain(`the plan of those settings allocates ${gb(plan.allocatedPeakGiB * GIB)} GB`);
+    expect(docs).toContain(`\`requiredGiB\` (${gb(plan.requiredGiB * GIB)} GB)`);
   });
 });
 
