@@ -1278,10 +1278,10 @@ export type TrainingJobSpec = {
    */
   gradientCheckpointing?: boolean;
   /**
- * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
- * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
-(Falcon-7B), whichever of the two the step needs less memory for
- */
+   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+   * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+   * (Falcon-7B), whichever of the two the step needs less memory for
+   */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
@@ -1445,10 +1445,10 @@ export type TrainingJobSpecInput = {
    */
   gradientCheckpointing?: boolean;
   /**
- * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
- * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
-(Falcon-7B), whichever of the two the step needs less memory for
- */
+   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+   * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+   * (Falcon-7B), whichever of the two the step needs less memory for
+   */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
@@ -1683,10 +1683,10 @@ export type LoRAFineTuneSpec = {
    */
   gradientCheckpointing?: boolean;
   /**
- * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
- * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
-(Falcon-7B), whichever of the two the step needs less memory for
- */
+   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+   * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+   * (Falcon-7B), whichever of the two the step needs less memory for
+   */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).
@@ -1853,10 +1853,10 @@ export type LoRAFineTuneSpecInput = {
    */
   gradientCheckpointing?: boolean;
   /**
- * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
- * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
-(Falcon-7B), whichever of the two the step needs less memory for
- */
+   * Attention kernel, handed to transformers as `attn_implementation`; eager keeps every attention score for backward.
+   * @default - sdpa where transformers runs it fused, else eager; for a model whose SDPA is PyTorch's math kernel
+   * (Falcon-7B), whichever of the two the step needs less memory for
+   */
   attention?: "eager" | "sdpa" | "flash";
   /**
    * Causal-LM loss: `full` logits, or `chunked` (the runtime scores 512 tokens at a time; same loss and gradients).

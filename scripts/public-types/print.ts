@@ -102,10 +102,11 @@ function isPlainObject(type: ts.Type): boolean {
   );
 }
 
-/** A JSDoc block of `text` and `tags`, or nothing when both are empty. */
+/** A JSDoc block of `text` and `tags` (a tag's text may run over several lines), or nothing when both are empty. */
 export function jsDoc(text: string, tags: readonly ts.JSDocTagInfo[]): string {
   const lines = text ? text.split("\n") : [];
-  for (const tag of tags) lines.push(`@${tag.name}${tag.text ? ` ${ts.displayPartsToString(tag.text)}` : ""}`);
+  for (const tag of tags)
+    lines.push(...`@${tag.name}${tag.text ? ` ${ts.displayPartsToString(tag.text)}` : ""}`.split("\n"));
   if (lines.length === 0) return "";
   return `/**\n${lines.map((l) => (l ? ` * ${l}` : " *")).join("\n")}\n */\n`;
 }

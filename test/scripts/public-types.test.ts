@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkExact, publicTypeFiles } from "../../scripts/public-types/generate";
+import { jsDoc } from "../../scripts/public-types/print";
 import { PUBLIC_TYPE_FILES } from "../../scripts/public-types/targets";
 import { repoRoot } from "../helpers/fixtures";
 
@@ -37,5 +38,16 @@ describe("the public types, generated from the schemas", () => {
     expect(config).toMatch(/Kubernetes minor version\.[^]*?@default "1\.36"\s+\*\/\s+kubernetesVersion: string;/);
     expect(config).toMatch(/@default "1\.36"\s+\*\/\s+kubernetesVersion\?: string;/);
     expect(config).not.toMatch(/\bzod\b.*import|from "zod"/);
+  });
+
+  it("print a tag that runs over several lines as lines of the block, each behind its asterisk", () => {
+    const tag = { name: "default", text: [{ kind: "text", text: "- one line\nand the next" }] };
+    expect(jsDoc("About.", [tag])).toBe("/**\n * About.\n * @default - one line\n * and the next\n */\n");
+    // Every comment line of the generated files sits behind its asterisk.
+    for (const f of PUBLIC_TYPE_FILES) {
+      const text = readFileSync(join(repoRoot, f.path), "utf8");
+      const blocks = text.match(/\/\*\*[^]*?\*\//g) ?? [];
+      for (const line of blocks.flatMap((b) => b.split("\n").slice(1))) expect(line).toMatch(/^\s*\*/);
+    }
   });
 });
