@@ -112,7 +112,7 @@ export function attentionTraits(m: Pick<ModelArchitecture, "type" | "attention" 
  * The implementation planned when the workload pins none (the runtime hands it to transformers): SDPA where transformers
  * runs it as a fused kernel, as transformers itself would pick; else eager where the model has it (it multiplies in 16
  * bit where SDPA's math kernel, Falcon-7B's, multiplies in fp32). A training plan chooses between those two per step
- * instead, by memory (./knob-search.ts `attentionOf`): under autocast the math kernel keeps less.
+ * instead, by memory (./knob-search.ts `searchKnobs`): under autocast the math kernel keeps less.
  */
 export function defaultAttention(
   m: Pick<ModelArchitecture, "type" | "attention" | "gptBlock">,

@@ -120,7 +120,7 @@ export function loraActivation(
 export const cudaAutocastOf = (precision: Precision, zeroStage: number): boolean =>
   MIXED_PRECISION[precision] && zeroStage === 0;
 
-/** Memory of one configuration, with the attention it runs ({@link attentionOf}). */
+/** Memory of one configuration, with the attention it runs (the search's `attention`). */
 export const trainingMemory = (r: TrainingRequest, c: Candidate): MemoryEstimate => configuredRun(r, c).mem;
 
 /**
@@ -133,12 +133,10 @@ export function attentionChosenPerStep(r: Pick<TrainingRequest, "attention" | "m
 }
 
 /**
- * The attention a configuration runs: the pinned one; the model's default; or, where it is chosen per step, whichever
- * of eager and SDPA's math kernel the step needs less memory for (eager on a tie: it multiplies in 16 bit).
+ * The attention a configuration runs and its memory, each estimate made once. The attention is the pinned one; the
+ * model's default; or, where it is chosen per step, whichever of eager and SDPA's math kernel the step needs less memory
+ * for (eager on a tie: it multiplies in 16 bit).
  */
-export const attentionOf = (r: TrainingRequest, c: Candidate): AttentionImplementation => configuredRun(r, c).attention;
-
-/** The attention a configuration runs ({@link attentionOf}) and its memory, each estimate made once. */
 function configuredRun(r: TrainingRequest, c: Candidate): { attention: AttentionImplementation; mem: MemoryEstimate } {
   if (!attentionChosenPerStep(r)) {
     const attention = r.attention ?? defaultAttention(r.model);
@@ -251,6 +249,8 @@ function lossesToTry(r: TrainingRequest): LossImplementation[] {
 export interface SearchResult {
   readonly c: Candidate;
   readonly mem: MemoryEstimate;
+  /** The attention `c` runs: where the planner chooses it per step, the leaner of eager and SDPA's math kernel. */
+  readonly attention: AttentionImplementation;
   /** False when nothing stays under the planning margin (then `c` is the last try). */
   readonly found: boolean;
 }
@@ -265,17 +265,17 @@ export function searchKnobs(r: TrainingRequest): SearchResult {
   const micros = microBatchCandidates(r);
   const ckpts = r.gradientCheckpointing !== undefined ? [r.gradientCheckpointing] : [false, true];
   const losses = lossesToTry(r);
-  let last: { c: Candidate; mem: MemoryEstimate } | undefined;
+  let last: Omit<SearchResult, "found"> | undefined;
   for (const s of stagesToTry(r)) {
     for (const gradientCheckpointing of ckpts) {
-      let best: { c: Candidate; mem: MemoryEstimate } | undefined;
+      let best: Omit<SearchResult, "found"> | undefined;
       for (const loss of losses) {
         for (const microBatchSize of micros) {
           const c = { ...s, gradientCheckpointing, microBatchSize, loss };
-          const mem = trainingMemory(r, c);
-          last = { c, mem };
+          const { attention, mem } = configuredRun(r, c);
+          last = { c, mem, attention };
           if (mem.requiredGiB > target) continue;
-          if (!best || microBatchSize > best.c.microBatchSize) best = { c, mem };
+          if (!best || microBatchSize > best.c.microBatchSize) best = { c, mem, attention };
           break;
         }
       }

@@ -7,7 +7,7 @@
  */
 import { replannedAdvice } from "./advice";
 import { DEFAULT_OPTIMIZER_STEP } from "./buffers";
-import { attentionOf, searchKnobs } from "./knob-search";
+import { searchKnobs } from "./knob-search";
 import { LOSS_CHUNK_TOKENS } from "./loss";
 import { trainingDecisions } from "./training-decisions";
 import type { TrainingKnobs, TrainingMemoryPlan, TrainingRequest } from "./training-request";
@@ -18,7 +18,7 @@ import type { TrainingKnobs, TrainingMemoryPlan, TrainingRequest } from "./train
  * out (./advice.ts).
  */
 export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
-  const { c, mem, found } = searchKnobs(r);
+  const { c, mem, found, attention } = searchKnobs(r);
   const perGpu = r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus : c.microBatchSize;
   const knobs: TrainingKnobs = {
     microBatchSize: c.microBatchSize,
@@ -27,7 +27,7 @@ export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
     zeroStage: c.zeroStage,
     offload: c.offload,
     gradientCheckpointing: c.gradientCheckpointing,
-    attentionImplementation: attentionOf(r, c),
+    attentionImplementation: attention,
     loss: c.loss,
     lossChunkTokens: LOSS_CHUNK_TOKENS,
     optimizerStep: r.optimizerStep ?? DEFAULT_OPTIMIZER_STEP,

@@ -107,7 +107,7 @@ const KERNEL_REASON: { readonly [K in ScoreKernel]: (dropout: string) => string 
 
 /**
  * Why the attention no workload pinned is the one planned: the model's default, or, where SDPA is PyTorch's math kernel,
- * the leaner of it and eager for this step (./knob-search.ts `attentionOf`).
+ * the leaner of it and eager for this step (./knob-search.ts `searchKnobs`).
  */
 function unpinnedAttention(r: TrainingRequest): string {
   const traits = attentionTraits(r.model);
