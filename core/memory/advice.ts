@@ -72,22 +72,35 @@ function unpinnedPlan(r: TrainingRequest): SearchResult | undefined {
 const fitsUnpinned = (r: TrainingRequest): boolean => unpinnedPlan(r) !== undefined;
 
 /**
- * The request changed, planned with its pins kept; else with the pins released. A way out that adds hardware is not
- * offered with the pins released where releasing them alone fits (`moreThanUnpinning`): that advice is the smaller
- * change. One that changes how the job computes (attention, quantization, ZeRO) still is: it may allow a larger
- * micro-batch than releasing alone.
+ * `search` on the request with its pins kept; else with the pins released, naming those its result chose otherwise. A
+ * way out that adds hardware or shortens the sequence is not offered with the pins released where releasing them alone
+ * fits (`moreThanUnpinning`): that advice is the smaller change. One that changes how the job computes (attention,
+ * quantization, ZeRO) still is: it may allow a larger micro-batch than releasing alone.
  */
+function keptElseReleased<T extends { readonly s: SearchResult }>(
+  r: TrainingRequest,
+  gpus: number,
+  search: (base: TrainingRequest) => T | undefined,
+  moreThanUnpinning: boolean,
+): (T & Replanned) | undefined {
+  const kept = search(onGpus(r, gpus));
+  if (kept) return { ...kept, freed: [] };
+  if (pinnedKnobs(r).length === 0 || (moreThanUnpinning && fitsUnpinned(r))) return undefined;
+  const found = search(released(r, gpus));
+  return found && { ...found, freed: PINNABLE.filter((k) => r[k] !== undefined && r[k] !== found.s.c[k]) };
+}
+
+/** The request changed, planned with its pins kept, else released ({@link keptElseReleased}). */
 function replanned(
   r: TrainingRequest,
   change: Partial<TrainingRequest>,
   moreThanUnpinning = false,
 ): Replanned | undefined {
-  const gpus = change.gpus ?? r.gpus;
-  const kept = fitting({ ...onGpus(r, gpus), ...change });
-  if (kept) return { s: kept, freed: [] };
-  if (pinnedKnobs(r).length === 0 || (moreThanUnpinning && fitsUnpinned(r))) return undefined;
-  const s = fitting({ ...released(r, gpus), ...change });
-  return s && { s, freed: PINNABLE.filter((k) => r[k] !== undefined && r[k] !== s.c[k]) };
+  const search = (base: TrainingRequest) => {
+    const s = fitting({ ...base, ...change });
+    return s && { s };
+  };
+  return keptElseReleased(r, change.gpus ?? r.gpus, search, moreThanUnpinning);
 }
 
 /** "use X (settings: X of Y GiB)", and the pins to drop where the way out needs them chosen otherwise. */
@@ -223,11 +236,8 @@ function shorterSequence(r: TrainingRequest): string | undefined {
     }
     return { sequenceLength: lo, s: best };
   };
-  const kept = longest(onGpus(r));
-  const found = kept ?? (pinnedKnobs(r).length > 0 && !fitsUnpinned(r) ? longest(released(r)) : undefined);
-  if (!found) return undefined;
-  const freed = kept ? [] : PINNABLE.filter((k) => r[k] !== undefined && r[k] !== found.s.c[k]);
-  return way(r, `sequenceLength: ${found.sequenceLength}, the longest that fits`, { s: found.s, freed });
+  const found = keptElseReleased(r, r.gpus, longest, true);
+  return found && way(r, `sequenceLength: ${found.sequenceLength}, the longest that fits`, found);
 }
 
 /** Every way out that fits, re-planned; or that nothing on any GPU of the catalog does. */
