@@ -9,11 +9,11 @@ import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import { defaultLoraTargets } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import type { TrainingRequest } from "../../../core/memory/training-request";
-import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
+import { DECODER_MODEL_IDS } from "../../../core/models";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { BLOOMZ_7B1 } from "./published-cases-bloom";
 import { FALCON_7B, FALCON_40B } from "./published-cases-falcon";
-import { trainingRequest } from "./published-helpers";
+import { architectureOf, trainingRequest } from "./published-helpers";
 
 const A10G = ACCELERATORS.A10G.cudaTotalGiB;
 
@@ -21,10 +21,13 @@ const A10G = ACCELERATORS.A10G.cudaTotalGiB;
 const request = (model: string | ModelArchitecture, more: Partial<TrainingRequest> = {}): TrainingRequest =>
   trainingRequest(model, { gpusPerNode: 8, usableGiB: A10G, precision: "bf16-mixed", strategy: "auto", ...more });
 
-const lora = (model: string | ModelArchitecture) => {
-  const m = typeof model === "string" ? catalogModel(model)! : model;
-  return { rank: 16, targetModules: defaultLoraTargets(m), quantization: "none", dropout: 0.05 } as const;
-};
+const lora = (model: string | ModelArchitecture) =>
+  ({
+    rank: 16,
+    targetModules: defaultLoraTargets(architectureOf(model)),
+    quantization: "none",
+    dropout: 0.05,
+  }) as const;
 
 /** "use gpus: N (...: X of Y GiB) and leave a, b to the planner": the count, the GiB printed and the pins to drop. */
 function gpusAdvice(line: string): { gpus: number; requiredGiB: number; freed: string[] } | undefined {

@@ -13,11 +13,11 @@ import { fullTrainingStates } from "../../../core/memory/model-states";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { BLOOMZ_7B1 } from "./published-cases-bloom";
 import { FALCON_7B, FALCON_40B } from "./published-cases-falcon";
-
-const modelOf = (m: string | ModelArchitecture): ModelArchitecture => (typeof m === "string" ? catalogModel(m)! : m);
+import { architectureOf } from "./published-helpers";
+import { expectPlanAgreesWithItself } from "./plan-assertions";
 
 const base = (id: string | ModelArchitecture, more: Partial<TrainingRequest> = {}): TrainingRequest => ({
-  model: modelOf(id),
+  model: architectureOf(id),
   gpus: 4,
   gpusPerNode: 4,
   usableGiB: A10G_CUDA_TOTAL_GIB,
@@ -266,7 +266,7 @@ describe("training knob planner", () => {
     // The catalog's decoders below 70B and the GPT-style layouts (BLOOM, Falcon-7B, Falcon's new decoder).
     const layouts: readonly (string | ModelArchitecture)[] = [BLOOMZ_7B1, FALCON_7B, FALCON_40B];
     // Falcon's layers are FalconLinear, which bitsandbytes leaves in 16 bit: its QLoRA is refused, so it trains LoRA.
-    const qloraOf = (id: string | ModelArchitecture) => (modelOf(id).family === "falcon" ? "none" : "nf4");
+    const qloraOf = (id: string | ModelArchitecture) => (architectureOf(id).family === "falcon" ? "none" : "nf4");
     fc.assert(
       fc.property(
         fc.oneof(decoder as fc.Arbitrary<string | ModelArchitecture>, fc.constantFrom(...layouts)),
@@ -280,16 +280,16 @@ describe("training knob planner", () => {
               gpusPerNode: Math.min(gpus, 4),
               sequenceLength: seq,
               lora: lora
-                ? { rank: 16, targetModules: defaultLoraTargets(modelOf(id)), quantization: qloraOf(id), dropout: 0.05 }
+                ? {
+                    rank: 16,
+                    targetModules: defaultLoraTargets(architectureOf(id)),
+                    quantization: qloraOf(id),
+                    dropout: 0.05,
+                  }
                 : undefined,
             }),
           );
-          if (p.fits) expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB);
-          else expect(p.advice.length).toBeGreaterThan(0);
-          // The reasons agree with the verdict: a plan that does not fit never says its states or batch fit.
-          const reasons = p.decisions.map((d) => d.reason).join("\n");
-          if (p.fits) expect(reasons).not.toMatch(/nothing fits on|it does not fit/);
-          else expect(reasons).not.toMatch(/fit on each GPU|the states fit on the GPUs|largest that fits/);
+          expectPlanAgreesWithItself(p, A10G_CUDA_TOTAL_GIB);
           // Above the planning margin only when no choice stays under it, and then the plan says so.
           if (p.memory.requiredGiB > A10G_CUDA_TOTAL_GIB * (1 - SAFETY_MARGIN))
             expect(p.decisions.some((d) => d.key === "safetyMargin") || !p.fits).toBe(true);

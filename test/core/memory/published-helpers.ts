@@ -30,10 +30,14 @@ export interface PlannedRun {
 export const GIB = 2 ** 30;
 export const UNIT_BYTES = { GiB: GIB, MB: 1e6, MiB: 2 ** 20, GB: 1e9 } as const;
 
+/** A catalog model by its id, or an architecture as given. */
+export const architectureOf = (model: string | ModelArchitecture): ModelArchitecture =>
+  typeof model === "string" ? catalogModel(model)! : model;
+
 /** A training request of a catalog model or an architecture (default: one GPU of 80 GiB, 2048 tokens, pure bf16, AdamW). */
 export function trainingRequest(model: string | ModelArchitecture, r: Partial<TrainingRequest> = {}): TrainingRequest {
   return {
-    model: typeof model === "string" ? catalogModel(model)! : model,
+    model: architectureOf(model),
     gpus: 1,
     gpusPerNode: 1,
     usableGiB: 80,
