@@ -45,7 +45,7 @@ class Linear4bitStandIn(torch.nn.Linear):
         inp_dtype = x.dtype
         x = x.to(torch.bfloat16)
         bias = None if self.bias is None else self.bias.to(torch.bfloat16)
-        with torch.autocast("cpu", enabled=False):
+        with torch.autocast(x.device.type, enabled=False):
             out = _MatMul4Bit.apply(x, self.weight, bias)
         return out.to(inp_dtype)
 

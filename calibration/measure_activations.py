@@ -2,9 +2,10 @@
 
 Reproducible calibration for the planner's activation model (core/memory/activations.ts). Tiny, randomly
 initialised models of each family are built from a config (no weights are downloaded), run forward with a
-causal-LM (or masked-LM) loss on CPU, and every tensor packed by ``torch.autograd.graph.saved_tensors_hooks``
-is counted once per storage (parameters excluded). Bytes are attributed to the transformer layer, or to the
-"head" (final norm, LM head and loss) by module hooks.
+causal-LM (or masked-LM) loss on CPU (on a GPU: calibration/measure_on_cuda.py), and every tensor packed by
+``torch.autograd.graph.saved_tensors_hooks`` is counted once per storage (parameters excluded). Bytes are attributed
+to the transformer layer, or to the "head" (final norm, LM head and loss) by module hooks. The settings measured are
+calibration/activation_grid.py's.
 
 QLoRA rows use calibration/kbit_standin.py (bitsandbytes' dtypes on CPU, the runtime's own preparation).
 
@@ -21,6 +22,7 @@ import sys
 import cuda_autocast
 import torch
 import transformers
+from activation_grid import DEFAULT_LORA, FALCONS, Setting, configurations
 from tiny_families import FAMILIES
 from torch.autograd.graph import saved_tensors_hooks
 
@@ -50,27 +52,6 @@ LLAMA_TARGETS = {
     "default": ["q_proj", "v_proj"],
     "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
 }
-# Kinds of LoRA measured beyond the default: (targets, lm_head adapted, lora_dropout), on the Llama-style families.
-LORA_VARIANTS = (
-    ("default", False, 0.1),
-    ("all-linear", False, 0.0),
-    ("all-linear", False, 0.1),
-    ("all-linear", True, 0.0),
-)
-
-# Kinds of LoRA measured under autocast: without and with lora_dropout, on the query and value or every linear layer.
-AUTOCAST_VARIANTS = (
-    ("default", False, 0.0),
-    ("default", False, 0.1),
-    ("all-linear", False, 0.0),
-    ("all-linear", False, 0.1),
-)
-
-# Falcon's two layouts: transformers builds their layers as FalconLinear, and they have an eager attention to measure.
-FALCONS = ("falcon", "falcon_new")
-
-# (hidden, intermediate, head_dim, vocab): three shapes so the hidden, head, MLP and vocabulary terms separate.
-SHAPES = ((192, 512, 48, 512), (384, 1024, 96, 512), (192, 1024, 96, 1024))
 
 
 def build(family: str, h: int, i: int, hd: int, v: int, attention: str = "sdpa"):
@@ -104,7 +85,12 @@ def layers_of(model):
 VIEW_NODES = frozenset({"TBackward0", "TransposeBackward0", "ViewBackward0", "UnsafeViewBackward0", "PermuteBackward0"})
 
 
-def is_weight_copy(t: torch.Tensor, params: set[int]) -> bool:
+def storage_key(t: torch.Tensor) -> tuple[str, int]:
+    """A tensor's storage, by device and address (a CPU and a GPU address may coincide)."""
+    return t.device.type, t.untyped_storage().data_ptr()
+
+
+def is_weight_copy(t: torch.Tensor, params: set[tuple[str, int]]) -> bool:
     """Whether a saved tensor is (a view of) autocast's cast of a trainable weight (or of a view of one)."""
     fn = t.grad_fn
     while fn is not None and type(fn).__name__ in VIEW_NODES:
@@ -116,7 +102,7 @@ def is_weight_copy(t: torch.Tensor, params: set[int]) -> bool:
     while source is not None and type(source).__name__ in VIEW_NODES:
         source = source.next_functions[0][0]
     variable = getattr(source, "variable", None)
-    return variable is not None and variable.untyped_storage().data_ptr() in params
+    return variable is not None and storage_key(variable) in params
 
 
 def lora_targets(family: str, kind: str, head: bool) -> list[str]:
@@ -125,98 +111,108 @@ def lora_targets(family: str, kind: str, head: bool) -> list[str]:
     return targets + (["lm_head"] if head else [])
 
 
-def measure(
-    family: str,
-    shape: tuple,
-    batch: int,
-    seq: int,
-    checkpointing: bool,
-    lora: bool,
-    variant: tuple = ("default", False, 0.0),
-    autocast: bool = False,
-    qlora: bool = False,
-    attention: str = "sdpa",
-) -> dict:
-    h, i, hd, v = shape
+def described(setting: Setting) -> dict:
+    """The fields of a row that say what was measured (the rest say what it saved)."""
+    h, _, _, v = setting.shape
+    kind, head, dropout = setting.variant
+    return {
+        "family": setting.family,
+        "hidden": h,
+        **widths(setting.family, setting.shape),
+        "vocab": v,
+        "batch": setting.batch,
+        "seq": setting.seq,
+        "checkpointing": setting.checkpointing,
+        "lora": setting.lora,
+        **(
+            {"loraTargets": kind, "loraHead": head, "loraDropout": dropout}
+            if setting.lora and setting.variant != DEFAULT_LORA
+            else {}
+        ),
+        **({"autocast": True} if setting.autocast else {}),
+        **({"qlora": True} if setting.qlora else {}),
+        **({"attention": setting.attention} if setting.attention != "sdpa" else {}),
+    }
+
+
+def _mixed_precision(setting: Setting, device: str) -> contextlib.AbstractContextManager:
+    """Mixed precision as the runtime trains under plain DDP: CUDA's autocast to bf16 around the step (on CPU, its
+    policy emulated)."""
+    if not setting.autocast:
+        return contextlib.nullcontext()
+    return cuda_autocast.cuda_autocast() if device == "cpu" else torch.autocast(device, dtype=torch.bfloat16)
+
+
+def prepared(setting: Setting, device: str) -> torch.nn.Module:
+    """The tiny model as the runtime would train it: its precision, QLoRA, LoRA and checkpointing."""
+    h, i, hd, v = setting.shape
+    model = build(setting.family, h, i, hd, v, setting.attention).to(device)
     # Mixed precision keeps full training's weights in fp32 (the runtime's fp32 master weights under autocast).
-    model = build(family, h, i, hd, v, attention)
-    model = model if autocast and not lora else model.to(torch.bfloat16)
-    if qlora:
+    model = model if setting.autocast and not setting.lora else model.to(torch.bfloat16)
+    if setting.qlora:
         import kbit_standin
 
         model = kbit_standin.as_runtime_builds(model, upcast=True)
-    kind, head, dropout = variant
-    if lora:
+    if setting.lora:
         from peft import LoraConfig, get_peft_model
 
-        model = get_peft_model(
-            model,
-            LoraConfig(
-                r=8,
-                lora_alpha=16,
-                target_modules=lora_targets(family, kind, head),
-                lora_dropout=dropout,
-                fan_in_fan_out=family == "gpt2",
-            ),
-        )
+        kind, head, dropout = setting.variant
+        targets = lora_targets(setting.family, kind, head)
+        gpt2 = setting.family == "gpt2"
+        config = LoraConfig(r=8, lora_alpha=16, target_modules=targets, lora_dropout=dropout, fan_in_fan_out=gpt2)
+        model = get_peft_model(model, config)
         model.enable_input_require_grads()
-    if checkpointing:
-        kwargs = {"use_reentrant": False, **({"context_fn": cuda_autocast.checkpoint_contexts} if autocast else {})}
+    if setting.checkpointing:
+        emulated = setting.autocast and device == "cpu"
+        kwargs = {"use_reentrant": False, **({"context_fn": cuda_autocast.checkpoint_contexts} if emulated else {})}
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
-    model.train()
-    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    return model.train()
+
+
+def saved_by_region(model: torch.nn.Module, setting: Setting, device: str) -> dict[str, int]:
+    """Bytes autograd saved in one step, by region: ``embed``, ``layerN``, ``head``, and under full mixed precision
+    ``weightCopies``, autocast's 16-bit copies of the trainable fp32 weights (model states, not activations; LoRA rows
+    keep the adapters' copies in their layers, which activations.test.ts adds to the plan)."""
+    params = {storage_key(p) for p in model.parameters()}
     layers = layers_of(model)
     region = {"name": "embed"}
-
     for idx, layer in enumerate(layers):
         layer.register_forward_pre_hook(lambda _m, _a, idx=idx: region.update(name=f"layer{idx}"))
         layer.register_forward_hook(
             lambda _m, _a, _o, idx=idx: region.update(name="head" if idx == len(layers) - 1 else region["name"])
         )
-
-    seen: dict[int, tuple[str, int]] = {}
-    # Full training under autocast: its weights' 16-bit copies are model states; LoRA rows keep the adapters' copies in
-    # their layers (activations.test.ts adds them to the plan).
-    full_mixed = autocast and not lora
+    seen: dict[tuple[str, int], tuple[str, int]] = {}
+    full_mixed = setting.autocast and not setting.lora
 
     def pack(t: torch.Tensor):
-        st = t.untyped_storage()
-        key = st.data_ptr()
+        key = storage_key(t)
         if key not in params and key not in seen:
             copy = full_mixed and is_weight_copy(t, params)
-            seen[key] = ("weightCopies" if copy else region["name"], st.nbytes())
+            seen[key] = ("weightCopies" if copy else region["name"], t.untyped_storage().nbytes())
         return t
 
-    ids = torch.randint(0, v, (batch, seq))
-    # Mixed precision as the runtime trains under plain DDP: CUDA's autocast to bf16 around the step.
-    mixed = cuda_autocast.cuda_autocast() if autocast else contextlib.nullcontext()
-    with mixed:
+    ids = torch.randint(0, setting.shape[3], (setting.batch, setting.seq), device=device)
+    with _mixed_precision(setting, device):
         with saved_tensors_hooks(pack, lambda t: t):
             out = model(input_ids=ids, labels=ids)
         out.loss.backward()
     per_region: dict[str, int] = {}
     for name, nbytes in seen.values():
         per_region[name] = per_region.get(name, 0) + nbytes
-    inner = [per_region.get(f"layer{k}", 0) for k in range(1, len(layers))]
+    return per_region
+
+
+def measure(setting: Setting, device: str = "cpu") -> dict:
+    """What one setting saves. On ``device="cuda"`` the model runs on the GPU, under CUDA's own autocast."""
+    model = prepared(setting, device)
+    per_region = saved_by_region(model, setting, device)
+    layers = len(layers_of(model))
+    inner = [per_region.get(f"layer{k}", 0) for k in range(1, layers)]
+    full_mixed = setting.autocast and not setting.lora
     return {
-        "family": family,
-        "hidden": h,
-        **widths(family, shape),
-        "vocab": v,
-        "batch": batch,
-        "seq": seq,
-        "checkpointing": checkpointing,
-        "lora": lora,
-        **(
-            {"loraTargets": kind, "loraHead": head, "loraDropout": dropout}
-            if lora and variant != ("default", False, 0.0)
-            else {}
-        ),
-        **({"autocast": True} if autocast else {}),
-        **({"qlora": True} if qlora else {}),
-        **({"attention": attention} if attention != "sdpa" else {}),
+        **described(setting),
         "layerBytes": inner,
-        "layerBytesPerToken": sum(inner) / len(inner) / (batch * seq),
+        "layerBytesPerToken": sum(inner) / len(inner) / (setting.batch * setting.seq),
         "headBytes": per_region.get("head", 0),
         "embedBytes": per_region.get("embed", 0),
         "layer0Bytes": per_region.get("layer0", 0),
@@ -232,65 +228,12 @@ def measure(
         # Every saved byte of the step (layers, embeddings, head). With checkpointing the per-region split is not
         # meaningful (a checkpoint saves its layer's input before the layer's hooks run), the total is.
         "totalBytes": sum(n for name, n in per_region.items() if name != "weightCopies"),
-        "layers": len(layers),
+        "layers": layers,
     }
 
 
 def main() -> None:
-    rows = []
-    for family in FAMILIES:
-        for shape in SHAPES:
-            for checkpointing in (False, True):
-                for lora in (False, True):
-                    for batch, seq in ((1, 64), (2, 128)):
-                        rows.append(measure(family, shape, batch, seq, checkpointing, lora))
-    for family in ("llama", "qwen2", "gemma"):
-        for shape in SHAPES:
-            for variant in LORA_VARIANTS:
-                for batch, seq in ((1, 64), (2, 128)):
-                    rows.append(measure(family, shape, batch, seq, False, True, variant))
-    # LoRA under mixed precision (autocast): the adapters' matmuls save 16-bit copies of their inputs.
-    for family in ("llama", "qwen2", "gemma"):
-        for shape in SHAPES:
-            for variant in AUTOCAST_VARIANTS:
-                for batch, seq in ((1, 64), (2, 128)):
-                    rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
-    # Full training under mixed precision as the runtime trains it on plain DDP: fp32 weights, CUDA's autocast, so the
-    # residual stream between the 16-bit matmuls runs in fp32.
-    for family in FAMILIES:
-        for shape in SHAPES:
-            for checkpointing in (False, True):
-                for batch, seq in ((1, 64), (2, 128)):
-                    rows.append(measure(family, shape, batch, seq, checkpointing, False, autocast=True))
-    # LoRA under mixed precision on the GPT-style and BERT blocks, whose LayerNorms and GELUs CUDA's autocast runs in fp32.
-    for family in ("bert", "gpt2", "gpt_neox", "phi", "bloom", "falcon", "falcon_new"):
-        for shape in SHAPES:
-            for variant in (("default", False, 0.0), ("all-linear", False, 0.0)):
-                for batch, seq in ((1, 64), (2, 128)):
-                    rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True))
-    # QLoRA as the runtime builds it (PEFT's fp32 upcast kept), under autocast as the runtime trains it: every family
-    # bitsandbytes quantizes (not Falcon's two layouts, whose FalconLinear it leaves in 16 bit), with and without
-    # checkpointing, and every linear layer with dropout on the Llama-style three.
-    for family in (f for f in FAMILIES if f not in FALCONS):
-        for shape in SHAPES:
-            for checkpointing in (False, True):
-                for batch, seq in ((1, 64), (2, 128)):
-                    rows.append(measure(family, shape, batch, seq, checkpointing, True, autocast=True, qlora=True))
-    for family in ("llama", "qwen2", "gemma"):
-        for shape in SHAPES:
-            for batch, seq in ((1, 64), (2, 128)):
-                variant = ("all-linear", False, 0.1)
-                rows.append(measure(family, shape, batch, seq, False, True, variant, autocast=True, qlora=True))
-    # Falcon's eager attention, full and LoRA: beside its SDPA (Falcon-7B: PyTorch's math kernel; the new decoder: a
-    # fused kernel handed the causal mask), it keeps other tensors.
-    for family in FALCONS:
-        for autocast in (False, True):
-            for shape in SHAPES:
-                for lora in (False, True):
-                    for batch, seq in ((1, 64), (2, 128)):
-                        rows.append(
-                            measure(family, shape, batch, seq, False, lora, autocast=autocast, attention="eager")
-                        )
+    rows = [measure(setting) for setting in configurations()]
     json.dump(
         {
             "about": "Bytes saved for backward by autograd (saved_tensors_hooks, unique storages, parameters excluded), "
