@@ -60,13 +60,22 @@ def saved(row: dict[str, Any]) -> dict[str, Any]:
     return {k: row[k] for k in SAVED if k in row}
 
 
+def failure(error: Exception) -> dict[str, str]:
+    """What a setting that could not run reports, so that one failure leaves the rest of the run's findings."""
+    return {"error": f"{type(error).__name__}: {error}"}
+
+
 def activations(device: str, limit: int | None) -> list[dict[str, Any]]:
     """The grid measured on `device`, each row beside the committed CPU row and the ratio of their totals."""
-    out = []
+    out: list[dict[str, Any]] = []
     for n, (setting, row) in enumerate(settings_with_rows()):
         if limit is not None and n >= limit:
             break
-        here = saved(measure(setting, device))
+        try:
+            here = saved(measure(setting, device))
+        except Exception as error:
+            out.append({**described(setting), **failure(error)})
+            continue
         ratio = here["totalBytes"] / row["totalBytes"]
         out.append({**described(setting), "cpuRow": saved(row), "measured": here, "totalRatio": round(ratio, 4)})
     return out
@@ -92,21 +101,30 @@ def encoder_step() -> list[dict[str, Any]]:
         env = {**os.environ, "PYTORCH_CUDA_ALLOC_CONF": conf}
         done = subprocess.run([sys.executable, str(script), "--cuda"], env=env, capture_output=True, text=True)
         if done.returncode != 0:
-            raise SystemExit(f"the encoder step failed under {conf or 'the default allocator'}:\n{done.stderr}")
+            results.append({"allocConf": conf, "error": done.stderr[-2000:]})
+            continue
         results.append(json.loads(done.stdout))
     return results
 
 
 def summary(report: dict[str, Any]) -> list[str]:
     rows = report["activations"]
-    differing = [r for r in rows if r["measured"] != r["cpuRow"]]
-    lines = [f"activations: {len(rows)} settings, {len(rows) - len(differing)} save what the CPU row saved"]
+    failed = [r for r in rows if "error" in r]
+    differing = [r for r in rows if "error" not in r and r["measured"] != r["cpuRow"]]
+    same = len(rows) - len(failed) - len(differing)
+    lines = [f"activations: {len(rows)} settings, {same} save what the CPU row saved, {len(failed)} failed"]
     lines += [f"  {r['totalRatio']:.4f} of the CPU total: {json.dumps(described_of(r))}" for r in differing]
-    inference = report["encoderInference"]
+    lines += [f"  failed: {json.dumps(r)}" for r in failed]
+    inference = report.get("encoderInference", [])
     ratios = [r["peakBytes"] / r["cpuPeakBytes"] for r in inference]
-    lines.append(f"encoder inference: {len(inference)} forwards, peak {min(ratios):.3f}-{max(ratios):.3f} of the CPU's")
+    if ratios:
+        span = f"{min(ratios):.3f}-{max(ratios):.3f}"
+        lines.append(f"encoder inference: {len(inference)} forwards, peak {span} of the CPU's")
     cuda_equivalent = json.loads(COMMITTED["encoderStep"].read_text())["cudaEquivalent"]
     for step in report.get("encoderStep", []):
+        if "error" in step:
+            lines.append(f"encoder step ({step['allocConf'] or 'default allocator'}) failed: {step['error']}")
+            continue
         lines.append(
             f"encoder step ({step['allocConf'] or 'default allocator'}): allocated {step['allocatedPeak'] / 1e9:.2f} GB "
             f"({step['allocatedPeak'] / cuda_equivalent:.3f} of the CPU-derived {cuda_equivalent / 1e9:.2f}), "
@@ -116,7 +134,7 @@ def summary(report: dict[str, Any]) -> list[str]:
 
 
 def described_of(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if k not in ("cpuRow", "measured", "totalRatio")}
+    return {k: v for k, v in row.items() if k not in ("cpuRow", "measured", "totalRatio", "error")}
 
 
 def main() -> None:
@@ -132,13 +150,17 @@ def main() -> None:
         "device": torch.cuda.get_device_name() if args.device == "cuda" else "cpu",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
-        "activations": activations(args.device, args.limit),
-        "encoderInference": encoder_inference(args.device),
     }
-    if args.device == "cuda":
-        report["encoderStep"] = encoder_step()
+    parts = {
+        "activations": lambda: activations(args.device, args.limit),
+        "encoderInference": lambda: encoder_inference(args.device),
+        **({"encoderStep": encoder_step} if args.device == "cuda" else {}),
+    }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "cuda-calibration.json").write_text(json.dumps(report, indent=1) + "\n")
+    for name, run in parts.items():
+        report[name] = run()
+        # Written after each part: a run stopped at its time limit still leaves what it measured.
+        (args.out / "cuda-calibration.json").write_text(json.dumps(report, indent=1) + "\n")
     print("\n".join(summary(report)))
 
 

@@ -64,7 +64,7 @@ def test_on_cpu_the_report_shows_no_difference(tmp_path: Path) -> None:
     ]
     assert len(report["encoderInference"]) == 24
     assert done.stdout.splitlines() == [
-        "activations: 2 settings, 2 save what the CPU row saved",
+        "activations: 2 settings, 2 save what the CPU row saved, 0 failed",
         "encoder inference: 24 forwards, peak 1.000-1.000 of the CPU's",
     ]
 
@@ -74,3 +74,20 @@ def test_without_a_gpu_it_says_so(tmp_path: Path) -> None:
     done = _run("--out", str(tmp_path))
     assert done.returncode != 0
     assert "no CUDA device: run this on a GPU, or with --device cpu" in done.stderr
+
+
+def test_a_setting_that_fails_is_reported_and_the_rest_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = measure_on_cuda.measure
+
+    def first_fails(setting, device):
+        if setting == next(iter(measure_on_cuda.settings_with_rows()))[0]:
+            raise RuntimeError("no kernel for this")
+        return real(setting, device)
+
+    monkeypatch.setattr(measure_on_cuda, "measure", first_fails)
+    rows = measure_on_cuda.activations("cpu", limit=2)
+    assert rows[0]["error"] == "RuntimeError: no kernel for this"
+    assert rows[1]["totalRatio"] == 1.0
+    lines = measure_on_cuda.summary({"activations": rows})
+    assert lines[0] == "activations: 2 settings, 1 save what the CPU row saved, 1 failed"
+    assert lines[1].startswith('  failed: {"family": "llama"')
