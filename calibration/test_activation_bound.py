@@ -64,7 +64,9 @@ BOTH_ATTENTIONS = ("llama", "qwen2", "gemma", "bert", *FALCONS)
 
 
 def lora_targets(c: dict) -> list[str]:
-    return LORA_TARGETS[c["loraKind"]].get(c["family"], LLAMA_TARGETS[c["loraKind"]])
+    """A case's LoRA targets: its kind's layers of the blocks, and the LM head where the case adapts it."""
+    head = ["lm_head"] if c.get("loraHead") else []
+    return LORA_TARGETS[c["loraKind"]].get(c["family"], LLAMA_TARGETS[c["loraKind"]]) + head
 
 
 FAMILIES = ["llama", "qwen2", "gemma", "bert", "gpt_neox", "phi", "bloom", "falcon", "falcon_new"]
