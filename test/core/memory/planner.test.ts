@@ -2,19 +2,18 @@ import { defaultLoraTargets } from "../../../core/memory/lora";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ACCELERATORS } from "../../../core/catalog/accelerators";
-
-const A10G_CUDA_TOTAL_GIB = ACCELERATORS.A10G.cudaTotalGiB;
 import { catalogModel, DECODER_MODEL_IDS } from "../../../core/models";
 import { trainingMemory } from "../../../core/memory/knob-search";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { SAFETY_MARGIN, type TrainingRequest } from "../../../core/memory/training-request";
-import { planEmbeddingMemory, planServingMemory } from "../../../core/memory/plan-inference";
 import { fullTrainingStates } from "../../../core/memory/model-states";
 import type { ModelArchitecture } from "../../../core/models/types";
 import { BLOOMZ_7B1 } from "./published-cases-bloom";
 import { FALCON_7B, FALCON_40B } from "./published-cases-falcon";
 import { architectureOf } from "./published-helpers";
 import { expectPlanAgreesWithItself } from "./plan-assertions";
+
+const A10G_CUDA_TOTAL_GIB = ACCELERATORS.A10G.cudaTotalGiB;
 
 const base = (id: string | ModelArchitecture, more: Partial<TrainingRequest> = {}): TrainingRequest => ({
   model: architectureOf(id),
@@ -297,66 +296,5 @@ describe("training knob planner", () => {
       ),
       { numRuns: 60 },
     );
-  });
-});
-
-describe("inference planners", () => {
-  it("picks the largest embedding batch that fits, and keeps a pinned one", () => {
-    const p = planEmbeddingMemory({
-      model: catalogModel("BAAI/bge-large-en-v1.5")!,
-      sequenceLength: 512,
-      usableGiB: A10G_CUDA_TOTAL_GIB,
-    });
-    expect(p.fits).toBe(true);
-    expect(p.batchSize).toBe(1024);
-    expect(p.memory.requiredGiB).toBeLessThanOrEqual(A10G_CUDA_TOTAL_GIB * 0.95);
-    // At 8192 tokens per row (bge-m3's context) the same GPU holds a far smaller batch.
-    const long = planEmbeddingMemory({
-      model: catalogModel("BAAI/bge-m3")!,
-      sequenceLength: 8192,
-      usableGiB: A10G_CUDA_TOTAL_GIB,
-    });
-    expect(long.batchSize).toBeLessThan(128);
-    expect(
-      planEmbeddingMemory({
-        model: catalogModel("BAAI/bge-m3")!,
-        sequenceLength: 8192,
-        batchSize: long.batchSize * 2,
-        usableGiB: A10G_CUDA_TOTAL_GIB,
-      }).fits,
-    ).toBe(false);
-    expect(
-      planEmbeddingMemory({
-        model: catalogModel("BAAI/bge-large-en-v1.5")!,
-        sequenceLength: 512,
-        batchSize: 8,
-        usableGiB: A10G_CUDA_TOTAL_GIB,
-      }).batchSize,
-    ).toBe(8);
-  });
-
-  it("uses tensor parallelism only when one A10G cannot hold the weights and a KV cache", () => {
-    const small = planServingMemory({
-      model: catalogModel("meta-llama/Llama-3.1-8B-Instruct")!,
-      gpus: 4,
-      gpusPerNode: 4,
-      maxPromptTokens: 1024,
-      maxNewTokens: 512,
-      gpuMemoryUtilization: 0.9,
-      usableGiB: A10G_CUDA_TOTAL_GIB,
-    });
-    expect(small).toMatchObject({ tensorParallelSize: 1, replicas: 4, kvCacheBytesPerToken: 131072 });
-    expect(small.maxConcurrentSequences).toBeGreaterThanOrEqual(4);
-    const big = planServingMemory({
-      model: catalogModel("Qwen/Qwen2.5-14B")!,
-      gpus: 4,
-      gpusPerNode: 4,
-      maxPromptTokens: 1024,
-      maxNewTokens: 512,
-      gpuMemoryUtilization: 0.9,
-      usableGiB: A10G_CUDA_TOTAL_GIB,
-    });
-    expect(big.tensorParallelSize).toBe(2);
-    expect(big.replicas).toBe(2);
   });
 });
