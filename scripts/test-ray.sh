@@ -63,11 +63,11 @@ checks() { # every check runs, whatever an earlier one found; the lane fails if 
     python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning runtime/tests || rc=1
   phase "test:ray: the Ray bench's report tests" python -m pytest -q -p no:cacheprovider bench/ray || rc=1
   echo "test:ray: the memory planner's activation terms against real saved tensors (random architectures, seeded), eager peaks"
-  echo "test:ray: and the device check's CPU path against the committed rows"
+  echo "test:ray: the peaks with the LM head adapted and with gradients held across micro-batches, and the device check's CPU path"
   phase "test:ray: the activation calibration" \
     python -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning calibration/test_cuda_autocast.py \
     calibration/test_eager_peak.py calibration/test_bitsandbytes_targets.py \
-    calibration/test_activation_bound.py calibration/test_measure_on_cuda.py || rc=1
+    calibration/test_activation_bound.py calibration/test_measure_on_cuda.py calibration/test_accumulation_peak.py || rc=1
   return $rc
 }
 

@@ -113,6 +113,15 @@ export interface TrainingMemoryInput {
   readonly communicationBytes: number;
   /** Bytes the optimizer step allocates beside its states (see {@link optimizerStepTemporaryBytes}). */
   readonly stepTemporaryBytes: number;
+  /**
+   * Gradient accumulation that holds the gradients of a step's earlier micro-batches through the next one's forward and
+   * backward: plain DDP sums them in `param.grad` under `no_sync()` and frees them only after the optimizer step
+   * (ray_gpu/examples/loop.py). Backward makes each new gradient beside the held one before adding it in place
+   * (`AccumulateGrad`), so the largest trainable tensor's gradient is counted once more. Absent without accumulation
+   * and under ZeRO, whose gradients the model states already count as DeepSpeed's estimators do.
+   * @default undefined (no gradients held across micro-batches)
+   */
+  readonly accumulation?: { readonly largestGradientBytes: number };
   /** Forward working set of a frozen vision tower, bytes. */
   readonly visionBytes?: number;
   /**
@@ -206,16 +215,22 @@ export function upcastHeadCopyBytes(m: ModelArchitecture, lora: LoraActivationIn
  * Training peak. Activations and logits peak at the start of backward, before gradients exist (they are set to
  * None between steps); gradients and the optimizer's temporaries peak at the step, after activations are freed:
  * peak = weights + optimizer states + buffers + max(activations + logits, gradients + step temporaries).
+ * Where the gradients are held across micro-batches (plain DDP accumulating), they are there at both peaks, and
+ * backward adds each new one to them: peak = weights + optimizer states + buffers + gradients +
+ * max(activations + logits + the largest tensor's gradient, step temporaries).
  */
 export function estimateTraining(t: TrainingMemoryInput): MemoryEstimate {
   const m = t.model;
   const activations = activationBytes(t) + (t.visionBytes ?? 0) + (t.dequantizedWeightBytes ?? 0);
   const logits = hasVocabularyLogits(m) ? logitsBytes(m, t.microBatchSize * t.tokensPerSample, t.loss) : 0;
+  const held = t.accumulation === undefined ? 0 : t.states.gradients;
+  const adding = t.accumulation?.largestGradientBytes ?? 0;
   const peak =
     t.states.weights +
     t.states.optimizerStates +
     t.communicationBytes +
-    Math.max(activations + logits, t.states.gradients + t.stepTemporaryBytes);
+    held +
+    Math.max(activations + logits + adding, t.states.gradients - held + t.stepTemporaryBytes);
   return finishEstimate(
     {
       weights: t.states.weights,

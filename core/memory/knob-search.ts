@@ -9,7 +9,7 @@ import { communicationBytes, DEFAULT_OPTIMIZER_STEP, optimizerStepTemporaryBytes
 import { estimateTraining, type MemoryEstimate } from "./estimate";
 import { forwardWorkingSetBytesPerToken } from "./estimate-inference";
 import { hasCausalLmLoss, type LossImplementation } from "./loss";
-import { adapterParameters } from "./lora";
+import { adapterParameters, largestAdapterTensor } from "./lora";
 import type { LoraActivationInput } from "./activations";
 import {
   fullTrainingStates,
@@ -153,6 +153,8 @@ function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplem
   const { states, trainable, stepped } = statesOf(r, c, unquantized);
   // Optimizer states take the parameters' dtype: 16 bit only for pure bf16 full training (LoRA adapters stay fp32).
   const stateBytes = trainableStatesIn16Bit(r.precision, r.lora !== undefined) ? 2 : 4;
+  const largestTensor = r.lora ? largestAdapterTensor(m, r.lora.rank, r.lora.targetModules) : m.largestLayerParameters;
+  const accumulating = c.zeroStage === 0 && accumulationSteps(r, c) > 1;
   return estimateTraining({
     model: m,
     states,
@@ -174,14 +176,21 @@ function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplem
     }),
     stepTemporaryBytes: optimizerStepTemporaryBytes(r.optimizerStep ?? DEFAULT_OPTIMIZER_STEP, {
       parameters: stepped,
-      largestTensor: r.lora ? stepped : m.largestLayerParameters,
+      largestTensor,
       stateBytes,
     }),
+    ...(accumulating ? { accumulation: { largestGradientBytes: (states.gradients / trainable) * largestTensor } } : {}),
     visionBytes: visionBytes(r, c, unquantized),
     dequantizedWeightBytes: r.lora && r.lora.quantization !== "none" ? 2 * largestBlockLinear(m) : 0,
     usableGiB: r.usableGiB,
   });
 }
+
+/** Micro-batches per optimizer step on each GPU: the per-GPU share of the global batch over the micro-batch, else 1. */
+export const accumulationSteps = (
+  r: Pick<TrainingRequest, "globalBatchSize" | "gpus">,
+  c: Pick<Candidate, "microBatchSize">,
+) => (r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus / c.microBatchSize : 1);
 
 /** Micro-batch sizes to try, largest first: divisors of the per-GPU batch, or powers of two up to 64. */
 function microBatchCandidates(r: TrainingRequest): number[] {

@@ -184,6 +184,12 @@ export function adapterParameters(m: ModelArchitecture, rank: number, targets: r
   }, 0);
 }
 
+/** The largest single adapter tensor: `rank × max(in, out)` over the matched modules (A is r×in, B is out×r). */
+export function largestAdapterTensor(m: ModelArchitecture, rank: number, targets: readonly LoraTarget[]): number {
+  const widest = targets.flatMap((t) => shapeOf(m, t).shapes(m)).reduce((w, [i, o]) => Math.max(w, i, o), 0);
+  return rank * widest;
+}
+
 /** What the adapters of one place (each block, or once outside the blocks) keep per token. */
 export interface AdapterFootprint {
   /** Input features the adapters cast: PEFT casts each adapted layer's 16-bit input to the fp32 adapter dtype. */

@@ -7,7 +7,7 @@
  */
 import { replannedAdvice } from "./advice";
 import { DEFAULT_OPTIMIZER_STEP } from "./buffers";
-import { searchKnobs } from "./knob-search";
+import { accumulationSteps, searchKnobs } from "./knob-search";
 import { LOSS_CHUNK_TOKENS } from "./loss";
 import { trainingDecisions } from "./training-decisions";
 import type { TrainingKnobs, TrainingMemoryPlan, TrainingRequest } from "./training-request";
@@ -19,11 +19,11 @@ import type { TrainingKnobs, TrainingMemoryPlan, TrainingRequest } from "./train
  */
 export function planTrainingMemory(r: TrainingRequest): TrainingMemoryPlan {
   const { c, mem, found, attention } = searchKnobs(r);
-  const perGpu = r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus : c.microBatchSize;
+  const steps = accumulationSteps(r, c);
   const knobs: TrainingKnobs = {
     microBatchSize: c.microBatchSize,
-    gradientAccumulationSteps: perGpu / c.microBatchSize,
-    globalBatchSize: perGpu * r.gpus,
+    gradientAccumulationSteps: steps,
+    globalBatchSize: c.microBatchSize * steps * r.gpus,
     zeroStage: c.zeroStage,
     offload: c.offload,
     gradientCheckpointing: c.gradientCheckpointing,

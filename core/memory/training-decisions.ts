@@ -178,7 +178,11 @@ export function trainingDecisions(
     k.gradientAccumulationSteps,
     r.globalBatchSize !== undefined
       ? `global batch ${r.globalBatchSize} = ${k.microBatchSize} micro-batch x ${k.gradientAccumulationSteps} steps x ` +
-          `${r.gpus} GPUs, kept exactly whatever the GPU count`
+          `${r.gpus} GPUs, kept exactly whatever the GPU count` +
+          (k.gradientAccumulationSteps > 1 && k.zeroStage === 0
+            ? `; plain DDP holds the earlier micro-batches' gradients (${mem.breakdownGiB.gradients} GiB) ` +
+              "through the later ones, which the plan counts"
+            : "")
       : "no globalBatchSize given: one micro-batch per step",
   );
   if (!found && mem.fits)
