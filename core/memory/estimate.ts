@@ -114,12 +114,14 @@ export interface TrainingMemoryInput {
   /** Bytes the optimizer step allocates beside its states (see {@link optimizerStepTemporaryBytes}). */
   readonly stepTemporaryBytes: number;
   /**
-   * Gradient accumulation that holds the gradients of a step's earlier micro-batches through the next one's forward and
-   * backward: plain DDP sums them in `param.grad` under `no_sync()` and frees them only after the optimizer step
-   * (ray_gpu/examples/loop.py). Backward makes each new gradient beside the held one before adding it in place
-   * (`AccumulateGrad`), so the largest trainable tensor's gradient is counted once more. Absent without accumulation
-   * and under ZeRO, whose gradients the model states already count as DeepSpeed's estimators do.
-   * @default undefined (no gradients held across micro-batches)
+   * Gradient accumulation, which holds the gradients of a step's earlier micro-batches through the next one's forward
+   * and backward. Plain DDP sums them in `param.grad` under `no_sync()` and frees them after the optimizer step
+   * (ray_gpu/examples/loop.py), and its backward makes each new gradient beside the held one before adding it in place
+   * (`AccumulateGrad`): `largestGradientBytes` is the largest trainable tensor's gradient. DeepSpeed's ZeRO sums each
+   * micro-batch's reduced partition into `averaged_gradients` at the end of its backward
+   * (`independent_gradient_partition_epilogue` in `stage_1_and_2.py`) and frees them at the step; it reduces new
+   * gradients through its buckets, counted in the communication buffers (`largestGradientBytes` 0).
+   * @default undefined (one micro-batch per step: no gradients held)
    */
   readonly accumulation?: { readonly largestGradientBytes: number };
   /** Forward working set of a frozen vision tower, bytes. */
@@ -215,7 +217,7 @@ export function upcastHeadCopyBytes(m: ModelArchitecture, lora: LoraActivationIn
  * Training peak. Activations and logits peak at the start of backward, before gradients exist (they are set to
  * None between steps); gradients and the optimizer's temporaries peak at the step, after activations are freed:
  * peak = weights + optimizer states + buffers + max(activations + logits, gradients + step temporaries).
- * Where the gradients are held across micro-batches (plain DDP accumulating), they are there at both peaks, and
+ * Where the gradients are held across micro-batches (accumulating), they are there at both peaks, and on plain DDP
  * backward adds each new one to them: peak = weights + optimizer states + buffers + gradients +
  * max(activations + logits + the largest tensor's gradient, step temporaries).
  */

@@ -154,7 +154,11 @@ function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplem
   // Optimizer states take the parameters' dtype: 16 bit only for pure bf16 full training (LoRA adapters stay fp32).
   const stateBytes = trainableStatesIn16Bit(r.precision, r.lora !== undefined) ? 2 : 4;
   const largestTensor = r.lora ? largestAdapterTensor(m, r.lora.rank, r.lora.targetModules) : m.largestLayerParameters;
-  const accumulating = c.zeroStage === 0 && accumulationSteps(r, c) > 1;
+  // Accumulating, every stage holds the gradients through the later micro-batches; on plain DDP backward also makes
+  // each new gradient beside them (ZeRO reduces it through the buckets counted in the communication buffers).
+  const accumulation = {
+    largestGradientBytes: c.zeroStage === 0 ? (states.gradients / trainable) * largestTensor : 0,
+  };
   return estimateTraining({
     model: m,
     states,
@@ -179,7 +183,7 @@ function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplem
       largestTensor,
       stateBytes,
     }),
-    ...(accumulating ? { accumulation: { largestGradientBytes: (states.gradients / trainable) * largestTensor } } : {}),
+    ...(accumulationSteps(r, c) > 1 ? { accumulation } : {}),
     visionBytes: visionBytes(r, c, unquantized),
     dequantizedWeightBytes: r.lora && r.lora.quantization !== "none" ? 2 * largestBlockLinear(m) : 0,
     usableGiB: r.usableGiB,

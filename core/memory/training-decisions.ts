@@ -179,8 +179,8 @@ export function trainingDecisions(
     r.globalBatchSize !== undefined
       ? `global batch ${r.globalBatchSize} = ${k.microBatchSize} micro-batch x ${k.gradientAccumulationSteps} steps x ` +
           `${r.gpus} GPUs, kept exactly whatever the GPU count` +
-          (k.gradientAccumulationSteps > 1 && k.zeroStage === 0
-            ? `; plain DDP holds the earlier micro-batches' gradients (${mem.breakdownGiB.gradients} GiB) ` +
+          (k.gradientAccumulationSteps > 1
+            ? `; the earlier micro-batches' gradients (${mem.breakdownGiB.gradients} GiB) are held ` +
               "through the later ones, which the plan counts"
             : "")
       : "no globalBatchSize given: one micro-batch per step",
