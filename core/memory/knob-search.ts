@@ -23,7 +23,8 @@ import {
   unquantizedPrecisionOf,
   type ZeroStage,
 } from "./model-states";
-import { MAX_FREE_MICRO_BATCH, SAFETY_MARGIN, type Candidate, type TrainingRequest } from "./training-request";
+import type { Candidate, TrainingRequest } from "./training-request";
+import { accumulationSteps, MAX_FREE_MICRO_BATCH, SAFETY_MARGIN } from "./training-request";
 
 /**
  * Forward working set of a frozen vision tower for one micro-batch, bytes: 16-bit, or bounded at 4 bytes per element
@@ -189,12 +190,6 @@ function memoryWith(r: TrainingRequest, c: Candidate, attention: AttentionImplem
     usableGiB: r.usableGiB,
   });
 }
-
-/** Micro-batches per optimizer step on each GPU: the per-GPU share of the global batch over the micro-batch, else 1. */
-export const accumulationSteps = (
-  r: Pick<TrainingRequest, "globalBatchSize" | "gpus">,
-  c: Pick<Candidate, "microBatchSize">,
-) => (r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus / c.microBatchSize : 1);
 
 /** Micro-batch sizes to try, largest first: divisors of the per-GPU batch, or powers of two up to 64. */
 function microBatchCandidates(r: TrainingRequest): number[] {

@@ -7,10 +7,15 @@
  */
 import { replannedAdvice } from "./advice";
 import { DEFAULT_OPTIMIZER_STEP } from "./buffers";
-import { accumulationSteps, searchKnobs } from "./knob-search";
+import { searchKnobs } from "./knob-search";
 import { LOSS_CHUNK_TOKENS } from "./loss";
 import { trainingDecisions } from "./training-decisions";
-import type { TrainingKnobs, TrainingMemoryPlan, TrainingRequest } from "./training-request";
+import {
+  accumulationSteps,
+  type TrainingKnobs,
+  type TrainingMemoryPlan,
+  type TrainingRequest,
+} from "./training-request";
 
 /**
  * Plans the knobs of a training or fine-tuning job. `fits` means `requiredGiB` fits the usable memory; the

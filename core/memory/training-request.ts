@@ -92,3 +92,9 @@ export interface Candidate {
   readonly microBatchSize: number;
   readonly loss: LossImplementation;
 }
+
+/** Micro-batches per optimizer step on each GPU: the per-GPU share of the global batch over the micro-batch, else 1. */
+export const accumulationSteps = (
+  r: Pick<TrainingRequest, "globalBatchSize" | "gpus">,
+  c: Pick<Candidate, "microBatchSize">,
+) => (r.globalBatchSize !== undefined ? r.globalBatchSize / r.gpus / c.microBatchSize : 1);
