@@ -12,14 +12,8 @@ live peak of a step mixes the two). Fused kernels are left out: their backward's
 
 from __future__ import annotations
 
-import contextlib
-
-import cuda_autocast
 import pytest
-import torch
-from test_activation_bound import build, mixed, request
-
-from ray_gpu.live_bytes import LiveBytes
+from tiny_step import live_peak, planned_step, tiny_case, trainable_bytes
 
 #: Each family's attentions whose scores a step holds: eager, and Falcon-7B's SDPA, which PyTorch runs as its math kernel.
 ATTENTIONS = {
@@ -46,29 +40,16 @@ CASES = [
 def test_eager_step_peak_within_plan(
     planner, family: str, attention: str, lora: bool, checkpointing: bool, precision: str, dropout: float
 ):
-    c = {
-        "family": family,
-        "heads": 8,
-        "headDim": 32,
-        "kvHeads": {"falcon": 1, "falcon_new": 2}.get(family, 8),
-        "hidden": 256,
-        "intermediate": 1024,
-        "vocab": 1000,
-        "layers": 4,
-        "attention": attention,
-        "dropout": dropout,
-        "checkpointing": checkpointing,
-        "lora": lora,
-        "batch": 1,
-        "seq": 512,
-        "loraKind": "default",
-        "loraDropout": 0.0,
-        "mixed": precision == "bf16-mixed",
-        "qlora": False,
-        "upcast": False,
-    }
-    peak, bound = peak_and_bound(planner, c)
-    assert peak <= bound, f"{c}: the step's live tensors peaked at {peak} bytes, the plan allows {bound}"
+    c = tiny_case(
+        family=family,
+        kvHeads={"falcon": 1, "falcon_new": 2}.get(family, 8),
+        attention=attention,
+        dropout=dropout,
+        checkpointing=checkpointing,
+        lora=lora,
+        mixed=precision == "bf16-mixed",
+    )
+    assert_peak_within_plan(planner, c)
 
 
 @pytest.mark.parametrize("precision", ["bf16-true", "bf16-mixed"])
@@ -76,43 +57,24 @@ def test_a_step_with_the_head_adapted_peaks_within_plan(planner, precision: str)
     """LoRA on the LM head adds its adapter's fp32 output (a logit each) for a moment of the forward pass, which the
     plan does not count. Where the logits outweigh the layers (32,000 entries over a hidden size of 64), the step still
     peaks in the loss, within the plan."""
-    c = {
-        "family": "llama",
-        "heads": 4,
-        "headDim": 16,
-        "kvHeads": 4,
-        "hidden": 64,
-        "intermediate": 128,
-        "vocab": 32000,
-        "layers": 2,
-        "attention": "sdpa",
-        "dropout": 0.0,
-        "checkpointing": False,
-        "lora": True,
-        "batch": 1,
-        "seq": 512,
-        "loraKind": "all-linear",
-        "loraHead": True,
-        "loraDropout": 0.0,
-        "mixed": precision == "bf16-mixed",
-        "qlora": False,
-        "upcast": False,
-    }
-    peak, bound = peak_and_bound(planner, c)
+    c = tiny_case(
+        heads=4,
+        headDim=16,
+        kvHeads=4,
+        hidden=64,
+        intermediate=128,
+        vocab=32000,
+        layers=2,
+        lora=True,
+        loraKind="all-linear",
+        loraHead=True,
+        mixed=precision == "bf16-mixed",
+    )
+    assert_peak_within_plan(planner, c)
+
+
+def assert_peak_within_plan(planner, c: dict) -> None:
+    """One step's live peak on CPU stays within the planner's step and the trainable gradients."""
+    peak, model = live_peak(c)
+    bound = planned_step(planner, c, model) + sum(trainable_bytes(model))
     assert peak <= bound, f"{c}: the step's live tensors peaked at {peak} bytes, the plan allows {bound}"
-
-
-def peak_and_bound(planner, c: dict) -> tuple[int, int]:
-    """The live peak of one step of the case on CPU, and the planner's bound for it (see the module's docstring)."""
-    torch.manual_seed(0)
-    model = build(c)
-    ids = torch.randint(0, c["vocab"], (c["batch"], c["seq"]))
-    autocast = cuda_autocast.cuda_autocast() if mixed(c) else contextlib.nullcontext()
-    with LiveBytes() as probe:
-        with autocast:
-            loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    gradients = sum(p.numel() * p.element_size() for p in trainable)
-    planned = planner(request(c, sum(p.numel() for p in trainable)))
-    return probe.peak, planned["activations"] + planned["logits"] + planned["weightCopies"] + gradients
