@@ -3,13 +3,19 @@
  * `accumulation`; on plain DDP measured on CPU by calibration/test_accumulation_peak.py), ZeRO's partitions too.
  */
 import { describe, expect, it } from "vitest";
+import { ACCELERATORS } from "../../../core/catalog/accelerators";
 import type { Candidate, TrainingRequest } from "../../../core/memory/training-request";
 import { largestAdapterTensor } from "../../../core/memory/lora";
 import { planTrainingMemory } from "../../../core/memory/plan-training";
 import { GIB, single, train, trainingRequest } from "./published-helpers";
 
 const BERT_LARGE = "BAAI/bge-large-en-v1.5";
-const FP32: Partial<TrainingRequest> = { sequenceLength: 512, precision: "fp32", attention: "eager", usableGiB: 21.99 };
+const FP32: Partial<TrainingRequest> = {
+  sequenceLength: 512,
+  precision: "fp32",
+  attention: "eager",
+  usableGiB: ACCELERATORS.A10G.cudaTotalGiB,
+};
 
 const peakGiB = (r: Partial<TrainingRequest>, c: Candidate) => train(BERT_LARGE, { ...FP32, ...r }, c).allocatedPeakGiB;
 

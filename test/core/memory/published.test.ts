@@ -61,17 +61,15 @@ describe("BERT-large training, measured on CPU and restated for CUDA (calibratio
     cpuWithDropout: number;
     cudaEquivalent: number;
   };
-  const plan = train(
-    "BAAI/bge-large-en-v1.5",
-    {
-      sequenceLength: 512,
-      usableGiB: A10G_CUDA_TOTAL_GIB,
-      precision: "fp32",
-      attention: "eager",
-      optimizerStep: "for-loop",
-    },
-    single(4),
-  );
+  // The page's settings: fp32, eager attention, transformers' for-loop AdamW, 512 tokens.
+  const page = {
+    sequenceLength: 512,
+    usableGiB: A10G_CUDA_TOTAL_GIB,
+    precision: "fp32",
+    attention: "eager",
+    optimizerStep: "for-loop",
+  } as const;
+  const plan = train("BAAI/bge-large-en-v1.5", page, single(4));
 
   it("plans the step's allocated peak to 1% of the measured one", () => {
     const ratio = (plan.allocatedPeakGiB * GIB) / measured.cudaEquivalent;
@@ -80,18 +78,8 @@ describe("BERT-large training, measured on CPU and restated for CUDA (calibratio
   });
 
   // The page's batch 1 with 4 gradient-accumulation steps: 8,681 MB of device memory, its CUDA context 1,343 MB.
-  const settings = {
-    sequenceLength: 512,
-    usableGiB: A10G_CUDA_TOTAL_GIB,
-    precision: "fp32",
-    attention: "eager",
-  } as const;
-  const accumulating = train(
-    "BAAI/bge-large-en-v1.5",
-    { ...settings, globalBatchSize: 4, optimizerStep: "for-loop" },
-    single(1),
-  );
-  const alone = train("BAAI/bge-large-en-v1.5", { ...settings, optimizerStep: "for-loop" }, single(1));
+  const accumulating = train("BAAI/bge-large-en-v1.5", { ...page, globalBatchSize: 4 }, single(1));
+  const alone = train("BAAI/bge-large-en-v1.5", page, single(1));
   const beyondContext = (8681 - 1343) * 1e6;
 
   it("plans the page's accumulating batch of 1 within what its device held beyond the context", () => {
